@@ -1,0 +1,509 @@
+"""Chinese Dark Chess (revealed endgames) kernels: indexing, symmetry, moves, table edges.
+
+Board: 32 squares, ``sq = row * 8 + col`` (a1 = 0, h1 = 7, a4 = 24, h4 = 31).
+Piece codes: ``colour * 7 + type`` with colour 0 red / 1 black and type
+0 General, 1 Advisor, 2 Elephant, 3 Chariot, 4 Horse, 5 Cannon, 6 Soldier (rank = 7 - type).
+
+A material is described to the kernels by ``desc`` (int64[DESC_LEN]):
+
+    desc[0] = k (pieces)   desc[1] = mode   desc[2] = number of groups
+    desc[4 + g] = size of group g            desc[12 + j] = piece code of slot j
+
+Slots are the pieces in *index order*: groups of identical pieces, the lead group first.
+The index of a placement ``sq[0..k)`` (a square per slot) is a mixed-radix number:
+the lead digit, then per further group the combination rank of its squares among the squares
+left free by the earlier groups.  The lead makes the index canonical under the four board
+symmetries (identity, left-right, up-down, 180 degrees):
+
+* mode 0: the lead is a single piece, confined to the 8 squares a1-d1, a2-d2 (no square of a
+  4x8 board is fixed by a symmetry, so exactly one symmetry brings it there, and every index
+  is a canonical position whose orbit has 4 placements);
+* mode 1: no piece is alone of its kind (``XXvYY``): the lead is the first pair, confined to the
+  136 orbit representatives of the 496 pairs.  A pair fixed by a symmetry leaves two indices per
+  orbit; the canonical one is the smaller, and only it is ``valid``.
+
+Move codes (int16): ``from * 32 + to``, plus ``CAPTURE_FLAG`` for captures.
+"""
+import numpy as np
+from numba import njit, prange
+
+NSQ = 32
+DESC_LEN = 24
+GENERAL, ADVISOR, ELEPHANT, CHARIOT, HORSE, CANNON, SOLDIER = range(7)
+CAPTURE_FLAG = 1024
+NO_EXT = np.int16(32767)
+
+
+def _step_capture_table():
+    """STEP_CAPTURES[attacker_type, victim_type]: may a stepping piece take the victim."""
+    table = np.zeros((7, 7), np.bool_)
+    for a in range(7):
+        for v in range(7):
+            if a == CANNON:
+                continue  # a cannon only captures by jumping
+            if a == SOLDIER:
+                table[a, v] = v in (SOLDIER, GENERAL)
+            elif a == GENERAL and v == SOLDIER:
+                table[a, v] = False
+            else:
+                table[a, v] = a <= v  # equal or lower rank
+    return table
+
+
+def _symmetry_table():
+    """SYM[s, sq]: square sq under symmetry s (0 id, 1 left-right, 2 up-down, 3 rotation)."""
+    table = np.empty((4, NSQ), np.int8)
+    for sq in range(NSQ):
+        r, c = divmod(sq, 8)
+        table[0, sq] = sq
+        table[1, sq] = r * 8 + (7 - c)
+        table[2, sq] = (3 - r) * 8 + c
+        table[3, sq] = (3 - r) * 8 + (7 - c)
+    return table
+
+
+def _neighbour_table():
+    """NEIGHBOUR[sq, d] for d = up, down, left, right; -1 off the board."""
+    table = np.full((NSQ, 4), -1, np.int8)
+    for sq in range(NSQ):
+        r, c = divmod(sq, 8)
+        for d, (dr, dc) in enumerate(((1, 0), (-1, 0), (0, -1), (0, 1))):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < 4 and 0 <= cc < 8:
+                table[sq, d] = rr * 8 + cc
+    return table
+
+
+def _pair_tables(sym):
+    """Orbit representatives of unordered square pairs under the four symmetries."""
+    index = np.full(NSQ * NSQ, -1, np.int16)
+    reps = []
+    for a in range(NSQ):
+        for b in range(a + 1, NSQ):
+            images = [tuple(sorted((int(sym[s, a]), int(sym[s, b])))) for s in range(4)]
+            if min(images) == (a, b):
+                index[a * NSQ + b] = len(reps)
+                reps.append((a, b))
+    return index, np.array(reps, np.int8)
+
+
+def _binomials(n=64, k=13):
+    table = np.zeros((n + 1, k + 1), np.int64)
+    for i in range(n + 1):
+        table[i, 0] = 1
+        for j in range(1, min(i, k) + 1):
+            table[i, j] = table[i - 1, j - 1] + (table[i - 1, j] if j <= i - 1 else 0)
+    return table
+
+
+STEP_CAPTURES = _step_capture_table()
+SYM = _symmetry_table()
+NEIGHBOUR = _neighbour_table()
+PAIR_INDEX, PAIR_REPS = _pair_tables(SYM)
+N_PAIR_REPS = len(PAIR_REPS)  # 136
+DOMAIN_INDEX = np.array([(sq // 8) * 4 + sq % 8 if sq % 8 < 4 and sq // 8 < 2 else -1
+                         for sq in range(NSQ)], np.int8)
+DOMAIN_SQ = np.array([r * 8 + c for r in range(2) for c in range(4)], np.int8)
+# The symmetry that brings a square into the domain (each is its own inverse).
+TO_DOMAIN = np.array([(1 if sq % 8 > 3 else 0) + (2 if sq // 8 > 1 else 0) for sq in range(NSQ)],
+                     np.int8)
+BINOM = _binomials()
+
+
+# --------------------------------------------------------------------------- indexing
+
+@njit(cache=True)
+def _lead_radix(desc):
+    return 8 if desc[1] == 0 else N_PAIR_REPS
+
+
+@njit(cache=True)
+def _table_size(desc):
+    """Indices per side to move."""
+    size = _lead_radix(desc)
+    occ = desc[4]
+    for g in range(1, desc[2]):
+        m = desc[4 + g]
+        size *= BINOM[NSQ - occ, m]
+        occ += m
+    return size
+
+
+@njit(cache=True)
+def _index_of(sq, desc):
+    """Index of a placement given in slot order, or -1 if its lead is not in the domain."""
+    if desc[1] == 0:
+        idx = np.int64(DOMAIN_INDEX[sq[0]])
+        if idx < 0:
+            return -1
+    else:
+        a = sq[0]
+        b = sq[1]
+        if a > b:
+            a, b = b, a
+        idx = np.int64(PAIR_INDEX[a * NSQ + b])
+        if idx < 0:
+            return -1
+    pos = desc[4]
+    for g in range(1, desc[2]):
+        m = desc[4 + g]
+        rank = np.int64(0)
+        for e in range(pos, pos + m):
+            s = sq[e]
+            compact = s
+            for f in range(pos):
+                if sq[f] < s:
+                    compact -= 1
+            order = 1
+            for f in range(pos, pos + m):
+                if sq[f] < s:
+                    order += 1
+            rank += BINOM[compact, order]
+        idx = idx * BINOM[NSQ - pos, m] + rank
+        pos += m
+    return idx
+
+
+@njit(cache=True)
+def _unrank(idx, desc, sq):
+    """Inverse of ``_index_of``: fill ``sq`` (slot order) from an index."""
+    ng = desc[2]
+    # digits are read most significant first: divide by the radices of the later groups
+    later = np.int64(1)
+    occ = desc[4]
+    for g in range(1, ng):
+        later *= BINOM[NSQ - occ, desc[4 + g]]
+        occ += desc[4 + g]
+    lead = idx // later
+    rest = idx - lead * later
+    if desc[1] == 0:
+        sq[0] = DOMAIN_SQ[lead]
+    else:
+        sq[0] = PAIR_REPS[lead, 0]
+        sq[1] = PAIR_REPS[lead, 1]
+    pos = desc[4]
+    for g in range(1, ng):
+        m = desc[4 + g]
+        radix = BINOM[NSQ - pos, m]
+        later //= radix
+        rank = rest // later
+        rest -= rank * later
+        # combinatorial number system: largest c with C(c, j) <= rank, for j = m .. 1
+        c = NSQ - pos
+        for j in range(m, 0, -1):
+            c -= 1
+            while BINOM[c, j] > rank:
+                c -= 1
+            rank -= BINOM[c, j]
+            # c is a compacted square: the c-th square not taken by earlier groups
+            free = -1
+            s = -1
+            while free < c:
+                s += 1
+                taken = False
+                for f in range(pos):
+                    if sq[f] == s:
+                        taken = True
+                        break
+                if not taken:
+                    free += 1
+            sq[pos + j - 1] = s
+        pos += m
+
+
+@njit(cache=True)
+def _canonical(sq, desc, tmp):
+    """Canonical index of a placement and the symmetry that produces it (tmp: scratch, len>=k)."""
+    k = desc[0]
+    if desc[1] == 0:
+        s = TO_DOMAIN[sq[0]]
+        for j in range(k):
+            tmp[j] = SYM[s, sq[j]]
+        return _index_of(tmp, desc), s
+    best = np.int64(-1)
+    best_sym = 0
+    for s in range(4):
+        for j in range(k):
+            tmp[j] = SYM[s, sq[j]]
+        idx = _index_of(tmp, desc)
+        if idx >= 0 and (best < 0 or idx < best):
+            best = idx
+            best_sym = s
+    return best, best_sym
+
+
+@njit(cache=True)
+def _stabiliser(idx, desc, sq, tmp):
+    """For a placement (slot order) with index idx: (is canonical, size of its stabiliser)."""
+    k = desc[0]
+    if desc[1] == 0:
+        return True, 1
+    canonical = True
+    fixed = 0
+    for s in range(4):
+        for j in range(k):
+            tmp[j] = SYM[s, sq[j]]
+        other = _index_of(tmp, desc)
+        if other >= 0:
+            if other < idx:
+                canonical = False
+            if other == idx:
+                fixed += 1
+    return canonical, fixed
+
+
+@njit(cache=True, parallel=True)
+def _table_census(desc, size):
+    """Per index: valid (canonical) flag and orbit size (placements a row stands for)."""
+    k = desc[0]
+    valid = np.zeros(size, np.int8)
+    orbit = np.zeros(size, np.int8)
+    nchunk = (size + 4095) // 4096
+    scratch = np.empty((nchunk, 2, 16), np.int64)
+    for ch in prange(nchunk):
+        sq = scratch[ch, 0]
+        tmp = scratch[ch, 1]
+        for idx in range(ch * 4096, min(size, (ch + 1) * 4096)):
+            _unrank(idx, desc, sq)
+            canonical, fixed = _stabiliser(idx, desc, sq, tmp)
+            if canonical:
+                valid[idx] = 1
+                orbit[idx] = 4 // fixed
+    return valid, orbit
+
+
+@njit(cache=True, parallel=True)
+def _unrank_many(desc, idx):
+    """Squares (slot order) of many indices: int8[n, k]."""
+    k = desc[0]
+    out = np.empty((idx.shape[0], k), np.int8)
+    nchunk = (idx.shape[0] + 4095) // 4096
+    scratch = np.empty((nchunk, 16), np.int64)
+    for ch in prange(nchunk):
+        sq = scratch[ch]
+        for i in range(ch * 4096, min(idx.shape[0], (ch + 1) * 4096)):
+            _unrank(idx[i], desc, sq)
+            for j in range(k):
+                out[i, j] = sq[j]
+    return out
+
+
+# --------------------------------------------------------------------------- moves
+
+@njit(cache=True)
+def _cannon_target(board, s, d):
+    """Square a cannon on s would capture towards direction d, or -1: the first piece beyond
+    the screen, whatever its colour (the board may hold piece codes or slots, -1 empty)."""
+    t = NEIGHBOUR[s, d]
+    while t >= 0 and board[t] < 0:
+        t = NEIGHBOUR[t, d]
+    if t < 0:
+        return -1  # no screen
+    t = NEIGHBOUR[t, d]
+    while t >= 0 and board[t] < 0:
+        t = NEIGHBOUR[t, d]
+    return t
+
+
+@njit(cache=True)
+def _moves_of_board(board, side, out):
+    """Legal moves of ``side`` on a board of piece codes (-1 empty); returns how many were
+    written to ``out`` (move codes).  Order: squares ascending, then directions."""
+    n = 0
+    for s in range(NSQ):
+        code = board[s]
+        if code < 0 or code // 7 != side:
+            continue
+        kind = code % 7
+        for d in range(4):
+            t = NEIGHBOUR[s, d]
+            if t < 0:
+                continue
+            other = board[t]
+            if other < 0:
+                out[n] = s * 32 + t
+                n += 1
+            elif kind != CANNON and other // 7 != side and STEP_CAPTURES[kind, other % 7]:
+                out[n] = CAPTURE_FLAG + s * 32 + t
+                n += 1
+        if kind == CANNON:
+            for d in range(4):
+                t = _cannon_target(board, s, d)
+                if t >= 0 and board[t] // 7 != side:
+                    out[n] = CAPTURE_FLAG + s * 32 + t
+                    n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- table edges
+
+@njit(cache=True)
+def _lookup_child(csq, cdesc, side, swap, cres, cdist, coff, csize, tmp):
+    """Value of a capture child (its slots' squares in csq) in an already-solved table."""
+    idx, _ = _canonical(csq, cdesc, tmp)
+    stored_side = side ^ swap
+    i = coff + stored_side * csize + idx
+    return cres[i], cdist[i]
+
+
+@njit(cache=True, parallel=True)
+def _table_edges(desc, size, valid, width, slot_child, cdesc, cswap, ckind, coff, csize,
+                 cres, cdist):
+    """Edges of every position of one table for the generic retrograde kernel.
+
+    Positions are ``side * size + idx``.  Capture children are looked up in solved tables:
+    capturing slot o leads to table ``cdesc[o]`` (values at ``cres/cdist[coff[o]:]``, ``csize[o]``
+    indices per side, colours swapped if ``cswap[o]``) where parent slot j becomes child slot
+    ``slot_child[o, j]``; ``ckind[o] == 1`` means the victim's side has no piece left (the
+    child is lost for its mover at distance 0).
+    Returns child, child_move, deg, ext_loss_min, ext_loss_move, ext_win_max, ext_win_move,
+    ext_draw_move (layouts as in ``solvers.retrograde``).
+    """
+    k = desc[0]
+    m = 2 * size
+    child = np.zeros((m, width), np.int32)
+    child_move = np.zeros((m, width), np.int16)
+    deg = np.zeros(m, np.int8)
+    ext_loss_min = np.full(m, NO_EXT, np.int16)
+    ext_loss_move = np.full(m, -1, np.int16)
+    ext_win_max = np.full(m, -1, np.int16)
+    ext_win_move = np.full(m, -1, np.int16)
+    ext_draw_move = np.full(m, -1, np.int16)
+    nchunk = (size + 1023) // 1024
+    iscratch = np.empty((nchunk, 4, 16), np.int64)
+    bscratch = np.empty((nchunk, NSQ), np.int8)
+    for ch in prange(nchunk):
+        sq = iscratch[ch, 0]
+        tmp = iscratch[ch, 1]
+        csq = iscratch[ch, 2]
+        board = bscratch[ch]
+        for idx in range(ch * 1024, min(size, (ch + 1) * 1024)):
+            if not valid[idx]:
+                continue
+            _unrank(idx, desc, sq)
+            for s in range(NSQ):
+                board[s] = -1
+            for j in range(k):
+                board[sq[j]] = j  # the board holds slots, so a moved piece is easy to find
+            for side in range(2):
+                i = side * size + idx
+                for j in range(k):
+                    code = desc[12 + j]
+                    if code // 7 != side:
+                        continue
+                    kind = code % 7
+                    s = sq[j]
+                    for d in range(8):
+                        # d < 4: steps and step captures; d >= 4: cannon jumps
+                        if d < 4:
+                            t = NEIGHBOUR[s, d]
+                            if t < 0:
+                                continue
+                            o = board[t]
+                            if o >= 0 and (kind == CANNON or desc[12 + o] // 7 == side
+                                           or not STEP_CAPTURES[kind, desc[12 + o] % 7]):
+                                continue
+                        else:
+                            if kind != CANNON:
+                                break
+                            t = _cannon_target(board, s, d - 4)
+                            if t < 0:
+                                continue
+                            o = board[t]
+                            if desc[12 + o] // 7 == side:
+                                continue
+                        if o < 0:
+                            # a step: the child is in this table, the other side to move
+                            sq[j] = t
+                            c, _ = _canonical(sq, desc, tmp)
+                            sq[j] = s
+                            c += (1 - side) * size
+                            dup = False
+                            for e in range(deg[i]):
+                                if child[i, e] == c:
+                                    dup = True
+                                    break
+                            if not dup:
+                                child[i, deg[i]] = c
+                                child_move[i, deg[i]] = s * 32 + t
+                                deg[i] += 1
+                            continue
+                        move = CAPTURE_FLAG + s * 32 + t
+                        if ckind[o] == 1:
+                            r = np.int8(-1)
+                            dist = np.int16(0)
+                        else:
+                            for f in range(k):
+                                if f != o:
+                                    csq[slot_child[o, f]] = t if f == j else sq[f]
+                            r, dist = _lookup_child(csq, cdesc[o], 1 - side, cswap[o], cres,
+                                                    cdist, coff[o], csize[o], tmp)
+                        if r == -1:
+                            if dist < ext_loss_min[i]:
+                                ext_loss_min[i] = dist
+                                ext_loss_move[i] = move
+                        elif r == 1:
+                            if dist > ext_win_max[i]:
+                                ext_win_max[i] = dist
+                                ext_win_move[i] = move
+                        elif ext_draw_move[i] < 0:
+                            ext_draw_move[i] = move
+    return (child, child_move, deg, ext_loss_min, ext_loss_move, ext_win_max, ext_win_move,
+            ext_draw_move)
+
+
+# --------------------------------------------------------------------------- probing
+
+@njit(cache=True)
+def _slots_of_board(board, desc, swap, sq):
+    """Fill ``sq`` (slot order) from a board of piece codes; colours swapped if ``swap``.
+    Returns False if the board does not hold exactly the material's pieces."""
+    k = desc[0]
+    for j in range(k):
+        sq[j] = -1
+    count = 0
+    for s in range(NSQ):
+        code = board[s]
+        if code < 0:
+            continue
+        if swap:
+            code = (1 - code // 7) * 7 + code % 7
+        placed = False
+        for j in range(k):
+            if sq[j] < 0 and desc[12 + j] == code:
+                sq[j] = s
+                placed = True
+                break
+        if not placed:
+            return False
+        count += 1
+    return count == k
+
+
+@njit(cache=True, parallel=True)
+def _probe_many(boards, sides, desc, swap, size, result, distance, best, out_res, out_dist,
+                out_best):
+    """Look up many boards of one material: int8[n, 32] piece codes, sides int8[n].
+    Writes result/distance/best move (in the boards' own orientation) per row."""
+    n = boards.shape[0]
+    k = desc[0]
+    nchunk = (n + 4095) // 4096
+    scratch = np.empty((nchunk, 2, 16), np.int64)
+    for ch in prange(nchunk):
+        sq = scratch[ch, 0]
+        tmp = scratch[ch, 1]
+        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            _slots_of_board(boards[r], desc, swap, sq)
+            idx, s = _canonical(sq, desc, tmp)
+            i = (sides[r] ^ swap) * size + idx
+            out_res[r] = result[i]
+            out_dist[r] = distance[i]
+            mv = best[i]
+            if mv >= 0:
+                # the stored move is on the canonical board: map it back (symmetries are
+                # involutions)
+                a = SYM[s, (mv % CAPTURE_FLAG) // 32]
+                b = SYM[s, mv % 32]
+                mv = (mv // CAPTURE_FLAG) * CAPTURE_FLAG + a * 32 + b
+            out_best[r] = mv
+    return k

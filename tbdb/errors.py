@@ -1,0 +1,35 @@
+"""The errors tbdb raises; each quotes the input that caused it."""
+
+
+class TbdbError(Exception):
+    """Base class of every tbdb error."""
+
+
+class InvalidPositionError(TbdbError, ValueError):
+    """Position text that does not parse, or describes an impossible position."""
+
+
+class InvalidMoveError(TbdbError, ValueError):
+    """Move text that does not parse or is not legal in the position."""
+
+
+class InvalidMaterialError(TbdbError, ValueError):
+    """A material signature (``KGvR``) that is malformed or outside what tbdb can build."""
+
+
+class UnknownGameError(TbdbError, KeyError):
+    """A game name tbdb does not know."""
+
+    def __str__(self):  # KeyError would print the repr of its argument
+        return str(self.args[0])
+
+
+class MissingTableError(TbdbError, KeyError):
+    """The position's table is not in the database."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
+class BuildOptionError(TbdbError, ValueError):
+    """A build option with a value the game cannot use."""

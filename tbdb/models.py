@@ -1,0 +1,59 @@
+"""The schema as SQLAlchemy table models; Alembic migrations in ``migrations/`` create it.
+
+Bulk tables carry no primary key or index on purpose: DuckDB loads them ~15x faster without,
+prunes scans with its zone maps, and cannot ALTER a table that has an index.  Their natural key
+is documented per table.
+"""
+from sqlalchemy import (BigInteger, Column, DateTime, Float, Integer, MetaData, SmallInteger,
+                        String, Table)
+
+metadata = MetaData()
+
+# One row per table of a build: pending -> building -> done.  'done' is committed in the same
+# transaction as the table's rows, so a done row always means a complete table.
+build_checkpoints = Table(
+    "build_checkpoints", metadata,
+    Column("game", String, primary_key=True),
+    Column("table_name", String, primary_key=True),
+    Column("state", String, nullable=False),
+    Column("rows", BigInteger),
+    Column("started", DateTime),
+    Column("finished", DateTime),
+    Column("seconds", Float),
+)
+
+# A stored CDC material table; a table for XvY also answers swapped_material (YvX).
+cdc_tables = Table(
+    "cdc_tables", metadata,
+    Column("material_id", Integer, primary_key=True, autoincrement=False),
+    Column("material", String, nullable=False),
+    Column("swapped_material", String, nullable=False),
+    Column("pieces", SmallInteger, nullable=False),
+    Column("letters", String, nullable=False),  # piece letters in index (slot) order
+    Column("shape", String, nullable=False),  # index layout: the key into cdc_squares
+    Column("size", BigInteger, nullable=False),  # indices per side to move
+)
+
+# One row per canonical CDC position; natural key (material_id, side, idx).
+cdc_values = Table(
+    "cdc_values", metadata,
+    Column("material_id", Integer, nullable=False),
+    Column("side", SmallInteger, nullable=False),  # 0 red, 1 black to move
+    Column("idx", Integer, nullable=False),
+    Column("result", SmallInteger, nullable=False),  # 1 win, 0 draw, -1 loss for the mover
+    Column("distance", SmallInteger, nullable=False),  # plies
+    Column("best_move", SmallInteger, nullable=False),  # from*32+to (+1024 capture); -1 none
+    Column("multiplicity", SmallInteger, nullable=False),  # placements the row stands for
+)
+
+# The squares of every index of an index layout (shared by all materials of that shape);
+# natural key (shape, idx).  s<j> is the square of slot j, NULL past the material's pieces.
+cdc_squares = Table(
+    "cdc_squares", metadata,
+    Column("shape", String, nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("s0", SmallInteger),
+    Column("s1", SmallInteger),
+    Column("s2", SmallInteger),
+    Column("s3", SmallInteger),
+)
