@@ -8,12 +8,13 @@
 from tbdb.api import Tablebase, lookup, open
 from tbdb.build import build, verify
 from tbdb.errors import (BuildOptionError, InvalidMaterialError, InvalidMoveError,
-                         InvalidPositionError, MissingTableError, TbdbError, UnknownGameError)
+                         InvalidOptionError, InvalidPositionError, MissingTableError, TbdbError,
+                         UnknownGameError)
 from tbdb.results import LookupResult, MoveResult
 
 __all__ = [
     "Tablebase", "open", "lookup", "build", "verify", "LookupResult", "MoveResult",
     "TbdbError", "InvalidPositionError", "InvalidMoveError", "InvalidMaterialError",
-    "UnknownGameError", "MissingTableError", "BuildOptionError",
+    "UnknownGameError", "MissingTableError", "InvalidOptionError", "BuildOptionError",
 ]
 __version__ = "0.1.0"

@@ -31,5 +31,15 @@ class MissingTableError(TbdbError, KeyError):
         return str(self.args[0])
 
 
-class BuildOptionError(TbdbError, ValueError):
-    """A build option with a value the game cannot use."""
+class InvalidOptionError(TbdbError, ValueError):
+    """An option (of a build or a lookup) that the game does not take, or a value it cannot use."""
+
+
+BuildOptionError = InvalidOptionError
+
+
+def reject_options(what: str, options: dict) -> None:
+    """Raise InvalidOptionError naming options a game does not take."""
+    if options:
+        names = ", ".join(f"{k}={v!r}" for k, v in options.items())
+        raise InvalidOptionError(f"{what} does not take {names}")

@@ -10,9 +10,9 @@ import duckdb
 import pyarrow as pa
 from sqlalchemy import create_engine
 
-ROOT = Path(__file__).resolve().parent.parent
-MIGRATIONS_DIR = ROOT / "migrations"
-SQL_DIR = ROOT / "sql"
+import migrations
+
+MIGRATIONS_DIR = Path(migrations.__file__).resolve().parent
 DEFAULT_DB_ENV = "TBDB_DB"
 DEFAULT_DB = "tbdb.duckdb"
 

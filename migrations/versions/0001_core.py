@@ -81,10 +81,12 @@ WITH cdc AS (
     GROUP BY material_id, side
 ),
 oriented AS (
-    SELECT t.material, t.pieces, c.side, c.* EXCLUDE (material_id, side)
+    SELECT t.material, t.pieces, c.side, c.positions, c.wins, c.draws, c.losses, c.longest_win,
+           c.longest_loss
     FROM cdc AS c JOIN cdc_tables AS t USING (material_id)
     UNION ALL
-    SELECT t.swapped_material, t.pieces, 1 - c.side, c.* EXCLUDE (material_id, side)
+    SELECT t.swapped_material, t.pieces, 1 - c.side, c.positions, c.wins, c.draws, c.losses, c.longest_win,
+           c.longest_loss
     FROM cdc AS c JOIN cdc_tables AS t USING (material_id)
     WHERE t.swapped_material <> t.material
 )

@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from solvers import cdc as kernels
 from solvers import retrograde
-from tbdb.errors import BuildOptionError, InvalidMaterialError, MissingTableError
+from tbdb.errors import BuildOptionError, MissingTableError, reject_options
 from tbdb.games.cdc import (MAX_PIECES, Material, Move, Position, all_materials)
 from tbdb.results import LookupResult, MoveResult, outcome_name
 
@@ -44,9 +44,11 @@ class CdcGame:
 
     # ------------------------------------------------------------------ planning
 
-    def plan(self, max_pieces: int | None = None, material: str | None = None) -> list[str]:
+    def plan(self, max_pieces: int | None = None, material: str | None = None,
+             **other) -> list[str]:
         """Canonical tables to build, smaller first.  ``material`` builds one table (either
         orientation) and what it needs; otherwise every table up to ``max_pieces``."""
+        reject_options("cdc build", other)
         if material is not None:
             if max_pieces is not None:
                 raise BuildOptionError("give either a material or a maximum number of pieces, "
@@ -249,7 +251,8 @@ class CdcProber:
                         best >= 1024).code
         return int(solved.result[i]), int(solved.distance[i]), best
 
-    def lookup(self, text: str | Position) -> LookupResult:
+    def lookup(self, text: str | Position, **other) -> LookupResult:
+        reject_options("cdc lookup", other)
         position = text if isinstance(text, Position) else Position.parse(text)
         result, distance, best = self.value(position)
         return LookupResult(

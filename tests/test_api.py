@@ -1,0 +1,86 @@
+"""The Python API: lookups, moves, batch forms and the documented errors."""
+import numpy as np
+import pytest
+
+import tbdb
+from tbdb.games.cdc import Position
+
+
+def test_lookup_fields_and_moves(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        r = tb.lookup("8/8/8/pKC5 r")  # cannon c1 jumps the general to take the soldier
+        assert (r.outcome, r.distance, r.best_move) == ("win", 1, "c1xa1")
+        assert r.moves[0].move == "c1xa1" and r.moves[0].outcome == "win"
+        assert {m.move for m in r.moves} == {"c1xa1", "b1-b2", "c1-c2", "c1-d1"}
+        keys = [m.sort_key() for m in r.moves]
+        assert keys == sorted(keys)
+
+
+def test_colour_swapped_lookup_answers_from_the_same_table(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        a = tb.lookup("8/8/8/pKC5 r")
+        b = tb.lookup("8/8/8/Pkc5 b")  # PvKC: colours and side to move swapped
+        assert (a.outcome, a.distance, a.best_move) == (b.outcome, b.distance, b.best_move)
+        m = tb.lookup("5CKp/8/8/8 r")  # mirrored board (h-file to a-file, rank 1 to 4)
+        assert (m.outcome, m.distance, m.best_move) == ("win", 1, "f4xh4")
+
+
+def test_errors(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        with pytest.raises(tbdb.InvalidPositionError, match="'4g2K/8/8 r'") as info:
+            tb.lookup("4g2K/8/8 r")
+        assert isinstance(info.value, ValueError)
+        with pytest.raises(tbdb.MissingTableError, match="KvG") as info:
+            tb.lookup("4g2K/8/8/8 r")
+        assert isinstance(info.value, KeyError)
+        assert tb.get("4g2K/8/8/8 r") is None
+        assert tb.get("8/8/8/pKC5 r").outcome == "win"
+        with pytest.raises(tbdb.UnknownGameError, match="'chess'") as info:
+            tb.lookup("8/8/8/pKC5 r", game="chess")
+        assert isinstance(info.value, KeyError)
+        with pytest.raises(tbdb.InvalidPositionError, match="'hello'"):
+            tb.lookup("hello")
+        with pytest.raises(tbdb.InvalidOptionError, match="turns_left"):
+            tb.lookup("8/8/8/pKC5 r", turns_left=3)
+    with pytest.raises(FileNotFoundError, match="missing.duckdb"):
+        tbdb.open("/nonexistent/missing.duckdb")
+
+
+def test_game_over_positions(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        assert tb.lookup("8/8/8/KC6 b").outcome == "loss"  # black has nothing left
+
+
+def test_batch_forms_agree_with_single_lookups(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        rows = tb.sql("SELECT position FROM cdc_positions ORDER BY material, side_to_move, idx")
+        texts = [r[0] for r in rows][::7]
+        singles = [tb.lookup(t) for t in texts]
+        many = tb.lookup_many(texts)
+        assert [(r.outcome, r.distance, r.best_move) for r in many] == \
+               [(r.outcome, r.distance, r.best_move) for r in singles]
+        positions = [Position.parse(t) for t in texts]
+        boards = np.array([p.board for p in positions], np.int8)
+        sides = np.array([p.side for p in positions], np.int8)
+        res, dist, best = tb.lookup_arrays("cdc", boards, sides)
+        assert [{1: "win", 0: "draw", -1: "loss"}[int(x)] for x in res] == \
+               [r.outcome for r in singles]
+        assert dist.tolist() == [r.distance for r in singles]
+        from tbdb.games.cdc import Move
+        assert [str(Move.from_code(int(b))) if b >= 0 else None for b in best] == \
+               [r.best_move for r in singles]
+
+
+def test_sql_view_positions_are_canonical_texts_that_look_up_to_themselves(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        rows = tb.sql("SELECT position, result, distance, best_move FROM cdc_positions "
+                      "USING SAMPLE 300 ROWS")
+        for text, result, distance, best in rows:
+            r = tb.lookup(text)
+            assert (r.position, r.outcome, r.distance, r.best_move) == (text, result, distance,
+                                                                         best)
+
+
+def test_default_database_from_environment(kcvp_db, monkeypatch):
+    monkeypatch.setenv("TBDB_DB", kcvp_db)
+    assert tbdb.lookup("8/8/8/pKC5 r").outcome == "win"

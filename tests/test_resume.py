@@ -1,0 +1,67 @@
+"""Interrupted builds resume: kill -9 or Ctrl-C mid-build, rerun, and get the same database."""
+import signal
+import subprocess
+import sys
+import time
+
+import duckdb
+
+import tbdb
+
+BUILD = ["build", "cdc", "--max-pieces", "3", "--no-progress"]
+FINGERPRINT = ("SELECT count(*), sum(hash(material_id, side, idx, result, distance, best_move, "
+               "multiplicity)) FROM cdc_values")
+
+
+def fingerprint(path):
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        values = con.execute(FINGERPRINT).fetchone()
+        tables = con.execute("SELECT count(*), count(DISTINCT material_id) FROM cdc_tables").fetchone()
+        states = dict(con.execute("SELECT state, count(*) FROM build_checkpoints GROUP BY state")
+                      .fetchall())
+        dupes = con.execute("SELECT count(*) FROM (SELECT material_id, side, idx FROM cdc_values "
+                            "GROUP BY ALL HAVING count(*) > 1)").fetchone()[0]
+    finally:
+        con.close()
+    return values, tables, states, dupes
+
+
+def interrupted_build(path, sig, delays):
+    """Start a build and send ``sig`` after each delay until it dies mid-build."""
+    for delay in delays:
+        proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *BUILD, "--db", str(path)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=120)
+        _, _, states, _ = fingerprint(path)
+        if proc.returncode != 0 and states.get("done", 0) < sum(states.values()):
+            return proc.returncode, states, err
+    raise AssertionError(f"could not interrupt the build mid-way (states {states})")
+
+
+def test_kill_and_resume_gives_the_uninterrupted_result(tmp_path):
+    reference = tmp_path / "reference.duckdb"
+    tbdb.build("cdc", db=str(reference), max_pieces=3, progress=False)
+    ref_values, ref_tables, ref_states, _ = fingerprint(reference)
+    assert ref_states == {"done": 217}
+
+    path = tmp_path / "killed.duckdb"
+    code, states, _ = interrupted_build(path, signal.SIGKILL, [4, 6, 8, 10, 3, 2])
+    assert code == -signal.SIGKILL
+    assert 0 < states.get("done", 0) < 217
+
+    code, states, err = interrupted_build(path, signal.SIGINT, [3, 4, 5, 6, 2])
+    assert code == 130 and "resume" in err
+
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "status", "--db", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "cdc" in r.stdout
+
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli", *BUILD, "--db", str(path)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "already done" in r.stdout
+    values, tables, states, dupes = fingerprint(path)
+    assert (values, tables, states, dupes) == (ref_values, ref_tables, ref_states, 0)
