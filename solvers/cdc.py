@@ -507,3 +507,41 @@ def _probe_many(boards, sides, desc, swap, size, result, distance, best, out_res
                 mv = (mv // CAPTURE_FLAG) * CAPTURE_FLAG + a * 32 + b
             out_best[r] = mv
     return k
+
+
+@njit(cache=True, parallel=True)
+def _patterns(squares):
+    """Board text of many placements with slot j written as chr(65 + j) ('A', 'B', ...):
+    squares int8[n, k] -> uint8[n, 36] ASCII, zero padded (ranks 4 to 1, digits for empties)."""
+    n, k = squares.shape
+    out = np.zeros((n, 36), np.uint8)
+    nchunk = (n + 4095) // 4096
+    cells = np.empty((nchunk, NSQ), np.int8)
+    for ch in prange(nchunk):
+        cell = cells[ch]
+        for i in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            for s in range(NSQ):
+                cell[s] = -1
+            for j in range(k):
+                cell[squares[i, j]] = j
+            p = 0
+            for row in range(3, -1, -1):
+                if row < 3:
+                    out[i, p] = 47  # '/'
+                    p += 1
+                empty = 0
+                for col in range(8):
+                    j = cell[row * 8 + col]
+                    if j < 0:
+                        empty += 1
+                        continue
+                    if empty:
+                        out[i, p] = 48 + empty
+                        p += 1
+                        empty = 0
+                    out[i, p] = 65 + j
+                    p += 1
+                if empty:
+                    out[i, p] = 48 + empty
+                    p += 1
+    return out

@@ -5,7 +5,7 @@ SELECT
     t.material,
     t.pieces,
     CASE v.side WHEN 0 THEN 'red' ELSE 'black' END AS side_to_move,
-    cdc_position_text(t.letters, q.s0, q.s1, q.s2, q.s3, v.side) AS position,
+    cdc_position_text(q.pattern, t.letters, v.side) AS position,
     CASE v.result WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS result,
     v.distance,
     cdc_move_text(v.best_move) AS best_move,

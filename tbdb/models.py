@@ -47,11 +47,13 @@ cdc_values = Table(
 )
 
 # The squares of every index of an index layout (shared by all materials of that shape);
-# natural key (shape, idx).  s<j> is the square of slot j, NULL past the material's pieces.
+# natural key (shape, idx).  pattern is the board text with slot j written as 'ABCD'[j]
+# (cdc_position_text puts the letters in); s<j> is the square of slot j, NULL past the pieces.
 cdc_squares = Table(
     "cdc_squares", metadata,
     Column("shape", String, nullable=False),
     Column("idx", Integer, nullable=False),
+    Column("pattern", String, nullable=False),
     Column("s0", SmallInteger),
     Column("s1", SmallInteger),
     Column("s2", SmallInteger),

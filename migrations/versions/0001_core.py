@@ -14,7 +14,7 @@ depends_on = None
 
 # A frozen copy of sql/*.sql as of this revision: views change in later migrations, never here.
 VIEWS = r"""
--- Text forms of CDC squares, moves and positions, computed from the compact stored columns.
+-- Text forms of CDC squares and moves, computed from the compact stored columns.
 -- Squares: 0 = a1, 7 = h1, 24 = a4.  Move codes: from * 32 + to, plus 1024 for a capture.
 CREATE OR REPLACE MACRO cdc_square_name(s) AS
     chr(97 + s % 8) || CAST(s // 8 + 1 AS VARCHAR);
@@ -25,25 +25,10 @@ CREATE OR REPLACE MACRO cdc_move_text(code) AS
               || CASE WHEN code >= 1024 THEN 'x' ELSE '-' END
               || cdc_square_name(code % 32) END;
 
--- The piece on square i, given the table's letters in index order and the square of each slot.
-CREATE OR REPLACE MACRO cdc_cell(letters, s0, s1, s2, s3, i) AS
-    CASE WHEN i = s0 THEN substr(letters, 1, 1)
-         WHEN i = s1 THEN substr(letters, 2, 1)
-         WHEN i = s2 THEN substr(letters, 3, 1)
-         WHEN i = s3 THEN substr(letters, 4, 1)
-         ELSE '.' END;
-
--- Runs of empty squares become digits, longest runs first.
-CREATE OR REPLACE MACRO cdc_rank_text(cells) AS
-    replace(replace(replace(replace(replace(replace(replace(replace(cells,
-        '........', '8'), '.......', '7'), '......', '6'), '.....', '5'),
-        '....', '4'), '...', '3'), '..', '2'), '.', '1');
-
-CREATE OR REPLACE MACRO cdc_position_text(letters, s0, s1, s2, s3, side) AS
-    array_to_string(list_transform([3, 2, 1, 0], lambda r: cdc_rank_text(array_to_string(
-        list_transform(range(r * 8, r * 8 + 8), lambda i: cdc_cell(letters, s0, s1, s2, s3, i)),
-        ''))), '/')
-    || CASE WHEN side = 0 THEN ' r' ELSE ' b' END;
+-- A position's text: the index layout's pattern (cdc_squares.pattern, slots written A, B, C, D)
+-- with each slot's letter put in, and the side to move.
+CREATE OR REPLACE MACRO cdc_position_text(pattern, letters, side) AS
+    translate(pattern, 'ABCD', letters) || CASE WHEN side = 0 THEN ' r' ELSE ' b' END;
 
 -- One row per stored (canonical) CDC position, readable.
 -- result is for the side to move; distance in plies; multiplicity = placements the row stands for.
@@ -52,7 +37,7 @@ SELECT
     t.material,
     t.pieces,
     CASE v.side WHEN 0 THEN 'red' ELSE 'black' END AS side_to_move,
-    cdc_position_text(t.letters, q.s0, q.s1, q.s2, q.s3, v.side) AS position,
+    cdc_position_text(q.pattern, t.letters, v.side) AS position,
     CASE v.result WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS result,
     v.distance,
     cdc_move_text(v.best_move) AS best_move,
@@ -176,6 +161,7 @@ def upgrade() -> None:
         "cdc_squares",
         sa.Column("shape", sa.String, nullable=False),
         sa.Column("idx", sa.Integer, nullable=False),
+        sa.Column("pattern", sa.String, nullable=False),
         sa.Column("s0", sa.SmallInteger),
         sa.Column("s1", sa.SmallInteger),
         sa.Column("s2", sa.SmallInteger),
@@ -188,8 +174,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     for view in ("build_progress", "symmetry_stats", "draw_analysis", "cdc_positions"):
         op.execute(f"DROP VIEW IF EXISTS {view}")
-    for macro in ("cdc_position_text", "cdc_rank_text", "cdc_cell", "cdc_move_text",
-                  "cdc_square_name"):
+    for macro in ("cdc_position_text", "cdc_move_text", "cdc_square_name"):
         op.execute(f"DROP MACRO IF EXISTS {macro}")
     for table in ("cdc_squares", "cdc_values", "cdc_tables", "build_checkpoints"):
         op.drop_table(table)

@@ -169,7 +169,9 @@ class CdcGame:
         known = store.query("SELECT 1 FROM cdc_squares WHERE shape = ? LIMIT 1", [m.shape])
         if not known:
             sq = kernels._unrank_many(m.desc, idx)
-            squares = {"shape": pa.array([m.shape] * n), "idx": pa.array(idx.astype(np.int32))}
+            text = kernels._patterns(sq).view("S36").ravel().astype(str)
+            squares = {"shape": pa.array([m.shape] * n), "idx": pa.array(idx.astype(np.int32)),
+                       "pattern": pa.array(text)}
             for j in range(4):
                 squares[f"s{j}"] = (pa.array(sq[:, j].astype(np.int16)) if j < m.pieces
                                     else pa.nulls(n, pa.int16()))
