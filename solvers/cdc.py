@@ -545,3 +545,25 @@ def _patterns(squares):
                     out[i, p] = 48 + empty
                     p += 1
     return out
+
+
+@njit(cache=True, parallel=True)
+def _material_keys(boards):
+    """A number per board naming its material: sum over pieces of 6 ** code (int64[n]).
+    Boards with a side that has no piece get -1 (red missing) or -2 (black missing)."""
+    n = boards.shape[0]
+    keys = np.empty(n, np.int64)
+    for i in prange(n):
+        key = np.int64(0)
+        red = 0
+        black = 0
+        for s in range(NSQ):
+            c = boards[i, s]
+            if c >= 0:
+                key += np.int64(6) ** c
+                if c < 7:
+                    red += 1
+                else:
+                    black += 1
+        keys[i] = key if red and black else (-1 if red == 0 else -2)
+    return keys

@@ -288,13 +288,15 @@ class Position:
                 raise InvalidPositionError(
                     f"malformed CDC position {text!r}: rank {rank!r} covers {col} files, not 8")
         position = cls(tuple(board), 0 if parts[1] == "r" else 1)
-        for colour in (RED, BLACK):
-            for t in range(7):
-                n = board.count(colour * 7 + t)
-                if n > MAX_PER_SIDE[t]:
-                    raise InvalidPositionError(
-                        f"CDC position {text!r} has {n} {piece_letter(colour * 7 + t)}; a side "
-                        f"has at most {MAX_PER_SIDE[t]}")
+        counts: dict[int, int] = {}
+        for code in board:
+            if code >= 0:
+                counts[code] = counts.get(code, 0) + 1
+        for code, n in counts.items():
+            if n > MAX_PER_SIDE[code % 7]:
+                raise InvalidPositionError(
+                    f"CDC position {text!r} has {n} {piece_letter(code)}; a side has at most "
+                    f"{MAX_PER_SIDE[code % 7]}")
         return position
 
     @property

@@ -10,7 +10,7 @@ from solvers import cdc as kernels
 from solvers import retrograde
 from tbdb.errors import BuildOptionError, MissingTableError, reject_options
 from tbdb.games.cdc import (MAX_PIECES, Material, Move, Position, all_materials)
-from tbdb.results import LookupResult, MoveResult, outcome_name
+from tbdb.results import OUTCOMES, LookupResult, MoveResult, outcome_name
 
 DEFAULT_MAX_PIECES = 3
 
@@ -220,6 +220,7 @@ class CdcProber:
         self.tables: dict[str, CdcSolved] = {}
         self._sq = np.empty(16, np.int64)
         self._tmp = np.empty(16, np.int64)
+        self._materials: dict[tuple, tuple] = {}
 
     def table(self, material: Material) -> CdcSolved:
         name = material.name
@@ -234,31 +235,44 @@ class CdcProber:
             solved = self.tables[name] = self.game.load(name, self.store)
         return solved
 
+    def _entry(self, board) -> tuple:
+        """(canonical material, colour swap, solved table) of a board's material, cached."""
+        key = tuple(sorted(c for c in board if c >= 0))
+        entry = self._materials.get(key)
+        if entry is None:
+            material = Position(tuple(board), 0).material
+            cm, swap = material.canonical()
+            entry = self._materials[key] = (cm, int(swap), cm.desc, cm.size, self.table(cm))
+        return entry
+
     def value(self, position: Position) -> tuple[int, int, int]:
         """(result, distance, best move code in the position's orientation)."""
-        material = position.material
-        if not material.red or not material.black:
-            # one side has nothing left: the game is over
-            lost = not (material.red if position.side == 0 else material.black)
+        board = position.board
+        red = any(0 <= c < 7 for c in board)
+        black = any(c >= 7 for c in board)
+        if not red or not black:
+            # one side has nothing left: the game is over, lost for a mover without pieces
+            lost = not (red if position.side == 0 else black)
             return (-1 if lost else 1), 0, -1
-        cm, swap = material.canonical()
-        solved = self.table(cm)
-        board = position.board_array()
-        kernels._slots_of_board(board, cm.desc, swap, self._sq)
-        idx, sym = kernels._canonical(self._sq, cm.desc, self._tmp)
-        i = (position.side ^ swap) * cm.size + idx
+        cm, swap, desc, size, solved = self._entry(board)
+        kernels._slots_of_board(np.array(board, np.int8), desc, swap, self._sq)
+        idx, sym = kernels._canonical(self._sq, desc, self._tmp)
+        i = (position.side ^ swap) * size + idx
         best = int(solved.best[i])
-        if best >= 0:
+        if best >= 0 and sym:
             best = Move(int(kernels.SYM[sym, (best % 1024) // 32]), int(kernels.SYM[sym, best % 32]),
                         best >= 1024).code
         return int(solved.result[i]), int(solved.distance[i]), best
 
     def lookup(self, text: str | Position, **other) -> LookupResult:
         reject_options("cdc lookup", other)
-        position = text if isinstance(text, Position) else Position.parse(text)
+        if isinstance(text, Position):
+            position, text = text, text.text
+        else:
+            position = Position.parse(text)  # accepts only the canonical spelling of a text
         result, distance, best = self.value(position)
         return LookupResult(
-            game="cdc", position=position.text, outcome=outcome_name(result), distance=distance,
+            game="cdc", position=text, outcome=OUTCOMES[result], distance=distance,
             best_move=str(Move.from_code(best)) if best >= 0 else None,
             moves_fn=lambda: self._moves(position))
 
@@ -270,34 +284,34 @@ class CdcProber:
         return sorted(out, key=MoveResult.sort_key)
 
     def lookup_arrays(self, boards: np.ndarray, sides: np.ndarray):
-        """Batch probe: boards int8[n, 32] of piece codes, sides int8[n] -> (result int8[n],
-        distance int16[n], best move code int16[n]).  Every row must hold a built material."""
+        """Batch probe: boards int8[n, 32] of piece codes (a1 first, -1 empty), sides int8[n]
+        (0 red, 1 black to move) -> (result int8[n], distance int16[n], best move code
+        int16[n], in each board's own orientation)."""
         boards = np.ascontiguousarray(boards, np.int8)
         sides = np.ascontiguousarray(sides, np.int8)
+        if boards.ndim != 2 or boards.shape[1] != 32 or sides.shape != (len(boards),):
+            raise ValueError(f"expected boards of shape (n, 32) and sides of shape (n,), got "
+                             f"{boards.shape} and {sides.shape}")
         n = len(boards)
         res = np.empty(n, np.int8)
-        dist = np.empty(n, np.int16)
-        best = np.empty(n, np.int16)
-        keys = _material_keys(boards)
-        for key in np.unique(keys):
-            rows = np.flatnonzero(keys == key)
-            material = Position(tuple(int(c) for c in boards[rows[0]]), 0).material
-            if not material.red or not material.black:
-                raise MissingTableError(f"batch row {int(rows[0])} has a side with no pieces")
-            cm, swap = material.canonical()
-            solved = self.table(cm)
-            sub_res, sub_dist, sub_best = (np.empty(len(rows), np.int8), np.empty(len(rows), np.int16),
-                                           np.empty(len(rows), np.int16))
-            kernels._probe_many(boards[rows], sides[rows], cm.desc, int(swap), cm.size,
-                                solved.result, solved.distance, solved.best,
-                                sub_res, sub_dist, sub_best)
+        dist = np.zeros(n, np.int16)
+        best = np.full(n, -1, np.int16)
+        keys = kernels._material_keys(boards)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        for start, end in zip(starts, np.r_[starts[1:], n]):
+            rows = order[start:end]
+            key = sorted_keys[start]
+            if key < 0:  # a side has no piece: the game is over
+                red_missing = key == -1
+                res[rows] = np.where(sides[rows] == (0 if red_missing else 1), -1, 1)
+                continue
+            cm, swap, desc, size, solved = self._entry(boards[rows[0]].tolist())
+            sub_res = np.empty(len(rows), np.int8)
+            sub_dist = np.empty(len(rows), np.int16)
+            sub_best = np.empty(len(rows), np.int16)
+            kernels._probe_many(boards[rows], sides[rows], desc, swap, size, solved.result,
+                                solved.distance, solved.best, sub_res, sub_dist, sub_best)
             res[rows], dist[rows], best[rows] = sub_res, sub_dist, sub_best
         return res, dist, best
-
-
-def _material_keys(boards: np.ndarray) -> np.ndarray:
-    """A number per board identifying its material (counts of each of the 14 piece codes)."""
-    counts = np.zeros((len(boards), 14), np.int64)
-    for code in range(14):
-        counts[:, code] = (boards == code).sum(axis=1)
-    return counts @ (6 ** np.arange(14, dtype=np.int64))

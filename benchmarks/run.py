@@ -1,0 +1,160 @@
+"""tbdb benchmarks: build speed and memory, lookup latency and batch throughput, file size.
+
+    python benchmarks/run.py                 # everything (the CDC 4-piece build takes minutes)
+    python benchmarks/run.py --quick         # CDC up to 3 pieces
+    python benchmarks/run.py --json          # one JSON object per result
+    python benchmarks/run.py --only lookup   # a section: cdc-build, lookup, oware
+
+Targets (issue #2, #3): CDC 4-piece build <= 15 min and <= 8 GB; warm lookup median <= 20 us;
+batch >= 1M positions/s; Oware 9-seed book (warm) <= 0.25 s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+
+def machine_line() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    import duckdb
+    import numba
+    return (f"machine: {cpu}, {os.cpu_count()} cores, {mem:.0f} GiB; Python "
+            f"{platform.python_version()}, numba {numba.__version__}, duckdb {duckdb.__version__}")
+
+
+def cdc_build(db: str, max_pieces: int) -> list[dict]:
+    """The whole CDC build as the CLI runs it (a child process, so its peak RSS is its own)."""
+    for suffix in ("", ".wal"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    # compile (and cache) the kernels first so the timed build measures run time
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "tbdb.cli", "build", "cdc", "--material", "KCvP",
+                    "--db", db + ".warm", "--no-progress"], check=True, capture_output=True)
+    compile_s = time.perf_counter() - t0
+    os.remove(db + ".warm")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "tbdb.cli", "build", "cdc", "--max-pieces",
+                    str(max_pieces), "--db", db, "--no-progress"], check=True,
+                   capture_output=True)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20  # GiB (ru_maxrss: KiB)
+    import duckdb
+    con = duckdb.connect(db, read_only=True)
+    rows, placements = con.execute("SELECT count(*), sum(multiplicity) FROM cdc_values").fetchone()
+    answered = con.execute("SELECT sum(positions_answered) FROM symmetry_stats").fetchone()[0]
+    con.close()
+    size = os.path.getsize(db)
+    tag = f"cdc-{max_pieces}"
+    return [
+        {"name": f"{tag} first run incl. Numba compile (KCvP)", "value": round(compile_s, 1), "unit": "s"},
+        {"name": f"{tag} build", "value": round(seconds, 1), "unit": "s"},
+        {"name": f"{tag} build peak memory", "value": round(peak, 2), "unit": "GiB"},
+        {"name": f"{tag} positions answered per second", "value": round(answered / seconds),
+         "unit": "positions/s"},
+        {"name": f"{tag} canonical rows per second", "value": round(rows / seconds), "unit": "rows/s"},
+        {"name": f"{tag} canonical rows", "value": int(rows), "unit": "rows"},
+        {"name": f"{tag} file size", "value": round(size / 2**20, 1), "unit": "MiB"},
+        {"name": f"{tag} bits per stored row", "value": round(8 * size / rows, 2), "unit": "bits"},
+        {"name": f"{tag} bits per position answered", "value": round(8 * size / answered, 3),
+         "unit": "bits"},
+    ]
+
+
+def lookups(db: str) -> list[dict]:
+    import tbdb
+    from tbdb.games.cdc import Position
+    tb = tbdb.open(db)
+    material = tb.sql("SELECT material FROM cdc_tables ORDER BY pieces DESC, material LIMIT 1")[0][0]
+    texts = [r[0] for r in tb.sql("SELECT position FROM cdc_positions WHERE material = ? "
+                                  "USING SAMPLE 2000 ROWS", [material])]
+    for t in texts[:50]:
+        tb.lookup(t)  # warm: the table is in memory and the kernels compiled
+    times = []
+    for t in texts:
+        t0 = time.perf_counter_ns()
+        tb.lookup(t)
+        times.append(time.perf_counter_ns() - t0)
+    median_us = statistics.median(times) / 1000
+    # the batch form: a million random placements of the materials of the sample
+    positions = [Position.parse(t) for t in texts]
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    boards = np.full((n, 32), -1, np.int8)
+    sides = rng.integers(0, 2, n).astype(np.int8)
+    pieces = [[c for c in p.board if c >= 0] for p in positions]
+    for i in range(n):
+        codes = pieces[i % len(pieces)]
+        boards[i, rng.choice(32, len(codes), replace=False)] = codes
+    tb.lookup_arrays("cdc", boards[:1000], sides[:1000])
+    t0 = time.perf_counter()
+    tb.lookup_arrays("cdc", boards, sides)
+    batch_s = time.perf_counter() - t0
+    tb.close()
+    return [
+        {"name": f"lookup median, warm table ({material})", "value": round(median_us, 2),
+         "unit": "us"},
+        {"name": "lookup_arrays batch (1M random positions)", "value": round(n / batch_s),
+         "unit": "positions/s"},
+    ]
+
+
+def oware() -> list[dict]:
+    try:
+        import oware_solver
+    except ImportError:
+        return []
+    return oware_solver.run()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="one JSON object per result")
+    ap.add_argument("--quick", action="store_true", help="CDC up to 3 pieces only")
+    ap.add_argument("--db", help="keep the CDC database here (default: a temporary file)")
+    ap.add_argument("--only", choices=["cdc-build", "lookup", "oware"])
+    args = ap.parse_args(argv)
+    tmp = tempfile.mkdtemp()
+    db = args.db or os.path.join(tmp, "bench.duckdb")
+    results: list[dict] = []
+    if args.only in (None, "cdc-build"):
+        results += cdc_build(db, 3 if args.quick else 4)
+    if args.only in (None, "lookup"):
+        if not os.path.exists(db):
+            results += cdc_build(db, 3)
+        results += lookups(db)
+    if args.only in (None, "oware"):
+        results += oware()
+    if args.json:
+        for r in results:
+            print(json.dumps(r))
+    else:
+        print(machine_line())
+        width = max(len(r["name"]) for r in results)
+        for r in results:
+            print(f"{r['name']:<{width}}  {r['value']:>14,}  {r['unit']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
