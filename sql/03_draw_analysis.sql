@@ -1,6 +1,8 @@
 -- Per game, material and side to move: how positions divide into wins, draws and losses.
--- Counts are over every placement a player would count (rows weighted by multiplicity), and a
--- CDC table XvY also reports YvX (colours and side to move swapped).
+-- CDC: counts are over every placement a player would count (rows weighted by multiplicity), and
+-- a table XvY also reports YvX (colours and side to move swapped).
+-- Oware: per seed count, positions seen from the mover, with 200 plies left: a win, draw or loss
+-- is a positive, zero or negative net score (no distances: the value is a score).
 CREATE OR REPLACE VIEW draw_analysis AS
 WITH cdc AS (
     SELECT
@@ -24,6 +26,17 @@ oriented AS (
            c.longest_loss
     FROM cdc AS c JOIN cdc_tables AS t USING (material_id)
     WHERE t.swapped_material <> t.material
+),
+oware AS (
+    SELECT
+        seeds,
+        COUNT(*) AS positions,
+        COUNT(*) FILTER (WHERE score > 0) AS wins,
+        COUNT(*) FILTER (WHERE score = 0) AS draws,
+        COUNT(*) FILTER (WHERE score < 0) AS losses
+    FROM oware_runs
+    WHERE turns_left_to = 200
+    GROUP BY seeds
 )
 SELECT
     'cdc' AS game,
@@ -37,4 +50,18 @@ SELECT
     draws / positions AS draw_rate,
     longest_win,
     longest_loss
-FROM oriented;
+FROM oriented
+UNION ALL
+SELECT
+    'oware' AS game,
+    CAST(seeds AS VARCHAR) || ' seeds' AS material,
+    seeds AS pieces,
+    'mover' AS side_to_move,
+    positions,
+    wins,
+    draws,
+    losses,
+    draws / positions AS draw_rate,
+    NULL AS longest_win,
+    NULL AS longest_loss
+FROM oware;

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from tbdb.store import DEFAULT_DB_ENV, default_db_path
@@ -72,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "build" and argv is None:  # the tbdb command, not a call from Python
+        import signal
+        signal.signal(signal.SIGINT, _stop_now)
     import tbdb  # after argument parsing, so --help stays quick
     try:
         return _COMMANDS[args.command](args)
@@ -82,6 +86,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ntbdb {args.command}: interrupted; finished tables are kept, run the same "
               f"command again to resume", file=sys.stderr)
         return 130
+
+
+def _stop_now(signum, frame) -> None:
+    """Ctrl-C during a build: leave at once, as kill -9 would.  That is safe at any moment (each
+    table commits with its checkpoint in one transaction) and, unlike a KeyboardInterrupt, it
+    cannot surface as some other error from inside Numba or DuckDB."""
+    sys.stderr.write("\ntbdb build: interrupted; finished tables are kept, run the same command "
+                     "again to resume\n")
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def _build(args) -> int:

@@ -59,3 +59,33 @@ cdc_squares = Table(
     Column("s2", SmallInteger),
     Column("s3", SmallInteger),
 )
+
+# Oware books: one row per run of plies-left t (turns_left_from..turns_left_to) over which a
+# position's (score, best_move) is constant; natural key (seeds, idx, turns_left_from).
+oware_runs = Table(
+    "oware_runs", metadata,
+    Column("seeds", SmallInteger, nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("turns_left_from", SmallInteger, nullable=False),
+    Column("turns_left_to", SmallInteger, nullable=False),
+    Column("score", SmallInteger, nullable=False),  # net seeds the mover still gains
+    Column("best_move", SmallInteger, nullable=False),  # lowest optimal house 0-5; -1 none
+)
+
+# The text of every Oware position of a built book; natural key (seeds, idx).
+oware_positions = Table(
+    "oware_positions", metadata,
+    Column("seeds", SmallInteger, nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("position", String, nullable=False),
+)
+
+# Per book: from which plies-left on nothing changes any more (scores; scores and best moves).
+oware_convergence = Table(
+    "oware_convergence", metadata,
+    Column("seeds", SmallInteger, primary_key=True, autoincrement=False),
+    Column("stable_from", SmallInteger, nullable=False),
+    Column("moves_stable_from", SmallInteger, nullable=False),
+    Column("positions", BigInteger, nullable=False),
+    Column("runs", BigInteger, nullable=False),
+)

@@ -136,6 +136,13 @@ class Store:
                 "WHERE game = ? AND table_name = ?",
                 [rows, dt.datetime.now(), seconds, game, table])
             con.commit()
-        except BaseException:
-            con.rollback()
+        except BaseException as exc:
+            try:
+                con.rollback()
+            except duckdb.TransactionException:
+                pass  # DuckDB already aborted it (an interrupted statement does)
+            if isinstance(exc, (duckdb.InterruptException, RuntimeError)) and \
+                    "interrupted" in str(exc):
+                # Ctrl-C while DuckDB runs a statement surfaces as DuckDB's error
+                raise KeyboardInterrupt from exc
             raise

@@ -37,14 +37,8 @@ class Game(Protocol):
 
 def _registry() -> dict[str, Game]:
     from tbdb.games.cdc_tables import CdcGame
-    games: dict[str, Game] = {"cdc": CdcGame()}
-    try:
-        from tbdb.games.oware_tables import OwareGame
-    except ImportError:  # pragma: no cover - while the Oware game is not installed
-        pass
-    else:
-        games["oware"] = OwareGame()
-    return games
+    from tbdb.games.oware_tables import OwareGame
+    return {"cdc": CdcGame(), "oware": OwareGame()}
 
 
 _GAMES: dict[str, Game] | None = None

@@ -1,0 +1,198 @@
+"""Oware endgame books for the generic engine: one table per seed count (``seeds-12``).
+
+A book stores, per position, runs of plies-left ``t`` over which (score, best move) is constant;
+the last run of a position reaches 200.  Book n reads books 0..n-2 (captures take >= 2 seeds).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from solvers import oware as kernels
+from tbdb.errors import InvalidOptionError, MissingTableError, reject_options
+from tbdb.games.oware import HOUSES, OwarePosition
+from tbdb.results import LookupResult, MoveResult
+
+MAX_T = kernels.MAX_T
+DEFAULT_MAX_SEEDS = 12
+
+
+def table_name(seeds: int) -> str:
+    return f"seeds-{seeds:02d}"
+
+
+def seeds_of(table: str) -> int:
+    return int(table.split("-")[1])
+
+
+def _outcome(score: int) -> str:
+    return "win" if score > 0 else "loss" if score < 0 else "draw"
+
+
+class OwareGame:
+    name = "oware"
+
+    # ------------------------------------------------------------------ planning
+
+    def plan(self, max_seeds: int | None = None, **other) -> list[str]:
+        """Books 0..max_seeds (book 0, the empty board, is the trivial base of the others)."""
+        reject_options("oware build", other)
+        max_seeds = DEFAULT_MAX_SEEDS if max_seeds is None else max_seeds
+        if not isinstance(max_seeds, int) or not 1 <= max_seeds <= kernels.MAX_SOLVE_N:
+            raise InvalidOptionError(f"max_seeds must be an integer from 1 to "
+                                     f"{kernels.MAX_SOLVE_N}, not {max_seeds!r}")
+        return [table_name(n) for n in range(max_seeds + 1)]
+
+    def dependencies(self, table: str) -> list[str]:
+        return [table_name(m) for m in range(seeds_of(table) - 1)]
+
+    # ------------------------------------------------------------------ solving
+
+    def solve(self, table: str, deps: dict) -> kernels.Book:
+        return kernels.solve_book(seeds_of(table), list(deps.values()))
+
+    def verify(self, table: str, book: kernels.Book, deps: dict) -> tuple[list[str], int]:
+        """Re-derive V(s, t) and the best move of every position from one ply of moves and the
+        stored values of the children, for every t up to where nothing changes any more."""
+        n = book.n
+        books = {b.n: b for b in deps.values()}
+        books[n] = book
+        child, captured = kernels._transitions(n)
+        houses = kernels._unrank_many(n, np.arange(book.size, dtype=np.int64))
+        own_seeds = houses[:, :6].astype(np.int16).sum(axis=1)
+        no_move = (captured < 0).all(axis=1)
+        last = max(max(b.moves_stable_from for b in books.values()), 1)
+        bad = np.zeros(book.size, bool)
+        prev = {m: np.zeros(b.size, np.int8) for m, b in books.items()}  # V(., 0) = 0
+        for t in range(1, min(MAX_T, last + 1) + 1):
+            score, move = book.values_at(t)
+            value = np.full((book.size, 6), -128, np.int16)
+            for h in range(6):
+                cap = captured[:, h]
+                for c in np.unique(cap[cap >= 0]):
+                    rows = np.flatnonzero(cap == c)
+                    value[rows, h] = c - prev[n - c][child[rows, h]].astype(np.int16)
+            expected = np.where(no_move, own_seeds, value.max(axis=1))
+            expected_move = np.where(no_move, -1, value.argmax(axis=1))  # lowest optimal house
+            bad |= (score != expected) | (move != expected_move)
+            prev = {m: b.values_at(t)[0] for m, b in books.items()}
+        examples = [OwarePosition(tuple(int(x) for x in houses[i])).text
+                    for i in np.flatnonzero(bad)[:20]]
+        return examples, int(bad.sum())
+
+    # ------------------------------------------------------------------ storage
+
+    def rows(self, book: kernels.Book, store) -> tuple[list[tuple[str, pa.Table]], int]:
+        n, N = book.n, book.size
+        per_position = np.diff(book.run_offsets)
+        idx = np.repeat(np.arange(N, dtype=np.int32), per_position)
+        to = np.empty(len(book.run_from), np.int16)
+        to[:-1] = book.run_from[1:] - 1
+        to[book.run_offsets[1:] - 1] = MAX_T  # a position's last run lasts to the limit
+        runs = pa.table({
+            "seeds": pa.array(np.full(len(idx), n, np.int16)),
+            "idx": pa.array(idx),
+            "turns_left_from": pa.array(book.run_from),
+            "turns_left_to": pa.array(to),
+            "score": pa.array(book.run_score),
+            "best_move": pa.array(book.run_move),
+        })
+        houses = kernels._unrank_many(n, np.arange(N, dtype=np.int64))
+        text = pc.binary_join_element_wise(
+            *[pc.cast(pa.array(houses[:, h]), pa.string()) for h in range(HOUSES)], " ")
+        positions = pa.table({"seeds": pa.array(np.full(N, n, np.int16)),
+                              "idx": pa.array(np.arange(N, dtype=np.int32)), "position": text})
+        convergence = pa.table({
+            "seeds": pa.array([n], pa.int16()),
+            "stable_from": pa.array([book.stable_from], pa.int16()),
+            "moves_stable_from": pa.array([book.moves_stable_from], pa.int16()),
+            "positions": pa.array([N], pa.int64()),
+            "runs": pa.array([len(idx)], pa.int64()),
+        })
+        loads = [("INSERT INTO oware_runs SELECT * FROM {src}", runs),
+                 ("INSERT INTO oware_positions SELECT * FROM {src}", positions),
+                 ("INSERT INTO oware_convergence SELECT * FROM {src}", convergence)]
+        return loads, len(idx)
+
+    def deletes(self, table: str) -> list[tuple[str, list]]:
+        n = seeds_of(table)
+        return [(f"DELETE FROM {t} WHERE seeds = ?", [n])
+                for t in ("oware_runs", "oware_positions", "oware_convergence")]
+
+    def load(self, table: str, store) -> kernels.Book:
+        n = seeds_of(table)
+        conv = store.query("SELECT stable_from, moves_stable_from, positions FROM "
+                           "oware_convergence WHERE seeds = ?", [n])
+        if not conv:
+            raise MissingTableError(f"Oware book {table!r} is not in {store.path!r}")
+        stable_from, moves_stable_from, N = conv[0]
+        cols = store.con.execute(
+            "SELECT idx, turns_left_from, score, best_move FROM oware_runs WHERE seeds = ? "
+            "ORDER BY idx, turns_left_from", [n]).fetchnumpy()
+        offsets = np.zeros(N + 1, np.int64)
+        np.cumsum(np.bincount(cols["idx"], minlength=N), out=offsets[1:])
+        return kernels.Book(n, int(stable_from), int(moves_stable_from), offsets,
+                            cols["turns_left_from"].astype(np.int16),
+                            cols["score"].astype(np.int8), cols["best_move"].astype(np.int8))
+
+    # ------------------------------------------------------------------ probing
+
+    def parse(self, text: str) -> OwarePosition:
+        return OwarePosition.parse(text)
+
+    def prober(self, store) -> OwareProber:
+        return OwareProber(self, store)
+
+
+class OwareProber:
+    def __init__(self, game: OwareGame, store):
+        self.game = game
+        self.store = store
+        self.books: dict[int, kernels.Book] = {}
+
+    def book(self, seeds: int) -> kernels.Book:
+        book = self.books.get(seeds)
+        if book is None:
+            name = table_name(seeds)
+            state = self.store.states("oware").get(name)
+            if state != "done":
+                raise MissingTableError(
+                    f"the Oware book for {seeds} seeds is not built in {self.store.path!r}"
+                    + (f" (state: {state})" if state else "")
+                    + f"; build it with: tbdb build oware --max-seeds {seeds}")
+            book = self.books[seeds] = self.game.load(name, self.store)
+        return book
+
+    def value(self, position: OwarePosition, turns_left: int) -> tuple[int, int]:
+        """(score, best house or -1) with ``turns_left`` plies left (0: nothing left to gain)."""
+        if turns_left == 0:
+            return 0, -1
+        book = self.book(position.seeds)
+        score, move = kernels._lookup(book.run_offsets, book.run_from, book.run_score,
+                                      book.run_move, position.index, turns_left)
+        return int(score), int(move)
+
+    def lookup(self, text, turns_left: int = MAX_T, **other) -> LookupResult:
+        reject_options("oware lookup", other)
+        if isinstance(turns_left, bool) or not isinstance(turns_left, (int, np.integer)) \
+                or not 1 <= turns_left <= MAX_T:
+            raise InvalidOptionError(f"turns_left must be an integer from 1 to {MAX_T}, "
+                                     f"not {turns_left!r}")
+        position = text if isinstance(text, OwarePosition) else OwarePosition.parse(text)
+        score, move = self.value(position, int(turns_left))
+        return LookupResult(
+            game="oware", position=position.text, outcome=_outcome(score), distance=None,
+            best_move=str(move) if move >= 0 else None, score=score, turns_left=int(turns_left),
+            moves_fn=lambda: self._moves(position, int(turns_left)))
+
+    def _moves(self, position: OwarePosition, turns_left: int) -> list[MoveResult]:
+        out = []
+        for house in range(6):
+            after = position.play(house)
+            if after is None:
+                continue
+            child, captured = after
+            score = captured - self.value(child, turns_left - 1)[0]
+            out.append(MoveResult(str(house), outcome=_outcome(score), score=score))
+        return sorted(out, key=MoveResult.sort_key)

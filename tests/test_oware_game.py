@@ -1,0 +1,158 @@
+"""Oware books through the engine: build, SQL, lookup, verify, resume, errors."""
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import duckdb
+import pytest
+
+import tbdb
+from tests import naive_oware as naive
+
+MAX_SEEDS = 8
+
+
+@pytest.fixture(scope="module")
+def oware_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("oware") / "tb.duckdb"
+    tbdb.build("oware", db=str(path), max_seeds=MAX_SEEDS, progress=False)
+    return str(path)
+
+
+def text(houses):
+    return " ".join(map(str, houses))
+
+
+def test_lookup_matches_the_naive_evaluator(oware_db):
+    rng = random.Random(5)
+    with tbdb.open(oware_db) as tb:
+        for _ in range(150):
+            n = rng.randint(1, 6)
+            houses = naive.unrank(n, rng.randrange(len(naive.compositions(n))))
+            t = rng.choice([1, 2, 3, 7, 20, 40, 60])
+            r = tb.lookup(text(houses), turns_left=t)
+            assert r.score == naive.value(tuple(houses), t), (houses, t)
+            best = naive.optimal_moves(tuple(houses), t)
+            assert (int(r.best_move) if r.best_move else None) == (min(best) if best else None)
+            assert {int(m.move) for m in r.moves} == set(naive.legal_moves(tuple(houses)))
+            assert r.moves[0].score == r.score if r.moves else r.best_move is None
+
+
+def test_default_turns_left_is_200_and_the_sql_example_agrees(oware_db):
+    with tbdb.open(oware_db) as tb:
+        r = tb.lookup("0 0 0 0 0 1 0 0 0 0 0 0")
+        assert r.turns_left == 200
+        (score,), = tb.sql("SELECT score FROM oware_values WHERE position = "
+                           "'0 0 0 0 0 1 0 0 0 0 0 0' AND 200 BETWEEN turns_left_from AND "
+                           "turns_left_to")
+        assert score == r.score == naive.value((0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0), 60)
+
+
+def test_runs_cover_every_t_once_and_stop_changing_at_stable_from(oware_db):
+    with tbdb.open(oware_db) as tb:
+        gaps = tb.sql("""
+            SELECT count(*) FROM (
+                SELECT turns_left_from, lag(turns_left_to) OVER (PARTITION BY seeds, idx
+                    ORDER BY turns_left_from) AS prev_to FROM oware_runs)
+            WHERE (prev_to IS NULL AND turns_left_from <> 1)
+               OR (prev_to IS NOT NULL AND turns_left_from <> prev_to + 1)""")[0][0]
+        assert gaps == 0
+        rows = tb.sql("""
+            SELECT c.seeds, c.stable_from,
+                   max(r.turns_left_from) FILTER (WHERE r.turns_left_from > 1) AS last_change
+            FROM oware_convergence c JOIN oware_runs r USING (seeds) GROUP BY ALL""")
+        for seeds, stable_from, last_change in rows:
+            # scores alone may stabilise before best moves do, never after
+            assert last_change is None or stable_from <= last_change or seeds == 0
+        changed = tb.sql("""
+            SELECT count(*) FROM oware_runs r1 JOIN oware_runs r2 USING (seeds, idx)
+            JOIN oware_convergence c USING (seeds)
+            WHERE r2.turns_left_from = r1.turns_left_to + 1 AND r1.score <> r2.score
+              AND r2.turns_left_from > c.stable_from""")[0][0]
+        assert changed == 0
+        # stable_from is the smallest such t: some score changes right at it
+        for seeds, stable_from in tb.sql("SELECT seeds, stable_from FROM oware_convergence "
+                                         "WHERE stable_from > 1"):
+            assert tb.sql("""
+                SELECT count(*) FROM oware_runs r1 JOIN oware_runs r2 USING (seeds, idx)
+                WHERE seeds = ? AND r2.turns_left_from = ? AND r1.turns_left_to = ? - 1
+                  AND r1.score <> r2.score""", [seeds, stable_from, stable_from])[0][0] > 0
+
+
+def test_draw_analysis_and_checkpoints_cover_oware(oware_db):
+    with tbdb.open(oware_db) as tb:
+        rows = tb.sql("SELECT material, positions, wins + draws + losses FROM draw_analysis "
+                      "WHERE game = 'oware' ORDER BY pieces")
+        assert [r[1] for r in rows] == [len(naive.compositions(n)) for n in range(MAX_SEEDS + 1)]
+        assert all(r[1] == r[2] for r in rows)
+        states = tb.sql("SELECT count(*) FROM build_checkpoints WHERE game = 'oware' "
+                        "AND state = 'done'")[0][0]
+        assert states == MAX_SEEDS + 1
+
+
+def test_verify_passes_and_catches_corruption(oware_db, tmp_path):
+    assert tbdb.verify(oware_db, "oware", progress=False) == {}
+    import shutil
+    bad = tmp_path / "bad.duckdb"
+    shutil.copy(oware_db, bad)
+    con = duckdb.connect(str(bad))
+    con.execute("UPDATE oware_runs SET score = score + 1 WHERE seeds = 5 AND idx = 77 "
+                "AND turns_left_to = 200")
+    con.close()
+    problems = tbdb.verify(str(bad), "oware", progress=False)
+    assert "oware:seeds-05" in problems
+
+
+def test_errors(oware_db):
+    with tbdb.open(oware_db) as tb:
+        for bad in ["0 0 0", "0 0 0 0 0 1 0 0 0 0 0 -1", "0 0 0 0 0 1 0 0 0 0 0  0",
+                    "a b c d e f g h i j k l"]:
+            with pytest.raises(tbdb.InvalidPositionError) as info:
+                tb.lookup(bad, game="oware")
+            assert repr(bad) in str(info.value)
+        with pytest.raises(tbdb.MissingTableError, match="9 seeds"):
+            tb.lookup("9 0 0 0 0 0 0 0 0 0 0 0")
+        assert tb.get("9 0 0 0 0 0 0 0 0 0 0 0") is None
+        for t in (0, 201, "5"):
+            with pytest.raises(tbdb.InvalidOptionError, match="turns_left"):
+                tb.lookup("0 0 0 0 0 1 0 0 0 0 0 0", turns_left=t)
+    with pytest.raises(tbdb.InvalidOptionError, match="max_seeds"):
+        tbdb.build("oware", db="never-created.duckdb", max_seeds=99)
+
+
+def test_cli_lookup(oware_db):
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "lookup", "oware",
+                        "0 3 0 0 2 1 0 1 0 1 0 0", "--turns-left", "37", "--db", oware_db],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with tbdb.open(oware_db) as tb:  # lookups are checked against the naive evaluator above
+        expected = tb.lookup("0 3 0 0 2 1 0 1 0 1 0 0", turns_left=37).score
+    assert f"score:     {expected:+d} (with 37 plies left)" in r.stdout
+
+
+def test_kill_and_resume_per_seed_count(tmp_path):
+    reference = tmp_path / "reference.duckdb"
+    tbdb.build("oware", db=str(reference), max_seeds=11, progress=False)
+    path = tmp_path / "killed.duckdb"
+    cmd = [sys.executable, "-m", "tbdb.cli", "build", "oware", "--max-seeds", "11",
+           "--no-progress", "--db", str(path)]
+    for delay in (3, 4, 5, 6, 2, 8):
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        con = duckdb.connect(str(path), read_only=True)
+        done = con.execute("SELECT count(*) FROM build_checkpoints WHERE state = 'done'").fetchone()[0]
+        con.close()
+        if 0 < done < 12:
+            break
+    else:
+        pytest.fail("could not interrupt the Oware build mid-way")
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    query = ("SELECT count(*), sum(hash(seeds, idx, turns_left_from, turns_left_to, score, "
+             "best_move)) FROM oware_runs")
+    got = duckdb.connect(str(path), read_only=True).execute(query).fetchone()
+    want = duckdb.connect(str(reference), read_only=True).execute(query).fetchone()
+    assert got == want
