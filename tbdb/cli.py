@@ -104,6 +104,13 @@ def _build(args) -> int:
                                  ("max_seeds", args.max_seeds)) if v is not None}
     summary = tbdb.build(args.game, db=args.db, progress=not args.no_progress, **options)
     print(summary)
+    with tbdb.open(summary.db) as tb:
+        label = "seeds" if args.game == "oware" else "pieces"
+        rows = tb.sql(
+            "SELECT pieces, sum(positions), sum(wins), sum(draws), sum(losses), max(longest_win) "
+            "FROM draw_analysis WHERE game = ? GROUP BY pieces ORDER BY pieces", [args.game])
+        _print_rows([label, "positions", "wins", "draws", "losses", "longest win"],
+                    [(p, f"{n:,}", f"{w:,}", f"{d:,}", f"{lo:,}", lw) for p, n, w, d, lo, lw in rows])
     return 0
 
 
