@@ -95,6 +95,15 @@ class Store:
         rows = self.query("SELECT table_name, state FROM build_checkpoints WHERE game = ?", [game])
         return dict(rows)
 
+    def require_done(self, game: str, table: str, what: str, how: str) -> None:
+        """Raise MissingTableError unless ``table`` of ``game`` is completely built."""
+        state = self.states(game).get(table)
+        if state != "done":
+            from tbdb.errors import MissingTableError
+            raise MissingTableError(f"{what} is not built in {self.path!r}"
+                                    + (f" (state: {state})" if state else "")
+                                    + f"; build it with: {how}")
+
     def plan(self, game: str, tables: Iterable[str]) -> None:
         """Record the tables a build will make (pending), leaving known ones as they are."""
         known = self.states(game)

@@ -226,12 +226,8 @@ class CdcProber:
         name = material.name
         solved = self.tables.get(name)
         if solved is None:
-            state = self.store.states("cdc").get(name)
-            if state != "done":
-                raise MissingTableError(
-                    f"CDC table {name!r} is not built in {self.store.path!r}"
-                    + (f" (state: {state})" if state else "")
-                    + f"; build it with: tbdb build cdc --material {name}")
+            self.store.require_done("cdc", name, f"CDC table {name!r}",
+                                    f"tbdb build cdc --material {name}")
             solved = self.tables[name] = self.game.load(name, self.store)
         return solved
 

@@ -155,12 +155,8 @@ class OwareProber:
         book = self.books.get(seeds)
         if book is None:
             name = table_name(seeds)
-            state = self.store.states("oware").get(name)
-            if state != "done":
-                raise MissingTableError(
-                    f"the Oware book for {seeds} seeds is not built in {self.store.path!r}"
-                    + (f" (state: {state})" if state else "")
-                    + f"; build it with: tbdb build oware --max-seeds {seeds}")
+            self.store.require_done("oware", name, f"the Oware book for {seeds} seeds",
+                                    f"tbdb build oware --max-seeds {seeds}")
             book = self.books[seeds] = self.game.load(name, self.store)
         return book
 
