@@ -51,7 +51,7 @@ class Store:
                 raise FileNotFoundError(f"no tbdb database at {self.path!r}")
         self.read_only = read_only
         if read_only:
-            self.con = duckdb.connect(self.path, read_only=True)
+            self.con = self._connect(read_only=True)
             if self.revision() != head_revision():
                 self.con.close()
                 self.read_only = False
@@ -66,7 +66,13 @@ class Store:
             command.upgrade(_alembic_config(connection), "head")
             connection.commit()
         engine.dispose()
-        self.con = duckdb.connect(self.path)
+        self.con = self._connect(read_only=False)
+
+    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        # tbdb draws its own progress; DuckDB's bar would interleave with it on stderr
+        con = duckdb.connect(self.path, read_only=read_only)
+        con.execute("SET enable_progress_bar = false")
+        return con
 
     # ------------------------------------------------------------------ plain queries
 

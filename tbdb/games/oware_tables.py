@@ -146,25 +146,44 @@ class OwareGame:
 
 
 class OwareProber:
+    """Answers lookups from one store.  Books of up to ``LOAD_RUNS`` runs are read into memory on
+    first use; larger ones (14+ seeds: hundreds of millions of runs) are probed position by
+    position in DuckDB, whose zone maps on the insertion-ordered ``idx`` make that a few
+    milliseconds; ``load(seeds)`` reads a large book into memory anyway."""
+    LOAD_RUNS = 5_000_000
+
     def __init__(self, game: OwareGame, store):
         self.game = game
         self.store = store
-        self.books: dict[int, kernels.Book] = {}
+        self.books: dict[int, kernels.Book | None] = {}  # None: probe in the database
 
-    def book(self, seeds: int) -> kernels.Book:
-        book = self.books.get(seeds)
-        if book is None:
+    def book(self, seeds: int) -> kernels.Book | None:
+        if seeds not in self.books:
             name = table_name(seeds)
             self.store.require_done("oware", name, f"the Oware book for {seeds} seeds",
                                     f"tbdb build oware --max-seeds {seeds}")
-            book = self.books[seeds] = self.game.load(name, self.store)
-        return book
+            (runs,), = self.store.query("SELECT runs FROM oware_convergence WHERE seeds = ?",
+                                        [seeds])
+            self.books[seeds] = self.game.load(name, self.store) if runs <= self.LOAD_RUNS else None
+        return self.books[seeds]
+
+    def load(self, seeds: int) -> kernels.Book:
+        self.book(seeds)  # checks the book is built
+        if self.books[seeds] is None:
+            self.books[seeds] = self.game.load(table_name(seeds), self.store)
+        return self.books[seeds]
 
     def value(self, position: OwarePosition, turns_left: int) -> tuple[int, int]:
         """(score, best house or -1) with ``turns_left`` plies left (0: nothing left to gain)."""
         if turns_left == 0:
             return 0, -1
         book = self.book(position.seeds)
+        if book is None:
+            (score, move), = self.store.query(
+                "SELECT score, best_move FROM oware_runs WHERE seeds = ? AND idx = ? AND "
+                "? BETWEEN turns_left_from AND turns_left_to",
+                [position.seeds, position.index, turns_left])
+            return int(score), int(move)
         score, move = kernels._lookup(book.run_offsets, book.run_from, book.run_score,
                                       book.run_move, position.index, turns_left)
         return int(score), int(move)
