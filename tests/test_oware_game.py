@@ -156,3 +156,25 @@ def test_kill_and_resume_per_seed_count(tmp_path):
     got = duckdb.connect(str(path), read_only=True).execute(query).fetchone()
     want = duckdb.connect(str(reference), read_only=True).execute(query).fetchone()
     assert got == want
+
+
+def test_large_books_are_probed_in_the_database_with_the_same_answers(oware_db, monkeypatch):
+    from tbdb.games.oware_tables import OwareProber
+    rng = random.Random(9)
+    texts = [text(naive.unrank(n, rng.randrange(len(naive.compositions(n)))))
+             for n in rng.choices(range(1, MAX_SEEDS + 1), k=60)]
+    ts = [rng.randint(1, 200) for _ in texts]
+    def answers(tb):
+        out = []
+        for t, u in zip(texts, ts):
+            r = tb.lookup(t, turns_left=u)
+            out.append((r.score, r.best_move, [(m.move, m.score) for m in r.moves]))
+        return out
+
+    with tbdb.open(oware_db) as tb:
+        loaded = answers(tb)
+    monkeypatch.setattr(OwareProber, "LOAD_RUNS", 0)
+    with tbdb.open(oware_db) as tb:
+        probed = answers(tb)
+        assert all(book is None for book in tb.prober("oware").books.values())
+    assert probed == loaded
