@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -243,6 +243,29 @@ def all_materials(max_pieces: int) -> list[Material]:
 
 # ------------------------------------------------------------------------------- positions
 
+@lru_cache(maxsize=65536)
+def _parse_rank(rank: str) -> tuple[int, ...] | str:
+    """The 8 piece codes of one rank's text (a-h), or what is wrong with it."""
+    cells: list[int] = []
+    prev_digit = False
+    for ch in rank:
+        if ch in "12345678":
+            if prev_digit:
+                return f"two digits in a row in {rank!r}"
+            cells.extend([-1] * int(ch))
+            prev_digit = True
+        elif ch.upper() in LETTERS:
+            cells.append(LETTERS.index(ch.upper()) + (7 if ch.islower() else 0))
+            prev_digit = False
+        else:
+            return f"unknown piece {ch!r}"
+        if len(cells) > 8:
+            break
+    if len(cells) != 8:
+        return f"rank {rank!r} covers {len(cells)} files, not 8"
+    return tuple(cells)
+
+
 @dataclass(frozen=True)
 class Position:
     """A board (32 piece codes, -1 empty; a1 first) and the side to move (0 red, 1 black)."""
@@ -262,31 +285,12 @@ class Position:
         if len(ranks) != 4:
             raise InvalidPositionError(f"malformed CDC position {text!r}: {len(ranks)} ranks, "
                                        f"expected 4")
-        board = [-1] * 32
-        for i, rank in enumerate(ranks):
-            row = 3 - i
-            col = 0
-            prev_digit = False
-            for ch in rank:
-                if ch in "12345678":
-                    if prev_digit:
-                        raise InvalidPositionError(
-                            f"malformed CDC position {text!r}: two digits in a row in {rank!r}")
-                    col += int(ch)
-                    prev_digit = True
-                elif ch.upper() in LETTERS:
-                    if col < 8:
-                        board[row * 8 + col] = LETTERS.index(ch.upper()) + (7 if ch.islower() else 0)
-                    col += 1
-                    prev_digit = False
-                else:
-                    raise InvalidPositionError(
-                        f"malformed CDC position {text!r}: unknown piece {ch!r}")
-                if col > 8:
-                    break
-            if col != 8:
-                raise InvalidPositionError(
-                    f"malformed CDC position {text!r}: rank {rank!r} covers {col} files, not 8")
+        board: list[int] = []
+        for rank in reversed(ranks):  # rank 1 first: a1 is square 0
+            cells = _parse_rank(rank)
+            if isinstance(cells, str):
+                raise InvalidPositionError(f"malformed CDC position {text!r}: {cells}")
+            board.extend(cells)
         position = cls(tuple(board), 0 if parts[1] == "r" else 1)
         counts: dict[int, int] = {}
         for code in board:

@@ -13,6 +13,10 @@ from tbdb.games.cdc import (MAX_PIECES, Material, Move, Position, all_materials)
 from tbdb.results import OUTCOMES, LookupResult, MoveResult, outcome_name
 
 DEFAULT_MAX_PIECES = 3
+# plain lists: indexing them from Python is several times faster than indexing numpy arrays
+_SYM = kernels.SYM.tolist()
+_CAPTURE = kernels.CAPTURE_FLAG
+_MOVE_TEXT = [str(Move.from_code(code)) for code in range(2 * _CAPTURE)]
 
 
 @dataclass
@@ -256,8 +260,9 @@ class CdcProber:
         i = (position.side ^ swap) * size + idx
         best = int(solved.best[i])
         if best >= 0 and sym:
-            best = Move(int(kernels.SYM[sym, (best % 1024) // 32]), int(kernels.SYM[sym, best % 32]),
-                        best >= 1024).code
+            # the stored move is on the canonical board; symmetries are their own inverses
+            image = _SYM[sym]
+            best = (best & _CAPTURE) | image[(best & 1023) >> 5] << 5 | image[best & 31]
         return int(solved.result[i]), int(solved.distance[i]), best
 
     def lookup(self, text: str | Position, **other) -> LookupResult:
@@ -269,7 +274,7 @@ class CdcProber:
         result, distance, best = self.value(position)
         return LookupResult(
             game="cdc", position=text, outcome=OUTCOMES[result], distance=distance,
-            best_move=str(Move.from_code(best)) if best >= 0 else None,
+            best_move=_MOVE_TEXT[best] if best >= 0 else None,
             moves_fn=lambda: self._moves(position))
 
     def _moves(self, position: Position) -> list[MoveResult]:
