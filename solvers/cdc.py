@@ -255,7 +255,6 @@ def _stabiliser(idx, desc, sq, tmp):
 @njit(cache=True, parallel=True)
 def _table_census(desc, size):
     """Per index: valid (canonical) flag and orbit size (placements a row stands for)."""
-    k = desc[0]
     valid = np.zeros(size, np.int8)
     orbit = np.zeros(size, np.int8)
     nchunk = (size + 4095) // 4096
@@ -486,7 +485,6 @@ def _probe_many(boards, sides, desc, swap, size, result, distance, best, out_res
     """Look up many boards of one material: int8[n, 32] piece codes, sides int8[n].
     Writes result/distance/best move (in the boards' own orientation) per row."""
     n = boards.shape[0]
-    k = desc[0]
     nchunk = (n + 4095) // 4096
     scratch = np.empty((nchunk, 2, 16), np.int64)
     for ch in prange(nchunk):
@@ -506,7 +504,6 @@ def _probe_many(boards, sides, desc, swap, size, result, distance, best, out_res
                 b = SYM[s, mv % 32]
                 mv = (mv // CAPTURE_FLAG) * CAPTURE_FLAG + a * 32 + b
             out_best[r] = mv
-    return k
 
 
 @njit(cache=True, parallel=True)

@@ -6,7 +6,6 @@ comments show rank 4 at the top; squares are a1 (bottom left) .. h4 (top right).
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import re

@@ -184,7 +184,7 @@ class Material:
 
     def placements(self) -> int:
         """Placements of the pieces on the board (identical pieces unordered), one side to move."""
-        from math import comb, perm
+        from math import comb
         total, free = 1, 32
         for _, count in _groups(self.codes):
             total *= comb(free, count)
