@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 import tbdb
-from tests import naive_oware as naive
+from tests import naive
 
 MAX_SEEDS = 8
 
@@ -31,13 +31,13 @@ def test_lookup_matches_the_naive_evaluator(oware_db):
     with tbdb.open(oware_db) as tb:
         for _ in range(150):
             n = rng.randint(1, 6)
-            houses = naive.unrank(n, rng.randrange(len(naive.compositions(n))))
+            houses = naive.oware_unrank(n, rng.randrange(len(naive.oware_compositions(n))))
             t = rng.choice([1, 2, 3, 7, 20, 40, 60])
             r = tb.lookup(text(houses), turns_left=t)
-            assert r.score == naive.value(tuple(houses), t), (houses, t)
-            best = naive.optimal_moves(tuple(houses), t)
+            assert r.score == naive.oware_value(tuple(houses), t), (houses, t)
+            best = naive.oware_optimal_moves(tuple(houses), t)
             assert (int(r.best_move) if r.best_move else None) == (min(best) if best else None)
-            assert {int(m.move) for m in r.moves} == set(naive.legal_moves(tuple(houses)))
+            assert {int(m.move) for m in r.moves} == set(naive.oware_legal_moves(tuple(houses)))
             assert r.moves[0].score == r.score if r.moves else r.best_move is None
 
 
@@ -48,7 +48,7 @@ def test_default_turns_left_is_200_and_the_sql_example_agrees(oware_db):
         (score,), = tb.sql("SELECT score FROM oware_values WHERE position = "
                            "'0 0 0 0 0 1 0 0 0 0 0 0' AND 200 BETWEEN turns_left_from AND "
                            "turns_left_to")
-        assert score == r.score == naive.value((0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0), 60)
+        assert score == r.score == naive.oware_value((0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0), 60)
 
 
 def test_runs_cover_every_t_once_and_stop_changing_at_stable_from(oware_db):
@@ -86,7 +86,7 @@ def test_draw_analysis_and_checkpoints_cover_oware(oware_db):
     with tbdb.open(oware_db) as tb:
         rows = tb.sql("SELECT material, positions, wins + draws + losses FROM draw_analysis "
                       "WHERE game = 'oware' ORDER BY pieces")
-        assert [r[1] for r in rows] == [len(naive.compositions(n)) for n in range(MAX_SEEDS + 1)]
+        assert [r[1] for r in rows] == [len(naive.oware_compositions(n)) for n in range(MAX_SEEDS + 1)]
         assert all(r[1] == r[2] for r in rows)
         states = tb.sql("SELECT count(*) FROM build_checkpoints WHERE game = 'oware' "
                         "AND state = 'done'")[0][0]
@@ -166,7 +166,7 @@ def test_kill_and_resume_per_seed_count(tmp_path):
 def test_large_books_are_probed_in_the_database_with_the_same_answers(oware_db, monkeypatch):
     from tbdb.games.oware_tables import OwareProber
     rng = random.Random(9)
-    texts = [text(naive.unrank(n, rng.randrange(len(naive.compositions(n)))))
+    texts = [text(naive.oware_unrank(n, rng.randrange(len(naive.oware_compositions(n)))))
              for n in rng.choices(range(1, MAX_SEEDS + 1), k=60)]
     ts = [rng.randint(1, 200) for _ in texts]
     def answers(tb):

@@ -1,4 +1,4 @@
-"""Oware (Abapa) book kernels against the naive reference (tests/naive_oware.py)."""
+"""Oware (Abapa) book kernels against the naive reference (tests/naive.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from solvers import oware as ow
-from tests import naive_oware as nv
+from tests import naive
 
 SMALL_N = 5  # books compared exhaustively with the naive evaluator
 SMALL_T = 60
@@ -45,10 +45,10 @@ def position_value(books, houses, t):
 @pytest.mark.parametrize("n", range(0, 9))
 def test_rank_is_the_lexicographic_bijection(n):
     N = ow.book_size(n)
-    assert N == len(nv.compositions(n))
+    assert N == len(naive.oware_compositions(n))
     houses = ow._unrank_many(n, np.arange(N, dtype=np.int64))
     assert houses.dtype == np.int8 and houses.shape == (N, 12)
-    assert [tuple(r) for r in houses.tolist()] == list(nv.compositions(n))
+    assert [tuple(r) for r in houses.tolist()] == list(naive.oware_compositions(n))
     ranks = ow._rank_many(houses)
     assert ranks.dtype == np.int64
     assert np.array_equal(ranks, np.arange(N))
@@ -109,9 +109,9 @@ def test_sow_and_transitions_match_naive(n):
     child, captured = ow._transitions(n)
     assert child.dtype == np.int32 and captured.dtype == np.int8
     assert child.shape == captured.shape == (ow.book_size(n), 6)
-    for i, pos in enumerate(nv.compositions(n)):
+    for i, pos in enumerate(naive.oware_compositions(n)):
         for h in range(6):
-            ref = nv.sow(pos, h)
+            ref = naive.oware_sow(pos, h)
             cap, after = sow(pos, h)
             if ref is None:
                 assert cap == -1 and captured[i, h] == -1 and child[i, h] == -1
@@ -119,10 +119,10 @@ def test_sow_and_transitions_match_naive(n):
             assert (cap, after) == (ref[1], ref[0])
             flipped = np.zeros(12, dtype=np.int8)
             ow._flip(np.array(after, dtype=np.int8), flipped)
-            kid, kcap = nv.play(pos, h)
+            kid, kcap = naive.oware_play(pos, h)
             assert tuple(flipped) == kid
             assert captured[i, h] == kcap
-            assert child[i, h] == nv.rank(kid)
+            assert child[i, h] == naive.oware_rank(kid)
             assert sum(kid) == n - kcap
 
 
@@ -132,7 +132,7 @@ def test_grand_slam_captures_nothing(books):
     # is captured and the board stays as sown.
     s = (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0)
     assert sow(s, 5) == (0, (0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0))
-    assert nv.play(s, 5) == ((2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0)
+    assert naive.oware_play(s, 5) == ((2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0)
     # The child (2 seeds in the new mover's house 0, nothing opposite) has no legal move: sowing
     # house 0 only reaches houses 1-2, the opponent stays empty.  Game over, the new mover takes
     # its own 2 seeds: V(child, t >= 1) = 2.  So V(s, 1) = 0 - V(child, 0) = 0 and
@@ -150,7 +150,7 @@ def test_capture_chain_stops_at_a_house_not_holding_2_or_3():
     # is NOT captured.  Captured 2; 8 seeds on the opponent's side, so not a grand slam.
     s = (0, 0, 0, 0, 0, 3, 1, 3, 1, 0, 0, 0)
     assert sow(s, 5) == (2, (0, 0, 0, 0, 0, 0, 2, 4, 0, 0, 0, 0))
-    assert nv.play(s, 5) == ((2, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 2)
+    assert naive.oware_play(s, 5) == ((2, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 2)
     # Same but house 7 starts with 2: houses 8, 7, 6 hold 2, 3, 2 -> all three captured (7 seeds);
     # house 11 keeps 1 seed, so it is not a grand slam.
     s = (0, 0, 0, 0, 0, 3, 1, 2, 1, 0, 0, 1)
@@ -166,7 +166,7 @@ def test_twelve_seed_house_skips_its_origin():
     # into house 1.  The last seed lands on the mover's side: no capture.
     s = (12,) + (0,) * 11
     assert sow(s, 0) == (0, (0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1))
-    assert nv.play(s, 0) == ((1, 1, 1, 1, 1, 1, 0, 2, 1, 1, 1, 1), 0)
+    assert naive.oware_play(s, 0) == ((1, 1, 1, 1, 1, 1, 0, 2, 1, 1, 1, 1), 0)
     # 12 seeds in house 5: 6..11 and 0..4 get one each, 5 is skipped, the 12th seed lands in
     # house 6 which then holds 2 -> captured (7 opponent seeds, not a grand slam).  The origin
     # stays empty.
@@ -183,10 +183,10 @@ def test_non_feeding_move_is_illegal(books):
     s = (1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0)
     assert sow(s, 0)[0] == -1
     assert sow(s, 5) == (0, (1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0))
-    assert nv.legal_moves(s) == [5]
+    assert naive.oware_legal_moves(s) == [5]
     # V(s, 1) = 0 - 0 = 0, best move 5.
     assert position_value(books, s, 1) == (0, 5)
-    child, cap = nv.play(s, 5)
+    child, cap = naive.oware_play(s, 5)
     assert (child, cap) == ((1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0), 0)
 
 
@@ -194,7 +194,7 @@ def test_no_legal_move_scores_own_seeds(books):
     # Houses 0 and 1 hold 1 seed each, nothing opposite: neither move reaches house 6, so the
     # mover has no legal move; the game ends and the mover takes its own 2 seeds.
     s = (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    assert nv.legal_moves(s) == []
+    assert naive.oware_legal_moves(s) == []
     for t in (1, 2, 199, 200):
         assert position_value(books, s, t) == (2, -1)
     # 4 seeds in house 1 do reach house 5 only: still no legal move, value 4.
@@ -211,13 +211,13 @@ def test_no_legal_move_scores_own_seeds(books):
 @pytest.mark.parametrize("n", range(0, SMALL_N + 1))
 def test_books_match_naive_exhaustively(books, n):
     b = books[n]
-    comps = nv.compositions(n)
+    comps = naive.oware_compositions(n)
     for t in range(1, SMALL_T + 1):
         score, move = b.values_at(t)
         for i, pos in enumerate(comps):
-            v = nv.value(pos, t)
+            v = naive.oware_value(pos, t)
             assert score[i] == v, (pos, t)
-            opt = nv.optimal_moves(pos, t)
+            opt = naive.oware_optimal_moves(pos, t)
             assert move[i] == (min(opt) if opt else -1), (pos, t)
 
 
@@ -228,12 +228,12 @@ def test_random_positions_up_to_9_seeds(books):
         n = rnd.randint(6, 9)
         t = rnd.randint(1, max_t[n])
         idx = rnd.randrange(ow.book_size(n))
-        pos = nv.unrank(n, idx) if n <= 7 else tuple(int(x) for x in ow._unrank_many(
+        pos = naive.oware_unrank(n, idx) if n <= 7 else tuple(int(x) for x in ow._unrank_many(
             n, np.array([idx], dtype=np.int64))[0])
         assert ow._rank(np.array(pos, dtype=np.int8)) == idx
         score, move = books[n].lookup(idx, t)
-        assert score == nv.value(pos, t), (pos, t)
-        opt = nv.optimal_moves(pos, t)
+        assert score == naive.oware_value(pos, t), (pos, t)
+        opt = naive.oware_optimal_moves(pos, t)
         assert move == (min(opt) if opt else -1)
 
 
@@ -276,17 +276,17 @@ def test_stable_from_is_consistent(books):
     # constant from stable_from - 1
     for n in range(0, 4):
         s = books[n].stable_from
-        comps = nv.compositions(n)
+        comps = naive.oware_compositions(n)
         for pos in comps:
-            assert nv.value(pos, s) == nv.value(pos, ow.MAX_T)
+            assert naive.oware_value(pos, s) == naive.oware_value(pos, ow.MAX_T)
         if s > 1:
-            assert any(nv.value(pos, s - 1) != nv.value(pos, s) for pos in comps)
+            assert any(naive.oware_value(pos, s - 1) != naive.oware_value(pos, s) for pos in comps)
     rnd = random.Random(7)
     for n in (4,):
         s = books[n].stable_from
         for idx in rnd.sample(range(ow.book_size(n)), 10):
-            pos = nv.unrank(n, idx)
-            assert nv.value(pos, ow.MAX_T) == nv.value(pos, s) == books[n].lookup(idx, 150)[0]
+            pos = naive.oware_unrank(n, idx)
+            assert naive.oware_value(pos, ow.MAX_T) == naive.oware_value(pos, s) == books[n].lookup(idx, 150)[0]
 
 
 def test_known_stable_points(books):
