@@ -119,12 +119,28 @@ def lookups(db: str) -> list[dict]:
     ]
 
 
-def oware() -> list[dict]:
-    try:
-        import oware_solver
-    except ImportError:
-        return []
-    return oware_solver.run()
+def oware(db: str, max_seeds: int) -> list[dict]:
+    """The solver alone (benchmarks/oware_solver.py), then the whole CLI build with storage."""
+    import oware_solver
+    results = oware_solver.run()
+    for suffix in ("", ".wal"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "tbdb.cli", "build", "oware", "--max-seeds",
+                    str(max_seeds), "--db", db, "--no-progress"], check=True, capture_output=True)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    tag = f"oware-{max_seeds} tbdb build (solve + DuckDB load)"
+    results += [
+        {"name": tag, "value": round(seconds, 1), "unit": "s"},
+        {"name": f"{tag} peak memory", "value": round(peak / 2**20, 2) if peak > before else
+         None, "unit": "GiB"},
+        {"name": f"oware-{max_seeds} file size", "value": round(os.path.getsize(db) / 2**20, 1),
+         "unit": "MiB"},
+    ]
+    return results
 
 
 def main(argv=None) -> int:
@@ -144,7 +160,7 @@ def main(argv=None) -> int:
             results += cdc_build(db, 3)
         results += lookups(db)
     if args.only in (None, "oware"):
-        results += oware()
+        results += oware(os.path.join(tmp, "oware.duckdb"), 12 if args.quick else 16)
     if args.json:
         for r in results:
             print(json.dumps(r))
@@ -152,7 +168,12 @@ def main(argv=None) -> int:
         print(machine_line())
         width = max(len(r["name"]) for r in results)
         for r in results:
-            print(f"{r['name']:<{width}}  {r['value']:>14,}  {r['unit']}")
+            value = r["value"]
+            if isinstance(value, float):
+                value = f"{value:,.3f}" if value < 100 else f"{value:,.0f}"
+            elif isinstance(value, int):
+                value = f"{value:,}"
+            print(f"{r['name']:<{width}}  {str(value):>14}  {r['unit']}")
     return 0
 
 
