@@ -157,6 +157,17 @@ def _retrograde(valid, child, deg, ext_loss_min, ext_win_max, ext_has_draw):
     return result, distance
 
 
+@njit(cache=True)
+def _move_to(i, want, want_distance, result, distance, child, child_move, deg):
+    """The first in-table move of position i to a child with result ``want`` (and distance
+    ``want_distance``, unless that is -1), or -1."""
+    for e in range(deg[i]):
+        c = child[i, e]
+        if result[c] == want and (want_distance < 0 or distance[c] == want_distance):
+            return child_move[i, e]
+    return np.int16(-1)
+
+
 @njit(cache=True, parallel=True)
 def _best_moves(result, distance, child, child_move, deg,
                 ext_loss_min, ext_loss_move, ext_win_max, ext_win_move, ext_draw_move):
@@ -168,28 +179,16 @@ def _best_moves(result, distance, child, child_move, deg,
         d = distance[i]
         if r == WIN:
             if ext_loss_min[i] != NO_EXT and ext_loss_min[i] + 1 == d:
-                best[i] = ext_loss_move[i]
+                best[i] = ext_loss_move[i]  # the quickest win is a capture
             else:
-                for e in range(deg[i]):
-                    c = child[i, e]
-                    if result[c] == LOSS and distance[c] == d - 1:
-                        best[i] = child_move[i, e]
-                        break
-        elif r == LOSS:
-            if d > 0:
-                if ext_win_max[i] + 1 == d:
-                    best[i] = ext_win_move[i]
-                else:
-                    for e in range(deg[i]):
-                        c = child[i, e]
-                        if result[c] == WIN and distance[c] == d - 1:
-                            best[i] = child_move[i, e]
-                            break
+                best[i] = _move_to(i, LOSS, d - 1, result, distance, child, child_move, deg)
+        elif r == LOSS and d > 0:
+            if ext_win_max[i] + 1 == d:
+                best[i] = ext_win_move[i]  # the longest resistance is a capture
+            else:
+                best[i] = _move_to(i, WIN, d - 1, result, distance, child, child_move, deg)
         elif r == DRAW:
-            for e in range(deg[i]):
-                if result[child[i, e]] == DRAW:
-                    best[i] = child_move[i, e]
-                    break
+            best[i] = _move_to(i, DRAW, -1, result, distance, child, child_move, deg)
             if best[i] < 0:
                 best[i] = ext_draw_move[i]
     return best
