@@ -7,14 +7,14 @@
 """
 from tbdb.api import Tablebase, lookup, open
 from tbdb.build import build, verify
-from tbdb.errors import (BuildOptionError, InvalidMaterialError, InvalidMoveError,
+from tbdb.errors import (BuildOptionError, DatabaseBusyError, InvalidMaterialError, InvalidMoveError,
                          InvalidOptionError, InvalidPositionError, MissingTableError, TbdbError,
                          UnknownGameError)
 from tbdb.results import LookupResult, MoveResult
 
 __all__ = [
     "Tablebase", "open", "lookup", "build", "verify", "LookupResult", "MoveResult",
-    "TbdbError", "InvalidPositionError", "InvalidMoveError", "InvalidMaterialError",
+    "TbdbError", "DatabaseBusyError", "InvalidPositionError", "InvalidMoveError", "InvalidMaterialError",
     "UnknownGameError", "MissingTableError", "InvalidOptionError", "BuildOptionError",
 ]
 __version__ = "0.1.0"

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     import tbdb  # after argument parsing, so --help stays quick
     try:
         return _COMMANDS[args.command](args)
-    except (tbdb.TbdbError, FileNotFoundError) as exc:
+    except (tbdb.TbdbError, OSError) as exc:
         print(f"tbdb {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

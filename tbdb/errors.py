@@ -31,6 +31,10 @@ class MissingTableError(TbdbError, KeyError):
         return str(self.args[0])
 
 
+class DatabaseBusyError(TbdbError, OSError):
+    """Another process (a running build) holds the database file."""
+
+
 class InvalidOptionError(TbdbError, ValueError):
     """An option (of a build or a lookup) that the game does not take, or a value it cannot use."""
 

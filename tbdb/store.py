@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -15,6 +16,15 @@ import migrations
 MIGRATIONS_DIR = Path(migrations.__file__).resolve().parent
 DEFAULT_DB_ENV = "TBDB_DB"
 DEFAULT_DB = "tbdb.duckdb"
+
+
+def _busy(path: str, exc: Exception):
+    from tbdb.errors import DatabaseBusyError
+    pid = re.search(r"\(PID (\d+)\)", str(exc))
+    holder = f"process {pid.group(1)}" if pid else "another process"
+    raise DatabaseBusyError(
+        f"database {path!r} is in use by {holder}: DuckDB lets one process write a file and no "
+        f"other open it meanwhile; try again when that process (a build?) has finished") from exc
 
 
 def default_db_path() -> str:
@@ -61,16 +71,28 @@ class Store:
 
     def _open_and_migrate(self) -> None:
         from alembic import command
+        from sqlalchemy.exc import OperationalError
         engine = create_engine(f"duckdb:///{self.path}")
-        with engine.connect() as connection:
+        try:
+            connection = engine.connect()
+        except OperationalError as exc:
+            if "lock" not in str(exc):
+                raise
+            _busy(self.path, exc.orig)
+        with connection:
             command.upgrade(_alembic_config(connection), "head")
             connection.commit()
         engine.dispose()
         self.con = self._connect(read_only=False)
 
     def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        try:
+            con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc):
+                raise
+            _busy(self.path, exc)
         # tbdb draws its own progress; DuckDB's bar would interleave with it on stderr
-        con = duckdb.connect(self.path, read_only=read_only)
         con.execute("SET enable_progress_bar = false")
         return con
 

@@ -88,3 +88,21 @@ def test_help_for_every_subcommand():
     for sub in ("build", "lookup", "sql", "status", "verify"):
         r = run(sub, "--help")
         assert r.returncode == 0 and "usage: tbdb " + sub in r.stdout
+
+
+def test_a_database_held_by_another_process_is_a_clear_error(kcvp_db, tmp_path):
+    import shutil
+    held = tmp_path / "held.duckdb"
+    shutil.copy(kcvp_db, held)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); time.sleep(60)", str(held)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        r = run("status", "--db", str(held))
+        assert r.returncode == 2
+        assert f"is in use by process {holder.pid}" in r.stderr and "Traceback" not in r.stderr
+    finally:
+        holder.kill()
+        holder.wait()
