@@ -140,6 +140,18 @@ def oware(db: str, max_seeds: int) -> list[dict]:
         {"name": f"oware-{max_seeds} file size", "value": round(os.path.getsize(db) / 2**20, 1),
          "unit": "MiB"},
     ]
+    # the batch form: a million random 12-seed positions at random plies left
+    import tbdb
+    rng = np.random.default_rng(1)
+    n = 1_000_000
+    houses = rng.multinomial(12, [1 / 12] * 12, size=n).astype(np.int8)
+    turns = rng.integers(1, 201, n).astype(np.int16)
+    with tbdb.open(db) as tb:
+        tb.lookup_arrays("oware", houses[:10], turns[:10])  # loads book 12, compiles
+        t0 = time.perf_counter()
+        tb.lookup_arrays("oware", houses, turns)
+        results.append({"name": "oware lookup_arrays batch (1M positions, 12 seeds)",
+                        "value": round(n / (time.perf_counter() - t0)), "unit": "positions/s"})
     return results
 
 

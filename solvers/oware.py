@@ -889,3 +889,17 @@ def solve_books(max_n: int, parallel: bool | None = None) -> list[Book]:
                 books.append(solve_book(n, books, parallel))
                 n += 1
     return books
+
+
+@njit(parallel=True, cache=True)
+def _lookup_rows(run_offsets, run_from, run_score, run_move, idx, t):
+    """``(score int8[M], best_move int8[M])`` of positions ``idx int64[M]`` of one book at plies
+    left ``t int16[M]`` (each 1 <= t <= MAX_T)."""
+    m = idx.shape[0]
+    score = np.empty(m, dtype=np.int8)
+    move = np.empty(m, dtype=np.int8)
+    for j in prange(m):
+        s, mv = _lookup(run_offsets, run_from, run_score, run_move, idx[j], t[j])
+        score[j] = s
+        move[j] = mv
+    return score, move

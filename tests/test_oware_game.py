@@ -183,3 +183,18 @@ def test_large_books_are_probed_in_the_database_with_the_same_answers(oware_db, 
         probed = answers(tb)
         assert all(book is None for book in tb.prober("oware").books.values())
     assert probed == loaded
+
+
+def test_batch_lookup_agrees_with_single_lookups(oware_db):
+    import numpy as np
+    rng = random.Random(4)
+    positions = [naive.oware_unrank(n, rng.randrange(len(naive.oware_compositions(n))))
+                 for n in rng.choices(range(0, MAX_SEEDS + 1), k=300)]
+    ts = np.array([rng.randint(1, 200) for _ in positions], np.int16)
+    with tbdb.open(oware_db) as tb:
+        score, move = tb.lookup_arrays("oware", np.array(positions, np.int8), ts)
+        singles = [tb.lookup(text(p), turns_left=int(t)) for p, t in zip(positions, ts)]
+        with pytest.raises(tbdb.MissingTableError):
+            tb.lookup_arrays("oware", np.array([[9] + [0] * 11], np.int8))
+    assert score.tolist() == [r.score for r in singles]
+    assert [str(m) if m >= 0 else None for m in move.tolist()] == [r.best_move for r in singles]

@@ -211,3 +211,27 @@ class OwareProber:
             score = captured - self.value(child, turns_left - 1)[0]
             out.append(MoveResult(str(house), outcome=_outcome(score), score=score))
         return sorted(out, key=MoveResult.sort_key)
+
+    def lookup_arrays(self, houses: np.ndarray, turns_left=MAX_T):
+        """Batch probe: houses int8[n, 12] (mover's view), plies left (a number or int[n], each
+        1..200) -> (score int8[n], best house int8[n], -1 where there is no legal move).
+        Every book needed is read into memory."""
+        houses = np.ascontiguousarray(houses, np.int8)
+        if houses.ndim != 2 or houses.shape[1] != HOUSES or (houses < 0).any():
+            raise ValueError(f"expected houses of shape (n, 12), non-negative; got shape "
+                             f"{houses.shape}")
+        n = len(houses)
+        t = np.broadcast_to(np.asarray(turns_left, np.int16), (n,)).copy()
+        if ((t < 1) | (t > MAX_T)).any():
+            raise InvalidOptionError(f"turns_left must be from 1 to {MAX_T}")
+        seeds = houses.astype(np.int16).sum(axis=1)
+        idx = kernels._rank_many(houses)
+        score = np.empty(n, np.int8)
+        move = np.empty(n, np.int8)
+        for s in np.unique(seeds):
+            rows = np.flatnonzero(seeds == s)
+            book = self.load(int(s))
+            score[rows], move[rows] = kernels._lookup_rows(
+                book.run_offsets, book.run_from, book.run_score, book.run_move, idx[rows],
+                t[rows])
+        return score, move
