@@ -151,11 +151,11 @@ class Store:
             [dt.datetime.now(), game, table])
 
     def write_table(self, game: str, table: str, deletes: Iterable[tuple[str, list]],
-                    loads: Iterable[tuple[str, pa.Table]], rows: int, seconds: float) -> None:
+                    loads: Iterable[tuple[str, object]], rows: int, seconds: float) -> None:
         """Replace a table's rows and mark it done, all in one transaction: a build killed at
         any moment leaves either the whole table or none of it (a half-written table is
         rolled back by DuckDB's write-ahead log).  Each load is an INSERT statement reading
-        from ``{src}`` and the Arrow table that ``{src}`` stands for."""
+        from ``{src}`` and the Arrow table or RecordBatchReader that ``{src}`` stands for."""
         con = self.con
         con.begin()
         try:

@@ -198,3 +198,17 @@ def test_batch_lookup_agrees_with_single_lookups(oware_db):
             tb.lookup_arrays("oware", np.array([[9] + [0] * 11], np.int8))
     assert score.tolist() == [r.score for r in singles]
     assert [str(m) if m >= 0 else None for m in move.tolist()] == [r.best_move for r in singles]
+
+
+def test_rows_streamed_in_small_batches_are_the_same_rows(oware_db, tmp_path, monkeypatch):
+    from tbdb.games import oware_tables
+    monkeypatch.setattr(oware_tables, "BATCH_POSITIONS", 1000)
+    small = tmp_path / "small-batches.duckdb"
+    tbdb.build("oware", db=str(small), max_seeds=MAX_SEEDS, progress=False)
+    queries = ["SELECT count(*), sum(hash(seeds, idx, turns_left_from, turns_left_to, score, "
+               "best_move)) FROM oware_runs",
+               "SELECT count(*), sum(hash(seeds, idx, position)) FROM oware_positions"]
+    for q in queries:
+        got = duckdb.connect(str(small), read_only=True).execute(q).fetchone()
+        want = duckdb.connect(oware_db, read_only=True).execute(q).fetchone()
+        assert got == want

@@ -30,6 +30,42 @@ def _outcome(score: int) -> str:
     return "win" if score > 0 else "loss" if score < 0 else "draw"
 
 
+BATCH_POSITIONS = 1 << 20
+_RUNS_SCHEMA = pa.schema([("seeds", pa.int16()), ("idx", pa.int32()),
+                          ("turns_left_from", pa.int16()), ("turns_left_to", pa.int16()),
+                          ("score", pa.int8()), ("best_move", pa.int8())])
+_POSITIONS_SCHEMA = pa.schema([("seeds", pa.int16()), ("idx", pa.int32()),
+                               ("position", pa.string())])
+
+
+def _run_batches(book: kernels.Book):
+    """oware_runs rows, a batch per BATCH_POSITIONS positions; a position's last run ends at 200."""
+    off = book.run_offsets
+    for lo in range(0, book.size, BATCH_POSITIONS):
+        hi = min(book.size, lo + BATCH_POSITIONS)
+        a, b = off[lo], off[hi]
+        idx = np.repeat(np.arange(lo, hi, dtype=np.int32), np.diff(off[lo:hi + 1]))
+        to = np.empty(b - a, np.int16)
+        to[:-1] = book.run_from[a + 1:b] - 1
+        to[off[lo + 1:hi + 1] - 1 - a] = MAX_T
+        yield pa.record_batch([
+            pa.array(np.full(b - a, book.n, np.int16)), pa.array(idx),
+            pa.array(book.run_from[a:b]), pa.array(to), pa.array(book.run_score[a:b]),
+            pa.array(book.run_move[a:b])], schema=_RUNS_SCHEMA)
+
+
+def _position_batches(book: kernels.Book):
+    """oware_positions rows: the text of every position of the book, in index order."""
+    for lo in range(0, book.size, BATCH_POSITIONS):
+        hi = min(book.size, lo + BATCH_POSITIONS)
+        houses = kernels._unrank_many(book.n, np.arange(lo, hi, dtype=np.int64))
+        text = pc.binary_join_element_wise(
+            *[pc.cast(pa.array(houses[:, h]), pa.string()) for h in range(HOUSES)], " ")
+        yield pa.record_batch([pa.array(np.full(hi - lo, book.n, np.int16)),
+                               pa.array(np.arange(lo, hi, dtype=np.int32)), text],
+                              schema=_POSITIONS_SCHEMA)
+
+
 class OwareGame:
     name = "oware"
 
@@ -83,37 +119,23 @@ class OwareGame:
 
     # ------------------------------------------------------------------ storage
 
-    def rows(self, book: kernels.Book, store) -> tuple[list[tuple[str, pa.Table]], int]:
-        n, N = book.n, book.size
-        per_position = np.diff(book.run_offsets)
-        idx = np.repeat(np.arange(N, dtype=np.int32), per_position)
-        to = np.empty(len(book.run_from), np.int16)
-        to[:-1] = book.run_from[1:] - 1
-        to[book.run_offsets[1:] - 1] = MAX_T  # a position's last run lasts to the limit
-        runs = pa.table({
-            "seeds": pa.array(np.full(len(idx), n, np.int16)),
-            "idx": pa.array(idx),
-            "turns_left_from": pa.array(book.run_from),
-            "turns_left_to": pa.array(to),
-            "score": pa.array(book.run_score),
-            "best_move": pa.array(book.run_move),
-        })
-        houses = kernels._unrank_many(n, np.arange(N, dtype=np.int64))
-        text = pc.binary_join_element_wise(
-            *[pc.cast(pa.array(houses[:, h]), pa.string()) for h in range(HOUSES)], " ")
-        positions = pa.table({"seeds": pa.array(np.full(N, n, np.int16)),
-                              "idx": pa.array(np.arange(N, dtype=np.int32)), "position": text})
+    def rows(self, book: kernels.Book, store) -> tuple[list[tuple[str, object]], int]:
+        """Runs and position texts as streams of Arrow batches (a million positions each): the
+        16-seed book has ~220M runs, too many to materialise as whole columns next to it."""
+        n = book.n
         convergence = pa.table({
             "seeds": pa.array([n], pa.int16()),
             "stable_from": pa.array([book.stable_from], pa.int16()),
             "moves_stable_from": pa.array([book.moves_stable_from], pa.int16()),
-            "positions": pa.array([N], pa.int64()),
-            "runs": pa.array([len(idx)], pa.int64()),
+            "positions": pa.array([book.size], pa.int64()),
+            "runs": pa.array([book.num_runs], pa.int64()),
         })
+        runs = pa.RecordBatchReader.from_batches(_RUNS_SCHEMA, _run_batches(book))
+        positions = pa.RecordBatchReader.from_batches(_POSITIONS_SCHEMA, _position_batches(book))
         loads = [("INSERT INTO oware_runs SELECT * FROM {src}", runs),
                  ("INSERT INTO oware_positions SELECT * FROM {src}", positions),
                  ("INSERT INTO oware_convergence SELECT * FROM {src}", convergence)]
-        return loads, len(idx)
+        return loads, book.num_runs
 
     def deletes(self, table: str) -> list[tuple[str, list]]:
         n = seeds_of(table)
