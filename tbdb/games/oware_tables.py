@@ -112,7 +112,9 @@ class OwareGame:
             expected = np.where(no_move, own_seeds, value.max(axis=1))
             expected_move = np.where(no_move, -1, value.argmax(axis=1))  # lowest optimal house
             bad |= (score != expected) | (move != expected_move)
-            prev = {m: b.values_at(t)[0] for m, b in books.items()}
+            for m, b in books.items():
+                if t <= b.moves_stable_from:  # beyond it a book's values no longer change
+                    prev[m] = b.values_at(t)[0]
         examples = [OwarePosition(tuple(int(x) for x in houses[i])).text
                     for i in np.flatnonzero(bad)[:20]]
         return examples, int(bad.sum())
