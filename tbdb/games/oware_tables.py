@@ -94,27 +94,36 @@ class OwareGame:
         n = book.n
         books = {b.n: b for b in deps.values()}
         books[n] = book
+        order = sorted(books)
+        start = {}
+        total = 0
+        for m in order:
+            start[m] = total
+            total += books[m].size
         child, captured = kernels._transitions(n)
+        legal = captured >= 0
+        # every move's child as an index into the books' values laid end to end (one gather
+        # per t); an illegal move points at a trailing cell
+        first = np.zeros(n + 1, np.int64)
+        for m in order:
+            first[m] = start[m]
+        gidx = np.where(legal, first[n - np.where(legal, captured, 0)] + child, total)
+        gain = captured.astype(np.int16)
         houses = kernels._unrank_many(n, np.arange(book.size, dtype=np.int64))
         own_seeds = houses[:, :6].astype(np.int16).sum(axis=1)
-        no_move = (captured < 0).all(axis=1)
+        no_move = ~legal.any(axis=1)
         last = max(max(b.moves_stable_from for b in books.values()), 1)
         bad = np.zeros(book.size, bool)
-        prev = {m: np.zeros(b.size, np.int8) for m, b in books.items()}  # V(., 0) = 0
+        prev = np.zeros(total + 1, np.int16)  # V(., 0) = 0
         for t in range(1, min(MAX_T, last + 1) + 1):
             score, move = book.values_at(t)
-            value = np.full((book.size, 6), -128, np.int16)
-            for h in range(6):
-                cap = captured[:, h]
-                for c in np.unique(cap[cap >= 0]):
-                    rows = np.flatnonzero(cap == c)
-                    value[rows, h] = c - prev[n - c][child[rows, h]].astype(np.int16)
+            value = np.where(legal, gain - prev[gidx], np.int16(-128))
             expected = np.where(no_move, own_seeds, value.max(axis=1))
             expected_move = np.where(no_move, -1, value.argmax(axis=1))  # lowest optimal house
             bad |= (score != expected) | (move != expected_move)
-            for m, b in books.items():
-                if t <= b.moves_stable_from:  # beyond it a book's values no longer change
-                    prev[m] = b.values_at(t)[0]
+            for m in order:
+                if t <= books[m].moves_stable_from:  # beyond it a book's values no longer change
+                    prev[start[m]:start[m] + books[m].size] = books[m].values_at(t)[0]
         examples = [OwarePosition(tuple(int(x) for x in houses[i])).text
                     for i in np.flatnonzero(bad)[:20]]
         return examples, int(bad.sum())
