@@ -903,3 +903,26 @@ def _lookup_rows(run_offsets, run_from, run_score, run_move, idx, t):
         score[j] = s
         move[j] = mv
     return score, move
+
+
+@njit(parallel=True, cache=True)
+def _check_step(move_child, gain, prev, own_seeds, score, move, bad):
+    """One plies-left step of a book's verification.  For each position i: the best of
+    ``gain[i, h] - prev[move_child[i, h]]`` over its legal moves (``move_child`` -1: illegal),
+    the lowest such house, or its own seeds and -1 with no legal move; flags ``bad[i]`` where
+    the stored ``score``/``move`` disagree.  ``prev`` holds V(., t - 1) of the child books."""
+    n = move_child.shape[0]
+    for i in prange(n):
+        best = np.int16(-32768)
+        best_house = -1
+        for h in range(6):
+            g = move_child[i, h]
+            if g >= 0:
+                v = np.int16(gain[i, h] - prev[g])
+                if v > best:
+                    best = v
+                    best_house = h
+        if best_house < 0:
+            best = own_seeds[i]
+        if score[i] != best or move[i] != best_house:
+            bad[i] = True

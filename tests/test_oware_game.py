@@ -104,6 +104,16 @@ def test_verify_passes_and_catches_corruption(oware_db, tmp_path):
     con.close()
     problems = tbdb.verify(str(bad), "oware", progress=False)
     assert "oware:seeds-05" in problems
+    # a best move that is legal but not the lowest optimal house is caught too
+    worse = tmp_path / "worse.duckdb"
+    shutil.copy(oware_db, worse)
+    con = duckdb.connect(str(worse))
+    (idx,), = con.execute("SELECT idx FROM oware_values WHERE seeds = 6 AND best_move = 0 "
+                          "AND turns_left_to = 200 ORDER BY idx LIMIT 1").fetchall()
+    con.execute("UPDATE oware_runs SET best_move = 1 WHERE seeds = 6 AND idx = ? "
+                "AND turns_left_to = 200", [idx])
+    con.close()
+    assert list(tbdb.verify(str(worse), "oware", progress=False)) == ["oware:seeds-06"]
 
 
 def test_errors(oware_db):

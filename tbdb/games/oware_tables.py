@@ -95,35 +95,26 @@ class OwareGame:
         books = {b.n: b for b in deps.values()}
         books[n] = book
         order = sorted(books)
-        start = {}
+        first = np.zeros(n + 1, np.int64)  # where each book starts in the values laid end to end
         total = 0
         for m in order:
-            start[m] = total
+            first[m] = total
             total += books[m].size
         child, captured = kernels._transitions(n)
         legal = captured >= 0
-        # every move's child as an index into the books' values laid end to end (one gather
-        # per t); an illegal move points at a trailing cell
-        first = np.zeros(n + 1, np.int64)
-        for m in order:
-            first[m] = start[m]
-        gidx = np.where(legal, first[n - np.where(legal, captured, 0)] + child, total)
-        gain = captured.astype(np.int16)
+        # every move's child as an index into those values (-1: illegal)
+        move_child = np.where(legal, first[n - np.where(legal, captured, 0)] + child, -1)
         houses = kernels._unrank_many(n, np.arange(book.size, dtype=np.int64))
         own_seeds = houses[:, :6].astype(np.int16).sum(axis=1)
-        no_move = ~legal.any(axis=1)
         last = max(max(b.moves_stable_from for b in books.values()), 1)
         bad = np.zeros(book.size, bool)
-        prev = np.zeros(total + 1, np.int16)  # V(., 0) = 0
+        prev = np.zeros(total, np.int8)  # V(., 0) = 0
         for t in range(1, min(MAX_T, last + 1) + 1):
             score, move = book.values_at(t)
-            value = np.where(legal, gain - prev[gidx], np.int16(-128))
-            expected = np.where(no_move, own_seeds, value.max(axis=1))
-            expected_move = np.where(no_move, -1, value.argmax(axis=1))  # lowest optimal house
-            bad |= (score != expected) | (move != expected_move)
+            kernels._check_step(move_child, captured, prev, own_seeds, score, move, bad)
             for m in order:
                 if t <= books[m].moves_stable_from:  # beyond it a book's values no longer change
-                    prev[start[m]:start[m] + books[m].size] = books[m].values_at(t)[0]
+                    prev[first[m]:first[m] + books[m].size] = books[m].values_at(t)[0]
         examples = [OwarePosition(tuple(int(x) for x in houses[i])).text
                     for i in np.flatnonzero(bad)[:20]]
         return examples, int(bad.sum())
