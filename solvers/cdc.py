@@ -370,83 +370,69 @@ def _table_edges(desc, size, valid, width, slot_child, cdesc, cswap, ckind, coff
     ext_draw_move = np.full(m, -1, np.int16)
     nchunk = (size + 1023) // 1024
     iscratch = np.empty((nchunk, 4, 16), np.int64)
-    bscratch = np.empty((nchunk, NSQ), np.int8)
+    bscratch = np.empty((nchunk, 2, NSQ), np.int8)
+    mscratch = np.empty((nchunk, 16 * k), np.int16)
     for ch in prange(nchunk):
         sq = iscratch[ch, 0]
         tmp = iscratch[ch, 1]
         csq = iscratch[ch, 2]
-        board = bscratch[ch]
+        board = bscratch[ch, 0]  # slots: which piece stands where
+        codes = bscratch[ch, 1]  # piece codes: what the move generator reads
+        moves = mscratch[ch]
         for idx in range(ch * 1024, min(size, (ch + 1) * 1024)):
             if not valid[idx]:
                 continue
             _unrank(idx, desc, sq)
             for s in range(NSQ):
                 board[s] = -1
+                codes[s] = -1
             for j in range(k):
-                board[sq[j]] = j  # the board holds slots, so a moved piece is easy to find
+                board[sq[j]] = j
+                codes[sq[j]] = desc[12 + j]
             for side in range(2):
                 i = side * size + idx
-                for j in range(k):
-                    code = desc[12 + j]
-                    if code // 7 != side:
-                        continue
-                    kind = code % 7
-                    s = sq[j]
-                    for d in range(8):
-                        # d < 4: steps and step captures; d >= 4: cannon jumps
-                        if d < 4:
-                            t = NEIGHBOUR[s, d]
-                            if t < 0:
-                                continue
-                            o = board[t]
-                            if o >= 0 and (kind == CANNON or desc[12 + o] // 7 == side
-                                           or not STEP_CAPTURES[kind, desc[12 + o] % 7]):
-                                continue
-                        else:
-                            if kind != CANNON:
+                nmoves = _moves_of_board(codes, side, moves)
+                for mi in range(nmoves):
+                    move = moves[mi]
+                    s = (move % CAPTURE_FLAG) // 32
+                    t = move % 32
+                    j = board[s]
+                    if move < CAPTURE_FLAG:
+                        # a step: the child is in this table, the other side to move
+                        sq[j] = t
+                        c, _ = _canonical(sq, desc, tmp)
+                        sq[j] = s
+                        c += (1 - side) * size
+                        dup = False
+                        for e in range(deg[i]):
+                            if child[i, e] == c:
+                                dup = True
                                 break
-                            t = _cannon_target(board, s, d - 4)
-                            if t < 0:
-                                continue
-                            o = board[t]
-                            if desc[12 + o] // 7 == side:
-                                continue
-                        if o < 0:
-                            # a step: the child is in this table, the other side to move
-                            sq[j] = t
-                            c, _ = _canonical(sq, desc, tmp)
-                            sq[j] = s
-                            c += (1 - side) * size
-                            dup = False
-                            for e in range(deg[i]):
-                                if child[i, e] == c:
-                                    dup = True
-                                    break
-                            if not dup:
-                                child[i, deg[i]] = c
-                                child_move[i, deg[i]] = s * 32 + t
-                                deg[i] += 1
-                            continue
-                        move = CAPTURE_FLAG + s * 32 + t
-                        if ckind[o] == 1:
-                            r = np.int8(-1)
-                            dist = np.int16(0)
-                        else:
-                            for f in range(k):
-                                if f != o:
-                                    csq[slot_child[o, f]] = t if f == j else sq[f]
-                            r, dist = _lookup_child(csq, cdesc[o], 1 - side, cswap[o], cres,
-                                                    cdist, coff[o], csize[o], tmp)
-                        if r == -1:
-                            if dist < ext_loss_min[i]:
-                                ext_loss_min[i] = dist
-                                ext_loss_move[i] = move
-                        elif r == 1:
-                            if dist > ext_win_max[i]:
-                                ext_win_max[i] = dist
-                                ext_win_move[i] = move
-                        elif ext_draw_move[i] < 0:
-                            ext_draw_move[i] = move
+                        if not dup:
+                            child[i, deg[i]] = c
+                            child_move[i, deg[i]] = move
+                            deg[i] += 1
+                        continue
+                    o = board[t]
+                    if ckind[o] == 1:
+                        r = np.int8(-1)
+                        dist = np.int16(0)
+                    else:
+                        for f in range(k):
+                            if f != o:
+                                csq[slot_child[o, f]] = t if f == j else sq[f]
+                        r, dist = _lookup_child(csq, cdesc[o], 1 - side, cswap[o], cres,
+                                                cdist, coff[o], csize[o], tmp)
+                    if r == -1:
+                        if dist < ext_loss_min[i]:
+                            ext_loss_min[i] = dist
+                            ext_loss_move[i] = move
+                    elif r == 1:
+                        if dist > ext_win_max[i]:
+                            ext_win_max[i] = dist
+                            ext_win_move[i] = move
+                    elif ext_draw_move[i] < 0:
+                        ext_draw_move[i] = move
     return (child, child_move, deg, ext_loss_min, ext_loss_move, ext_win_max, ext_win_move,
             ext_draw_move)
 
