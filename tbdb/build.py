@@ -32,6 +32,16 @@ class BuildSummary:
                 f"{self.skipped} already done")
 
 
+def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
+    """The solved tables ``table`` reads, from ``cache`` or else loaded (and cached)."""
+    deps = {}
+    for d in g.dependencies(table):
+        if d not in cache:
+            cache[d] = g.load(d, store)
+        deps[d] = cache[d]
+    return deps
+
+
 def build(game: str, db: str | None = None, *, progress: bool = True, **options) -> BuildSummary:
     """Build the tables of ``game`` that ``options`` select into ``db`` (default: $TBDB_DB or
     ./tbdb.duckdb).  Options are the game's (``max_pieces``, ``material``; ``max_seeds``);
@@ -55,11 +65,7 @@ def build(game: str, db: str | None = None, *, progress: bool = True, **options)
                        initial=summary.skipped)
         try:
             for t in todo:
-                deps = {}
-                for d in g.dependencies(t):
-                    if d not in cache:
-                        cache[d] = g.load(d, store)
-                    deps[d] = cache[d]
+                deps = _dependencies(g, t, store, cache)
                 store.mark_building(game, t)
                 t0 = time.perf_counter()
                 solved = g.solve(t, deps)
@@ -96,11 +102,7 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool = T
             try:
                 for t in order:
                     solved = cache.get(t) or g.load(t, store)
-                    deps = {}
-                    for d in g.dependencies(t):
-                        if d not in cache:
-                            cache[d] = g.load(d, store)
-                        deps[d] = cache[d]
+                    deps = _dependencies(g, t, store, cache)
                     examples, bad = g.verify(t, solved, deps)
                     if bad:
                         problems[f"{name}:{t}"] = (bad, examples)
