@@ -27,11 +27,12 @@ Move codes (int16): ``from * 32 + to``, plus ``CAPTURE_FLAG`` for captures.
 import numpy as np
 from numba import njit, prange
 
+from solvers.retrograde import NO_EXT  # the edge arrays' "no such child" marker
+
 NSQ = 32
 DESC_LEN = 24
 GENERAL, ADVISOR, ELEPHANT, CHARIOT, HORSE, CANNON, SOLDIER = range(7)
 CAPTURE_FLAG = 1024
-NO_EXT = np.int16(32767)
 
 
 def _step_capture_table():
