@@ -26,7 +26,7 @@ _CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 t0 = time.perf_counter()
-from solvers import oware
+from tbdb.solvers import oware
 t1 = time.perf_counter()
 books = oware.solve_books({max_n})
 t2 = time.perf_counter()
@@ -80,7 +80,7 @@ def run(max_n: int = 16) -> list[dict]:
 
     # Warm 9-seed book, in this process.
     sys.path.insert(0, ROOT)
-    from solvers import oware
+    from tbdb.solvers import oware
 
     oware.solve_books(9)
     times = []

@@ -27,7 +27,7 @@ Move codes (int16): ``from * 32 + to``, plus ``CAPTURE_FLAG`` for captures.
 import numpy as np
 from numba import njit, prange
 
-from solvers.retrograde import NO_EXT  # the edge arrays' "no such child" marker
+from tbdb.solvers.retrograde import NO_EXT  # the edge arrays' "no such child" marker
 
 NSQ = 32
 DESC_LEN = 24

@@ -11,7 +11,7 @@ import duckdb
 import pyarrow as pa
 from sqlalchemy import create_engine
 
-import migrations
+import tbdb.migrations as migrations
 
 MIGRATIONS_DIR = Path(migrations.__file__).resolve().parent
 DEFAULT_DB_ENV = "TBDB_DB"

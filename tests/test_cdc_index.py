@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from solvers import cdc as kernels
+from tbdb.solvers import cdc as kernels
 from tbdb.games.cdc import Material, all_materials
 
 MATERIALS = ["KvK", "KGvR", "PvPP", "KPPvN", "PPvCC", "GGvMM", "KGMvC", "PPPvK", "CvCC"]

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from solvers import oware as ow
+from tbdb.solvers import oware as ow
 from tests import naive
 
 SMALL_N = 5  # books compared exhaustively with the naive evaluator

@@ -5,7 +5,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from migrations.versions import __path__ as _versions_path  # noqa: F401 - import check
+from tbdb.migrations.versions import __path__ as _versions_path  # noqa: F401 - import check
 from tbdb.store import Store, head_revision
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"

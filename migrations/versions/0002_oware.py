@@ -133,7 +133,7 @@ def downgrade() -> None:
         op.drop_table(table)
     # draw_analysis as revision 0001 had it
     from importlib import import_module
-    core = import_module("migrations.versions.0001_core")
+    core = import_module("tbdb.migrations.versions.0001_core")
     for statement in split_sql(core.VIEWS):
         if "VIEW draw_analysis" in statement:
             op.execute(statement)

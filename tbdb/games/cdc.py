@@ -13,7 +13,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from solvers import cdc as kernels
+from tbdb.solvers import cdc as kernels
 from tbdb.errors import InvalidMaterialError, InvalidMoveError, InvalidPositionError
 
 Square = int  # 0..31, a1 = 0, h1 = 7, a4 = 24

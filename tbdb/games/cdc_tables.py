@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from solvers import cdc as kernels
-from solvers import retrograde
+from tbdb.solvers import cdc as kernels
+from tbdb.solvers import retrograde
 from tbdb.errors import BuildOptionError, MissingTableError, reject_options
 from tbdb.games.cdc import (MAX_PIECES, Material, Move, Position, all_materials)
 from tbdb.results import OUTCOMES, LookupResult, MoveResult, outcome_name

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers import oware as kernels
+from tbdb.solvers import oware as kernels
 from tbdb.errors import InvalidMoveError, InvalidPositionError
 
 HOUSES = 12

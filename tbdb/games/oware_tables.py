@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from solvers import oware as kernels
+from tbdb.solvers import oware as kernels
 from tbdb.errors import InvalidOptionError, MissingTableError, reject_options
 from tbdb.games.oware import HOUSES, OwarePosition
 from tbdb.results import LookupResult, MoveResult
