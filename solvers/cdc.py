@@ -27,7 +27,6 @@ Move codes (int16): ``from * 32 + to``, plus ``CAPTURE_FLAG`` for captures.
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.retrograde import NO_EXT  # the edge arrays' "no such child" marker
 
 NSQ = 32
 DESC_LEN = 24
@@ -254,25 +253,6 @@ def _stabiliser(idx, desc, sq, tmp):
 
 
 @njit(cache=True, parallel=True)
-def _table_census(desc, size):
-    """Per index: valid (canonical) flag and orbit size (placements a row stands for)."""
-    valid = np.zeros(size, np.int8)
-    orbit = np.zeros(size, np.int8)
-    nchunk = (size + 4095) // 4096
-    scratch = np.empty((nchunk, 2, 16), np.int64)
-    for ch in prange(nchunk):
-        sq = scratch[ch, 0]
-        tmp = scratch[ch, 1]
-        for idx in range(ch * 4096, min(size, (ch + 1) * 4096)):
-            _unrank(idx, desc, sq)
-            canonical, fixed = _stabiliser(idx, desc, sq, tmp)
-            if canonical:
-                valid[idx] = 1
-                orbit[idx] = 4 // fixed
-    return valid, orbit
-
-
-@njit(cache=True, parallel=True)
 def _unrank_many(desc, idx):
     """Squares (slot order) of many indices: int8[n, k]."""
     k = desc[0]
@@ -335,7 +315,33 @@ def _moves_of_board(board, side, out):
     return n
 
 
-# --------------------------------------------------------------------------- table edges
+# --------------------------------------------------------------------------- tables
+# A table's slots are ``side * size + idx`` (side to move 0 red, 1 black; idx the placement
+# index).  These kernels follow docs/kernel-contract.md.
+
+@njit(cache=True, parallel=True)
+def _census(desc, size, lo, hi):
+    """kind int8 (0 a position, -3 a non-canonical index) and multiplicity int16 (placements
+    the slot stands for) of slots lo..hi."""
+    n = hi - lo
+    kind = np.empty(n, np.int8)
+    mult = np.zeros(n, np.int16)
+    nchunk = (n + 4095) // 4096
+    scratch = np.empty((nchunk, 2, 16), np.int64)
+    for ch in prange(nchunk):
+        sq = scratch[ch, 0]
+        tmp = scratch[ch, 1]
+        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            idx = (lo + r) % size
+            _unrank(idx, desc, sq)
+            canonical, fixed = _stabiliser(idx, desc, sq, tmp)
+            if canonical:
+                kind[r] = 0
+                mult[r] = 4 // fixed
+            else:
+                kind[r] = -3
+    return kind, mult
+
 
 @njit(cache=True)
 def _lookup_child(csq, cdesc, side, swap, cres, cdist, coff, csize, tmp):
@@ -347,32 +353,21 @@ def _lookup_child(csq, cdesc, side, swap, cres, cdist, coff, csize, tmp):
 
 
 @njit(cache=True, parallel=True)
-def _table_edges(desc, size, valid, width, slot_child, cdesc, cswap, ckind, coff, csize,
-                 cres, cdist):
-    """Edges of every position of one table for the generic retrograde kernel.
+def _children(desc, size, positions, slot_child, cdesc, cswap, ckind, coff, csize, cres, cdist,
+              count, child, move, ext_result, ext_distance):
+    """Every legal move of each position (slots), in ``_moves_of_board`` order.
 
-    Positions are ``side * size + idx``.  Capture children are looked up in solved tables:
-    capturing slot o leads to table ``cdesc[o]`` (values at ``cres/cdist[coff[o]:]``, ``csize[o]``
-    indices per side, colours swapped if ``cswap[o]``) where parent slot j becomes child slot
-    ``slot_child[o, j]``; ``ckind[o] == 1`` means the victim's side has no piece left (the
-    child is lost for its mover at distance 0).
-    Returns child, child_move, deg, ext_loss_min, ext_loss_move, ext_win_max, ext_win_move,
-    ext_draw_move (layouts as in ``solvers.retrograde``).
+    A step leads to a slot of this table.  A capture of slot o leads to table ``cdesc[o]``
+    (values at ``cres/cdist[coff[o]:]``, ``csize[o]`` indices per side, colours swapped if
+    ``cswap[o]``) where parent slot j becomes child slot ``slot_child[o, j]``; ``ckind[o] == 1``
+    means the victim's side has no piece left (the child is lost for its mover at distance 0).
     """
     k = desc[0]
-    m = 2 * size
-    child = np.zeros((m, width), np.int32)
-    child_move = np.zeros((m, width), np.int16)
-    deg = np.zeros(m, np.int8)
-    ext_loss_min = np.full(m, NO_EXT, np.int16)
-    ext_loss_move = np.full(m, -1, np.int16)
-    ext_win_max = np.full(m, -1, np.int16)
-    ext_win_move = np.full(m, -1, np.int16)
-    ext_draw_move = np.full(m, -1, np.int16)
-    nchunk = (size + 1023) // 1024
-    iscratch = np.empty((nchunk, 4, 16), np.int64)
+    n = positions.shape[0]
+    nchunk = (n + 255) // 256
+    iscratch = np.empty((nchunk, 3, 16), np.int64)
     bscratch = np.empty((nchunk, 2, NSQ), np.int8)
-    mscratch = np.empty((nchunk, 16 * k), np.int16)
+    mscratch = np.empty((nchunk, 64), np.int16)
     for ch in prange(nchunk):
         sq = iscratch[ch, 0]
         tmp = iscratch[ch, 1]
@@ -380,62 +375,80 @@ def _table_edges(desc, size, valid, width, slot_child, cdesc, cswap, ckind, coff
         board = bscratch[ch, 0]  # slots: which piece stands where
         codes = bscratch[ch, 1]  # piece codes: what the move generator reads
         moves = mscratch[ch]
-        for idx in range(ch * 1024, min(size, (ch + 1) * 1024)):
-            if not valid[idx]:
-                continue
-            _unrank(idx, desc, sq)
+        for r in range(ch * 256, min(n, (ch + 1) * 256)):
+            side = positions[r] // size
+            _unrank(positions[r] % size, desc, sq)
             for s in range(NSQ):
                 board[s] = -1
                 codes[s] = -1
             for j in range(k):
                 board[sq[j]] = j
                 codes[sq[j]] = desc[12 + j]
-            for side in range(2):
-                i = side * size + idx
-                nmoves = _moves_of_board(codes, side, moves)
-                for mi in range(nmoves):
-                    move = moves[mi]
-                    s = (move % CAPTURE_FLAG) // 32
-                    t = move % 32
-                    j = board[s]
-                    if move < CAPTURE_FLAG:
-                        # a step: the child is in this table, the other side to move
-                        sq[j] = t
-                        c, _ = _canonical(sq, desc, tmp)
-                        sq[j] = s
-                        c += (1 - side) * size
-                        dup = False
-                        for e in range(deg[i]):
-                            if child[i, e] == c:
-                                dup = True
-                                break
-                        if not dup:
-                            child[i, deg[i]] = c
-                            child_move[i, deg[i]] = move
-                            deg[i] += 1
+            nmoves = _moves_of_board(codes, side, moves)
+            count[r] = nmoves
+            for e in range(nmoves):
+                mv = moves[e]
+                move[r, e] = mv
+                s = (mv % CAPTURE_FLAG) // 32
+                t = mv % 32
+                j = board[s]
+                if mv < CAPTURE_FLAG:
+                    sq[j] = t
+                    c, _ = _canonical(sq, desc, tmp)
+                    sq[j] = s
+                    child[r, e] = (1 - side) * size + c
+                    continue
+                child[r, e] = -1
+                o = board[t]
+                if ckind[o] == 1:
+                    ext_result[r, e] = -1
+                    ext_distance[r, e] = 0
+                    continue
+                for f in range(k):
+                    if f != o:
+                        csq[slot_child[o, f]] = t if f == j else sq[f]
+                res, dist = _lookup_child(csq, cdesc[o], 1 - side, cswap[o], cres, cdist, coff[o],
+                                          csize[o], tmp)
+                ext_result[r, e] = res
+                ext_distance[r, e] = dist
+
+
+@njit(cache=True, parallel=True)
+def _parents(desc, size, positions, count, parent):
+    """Every in-table parent slot of each position: the side that just moved steps one of its
+    pieces back to an adjacent empty square (captures leave the table, so no un-capture)."""
+    k = desc[0]
+    n = positions.shape[0]
+    nchunk = (n + 255) // 256
+    iscratch = np.empty((nchunk, 2, 16), np.int64)
+    bscratch = np.empty((nchunk, NSQ), np.int8)
+    for ch in prange(nchunk):
+        sq = iscratch[ch, 0]
+        tmp = iscratch[ch, 1]
+        board = bscratch[ch]
+        for r in range(ch * 256, min(n, (ch + 1) * 256)):
+            side = positions[r] // size
+            mover = 1 - side
+            _unrank(positions[r] % size, desc, sq)
+            for s in range(NSQ):
+                board[s] = -1
+            for j in range(k):
+                board[sq[j]] = j
+            m = 0
+            for j in range(k):
+                if desc[12 + j] // 7 != mover:
+                    continue
+                t = sq[j]
+                for d in range(4):
+                    s = NEIGHBOUR[t, d]
+                    if s < 0 or board[s] >= 0:
                         continue
-                    o = board[t]
-                    if ckind[o] == 1:
-                        r = np.int8(-1)
-                        dist = np.int16(0)
-                    else:
-                        for f in range(k):
-                            if f != o:
-                                csq[slot_child[o, f]] = t if f == j else sq[f]
-                        r, dist = _lookup_child(csq, cdesc[o], 1 - side, cswap[o], cres,
-                                                cdist, coff[o], csize[o], tmp)
-                    if r == -1:
-                        if dist < ext_loss_min[i]:
-                            ext_loss_min[i] = dist
-                            ext_loss_move[i] = move
-                    elif r == 1:
-                        if dist > ext_win_max[i]:
-                            ext_win_max[i] = dist
-                            ext_win_move[i] = move
-                    elif ext_draw_move[i] < 0:
-                        ext_draw_move[i] = move
-    return (child, child_move, deg, ext_loss_min, ext_loss_move, ext_win_max, ext_win_move,
-            ext_draw_move)
+                    sq[j] = s
+                    p, _ = _canonical(sq, desc, tmp)
+                    sq[j] = t
+                    parent[r, m] = mover * size + p
+                    m += 1
+            count[r] = m
 
 
 # --------------------------------------------------------------------------- probing

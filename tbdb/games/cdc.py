@@ -22,7 +22,7 @@ LETTERS = "KGMRNCP"
 MAX_PER_SIDE = (1, 2, 2, 2, 2, 2, 5)
 RED, BLACK = 0, 1
 SIDE_NAMES = ("red", "black")
-MAX_PIECES = 4  # what the index functions support (mode 1 needs the pair lead of XXvYY)
+MAX_PIECES = 5  # what the index functions support (a material with no single piece leads with a pair)
 
 
 def square_name(sq: Square) -> str:
@@ -129,10 +129,11 @@ class Material:
         """Piece codes in index order: the lead group first (see ``solvers.cdc``)."""
         groups = _groups(self.codes)
         singles = [g for g in groups if g[1] == 1]
+        pairs = [g for g in groups if g[1] == 2]
         if singles:
             lead = singles[0]
-        elif groups[0][1] == 2:
-            lead = groups[0]
+        elif pairs:
+            lead = pairs[0]
         else:
             raise InvalidMaterialError(f"material {self.name!r} has no single piece or pair to "
                                        f"lead its index")

@@ -1,0 +1,347 @@
+"""The retrograde driver: solves a game's table with the generic kernels of ``solvers.retrograde``.
+
+A game hands over a table object following ``docs/kernel-contract.md`` (``IndexSpace``: census,
+children, parents; ``LevelSpace``: roots, level, expand).  This module walks it in chunks that
+keep memory bounded, picks a mode (edges in memory for small tables, edge-free for large ones,
+level by level for key tables) and returns plain arrays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator, Protocol
+
+import numba
+import numpy as np
+
+from tbdb.solvers import retrograde as k
+
+MODES = ("edges", "edge-free")
+CHUNK_SLOTS = 1 << 22  # slots per census pass
+BATCH_BYTES = 96 << 20  # what one children/parents batch may take
+EDGES_BUDGET = 2 << 30  # bytes the edges-in-memory mode may use before edge-free is chosen
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+class IndexSpace(Protocol):
+    size: int
+    max_children: int
+    max_parents: int
+
+    def census(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]: ...
+    def children(self, positions: np.ndarray) -> tuple[np.ndarray, ...]: ...
+    def parents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class LevelSpace(Protocol):
+    max_children: int
+
+    def roots(self) -> np.ndarray: ...
+    def level(self, keys: np.ndarray) -> np.ndarray: ...
+    def expand(self, keys: np.ndarray) -> tuple[np.ndarray, ...]: ...
+
+
+@dataclass
+class IndexValues:
+    """A solved index table: per slot ``result`` int8 (WIN/DRAW/LOSS, ILLEGAL, NONE),
+    ``distance`` int16, ``best`` int32 move code (-1 none) and ``multiplicity`` int16."""
+    result: np.ndarray
+    distance: np.ndarray
+    best: np.ndarray
+    multiplicity: np.ndarray
+    mode: str = ""
+
+    @property
+    def size(self) -> int:
+        return len(self.result)
+
+
+def _quiet(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def children_batch(width: int) -> int:
+    """Positions per ``children`` call: a batch holds 15 bytes per (position, move slot)."""
+    return int(max(256, min(1 << 20, BATCH_BYTES // (15 * max(width, 1)))))
+
+
+def _batches(positions: np.ndarray, step: int) -> Iterator[np.ndarray]:
+    for lo in range(0, len(positions), step):
+        yield positions[lo:lo + step]
+
+
+def census(space: IndexSpace, result: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(result, multiplicity) for every slot: NONE/ILLEGAL from the census, UNKNOWN for the
+    real positions."""
+    size = space.size
+    result = np.empty(size, np.int8) if result is None else result
+    multiplicity = np.empty(size, np.int16)
+    for lo in range(0, size, CHUNK_SLOTS):
+        hi = min(size, lo + CHUNK_SLOTS)
+        kind, mult = space.census(lo, hi)
+        result[lo:hi] = np.where(kind == 0, k.UNKNOWN, kind)
+        multiplicity[lo:hi] = mult
+    return result, multiplicity
+
+
+def _real(result: np.ndarray, lo: int, hi: int, solved: bool = False) -> np.ndarray:
+    """Slots lo..hi that are real positions (UNKNOWN while solving; valued once solved)."""
+    part = result[lo:hi]
+    mask = (part >= k.LOSS) & (part <= k.WIN) if solved else part == k.UNKNOWN
+    return lo + np.flatnonzero(mask)
+
+
+def choose_mode(space: IndexSpace, mode: str = "auto") -> str:
+    if mode != "auto":
+        if mode not in MODES:
+            raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "
+                             f"{', '.join(MODES)} or 'auto'")
+        return mode
+    # edges: ~2 x 8 bytes per edge (forward and reverse), guessing 12 distinct children
+    guess = space.size * min(space.max_children, 12) * 16
+    return "edges" if guess <= EDGES_BUDGET else "edge-free"
+
+
+def solve_index(space: IndexSpace, mode: str = "auto",
+                progress: Progress | None = None) -> IndexValues:
+    """Solve an index table in ``mode`` ("edges", "edge-free", or "auto" by size)."""
+    progress = progress or _quiet
+    mode = choose_mode(space, mode)
+    if mode == "edges":
+        result, distance, multiplicity = _solve_edges(space, progress)
+    else:
+        result, distance, multiplicity = _solve_edge_free(space, progress)
+    best = best_moves(space, result, distance, progress)
+    return IndexValues(result, distance, best, multiplicity, mode)
+
+
+def _solve_edges(space: IndexSpace, progress: Progress):
+    size = space.size
+    result, multiplicity = census(space)
+    width = space.max_children
+    step = children_batch(width)
+    src_parts, n_parts, child_parts = [], [], []
+    ext_loss_min = np.full(size, k.NO_EXT, np.int16)
+    ext_win_max = np.full(size, -1, np.int16)
+    for lo in range(0, size, CHUNK_SLOTS):
+        for batch in _batches(_real(result, lo, min(size, lo + CHUNK_SLOTS)), step):
+            count, child, _, ext_result, ext_distance = space.children(batch)
+            n_in = np.empty(len(batch), np.int64)
+            in_child = np.empty((len(batch), max(width, 1)), np.int64)
+            lmin = np.empty(len(batch), np.int16)
+            wmax = np.empty(len(batch), np.int16)
+            draw = np.empty(len(batch), np.bool_)
+            k._summarise_rows(count, child, ext_result, ext_distance, width, n_in, in_child,
+                              lmin, wmax, draw)
+            ext_loss_min[batch] = lmin
+            ext_win_max[batch] = np.where(draw, k.EXT_DRAW, wmax)
+            used = int(n_in.max()) if len(n_in) else 0
+            src_parts.append(batch)
+            n_parts.append(n_in)
+            child_parts.append(in_child[:, :max(used, 1)].copy())
+        progress("children", min(size, lo + CHUNK_SLOTS), size)
+    src = np.concatenate(src_parts) if src_parts else np.zeros(0, np.int64)
+    n_in = np.concatenate(n_parts) if n_parts else np.zeros(0, np.int64)
+    wide = max([c.shape[1] for c in child_parts], default=1)
+    in_child = np.zeros((len(src), wide), np.int64)
+    at = 0
+    for c in child_parts:
+        in_child[at:at + len(c), :c.shape[1]] = c
+        at += len(c)
+    del child_parts
+    off, _, roff, parent = k._edge_graph(size, src, n_in, in_child)
+    del in_child
+    distance = np.zeros(size, np.int16)
+    k._solve_graph(result, distance, off, roff, parent, ext_loss_min, ext_win_max)
+    progress("solve", size, size)
+    return result, distance, multiplicity
+
+
+def _solve_edge_free(space: IndexSpace, progress: Progress):
+    size = space.size
+    width = space.max_children
+    result = np.empty(size, np.int8)
+    distance = np.zeros(size, np.int16)
+    remaining = np.zeros(size, np.uint8 if width <= 255 else np.uint16)
+    ext_win = np.full(size, -1, np.int16)
+    multiplicity = np.empty(size, np.int16)
+    step = children_batch(width)
+    top = 0
+    for lo in range(0, size, CHUNK_SLOTS):
+        hi = min(size, lo + CHUNK_SLOTS)
+        kind, mult = space.census(lo, hi)
+        result[lo:hi] = np.where(kind == 0, k.UNKNOWN, kind)
+        multiplicity[lo:hi] = mult
+        for batch in _batches(_real(result, lo, hi), step):
+            count, child, _, ext_result, ext_distance = space.children(batch)
+            top = max(top, k._ef_init(batch, count, child, ext_result, ext_distance, width,
+                                      result, distance, remaining, ext_win))
+        progress("children", hi, size)
+    pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
+    level = 0
+    while level <= top:
+        for lo in range(0, size, CHUNK_SLOTS << 2):
+            frontier = k._ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)))
+            for batch in _batches(frontier, pstep):
+                count, parent = space.parents(batch)
+                k._dedupe_rows(count, parent)
+                top = max(top, k._ef_apply(batch, count, parent, result, distance, remaining,
+                                           ext_win, level, numba.get_num_threads()))
+        progress("levels", level, top)
+        level += 1
+    del remaining, ext_win
+    k._ef_finish(result, distance)
+    return result, distance, multiplicity
+
+
+def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,
+               progress: Progress | None = None) -> np.ndarray:
+    """The first move in the game's order realising each solved position's value."""
+    progress = progress or _quiet
+    size = space.size
+    best = np.full(size, k.NO_MOVE, np.int32)
+    step = children_batch(space.max_children)
+    for lo in range(0, size, CHUNK_SLOTS):
+        for batch in _batches(_real(result, lo, min(size, lo + CHUNK_SLOTS), solved=True), step):
+            count, child, move, ext_result, ext_distance = space.children(batch)
+            k._pick_best(batch, count, child, move, ext_result, ext_distance, result, distance,
+                         best)
+        progress("best moves", min(size, lo + CHUNK_SLOTS), size)
+    return best
+
+
+def check_index(space: IndexSpace, values: IndexValues,
+                progress: Progress | None = None) -> np.ndarray:
+    """Flags per slot (int8; 0 fine, 1 value, 2 best move, 3 kind or multiplicity) of every
+    stored field that the rules and the stored children contradict: the census (which slots are
+    positions, illegal, or nothing; multiplicities), each value re-derived from one ply of moves,
+    and each best move being a legal move that realises its value."""
+    progress = progress or _quiet
+    size = space.size
+    bad = np.zeros(size, np.int8)
+    step = children_batch(space.max_children)
+    result, distance, best = values.result, values.distance, values.best
+    for lo in range(0, size, CHUNK_SLOTS):
+        hi = min(size, lo + CHUNK_SLOTS)
+        kind, mult = space.census(lo, hi)
+        stored = result[lo:hi]
+        expect_kind = np.where(kind == 0, 0, kind)
+        got_kind = np.where((stored >= k.LOSS) & (stored <= k.WIN), 0, stored)
+        wrong = (expect_kind != got_kind) | (mult != values.multiplicity[lo:hi])
+        bad[lo:hi][wrong] = 3
+        real = lo + np.flatnonzero((kind == 0) & ~wrong)
+        for batch in _batches(real, step):
+            count, child, move, ext_result, ext_distance = space.children(batch)
+            k._check_rows(batch, count, child, move, ext_result, ext_distance, result, distance,
+                          best, bad)
+        progress("verify", hi, size)
+    return bad
+
+
+# --------------------------------------------------------------------------- level by level
+
+@dataclass
+class LevelValues:
+    """One solved level: keys int64[n, 2] sorted, result int8[n], distance int16[n], best
+    int32[n]."""
+    level: int
+    keys: np.ndarray
+    result: np.ndarray
+    distance: np.ndarray
+    best: np.ndarray
+
+
+def sort_keys(keys: np.ndarray) -> np.ndarray:
+    """Unique keys int64[n, 2] in (word 0, word 1) order, as the kernels' binary search wants."""
+    if len(keys) == 0:
+        return np.zeros((0, 2), np.int64)
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    keys = keys[order]
+    keep = np.ones(len(keys), bool)
+    keep[1:] = (keys[1:, 0] != keys[:-1, 0]) | (keys[1:, 1] != keys[:-1, 1])
+    return np.ascontiguousarray(keys[keep])
+
+
+def enumerate_levels(space: LevelSpace, progress: Progress | None = None) -> dict[int, np.ndarray]:
+    """Every key reachable from the roots, by level (sorted unique keys per level): the highest
+    level first, so a level is complete before it is expanded."""
+    progress = progress or _quiet
+    pending: dict[int, list[np.ndarray]] = {}
+
+    def add(keys: np.ndarray) -> None:
+        if len(keys):
+            levels = space.level(keys)
+            for lv in np.unique(levels):
+                pending.setdefault(int(lv), []).append(keys[levels == lv])
+
+    add(np.asarray(space.roots(), np.int64).reshape(-1, 2))
+    out: dict[int, np.ndarray] = {}
+    step = children_batch(space.max_children * 2)
+    while pending:
+        lv = max(pending)
+        keys = sort_keys(np.concatenate(pending.pop(lv)))
+        out[lv] = keys
+        for lo in range(0, len(keys), step):
+            terminal, count, child, _ = space.expand(keys[lo:lo + step])
+            live = np.arange(child.shape[1])[None, :] < count[:, None]
+            add(child[live])
+        progress("enumerate", len(out), len(out) + len(pending))
+    return out
+
+
+def solve_levels(space: LevelSpace, levels: dict[int, np.ndarray],
+                 solved: Callable[[int], LevelValues | None] | None = None,
+                 done: Callable[[LevelValues], None] | None = None,
+                 progress: Progress | None = None) -> dict[int, LevelValues]:
+    """Solve the enumerated levels from the lowest up.  ``solved(level)`` may return a level
+    already stored (a resumed build); ``done(values)`` is called as each new level is solved
+    (to bulk-load and checkpoint it)."""
+    progress = progress or _quiet
+    out: dict[int, LevelValues] = {}
+    order = sorted(levels)
+    for i, lv in enumerate(order):
+        have = solved(lv) if solved else None
+        if have is not None:
+            out[lv] = have
+            progress("levels", i + 1, len(order))
+            continue
+        keys = levels[lv]
+        lower = [out[x] for x in order[:i]]
+        all_keys = [v.keys for v in lower]
+        starts = np.cumsum([0] + [len(x) for x in all_keys])
+        result_all = np.concatenate([v.result for v in lower] or [np.zeros(0, np.int8)])
+        distance_all = np.concatenate([v.distance for v in lower] or [np.zeros(0, np.int16)])
+        start_of = {v.level: int(s) for v, s in zip(lower, starts)}
+        by_level = {v.level: v.keys for v in lower}
+        n = len(keys)
+        result = np.empty(n, np.int8)
+        distance = np.empty(n, np.int16)
+        best = np.empty(n, np.int32)
+        step = children_batch(space.max_children * 2)
+        for lo in range(0, n, step):
+            part = keys[lo:lo + step]
+            terminal, count, child, move = space.expand(part)
+            rows = np.full(count.shape + (child.shape[1],), -1, np.int64)
+            live = np.arange(child.shape[1])[None, :] < count[:, None]
+            flat = child[live]
+            if len(flat):
+                clv = space.level(flat)
+                found = np.full(len(flat), -1, np.int64)
+                for c in np.unique(clv):
+                    sel = clv == c
+                    if int(c) in by_level:
+                        hit = k._find_keys(by_level[int(c)], flat[sel])
+                        found[sel] = np.where(hit >= 0, hit + start_of[int(c)], -1)
+                rows[live] = found
+            missing = k._level_values(terminal, count, rows, move, result_all, distance_all,
+                                      result[lo:lo + step], distance[lo:lo + step],
+                                      best[lo:lo + step])
+            if missing:
+                raise RuntimeError(f"level {lv}: {missing} positions have a child that is in no "
+                                   f"enumerated level (the game's level() or expand() is wrong)")
+        values = LevelValues(lv, keys, result, distance, best)
+        out[lv] = values
+        if done:
+            done(values)
+        progress("levels", i + 1, len(order))
+    return out
