@@ -70,6 +70,15 @@ def _canonical(board):
     return best, best_s
 
 
+@njit(cache=True, parallel=True)
+def _canonical_many(boards, keys, sym):
+    """Canonical keys (column 0; columns 1, 2 stay 0) and symmetries of boards int8[n, 9]."""
+    for r in prange(boards.shape[0]):
+        code, s = _canonical(boards[r])
+        keys[r, 0] = code
+        sym[r] = s
+
+
 @njit(cache=True)
 def _has_line(board, mark):
     for ln in range(8):

@@ -5,7 +5,7 @@ from typing import Any, Iterable
 
 from tbdb import games
 from tbdb.errors import MissingTableError, TbdbError
-from tbdb.options import resolve
+from tbdb.options import check_names, resolve
 from tbdb.probe import ProbeStats, Prober
 from tbdb.results import LookupResult
 from tbdb.store import Store, default_db_path
@@ -46,7 +46,7 @@ class Tablebase:
     def lookup(self, position: Any, *, game: str | None = None, **options) -> LookupResult:
         """The value of one position: text (the game is recognised from its notation, or give
         ``game=``) or a game's position object.  Options are the game's lookup options
-        (``tbdb games`` lists them; Oware: ``turns_left``, default 200)."""
+        (``tbdb games`` lists them)."""
         self._check_open()
         g = self._game(position, game)
         opts = resolve(f"{g.name} lookup", g.lookup_options, options)
@@ -65,12 +65,12 @@ class Tablebase:
         return [self.lookup(p, game=game, **options) for p in positions]
 
     def lookup_arrays(self, game: str, *arrays, **options):
-        """The fast batch form on encoded arrays, for engines (each game documents its arrays;
-        CDC: boards int8[n, 32] of piece codes and sides int8[n])."""
+        """The fast batch form on encoded arrays, for engines (each game's ``batch_locate``
+        documents its arrays)."""
         self._check_open()
         g = games.get(game)
-        opts = resolve(f"{g.name} lookup", g.lookup_options, options)
-        return self.prober.lookup_arrays(g, *arrays, **opts)
+        check_names(f"{g.name} lookup_arrays", g.lookup_options, options)
+        return self.prober.lookup_arrays(g, *arrays, **options)  # the game checks the arrays
 
     def stats(self) -> ProbeStats:
         """Probes made, answered (hits), refused for a missing table (misses), tables loaded."""

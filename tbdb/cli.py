@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 
+from tbdb.options import resolve
 from tbdb.store import DEFAULT_DB_ENV, default_db_path
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
@@ -175,9 +176,10 @@ def _build(args) -> int:
     import tbdb
     from tbdb import games
     g = games.get(args.game)
+    options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
+                      defaults=False, text=True)
     summary = tbdb.build(g.name, db=args.db, progress=not args.no_progress,
-                         mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,
-                         **_options(args, g.build_options))
+                         mode=getattr(args, "mode", "auto"), rebuild=args.rebuild, **options)
     print(summary)
     with tbdb.open(summary.db) as tb:
         rows = tb.sql(
@@ -209,7 +211,8 @@ def _lookup(args) -> int:
     import tbdb
     from tbdb import games
     g = games.get(args.game)
-    options = _options(args, g.lookup_options)
+    options = resolve(f"{g.name} lookup", g.lookup_options, _options(args, g.lookup_options),
+                      text=True)
     with tbdb.open(args.db) as tb:
         if args.position == "-":
             return _lookup_stream(tb, g, options)
@@ -270,10 +273,11 @@ def _lookup_stream(tb, g, options) -> int:
 def _perft(args) -> int:
     from tbdb import games
     from tbdb.errors import InvalidOptionError
-    from tbdb.options import Option, resolve
+    from tbdb.options import Option
     g = games.get(args.game)
-    options = resolve(f"{g.name} perft", g.perft_options, _options(args, g.perft_options))
-    depth = Option("depth", "plies", min=0, max=64).convert(args.depth)
+    options = resolve(f"{g.name} perft", g.perft_options, _options(args, g.perft_options),
+                      text=True)
+    depth = Option("depth", "plies", min=0, max=64).convert(args.depth, text=True)
     if args.position == "start":
         try:
             position = g.start(**options)

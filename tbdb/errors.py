@@ -53,9 +53,3 @@ class InvalidOptionError(TbdbError, ValueError):
 
 BuildOptionError = InvalidOptionError
 
-
-def reject_options(what: str, options: dict) -> None:
-    """Raise InvalidOptionError naming options a game does not take."""
-    if options:
-        names = ", ".join(f"{k}={v!r}" for k, v in options.items())
-        raise InvalidOptionError(f"{what} does not take {names}")

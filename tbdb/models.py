@@ -65,7 +65,7 @@ tb_tables = Table(
     Column("built", DateTime, nullable=False),
 )
 
-# Per table and, as a player names them, material (or other label) and side to move: how its
+# Per table and, as a player names them, a label (e.g. a piece signature) and side to move: how its
 # positions divide (counted as a player counts them).  draw_analysis reads it; natural key
 # (table_id, label, side_to_move).
 tb_stats = Table(

@@ -39,10 +39,10 @@ class Option:
             return "an integer"
         return "text"
 
-    def convert(self, value: Any) -> Any:
-        """The value checked (and, from the command line's text, converted)."""
+    def convert(self, value: Any, text: bool = False) -> Any:
+        """The value checked; with ``text`` (the command line) converted from text first."""
         if self.type is int:
-            if isinstance(value, str):
+            if isinstance(value, str) and text:
                 text = value.strip()
                 # int() would accept '٣' and '1_000'; the documented form is ASCII digits
                 if not (text.isascii() and text.lstrip("-").isdigit()) or len(text) > 12:
@@ -63,15 +63,21 @@ class Option:
         return value
 
 
+def check_names(what: str, declared: Iterable[Option], given: dict[str, Any]) -> None:
+    """Unknown option names raise ``InvalidOptionError`` (values are checked elsewhere)."""
+    resolve(what, declared, {k: None for k in given}, defaults=False)
+
+
 def _is_integer(value: Any) -> bool:
     import numbers
     return isinstance(value, numbers.Integral)
 
 
 def resolve(what: str, declared: Iterable[Option], given: dict[str, Any],
-            defaults: bool = True) -> dict[str, Any]:
+            defaults: bool = True, text: bool = False) -> dict[str, Any]:
     """``given`` checked against ``declared``: unknown names and bad values raise
-    ``InvalidOptionError``; declared defaults fill in what was not given (when ``defaults``)."""
+    ``InvalidOptionError``; declared defaults fill in what was not given (when ``defaults``).
+    ``text``: values come from the command line as text."""
     declared = {o.name: o for o in declared}
     unknown = [k for k in given if k not in declared]
     if unknown:
@@ -81,7 +87,7 @@ def resolve(what: str, declared: Iterable[Option], given: dict[str, Any],
     out = {}
     for name, option in declared.items():
         if given.get(name) is not None:
-            out[name] = option.convert(given[name])
+            out[name] = option.convert(given[name], text)
         elif defaults and option.default is not None:
             out[name] = option.default
     return out

@@ -1,6 +1,6 @@
 """What a lookup returns, for every game.
 
-Common fields are typed; what only some games have (Oware's ``score`` and ``turns_left``)
+Common fields are typed; what only some games have (a net score and the plies left, say)
 lives in ``extras`` and reads as an attribute too (``r.score``).
 
 Conventions, the same for every game:

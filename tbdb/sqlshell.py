@@ -75,6 +75,7 @@ def run(args) -> int:
                            f"file")
     with tbdb.open(path) as tb:
         con = tb.store.con
+        con.execute("SET lock_configuration = true")  # no statement may undo READ_CONFIG
         if args.query is None:
             return _prompt(con, args)
         found = statements(con, args.query)

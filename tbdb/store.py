@@ -31,8 +31,8 @@ DEFAULT_DB = "tbdb.duckdb"
 PACKAGE = Path(__file__).resolve().parent
 # no extension is ever installed or loaded behind the user's back; tbdb draws its own progress
 _NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# what read-only connections may not do: touch other files or load code (and, once these are
-# set, change the settings: the connection locks its configuration)
+# what read-only connections may not do: touch other files or load code (``tbdb sql`` also locks
+# the configuration, so no statement can switch these back on)
 READ_CONFIG = {**_NO_EXTENSIONS, "enable_external_access": False}
 
 
@@ -105,9 +105,10 @@ def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     except (duckdb.Error, RuntimeError) as exc:
         raise NotADatabaseError(f"{path!r} is not a tbdb database: DuckDB cannot open it "
                                 f"({_first_line(str(exc))})") from exc
-    con.execute("SET enable_progress_bar = false")  # tbdb draws its own
-    if read_only:
-        con.execute("SET lock_configuration = true")
+    try:
+        con.execute("SET enable_progress_bar = false")  # tbdb draws its own
+    except duckdb.InvalidInputException:
+        pass  # this process already holds the file with its configuration locked (tbdb sql)
     return con
 
 

@@ -142,6 +142,7 @@ class Game:
     perft_options: tuple[Option, ...] = ()
     modes: tuple[str, ...] = ("edges", "edge-free")  # retrograde modes it supports
     position_type: type | None = None  # its position objects (tb.lookup accepts them)
+    example_build: dict = {}  # options of a small build (conformance tests, docs)
 
     # ------------------------------------------------------------------ tables
     def plan(self, **options) -> list[str]:
@@ -248,7 +249,16 @@ class Game:
     def successors(self, position: Any, **options) -> list[Successor]:
         return [Successor(str(m), position.push(m)) for m in position.legal_moves()]
 
+    def images(self, position: Any) -> list[Any]:
+        """Every position answered by the same stored row as ``position`` (its images under
+        the game's symmetries), ``position`` first."""
+        return [position]
+
     # ------------------------------------------------------------------ batch
+    def encode_batch(self, positions: list[Any]) -> tuple:
+        """The arrays ``batch_locate`` takes for these positions (the batch form's encoding)."""
+        raise NotImplementedError(f"{self.name} has no batch form")
+
     def batch_locate(self, *arrays, **options) -> BatchLocation:
         raise NotImplementedError(f"{self.name} has no batch form")
 

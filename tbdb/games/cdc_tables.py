@@ -127,6 +127,7 @@ class CdcGame(Game):
     sample = "8/8/8/pKC5 r"
     views = "cdc.sql"
     position_type = Position
+    example_build = {"material": "KCvP"}
     build_options = (
         Option("max_pieces", f"every endgame with 2..N pieces (default {DEFAULT_MAX_PIECES})",
                min=2, max=MAX_PIECES, metavar="N"),
@@ -283,7 +284,23 @@ class CdcGame(Game):
             out.append(Successor(str(move), Position(tuple(board), 1 - position.side)))
         return out
 
+    def images(self, position: Position) -> list[Position]:
+        """The four board symmetries, each also with colours and side to move swapped."""
+        out = []
+        for s in range(4):
+            board = [-1] * 32
+            for sq, code in enumerate(position.board):
+                board[_SYM[s][sq]] = code
+            out.append(Position(tuple(board), position.side))
+            out.append(Position(tuple(c if c < 0 else (c + 7) % 14 for c in board),
+                                1 - position.side))
+        return out
+
     # ------------------------------------------------------------------ batch
+
+    def encode_batch(self, positions: list[Position]) -> tuple:
+        return (np.array([p.board for p in positions], np.int8).reshape(-1, 32),
+                np.array([p.side for p in positions], np.int8))
 
     def batch_locate(self, boards, sides) -> BatchLocation:
         """boards int8[n, 32] (a1 = 0 .. h4 = 31; piece code colour * 7 + type, -1 empty) and

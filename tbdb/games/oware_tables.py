@@ -41,6 +41,7 @@ class OwareGame(Game):
     views = "oware.sql"
     modes = ()  # its own solver, no retrograde mode to choose
     position_type = OwarePosition
+    example_build = {"max_seeds": 5}
     build_options = (
         Option("max_seeds", f"the books for 0..N seeds on the board (default "
                             f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 5 GB)",
@@ -141,6 +142,9 @@ class OwareGame(Game):
                     for i in np.flatnonzero(bad)[:20]]
         return examples, int(bad.sum())
 
+    def slot_text(self, table: str, idx) -> str:
+        return OwarePosition.from_index(seeds_of(table), int(idx)).text
+
     # ------------------------------------------------------------------ positions
 
     def parse(self, text: str) -> OwarePosition:
@@ -171,6 +175,9 @@ class OwareGame(Game):
         return OwarePosition((4,) * HOUSES)
 
     # ------------------------------------------------------------------ batch
+
+    def encode_batch(self, positions: list[OwarePosition]) -> tuple:
+        return (np.array([p.houses for p in positions], np.int8).reshape(-1, HOUSES),)
 
     def batch_locate(self, houses, turns_left=MAX_T) -> BatchLocation:
         """houses int[n, 12] (mover's view), plies left (a number or int[n], each 1..200)."""

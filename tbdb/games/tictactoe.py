@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError
-from tbdb.games.base import Game, GameOver, Location, StatRow, Successor, TableData
+from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
+    TableData
 from tbdb.solvers import tictactoe as kernels
 
 _TEXT = re.compile(r"[xo.]{9}")
@@ -115,6 +116,7 @@ class TicTacToeGame(Game):
     storage = "key"
     modes = ("levels",)
     position_type = TicTacToePosition
+    example_build: dict = {}
 
     def plan(self) -> list[str]:
         return [TABLE]
@@ -174,6 +176,46 @@ class TicTacToeGame(Game):
 
     def successors(self, position: TicTacToePosition) -> list[Successor]:
         return [Successor(str(cell), position.push(cell)) for cell in position.legal_moves()]
+
+    def images(self, position: TicTacToePosition) -> list[TicTacToePosition]:
+        out = [position]
+        for s in range(1, 8):
+            cells = [0] * 9
+            for i, c in enumerate(position.cells):
+                cells[kernels.SYM[s, i]] = c
+            out.append(TicTacToePosition(tuple(cells)))
+        return out
+
+    # ------------------------------------------------------------------ batch
+
+    def encode_batch(self, positions: list[TicTacToePosition]) -> tuple:
+        return (np.array([p.cells for p in positions], np.int8).reshape(-1, 9),)
+
+    def batch_locate(self, boards) -> BatchLocation:
+        """boards int[n, 9]: cells row by row from the top left, 0 empty, 1 x, 2 o."""
+        boards = np.asarray(boards)
+        if boards.ndim != 2 or boards.shape[1] != 9:
+            raise ValueError(f"expected boards of shape (n, 9), got {boards.shape}")
+        if not np.issubdtype(boards.dtype, np.integer):
+            raise ValueError(f"boards must be an integer array, not {boards.dtype}")
+        bad = np.flatnonzero(((boards < 0) | (boards > 2)).any(axis=1))
+        if len(bad):
+            raise ValueError(f"row {int(bad[0])}: cells are 0 (empty), 1 (x) or 2 (o), got "
+                             f"{boards[bad[0]].tolist()}")
+        for r, row in enumerate(boards.tolist()):
+            problem = TicTacToePosition(tuple(row))._impossible()
+            if problem:
+                raise ValueError(f"row {r}: {problem}")
+        n = len(boards)
+        keys = np.zeros((n, 3), np.int64)
+        sym = np.empty(n, np.int8)
+        kernels._canonical_many(np.ascontiguousarray(boards, np.int8), keys, sym)
+        return BatchLocation([TABLE], np.zeros(n, np.int32), keys, sym, np.zeros(n, np.int8))
+
+    def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
+        inverse = kernels.SYM[kernels.INVERSE[sym.astype(np.int64)]]  # [n, 9]
+        safe = np.where(codes >= 0, codes, 0)
+        return np.where(codes >= 0, inverse[np.arange(len(codes)), safe], -1).astype(np.int32)
 
     def start(self) -> TicTacToePosition:
         return TicTacToePosition((0,) * 9)
