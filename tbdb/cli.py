@@ -12,8 +12,10 @@ import os
 import signal
 import sys
 
+import duckdb
+
 from tbdb.options import resolve
-from tbdb.store import DEFAULT_DB_ENV, default_db_path
+from tbdb.store import DEFAULT_DB_ENV, default_db_path, is_disk_full
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
@@ -144,6 +146,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except (TbdbError, OSError, ValueError) as exc:
         print(f"tbdb {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except duckdb.Error as exc:
+        if not is_disk_full(exc):
+            raise
+        # the disk filled outside a table's transaction (opening, views, checkpoints): a table
+        # is only ever kept whole, so rerunning after freeing space resumes
+        db = getattr(args, "db", None) or default_db_path()
+        print(f"tbdb {args.command}: error: the disk holding {db!r} is full: free space and run "
+              f"the same command again (finished tables are kept)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ntbdb {args.command}: interrupted", file=sys.stderr)
@@ -382,11 +393,9 @@ def _verify(args) -> int:
 
 
 def _upgrade(args) -> int:
-    from tbdb.store import Store, head_revision
+    from tbdb.store import Store, check_path, connect, head_revision
     path = args.db or default_db_path()
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no tbdb database at {path!r}")
-    from tbdb.store import connect
+    check_path(path, create=False)
     con = connect(path, read_only=True)
     try:
         tbdb_file = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = "

@@ -53,3 +53,11 @@ class InvalidOptionError(TbdbError, ValueError):
 
 BuildOptionError = InvalidOptionError
 
+
+
+def quote(text, limit: int = 200) -> str:
+    """``repr(text)``, or for a very long text its start and its length: an error quotes what
+    the user typed, but one line must not echo 4,300 digits back."""
+    if isinstance(text, str) and len(text) > limit:
+        return f"{text[:limit // 2]!r}... ({len(text):,} characters)"
+    return repr(text)

@@ -39,7 +39,7 @@ def statements(con: duckdb.DuckDBPyConnection, text: str) -> list:
         kind = st.type.name
         if kind not in READING:
             raise SqlError(f"tbdb sql is read-only and runs only queries; {_short(st.query)!r} is "
-                           f"a {kind} statement")
+                           f"{'an' if kind[0] in 'AEIOU' else 'a'} {kind} statement")
         if kind == "PRAGMA" and not st.query.strip().lower().startswith(
                 ("pragma show", "pragma table_info", "pragma database_size", "pragma version")):
             raise SqlError(f"tbdb sql runs only reading PRAGMAs (show_tables, table_info, "

@@ -75,7 +75,7 @@ def _busy(path: str, exc: Exception):
         f"meanwhile; wait for it to finish or stop it, then try again") from exc
 
 
-def _check_path(path: str, create: bool) -> None:
+def check_path(path: str, create: bool) -> None:
     """Clear errors for paths DuckDB would answer with a cryptic one."""
     if os.path.isdir(path):
         raise NotADatabaseError(f"{path!r} is a directory, not a database file")
@@ -87,7 +87,8 @@ def _check_path(path: str, create: bool) -> None:
             raise FileNotFoundError(f"cannot create {path!r}: directory {parent!r} does not exist")
         if not os.access(parent, os.W_OK):
             raise PermissionError(f"cannot create {path!r}: directory {parent!r} is not writable")
-    elif create and not os.access(path, os.W_OK):
+    elif create and (not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222):
+        # the mode bits too: root may write anything, but a file made read-only means "keep"
         raise PermissionError(f"database {path!r} is read-only; a build needs to write it")
 
 
@@ -122,7 +123,7 @@ class Store:
     def __init__(self, path: str | os.PathLike, *, read_only: bool = False):
         self.path = str(path)
         self.read_only = read_only
-        _check_path(self.path, create=not read_only)
+        check_path(self.path, create=not read_only)
         if read_only:
             self.con = connect(self.path, read_only=True)
             try:
@@ -291,8 +292,13 @@ class Store:
         self.con.register(name, arrow)
         try:
             self.con.execute(sql.format(src=name), params or [])
-        finally:
-            self.con.unregister(name)
+        except BaseException:
+            try:  # an aborted transaction refuses even this; the caller rolls back
+                self.con.unregister(name)
+            except duckdb.Error:
+                pass
+            raise
+        self.con.unregister(name)
 
     def _transaction(self, work) -> None:
         con = self.con
@@ -308,7 +314,7 @@ class Store:
             if isinstance(exc, (duckdb.InterruptException, RuntimeError)) and \
                     "interrupted" in str(exc):
                 raise KeyboardInterrupt from exc  # Ctrl-C inside a DuckDB statement
-            if isinstance(exc, duckdb.Error) and _disk_full(exc):
+            if isinstance(exc, duckdb.Error) and is_disk_full(exc):
                 raise OSError(28, f"the disk holding {self.path!r} is full; nothing of the table "
                                   f"being written was kept: free space and run the same build "
                                   f"again to resume") from exc
@@ -474,7 +480,7 @@ class Store:
         return rows[0] if rows else None
 
 
-def _disk_full(exc: Exception) -> bool:
+def is_disk_full(exc: Exception) -> bool:
     text = str(exc).lower()
     return "no space left" in text or "disk is full" in text or "not enough space" in text
 

@@ -100,7 +100,8 @@ def naive_solve(space):
             if any(r == LOSS and dd == d - 1 for r, dd in vals) and \
                     not any(r == LOSS and dd < d - 1 for r, dd in vals):
                 found[p] = WIN
-            elif all(r == WIN for r, _ in vals) and max([dd for _, dd in vals], default=-1) == d - 1:
+            elif all(r == WIN for r, _ in vals) and \
+                    max([dd for _, dd in vals], default=-1) == d - 1:
                 found[p] = LOSS
         for p, r in found.items():
             result[p], distance[p] = r, d

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from tbdb.errors import InvalidPositionError, UnknownGameError
+from tbdb.errors import InvalidPositionError, UnknownGameError, quote
 from tbdb.games.base import Game
 
 # name -> "module:Class", imported on first use so `tbdb --help` stays quick
@@ -40,13 +40,13 @@ def guess(text: str) -> Game:
     """The one game whose notation ``text`` is written in; none or several is an
     ``InvalidPositionError`` quoting the text and naming the candidates."""
     if not isinstance(text, str):
-        raise InvalidPositionError(f"a position is text, not {text!r}")
+        raise InvalidPositionError(f"a position is text, not {quote(text)}")
     found = [g for g in all_games() if g.recognises(text)]
     if len(found) == 1:
         return found[0]
     if not found:
         samples = "; ".join(f"{g.name}: {g.sample!r}" for g in all_games())
-        raise InvalidPositionError(f"position {text!r} is in no game's notation ({samples}); "
+        raise InvalidPositionError(f"position {quote(text)} is in no game's notation ({samples}); "
                                    f"name the game to see what is wrong with it")
-    raise InvalidPositionError(f"position {text!r} could be a position of "
+    raise InvalidPositionError(f"position {quote(text)} could be a position of "
                                f"{', '.join(g.name for g in found)}: name the game")

@@ -14,7 +14,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from tbdb.solvers import cdc as kernels
-from tbdb.errors import InvalidMaterialError, InvalidMoveError, InvalidPositionError
+from tbdb.errors import InvalidMaterialError, InvalidMoveError, InvalidPositionError, quote
 
 Square = int  # 0..31, a1 = 0, h1 = 7, a4 = 24
 PieceCode = int  # colour * 7 + type
@@ -22,7 +22,8 @@ LETTERS = "KGMRNCP"
 MAX_PER_SIDE = (1, 2, 2, 2, 2, 2, 5)
 RED, BLACK = 0, 1
 SIDE_NAMES = ("red", "black")
-MAX_PIECES = 5  # what the index functions support (a material with no single piece leads with a pair)
+# what the index functions support (a material with no single piece leads with a pair)
+MAX_PIECES = 5
 
 
 def square_name(sq: Square) -> str:
@@ -62,7 +63,8 @@ class Move:
     def parse(cls, text: str) -> Move:
         m = re.fullmatch(r"([a-h][1-4])([-x])([a-h][1-4])", text)
         if not m:
-            raise InvalidMoveError(f"malformed CDC move {text!r}: expected like 'a1-a2' or 'b1xd1'")
+            raise InvalidMoveError(f"malformed CDC move {quote(text)}: expected like 'a1-a2' or "
+                                   f"'b1xd1'")
         return cls(parse_square(m.group(1)), parse_square(m.group(3)), m.group(2) == "x")
 
     def __str__(self) -> str:
@@ -82,7 +84,7 @@ class Material:
         m = re.fullmatch(r"([KGMRNCP]*)v([KGMRNCP]*)", text)
         if not m or not m.group(1) or not m.group(2):
             raise InvalidMaterialError(
-                f"malformed material {text!r}: expected red pieces, 'v', black pieces, "
+                f"malformed material {quote(text)}: expected red pieces, 'v', black pieces, "
                 f"each side non-empty, letters from {LETTERS} (e.g. 'KGvR')")
         sides = tuple(tuple(sorted(LETTERS.index(c) for c in part)) for part in m.groups())
         material = cls(*sides)
@@ -90,11 +92,11 @@ class Material:
             for t in range(7):
                 if side.count(t) > MAX_PER_SIDE[t]:
                     raise InvalidMaterialError(
-                        f"material {text!r} has {side.count(t)} {LETTERS[t]}; a side has at "
+                        f"material {quote(text)} has {side.count(t)} {LETTERS[t]}; a side has at "
                         f"most {MAX_PER_SIDE[t]}")
         if material.name != text:
             raise InvalidMaterialError(
-                f"material {text!r} is not in rank order; write it as {material.name!r}")
+                f"material {quote(text)} is not in rank order; write it as {material.name!r}")
         return material
 
     @property
@@ -276,21 +278,21 @@ class Position:
     @classmethod
     def parse(cls, text: str) -> Position:
         if not isinstance(text, str):
-            raise InvalidPositionError(f"a CDC position is text, not {text!r}")
+            raise InvalidPositionError(f"a CDC position is text, not {quote(text)}")
         parts = text.split(" ")
         if len(parts) != 2 or parts[1] not in ("r", "b"):
             raise InvalidPositionError(
-                f"malformed CDC position {text!r}: expected 4 ranks separated by '/', a space "
+                f"malformed CDC position {quote(text)}: expected 4 ranks separated by '/', a space "
                 f"and 'r' or 'b' (e.g. '4g2K/8/8/8 r')")
         ranks = parts[0].split("/")
         if len(ranks) != 4:
-            raise InvalidPositionError(f"malformed CDC position {text!r}: {len(ranks)} ranks, "
+            raise InvalidPositionError(f"malformed CDC position {quote(text)}: {len(ranks)} ranks, "
                                        f"expected 4")
         board: list[int] = []
         for rank in reversed(ranks):  # rank 1 first: a1 is square 0
             cells = _parse_rank(rank)
             if isinstance(cells, str):
-                raise InvalidPositionError(f"malformed CDC position {text!r}: {cells}")
+                raise InvalidPositionError(f"malformed CDC position {quote(text)}: {cells}")
             board.extend(cells)
         position = cls(tuple(board), 0 if parts[1] == "r" else 1)
         counts: dict[int, int] = {}
@@ -300,7 +302,7 @@ class Position:
         for code, n in counts.items():
             if n > MAX_PER_SIDE[code % 7]:
                 raise InvalidPositionError(
-                    f"CDC position {text!r} has {n} {piece_letter(code)}; a side has at most "
+                    f"CDC position {quote(text)} has {n} {piece_letter(code)}; a side has at most "
                     f"{MAX_PER_SIDE[code % 7]}")
         return position
 

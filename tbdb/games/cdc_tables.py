@@ -228,19 +228,20 @@ class CdcGame(Game):
             return position
         return Position.parse(position)
 
-    def _entry(self, board) -> tuple:
-        """(canonical material, colour swap, desc, size) of a board's material, cached."""
+    def _entry(self, board, side: int = 0) -> tuple:
+        """(canonical material, colour swap, desc, size) of a board's material, cached
+        (``side`` only words the error of a board with too many pieces)."""
         key = 0
         for c in board:
             if c >= 0:
                 key += 6 ** c
         entry = self._materials.get(key)
         if entry is None:
-            position = Position(tuple(board), 0)
+            position = Position(tuple(board), int(side))
             material = position.material
             if material.pieces > MAX_PIECES:
                 raise MissingTableError(
-                    f"position {position.text[:-2]!r} has {material.pieces} pieces; tbdb builds "
+                    f"position {position.text!r} has {material.pieces} pieces; tbdb builds "
                     f"CDC tables of 2 to {MAX_PIECES} pieces")
             cm, swap = material.canonical()
             entry = self._materials[key] = (cm.name, int(swap), cm.desc, cm.size)
@@ -264,7 +265,7 @@ class CdcGame(Game):
                    f"{('black', 'red')[position.side]} has no piece but has just moved"))
         if not mover_has:
             return GameOver(LOSS)  # the side to move has nothing left: it has lost
-        name, swap, desc, size = self._entry(board)
+        name, swap, desc, size = self._entry(board, position.side)
         slot, sym = kernels._locate_one(np.array(board, np.int8), position.side, desc, swap,
                                         size)
         return Location(name, int(slot), int(sym))
@@ -327,7 +328,7 @@ class CdcGame(Game):
                                      f"piece (or the board is empty): no game reaches it")
                 over[rows] = LOSS
                 continue
-            name, swap, desc, size = self._entry(boards[rows[0]].tolist())
+            name, swap, desc, size = self._entry(boards[rows[0]].tolist(), sides[rows[0]])
             which[rows] = len(tables)
             tables.append(name)
             sub_slot = np.empty(len(rows), np.int64)

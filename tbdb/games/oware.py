@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tbdb.solvers import oware as kernels
-from tbdb.errors import InvalidMoveError, InvalidPositionError
+from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
 
 HOUSES = 12
 TOTAL_SEEDS = 48  # a game of Oware has 48 seeds; no position holds more
@@ -28,12 +28,13 @@ class OwarePosition:
     def parse(cls, text: str) -> OwarePosition:
         if not isinstance(text, str) or not _TEXT.fullmatch(text):
             raise InvalidPositionError(
-                f"malformed Oware position {text!r}: expected 12 non-negative integers separated "
+                f"malformed Oware position {quote(text)}: expected 12 non-negative integers "
+                f"separated "
                 f"by single spaces, the mover's houses 0-5 first (e.g. '0 0 0 0 0 1 0 0 0 0 0 0')")
         houses = tuple(int(x) for x in text.split(" "))
         if sum(houses) > TOTAL_SEEDS:
-            raise InvalidPositionError(f"Oware position {text!r} holds {sum(houses)} seeds; a game "
-                                       f"has {TOTAL_SEEDS}")
+            raise InvalidPositionError(f"Oware position {quote(text)} holds {sum(houses)} seeds; "
+                                       f"a game has {TOTAL_SEEDS}")
         return cls(houses)
 
     @property
@@ -84,5 +85,5 @@ class OwarePosition:
 
 def parse_move(text: str) -> int:
     if not re.fullmatch(r"[0-5]", text):
-        raise InvalidMoveError(f"malformed Oware move {text!r}: expected a house number 0-5")
+        raise InvalidMoveError(f"malformed Oware move {quote(text)}: expected a house number 0-5")
     return int(text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError
+from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData
 from tbdb.solvers import tictactoe as kernels
@@ -33,12 +33,14 @@ class TicTacToePosition:
     @classmethod
     def parse(cls, text: str) -> TicTacToePosition:
         if not isinstance(text, str) or not _TEXT.fullmatch(text):
-            raise InvalidPositionError(f"malformed tic-tac-toe position {text!r}: expected nine "
-                                       f"cells of 'x', 'o' or '.', row by row (e.g. 'x...o....')")
+            raise InvalidPositionError(f"malformed tic-tac-toe position {quote(text)}: expected "
+                                       f"nine cells of 'x', 'o' or '.', row by row "
+                                       f"(e.g. 'x...o....')")
         position = cls(tuple(".xo".index(ch) for ch in text))
         problem = position._impossible()
         if problem:
-            raise InvalidPositionError(f"tic-tac-toe position {text!r} cannot arise: {problem}")
+            raise InvalidPositionError(f"tic-tac-toe position {quote(text)} cannot arise: "
+                                       f"{problem}")
         return position
 
     def _impossible(self) -> str | None:
