@@ -297,3 +297,25 @@ def test_a_full_disk_is_named_and_the_build_resumes(tmp_path, monkeypatch, capsy
     assert main(["build", "cdc", "--material", "KCvP", "--db", db, "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "1 built" in out and "1 already done" in out
+
+
+def test_a_really_full_disk(tmp_path):
+    """On a 3 MB file system (where this machine lets the tests mount one)."""
+    small = tmp_path / "small"
+    small.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(small)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small file system here")
+    try:
+        db = str(small / "tb.duckdb")
+        r = run("build", "cdc", "--material", "KGvRN", "--db", db, "--no-progress")
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        assert "is full" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        subprocess.run(["mount", "-o", "remount,size=64m", str(small)], check=True)
+        r = run("build", "cdc", "--material", "KGvRN", "--db", db, "--no-progress")
+        assert r.returncode == 0, r.stderr
+        r = run("verify", "--db", db, "--no-progress")
+        assert r.returncode == 0 and "3 tables" in r.stdout, r.stdout + r.stderr
+    finally:
+        subprocess.run(["umount", "-l", str(small)])
