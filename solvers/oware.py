@@ -1,6 +1,6 @@
 """Oware (Abapa) endgame books under the 200-ply limit: Numba kernels.
 
-Rules: shared/rules/oware.md.  A position is 12 house counts seen from the player to move
+Rules: docs/rules/oware.md.  A position is 12 house counts seen from the player to move
 (houses 0-5 the mover's, 6-11 the opponent's, sowing 0 -> 1 -> ... -> 11 -> 0).  Book ``n`` holds
 the ``C(n + 11, 11)`` positions with ``n`` seeds, indexed by lexicographic rank (house 0 most
 significant; rank 0 = all seeds in house 11).

@@ -4,10 +4,11 @@ A game never adds a table: its tables are rows of ``tb_tables`` and their values
 three value tables, by how the table is keyed and what it stores:
 
 * ``tb_index_values`` -- a dense index (row number of a position in its table's index function);
-  win/draw/loss, distance and best move.  CDC, Shogi, Chinese Checkers, tic-tac-toe.
+  win/draw/loss, distance and best move (CDC).
 * ``tb_key_values`` -- an exact canonical key of two 64-bit words plus a small constraint
-  (e.g. the board UTTT's mover must play in); win/draw/loss, distance and best move.  Keys are
-  exact encodings, never lossy hashes: no two positions ever share a row.
+  (e.g. the board UTTT's mover must play in); win/draw/loss, distance and best move
+  (tic-tac-toe).  Keys are exact encodings, never lossy hashes: no two positions ever share a
+  row.
 * ``tb_score_runs`` -- a net score by plies left, as runs of plies over which score and best
   move stay the same (Oware).
 

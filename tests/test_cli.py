@@ -8,6 +8,7 @@ import sys
 import duckdb
 import pytest
 
+from tbdb import games
 from tbdb.cli import main
 
 
@@ -92,7 +93,7 @@ def test_perft_and_divide(capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["build", "chess"], "unknown game 'chess'; known games: cdc, "),
+    (["build", "chess"], "unknown game 'chess'; known games: " + ", ".join(games.names())),
     (["build", "cdc", "--max-pieces", "7"], "max_pieces must be an integer from 2 to 5, not 7"),
     (["build", "cdc", "--max-pieces", "two"], "max_pieces must be an integer from 2 to 5, not "
                                               "'two'"),

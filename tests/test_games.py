@@ -84,6 +84,59 @@ def test_verify_is_clean(built):
     assert report.ok and report.checked >= 1, report
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_kernels_honour_the_contract(name):
+    """docs/kernel-contract.md on the example build's tables: children are real positions of
+    the table reached by legal moves (codes >= 0, at most max_children); parents(c) is exactly
+    {p : c is a child of p} (at most max_parents); a key table's children are on lower levels."""
+    from tbdb import retrograde
+    g = games.get(name)
+    if g.storage == "runs":
+        pytest.skip(f"{name} solves its tables itself")
+    rng = np.random.default_rng(5)
+    deps = {}
+    for table in g.plan(**g.example_build):
+        space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
+        if g.storage == "key":
+            levels = retrograde.enumerate_levels(space)
+            keys = np.concatenate([levels[lv] for lv in sorted(levels)])
+            terminal, count, child, move = space.expand(keys)
+            own = space.level(keys)
+            for r in np.flatnonzero(terminal == 2)[:5000]:
+                assert 0 < count[r] <= space.max_children and (move[r, :count[r]] >= 0).all()
+                assert (space.level(child[r, :count[r]]) < own[r]).all(), keys[r]
+            values = retrograde.solve_levels(space, levels)
+            deps[table] = g.from_stored(table, None, [values[lv] for lv in sorted(values)])
+            continue
+        kind, _ = space.census(0, space.size)
+        real = np.flatnonzero(kind == 0)
+        if len(real) > 20000:
+            real = np.sort(rng.choice(real, 20000, replace=False))
+        count, child, move, _, _ = space.children(real)
+        assert (count <= space.max_children).all()
+        edges = {}
+        for r, p in enumerate(real.tolist()):
+            m = move[r, :count[r]]
+            assert (m >= 0).all() and len(set(m.tolist())) == len(m), (table, p)
+            for c in child[r, :count[r]].tolist():
+                if c >= 0:
+                    assert kind[c] == 0, (table, p, c)  # a move never reaches a non-position
+                    edges.setdefault(c, set()).add(p)
+        if "edge-free" in g.modes:
+            targets = np.array(sorted(edges), np.int64)
+            pcount, parent = space.parents(targets)
+            assert (pcount <= space.max_parents).all()
+            chosen = set(real.tolist())
+            for r, c in enumerate(targets.tolist()):
+                found = set(parent[r, :pcount[r]].tolist())
+                assert edges[c] <= found, (table, c)  # every parent is listed ...
+                for p in found:  # ... and nothing else (checked on the sampled parents)
+                    assert kind[p] == 0, (table, c, p)
+                    if p in chosen:
+                        assert p in edges[c], (table, c, p)
+        deps[table] = g.from_stored(table, None, retrograde.solve_index(space, "edges"))
+
+
 def _corrupted(path, tmp_path, sql):
     bad = tmp_path / "bad.duckdb"
     shutil.copy(path, bad)
@@ -213,11 +266,18 @@ def test_text_round_trips(built):
                 assert g.parse(g.text(s.position)) == s.position
 
 
+def _slow_perft(g, position, depth):
+    """Leaves of the move tree from ``successors`` alone (not the game's perft)."""
+    if depth == 0:
+        return 1
+    return sum(_slow_perft(g, s.position, depth - 1) for s in g.successors(position))
+
+
 def test_perft_matches_the_generic_slow_generator(built):
     g, path = built
     for p in _sample_positions(g, path, n=5, seed=9):
         for depth in (1, 2, 3):
-            assert g.perft(p, depth) == games.base.Game.perft(g, p, depth)
+            assert g.perft(p, depth) == _slow_perft(g, p, depth)
 
 
 @pytest.mark.parametrize("name", NAMES)

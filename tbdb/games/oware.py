@@ -2,7 +2,7 @@
 
 Position text: twelve non-negative integers separated by single spaces, houses 0-5 of the player
 to move first, then houses 6-11 of the opponent: ``0 0 0 0 0 1 0 0 0 0 0 0``.
-Moves: the house number 0-5.  Rules: shared/rules/oware.md; kernels: ``solvers.oware``.
+Moves: the house number 0-5.  Rules: docs/rules/oware.md; kernels: ``solvers.oware``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
 
 HOUSES = 12
 TOTAL_SEEDS = 48  # a game of Oware has 48 seeds; no position holds more
-_TEXT = re.compile(r"[0-9]{1,2}( [0-9]{1,2}){11}")  # ASCII digits; no house holds 100
+# ASCII digits without leading zeros (the text round-trips); no house holds 100
+_TEXT = re.compile(r"(0|[1-9][0-9]?)( (0|[1-9][0-9]?)){11}")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tbdb.errors import MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
     Successor, TableData
 from tbdb.games.oware import HOUSES, TOTAL_SEEDS, OwarePosition
@@ -156,6 +157,10 @@ class OwareGame(Game):
     def locate(self, position: OwarePosition, turns_left: int = MAX_T) -> Location | GameOver:
         if turns_left == 0:
             return GameOver(0, score=0)  # nothing left to gain
+        if position.seeds > kernels.MAX_SOLVE_N:
+            raise MissingTableError(
+                f"Oware position {quote(position.text)} holds {position.seeds} seeds; tbdb "
+                f"builds books of up to {kernels.MAX_SOLVE_N} seeds")
         return Location(table_name(position.seeds), position.index, plies=turns_left)
 
     def move_text(self, position, code: int, sym: int) -> str:

@@ -145,7 +145,8 @@ class TicTacToeGame(Game):
             marks = 9 - v.level
             won, lost = v.distance[v.result == 1], v.distance[v.result == -1]
             stats.append(StatRow(
-                f"{marks} marks", marks, "x" if marks % 2 == 0 else "o", int(mult.sum()),
+                f"{marks} mark{'' if marks == 1 else 's'}", marks, "x" if marks % 2 == 0 else "o",
+                int(mult.sum()),
                 int(mult[v.result == 1].sum()), int(mult[v.result == 0].sum()),
                 int(mult[v.result == -1].sum()), 0,
                 int(won.max()) if len(won) else None, int(lost.max()) if len(lost) else None))
