@@ -3,7 +3,7 @@
     python benchmarks/run.py                 # everything (the CDC 4-piece build takes minutes)
     python benchmarks/run.py --quick         # CDC up to 3 pieces
     python benchmarks/run.py --json          # one JSON object per result
-    python benchmarks/run.py --only lookup   # a section: cdc-build, lookup, oware
+    python benchmarks/run.py --only lookup   # a section: cdc-build, lookup, views, modes, oware
 
 Targets (issue #2, #3): CDC 4-piece build <= 15 min and <= 8 GB; warm lookup median <= 20 us;
 batch >= 1M positions/s; Oware 9-seed book (warm) <= 0.25 s.
@@ -85,9 +85,10 @@ def lookups(db: str) -> list[dict]:
     import tbdb
     from tbdb.games.cdc import Position
     tb = tbdb.open(db)
-    material = tb.sql("SELECT material FROM cdc_tables ORDER BY pieces DESC, material LIMIT 1")[0][0]
+    material = tb.sql("SELECT material FROM cdc_tables ORDER BY pieces DESC, material "
+                      "LIMIT 1").fetchall()[0][0]
     texts = [r[0] for r in tb.sql("SELECT position FROM cdc_positions WHERE material = ? "
-                                  "AND idx % 101 = 7 LIMIT 4000", [material])]
+                                  "AND idx % 101 = 7 LIMIT 4000", params=[material]).fetchall()]
     for t in texts[:50]:
         tb.lookup(t)  # warm: the table is in memory and the kernels compiled
     times = []
@@ -117,6 +118,69 @@ def lookups(db: str) -> list[dict]:
         {"name": "lookup_arrays batch (1M random positions)", "value": round(n / batch_s),
          "unit": "positions/s"},
     ]
+
+
+def views(db: str) -> list[dict]:
+    """The generic views over the whole database, as an analyst runs them."""
+    import tbdb
+    out = []
+    with tbdb.open(db) as tb:
+        for view in ("draw_analysis", "symmetry_stats", "build_progress"):
+            t0 = time.perf_counter()
+            n = len(tb.sql(f"SELECT * FROM {view}").fetchall())
+            out.append({"name": f"SELECT * FROM {view} ({n:,} rows)",
+                        "value": round(time.perf_counter() - t0, 3), "unit": "s"})
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "verify", "--db", db, "--no-progress"],
+                       capture_output=True, text=True)
+    out.append({"name": "tbdb verify of that database" + ("" if r.returncode == 0 else
+                                                           " (FAILED)"),
+                "value": round(time.perf_counter() - t0, 1), "unit": "s"})
+    return out
+
+
+EDGE_FREE_PROBE = """
+import resource, sys, time
+import numpy as np
+from tbdb import retrograde
+from tbdb.games.cdc_tables import CdcGame
+g = CdcGame()
+table, mode = sys.argv[1], sys.argv[2]
+deps, order, todo = {}, [], [table]
+while todo:
+    t = todo.pop()
+    if t not in order:
+        order.append(t)
+        todo += g.dependencies(t)
+order.sort(key=lambda t: (len(t), t))
+for t in order[:-1]:
+    deps[t] = g.from_stored(t, None, retrograde.solve_index(
+        g.space(t, {d: deps[d] for d in g.dependencies(t)}), "auto"))
+space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
+retrograde.solve_index(g.space(order[0], {}), mode)  # compile
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+v = retrograde.solve_index(space, mode)
+dt = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(space.size, dt, base, peak)
+"""
+
+
+def retrograde_modes(table: str) -> list[dict]:
+    """One big table solved in each index mode in a fresh process: time and the memory the
+    solve adds (peak RSS over the RSS before it, so dependencies and compiled code are out)."""
+    out = []
+    for mode in ("edges", "edge-free"):
+        r = subprocess.run([sys.executable, "-c", EDGE_FREE_PROBE, table, mode],
+                           capture_output=True, text=True, check=True)
+        size, dt, base, peak = r.stdout.split()
+        size, extra = int(size), (int(peak) - int(base)) * 1024
+        out += [{"name": f"{table} ({size:,} slots) solve, {mode}", "value": round(float(dt), 1),
+                 "unit": "s"},
+                {"name": f"{table} solve, {mode}: memory added per slot",
+                 "value": round(extra / size, 1), "unit": "bytes"}]
+    return out
 
 
 def oware(db: str, max_seeds: int) -> list[dict]:
@@ -160,7 +224,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object per result")
     ap.add_argument("--quick", action="store_true", help="CDC up to 3 pieces only")
     ap.add_argument("--db", help="keep the CDC database here (default: a temporary file)")
-    ap.add_argument("--only", choices=["cdc-build", "lookup", "oware"])
+    ap.add_argument("--only", choices=["cdc-build", "lookup", "views", "modes", "oware"])
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp()
     db = args.db or os.path.join(tmp, "bench.duckdb")
@@ -171,6 +235,12 @@ def main(argv=None) -> int:
         if not os.path.exists(db):
             results += cdc_build(db, 3)
         results += lookups(db)
+    if args.only in (None, "views"):
+        if not os.path.exists(db):
+            results += cdc_build(db, 3)
+        results += views(db)
+    if args.only in (None, "modes"):
+        results += retrograde_modes("KGvRN" if args.quick else "KGMvRN")
     if args.only in (None, "oware"):
         results += oware(os.path.join(tmp, "oware.duckdb"), 12 if args.quick else 16)
     if args.json:

@@ -31,6 +31,10 @@ DEFAULT_DB = "tbdb.duckdb"
 PACKAGE = Path(__file__).resolve().parent
 # no extension is ever installed or loaded behind the user's back; tbdb draws its own progress
 _NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# files a build creates are written in the storage format of DuckDB 1.0, which every DuckDB
+# client from 1.0 on reads (the CLI, R, Java, other tools); a newer default format would lock
+# them out.  The setting only shapes new files and new data; it never rewrites an old file.
+STORAGE_COMPATIBILITY = "v1.0.0"
 # what read-only connections may not do: touch other files or load code (``tbdb sql`` also locks
 # the configuration, so no statement can switch these back on)
 READ_CONFIG = {**_NO_EXTENSIONS, "enable_external_access": False}
@@ -94,7 +98,8 @@ def check_path(path: str, create: bool) -> None:
 
 def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with tbdb's settings; DuckDB's errors turned into tbdb's."""
-    config = dict(READ_CONFIG if read_only else _NO_EXTENSIONS)
+    config = dict(READ_CONFIG) if read_only else \
+        {**_NO_EXTENSIONS, "storage_compatibility_version": STORAGE_COMPATIBILITY}
     try:
         con = duckdb.connect(path, read_only=read_only, config=config)
     except duckdb.IOException as exc:
@@ -174,7 +179,9 @@ class Store:
         from sqlalchemy import create_engine
         from sqlalchemy.exc import OperationalError
         engine = create_engine(f"duckdb:///{self.path}",
-                               connect_args={"config": dict(_NO_EXTENSIONS)})
+                               connect_args={"config": {
+                                   **_NO_EXTENSIONS,
+                                   "storage_compatibility_version": STORAGE_COMPATIBILITY}})
         try:
             try:
                 connection = engine.connect()
