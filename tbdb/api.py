@@ -6,6 +6,7 @@ from typing import Any, Iterable
 from tbdb import games
 from tbdb.errors import MissingTableError, TbdbError
 from tbdb.options import check_names, resolve
+from tbdb import sql_functions
 from tbdb.probe import ProbeStats, Prober
 from tbdb.results import LookupResult
 from tbdb.store import Store, default_db_path
@@ -27,6 +28,7 @@ class Tablebase:
         self.path = str(path) if path is not None else default_db_path()
         self.store = Store(self.path, read_only=True)
         self.prober = Prober(self.store)
+        self._functions = sql_functions.register(self.store, Prober)
         self.closed = False
 
     def _game(self, position: Any, game: str | None):
@@ -89,6 +91,7 @@ class Tablebase:
 
     def close(self) -> None:
         if not self.closed:
+            self._functions.release()
             self.store.close()
             self.closed = True
 

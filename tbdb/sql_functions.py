@@ -1,0 +1,147 @@
+"""SQL functions on tbdb's own connections (``tb.sql``, ``tbdb sql``): the power of ``lookup``
+in a query.
+
+    tb_lookup(game, position)    STRUCT(outcome, distance, score, best_move): the value of any
+                                 position, in any orientation; NULL if its table is not built
+    tb_canonical(game, position) the text of the stored row that answers it (what the
+                                 readable views show); NULL if its table is not built
+    tb_locate(game, position)    STRUCT(table_name, idx, key0, key1, key_constraint): where that
+                                 row is, so a query can go straight to it (see ``tb_row``)
+    tb_row(game, position)       a table macro: the stored values row of the position
+
+Malformed text is an error quoting it, as everywhere.  Other DuckDB clients do not have these
+functions (they are registered by tbdb on its connections, not stored in the file).
+"""
+from __future__ import annotations
+
+import copy
+import os
+
+import duckdb
+
+from tbdb import games
+from tbdb.errors import MissingTableError
+from tbdb.games.base import GameOver
+
+LOOKUP_TYPE = "STRUCT(outcome VARCHAR, distance INTEGER, score INTEGER, best_move VARCHAR)"
+LOCATE_TYPE = ("STRUCT(table_name VARCHAR, idx BIGINT, key0 BIGINT, key1 BIGINT, "
+               "key_constraint INTEGER)")
+
+# the location is computed once (a materialised CTE), not once per scanned row
+TB_ROW = """
+CREATE OR REPLACE TEMP MACRO tb_row(game_name, position) AS TABLE
+WITH loc AS MATERIALIZED (SELECT tb_locate(game_name, position) AS w)
+SELECT t.game, t.table_name, v.idx, NULL::BIGINT AS key0, NULL::BIGINT AS key1,
+       v.result, v.distance, v.best_move, v.multiplicity
+FROM loc, tb_tables t JOIN tb_index_values v USING (table_id)
+WHERE t.game = game_name AND t.table_name = loc.w.table_name AND v.idx = loc.w.idx
+UNION ALL
+SELECT t.game, t.table_name, NULL, v.key0, v.key1, v.result, v.distance, v.best_move,
+       v.multiplicity
+FROM loc, tb_tables t JOIN tb_key_values v USING (table_id)
+WHERE t.game = game_name AND t.table_name = loc.w.table_name AND v.key0 = loc.w.key0
+  AND v.key1 = loc.w.key1
+"""
+
+
+# DuckDB keeps functions per database instance, and a process opening one file twice shares
+# the instance: so the functions are registered once per file and answer through the most
+# recently opened of that file's live tablebases.
+_LIVE: dict[str, list] = {}
+
+
+class Registration:
+    """The functions' hold on one open tablebase; ``release()`` when it closes."""
+
+    def __init__(self, path: str, inner, prober):
+        self.path, self.inner, self.prober = path, inner, prober
+
+    def release(self) -> None:
+        live = _LIVE.get(self.path, [])
+        if self in live:
+            live.remove(self)
+        try:
+            self.inner.con.close()
+        except duckdb.Error:
+            pass
+
+
+def register(store, prober_type) -> Registration:
+    """Register the functions on ``store.con``.  Lookups inside a query run on a second
+    connection to the same database (a query cannot issue queries on its own connection)."""
+    inner = copy.copy(store)
+    inner.con = store.con.cursor()
+    path = os.path.realpath(store.path)  # DuckDB shares one instance per file
+    mine = Registration(path, inner, prober_type(inner))
+    first = path not in _LIVE
+    _LIVE.setdefault(path, []).append(mine)
+    if first:
+        _create(store.con, path)
+    else:
+        try:
+            _create(store.con, path)
+        except duckdb.CatalogException:
+            pass  # this database instance has them already
+    store.con.execute(TB_ROW)
+    return mine
+
+
+def _current(path: str) -> Registration:
+    live = _LIVE.get(path)
+    if not live:
+        raise RuntimeError(f"the tablebase {path!r} is closed")
+    return live[-1]
+
+
+def _create(con, path: str) -> None:
+    def _game_position(game_name: str, text: str):
+        g = games.get(game_name)
+        return g, g.coerce(text)
+
+    def tb_lookup(game_name, text):
+        if game_name is None or text is None:
+            return None
+        g, position = _game_position(game_name, text)
+        try:
+            r = _current(path).prober.lookup(g, position)
+        except MissingTableError:
+            return None
+        return {"outcome": r.outcome, "distance": r.distance,
+                "score": r.extras.get("score"), "best_move": r.best_move}
+
+    def tb_canonical(game_name, text):
+        loc = _locate(game_name, text)
+        if loc is None or isinstance(loc, GameOver):
+            return None
+        g = games.get(game_name)
+        try:  # the prober caches the catalogue row: no query per call
+            _current(path).prober.table(g, loc.table, f"position {text!r}")
+        except MissingTableError:
+            return None
+        return g.slot_text(loc.table, loc.key)
+
+    def tb_locate(game_name, text):
+        loc = _locate(game_name, text)
+        if loc is None or isinstance(loc, GameOver):
+            return None
+        key = loc.key
+        if isinstance(key, tuple):
+            return {"table_name": loc.table, "idx": None, "key0": int(key[0]),
+                    "key1": int(key[1]), "key_constraint": int(key[2])}
+        return {"table_name": loc.table, "idx": int(key), "key0": None, "key1": None,
+                "key_constraint": None}
+
+    def _locate(game_name, text):
+        if game_name is None or text is None:
+            return None
+        g, position = _game_position(game_name, text)
+        try:
+            return g.locate(position)
+        except MissingTableError:
+            return None
+
+    for name, fn, kind in (("tb_lookup", tb_lookup, LOOKUP_TYPE),
+                           ("tb_canonical", tb_canonical, "VARCHAR"),
+                           ("tb_locate", tb_locate, LOCATE_TYPE)):
+        con.create_function(name, fn, ["VARCHAR", "VARCHAR"], kind, null_handling="special",
+                            side_effects=False)

@@ -1,0 +1,48 @@
+"""tb_lookup, tb_canonical, tb_locate and tb_row: lookup's power inside SQL."""
+import pytest
+
+import tbdb
+from tbdb.cli import main
+
+
+def test_a_position_is_found_in_either_orientation(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        for text in ("8/8/8/pKC5 r", "8/8/8/Pkc5 b"):  # the stored row and its colour twin
+            (value, stored), = tb.sql(f"SELECT tb_lookup('cdc', '{text}'), "
+                                      f"tb_canonical('cdc', '{text}')").fetchall()
+            r = tb.lookup(text)
+            assert value == {"outcome": r.outcome, "distance": r.distance, "score": None,
+                             "best_move": r.best_move}
+            assert stored == "8/8/8/pKC5 r"
+            row, = tb.sql(f"SELECT result, distance FROM tb_row('cdc', '{text}')").fetchall()
+            assert row == (1, r.distance)
+            assert tb.sql(f"WITH c AS MATERIALIZED (SELECT tb_canonical('cdc', '{text}') AS p) "
+                          "SELECT count(*) FROM cdc_positions, c WHERE position = c.p"
+                          ).fetchall() == [(1,)]
+
+
+def test_every_stored_row_is_its_own_canonical_form(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        wrong = tb.sql("SELECT position FROM cdc_positions WHERE idx % 37 = 1 AND "
+                       "tb_canonical('cdc', position) <> position").fetchall()
+        n = tb.sql("SELECT count(*) FROM cdc_positions WHERE idx % 37 = 1").fetchall()[0][0]
+    assert n > 100 and wrong == []
+
+
+def test_missing_tables_are_null_and_bad_text_is_an_error(kcvp_db):
+    with tbdb.open(kcvp_db) as tb:
+        assert tb.sql("SELECT tb_lookup('cdc', '4g2K/8/8/8 r'), tb_canonical('cdc', "
+                      "'4g2K/8/8/8 r'), tb_lookup('cdc', NULL)").fetchall() == [(None, None, None)]
+        assert tb.sql("SELECT * FROM tb_row('cdc', '4g2K/8/8/8 r')").fetchall() == []
+        with pytest.raises(Exception, match="'nonsense'"):
+            tb.sql("SELECT tb_lookup('cdc', 'nonsense')").fetchall()
+        with pytest.raises(Exception, match="'chess'"):
+            tb.sql("SELECT tb_lookup('chess', 'x')").fetchall()
+
+
+def test_the_functions_work_in_tbdb_sql_and_leave_the_file_alone(kcvp_db, capsys):
+    before = open(kcvp_db, "rb").read()
+    assert main(["sql", "--db", kcvp_db, "--csv", "SELECT tb_lookup('cdc', '8/8/8/Pkc5 b')"
+                 ".best_move AS m, tb_locate('cdc', '8/8/8/Pkc5 b').table_name AS t"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["m,t", "c1xa1,KCvP"]
+    assert open(kcvp_db, "rb").read() == before
