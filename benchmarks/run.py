@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,20 @@ def machine_line() -> str:
             f"{platform.python_version()}, numba {numba.__version__}, duckdb {duckdb.__version__}")
 
 
+MEASURE = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
+           "sys.exit(r.returncode)")
+
+
+def run_measured(args: list[str]) -> float:
+    """Run a command; its peak RSS in GiB (through a wrapper process, so that earlier children
+    of this script do not count)."""
+    r = subprocess.run([sys.executable, "-c", MEASURE, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed: {r.stderr[-500:]}")
+    return int(r.stderr.strip().splitlines()[-1]) / 2**20
+
+
 def cdc_build(db: str, max_pieces: int) -> list[dict]:
     """The whole CDC build as the CLI runs it (a child process, so its peak RSS is its own)."""
     for suffix in ("", ".wal"):
@@ -54,11 +67,9 @@ def cdc_build(db: str, max_pieces: int) -> list[dict]:
     compile_s = time.perf_counter() - t0
     os.remove(db + ".warm")
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tbdb.cli", "build", "cdc", "--max-pieces",
-                    str(max_pieces), "--db", db, "--no-progress"], check=True,
-                   capture_output=True)
+    peak = run_measured([sys.executable, "-m", "tbdb.cli", "build", "cdc", "--max-pieces",
+                         str(max_pieces), "--db", db, "--no-progress"])
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20  # GiB (ru_maxrss: KiB)
     import duckdb
     con = duckdb.connect(db, read_only=True)
     rows, placements = con.execute("SELECT count(*), sum(multiplicity) FROM cdc_values").fetchone()
@@ -140,7 +151,7 @@ def views(db: str) -> list[dict]:
 
 
 EDGE_FREE_PROBE = """
-import resource, sys, time
+import sys, time
 import numpy as np
 from tbdb import retrograde
 from tbdb.games.cdc_tables import CdcGame
@@ -158,12 +169,20 @@ for t in order[:-1]:
         g.space(t, {d: deps[d] for d in g.dependencies(t)}), "auto"))
 space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
 retrograde.solve_index(g.space(order[0], {}), mode)  # compile
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def status(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field))
+
+
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # reset the peak RSS to the current RSS (Linux)
+base = status("VmRSS:")
 t0 = time.perf_counter()
 v = retrograde.solve_index(space, mode)
 dt = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(space.size, dt, base, peak)
+print(space.size, dt, base, status("VmHWM:"))
 """
 
 
@@ -178,6 +197,9 @@ def retrograde_modes(table: str) -> list[dict]:
         size, extra = int(size), (int(peak) - int(base)) * 1024
         out += [{"name": f"{table} ({size:,} slots) solve, {mode}", "value": round(float(dt), 1),
                  "unit": "s"},
+                {"name": f"{table} solve, {mode}: memory added",
+                 "value": round(extra / 2**20, 1), "unit": "MiB"},
+                # small tables: mostly the fixed batch buffers (96 MiB), not per-slot state
                 {"name": f"{table} solve, {mode}: memory added per slot",
                  "value": round(extra / size, 1), "unit": "bytes"}]
     return out
@@ -186,21 +208,18 @@ def retrograde_modes(table: str) -> list[dict]:
 def oware(db: str, max_seeds: int) -> list[dict]:
     """The solver alone (benchmarks/oware_solver.py), then the whole CLI build with storage."""
     import oware_solver
-    results = oware_solver.run()
+    results = oware_solver.run(max_n=max_seeds)
     for suffix in ("", ".wal"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tbdb.cli", "build", "oware", "--max-seeds",
-                    str(max_seeds), "--db", db, "--no-progress"], check=True, capture_output=True)
+    peak = run_measured([sys.executable, "-m", "tbdb.cli", "build", "oware", "--max-seeds",
+                         str(max_seeds), "--db", db, "--no-progress"])
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     tag = f"oware-{max_seeds} tbdb build (solve + DuckDB load)"
     results += [
         {"name": tag, "value": round(seconds, 1), "unit": "s"},
-        {"name": f"{tag} peak memory", "value": round(peak / 2**20, 2) if peak > before else
-         None, "unit": "GiB"},
+        {"name": f"{tag} peak memory", "value": round(peak, 2), "unit": "GiB"},
         {"name": f"oware-{max_seeds} file size", "value": round(os.path.getsize(db) / 2**20, 1),
          "unit": "MiB"},
     ]
