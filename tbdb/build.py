@@ -95,11 +95,13 @@ def plan(game: str, mode: str = "auto", rebuild=(), **options):
     return g, mode, tables, rebuild
 
 
-def build(game: str, db: str | None = None, *, progress: bool = True, mode: str = "auto",
-          rebuild=(), **options) -> BuildSummary:
+def build(game: str, db: str | None = None, *, progress: bool | str = True,
+          mode: str = "auto", rebuild=(), **options) -> BuildSummary:
     """Build the tables of ``game`` that ``options`` select into ``db`` (default: $TBDB_DB or
     ./tbdb.duckdb).  Options are the game's (``tbdb games`` lists them); ``rebuild`` names
-    tables to build again even if done.  Bad options raise before the database is touched."""
+    tables to build again even if done.  Bad options raise before the database is touched.
+    ``progress``: True a bar on stderr (lines on a log), "lines" one line per finished table,
+    False silent."""
     g, mode, tables, rebuild = plan(game, mode, rebuild, **options)
     path = str(db) if db is not None else default_db_path()
     start = time.perf_counter()
@@ -113,17 +115,27 @@ def build(game: str, db: str | None = None, *, progress: bool = True, mode: str 
             for d in g.dependencies(t):
                 needed[d] = needed.get(d, 0) + 1
         cache: dict[str, object] = {}
-        bar = Progress(len(tables), f"{g.name} tables", enabled=progress,
-                       initial=summary.skipped)
+        weight = {t: max(int(g.weight(t)), 1) for t in tables}
+        bar = Progress(sum(weight.values()), f"{g.name} build", mode=progress,
+                       initial=sum(weight[t] for t in tables if t not in todo))
+        if summary.skipped:
+            bar.say(f"{g.name}: resuming: {summary.skipped} of {len(tables)} tables already "
+                    f"done")
         try:
-            for t in todo:
+            for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache)
                 store.mark_building(g.name, t)
+                first = " (and compiling the kernels: first run only)" if i == 0 else ""
+                bar.note(t + first)
+
+                def stage(what, done, total, t=t, first=first):
+                    bar.note(f"{t}: {what} {100 * done // max(total, 1)}%{first}")
+
                 t0 = time.perf_counter()
                 if g.storage == "key":
                     data = _solve_levels(g, store, t, deps, t in rebuild)
                 else:
-                    data = g.solve(t, deps, mode)
+                    data = g.solve(t, deps, mode, progress=stage)
                 summary.rows += store.write_table(g.name, t, data, time.perf_counter() - t0)
                 summary.built.append(t)
                 if needed.get(t):
@@ -132,7 +144,7 @@ def build(game: str, db: str | None = None, *, progress: bool = True, mode: str 
                     needed[d] -= 1
                     if needed[d] == 0:
                         cache.pop(d, None)
-                bar.update(1, t)
+                bar.finished(weight[t], f"{t} ({time.perf_counter() - t0:.1f} s)")
         finally:
             bar.close()
     summary.seconds = time.perf_counter() - start
@@ -181,7 +193,7 @@ class VerifyReport:
         return not self.problems and not self.unchecked
 
 
-def verify(db: str | None = None, game: str | None = None, *, progress: bool = True,
+def verify(db: str | None = None, game: str | None = None, *, progress: bool | str = True,
            tables=None) -> VerifyReport:
     """Re-derive every stored field of every built table (of ``game``, or of every game):
     values from one ply of moves and the stored values of the children, best moves, which
@@ -200,7 +212,8 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool = T
             done = [t for t, s in states.items() if s == "done"
                     and (tables is None or t in tables)]
             order = sorted(done, key=lambda t: (len(g.dependencies(t)), t))
-            bar = Progress(len(order), f"verify {name}", enabled=progress)
+            bar = Progress(sum(max(int(g.weight(t)), 1) for t in order), f"verify {name}",
+                           mode=progress)
             cache: dict[str, object] = {}
             try:
                 for t in order:
@@ -211,7 +224,7 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool = T
                     if bad or bad2:
                         report.problems[f"{name}:{t}"] = (bad + bad2, examples + examples2)
                     report.checked += 1
-                    bar.update(1, t)
+                    bar.finished(max(int(g.weight(t)), 1), t)
             finally:
                 bar.close()
     return report

@@ -189,7 +189,8 @@ def _build(args) -> int:
     g = games.get(args.game)
     options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
                       defaults=False, text=True)
-    summary = tbdb.build(g.name, db=args.db, progress=not args.no_progress,
+    progress = "lines" if args.no_progress else True
+    summary = tbdb.build(g.name, db=args.db, progress=progress,
                          mode=getattr(args, "mode", "auto"), rebuild=args.rebuild, **options)
     print(summary)
     with tbdb.open(summary.db) as tb:

@@ -151,6 +151,10 @@ class Game:
     def dependencies(self, table: str) -> list[str]:
         return []
 
+    def weight(self, table: str) -> int:
+        """Roughly how many positions ``table`` holds: progress bars are weighted by it."""
+        return 1
+
     def check_table(self, table: str) -> str:
         """``table`` if it names a table of this game, else ``InvalidOptionError``."""
         raise NotImplementedError

@@ -167,6 +167,9 @@ class CdcGame(Game):
         return sorted({c.canonical()[0].name for c in m.capture_children().values()
                        if c is not None})
 
+    def weight(self, table: str) -> int:
+        return 2 * Material.parse(table).size
+
     def check_table(self, table: str) -> str:
         return self._material(table).canonical()[0].name
 

@@ -7,6 +7,8 @@ least two seeds); its own solver (``solvers.oware``) replays their runs as value
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -59,6 +61,9 @@ class OwareGame(Game):
         """Books 0..max_seeds (book 0, the empty board, is the trivial base of the others)."""
         max_seeds = DEFAULT_MAX_SEEDS if max_seeds is None else max_seeds
         return [table_name(n) for n in range(max_seeds + 1)]
+
+    def weight(self, table: str) -> int:
+        return math.comb(seeds_of(table) + HOUSES - 1, HOUSES - 1)
 
     def dependencies(self, table: str) -> list[str]:
         return [table_name(m) for m in range(seeds_of(table) - 1)]

@@ -123,6 +123,9 @@ class TicTacToeGame(Game):
     def plan(self) -> list[str]:
         return [TABLE]
 
+    def weight(self, table: str) -> int:
+        return 5478
+
     def check_table(self, table: str) -> str:
         if table != TABLE:
             raise InvalidOptionError(f"no tic-tac-toe table {table!r}: the one table is {TABLE!r}")
