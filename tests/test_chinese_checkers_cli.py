@@ -134,10 +134,9 @@ def test_batch_form_and_stdin(db):
 
 
 @pytest.mark.parametrize("players,want", [(2, 4760), (3, 2744), (4, 2786), (6, 2828)])
-def test_perft_on_the_star(players, want):
-    r = run("perft", GAME, "start", "3", "--board", "star", "--players", str(players))
-    assert r.returncode == 0, r.stderr
-    assert int(r.stdout) == want
+def test_perft_on_the_star(players, want, capsys):
+    assert main(["perft", GAME, "start", "3", "--board", "star", "--players", str(players)]) == 0
+    assert int(capsys.readouterr().out) == want
 
 
 def test_perft_on_the_rhombus_and_divide(capsys):
@@ -164,10 +163,16 @@ def test_perft_on_the_rhombus_and_divide(capsys):
     (["perft", GAME, "start", "2", "--players", "5"], "not 5"),
     (["perft", GAME, "start", "2", "--board", "hex"], "not 'hex'"),
 ])
-def test_hostile_input_is_one_line_exit_2_and_leaves_the_database_alone(db, args, quoted):
+def test_hostile_input_is_one_line_exit_2_and_leaves_the_database_alone(db, args, quoted,
+                                                                         capsys):
     before = _digest(db)
-    r = run(*args, *(["--db", db] if args[0] != "perft" else []))
-    assert r.returncode == 2, (r.stdout, r.stderr)
-    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
-    assert quoted in r.stderr
+    assert main([*args, *(["--db", db] if args[0] != "perft" else [])]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert quoted in err
     assert _digest(db) == before
+
+
+def test_a_malformed_position_is_one_line_from_the_real_command(db):
+    r = run("lookup", GAME, "7x7-1 1/2 1", "--db", db)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "'7x7-1 1/2 1'" in r.stderr
