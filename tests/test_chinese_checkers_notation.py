@@ -60,6 +60,10 @@ def test_star_text_round_trips(players):
     "3x3-1  1/../.../../2 1",         # two spaces
     "star-5 1 1",                     # no 5-player star
     "star-2 1/11 1",                  # rows missing
+    "03x03-1 1/../.../../2 1",        # a leading 0 would not round-trip
+    "\u0663x\u0663-1 1/../.../../2 1",  # digits are ASCII
+    "star-02 1 1",
+    "star-2 1/11 \u0661",
 ])
 def test_malformed_texts_are_rejected_quoting_them(text):
     with pytest.raises(InvalidPositionError) as err:

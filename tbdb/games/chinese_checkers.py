@@ -42,9 +42,9 @@ from tbdb.solvers.chinese_checkers_geometry import (BOARD_SIZES, PIECE_COUNTS, r
 Cell = int
 STAR_SEATS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
 STAR_PIECES = 10
-_MOVE = re.compile(r"\d+(-\d+)+")
-_RHOMBUS_HEAD = re.compile(r"(\d+)x(\d+)-(\d+)")
-_STAR_HEAD = re.compile(r"star-(\d+)")
+_MOVE = re.compile(r"[0-9]+(-[0-9]+)+")
+_RHOMBUS_HEAD = re.compile(r"([1-9][0-9]*)x([1-9][0-9]*)-([1-9][0-9]*)")  # no leading 0s
+_STAR_HEAD = re.compile(r"star-([1-9][0-9]*)")
 
 
 @dataclass(frozen=True)
@@ -383,7 +383,7 @@ class StarPosition(_Board):
             raise InvalidPositionError(f"a Chinese Checkers star position is text, not {text!r}")
         parts = text.split(" ")
         head = _STAR_HEAD.fullmatch(parts[0]) if len(parts) == 3 else None
-        if head is None or not parts[2].isdigit():
+        if head is None or not re.fullmatch(r"[1-6]", parts[2]):
             raise InvalidPositionError(
                 f"malformed Chinese Checkers star position {text!r}: expected 'star-N', the 17 "
                 f"rows from the top tip joined by '/', and the player to move")
