@@ -1,0 +1,572 @@
+"""Two-player Chinese Checkers on the m x m rhombus: the table index and its contract kernels.
+
+Rules (after Sturtevant, "On Strongly Solving Chinese Checkers", ACG 2019): each player has
+p pieces; a player wins when its goal (the opponent's start area) is full of pieces of any
+colour with at least one of its own.  Move generation is in ``solvers.chinese_checkers_moves``.
+
+**The mover's frame.**  Every table position is seen from the player to move: its pieces
+(set A) head for the bottom goal G, the opponent's pieces (set B) for the top goal S (the
+first player's start area).  A position with the second player to move is turned 180 degrees
+(cell k -> N - 1 - k) and the colours swapped: that is the player-swap symmetry, and it is
+built into the index, so a table has no side-to-move bit.  The left-right mirror is the other
+symmetry: of a position and its mirror image only the one with the smaller (A, B) rank is
+stored.
+
+**The index.**  A P-subset is ranked colexicographically (``sum C(cell_i, i + 1)`` over its
+cells in ascending order).  The mirror classes of A (rank(A) <= rank(mirror(A))) are numbered
+in rank order; B is ranked among the N - P cells A leaves free.  The slot is
+``class(A) * C(N - P, P) + rank(B among free cells)``.  When A is its own mirror image, B and
+its mirror are both in the block and only the smaller is a position; the other slot is NONE.
+Every position slot stands for 4 raw positions (2 when the position is its own mirror image).
+
+**Slot kinds** (``_classify``), in this order: the mover already meets its own win condition:
+ILLEGAL; the opponent meets its win condition (it has just won): a terminal position, lost for
+the mover at distance 0, with no moves; with 6 pieces, a goal with an empty cell its owner can
+never reach while the opponent's pieces stay put (``_blocked``): ILLEGAL.  A move into an
+ILLEGAL position is not legal; a move into a terminal position is a win (the engine sees it as
+an external child: LOSS at distance 0 for the opponent).
+
+**Move codes** (int32): ``from * 128 + to`` in the stored (canonical) frame.
+
+The table's description is ``desc`` int64[4] = (N, P, C(N - P, P), blocked rule 0/1) and the
+arrays built by ``tbdb.games.chinese_checkers_tables``:
+
+    nbr int16[N, 6]      neighbours (geometry module)     mirror int16[N]  left-right image
+    in_goal int8[N]      1 on the mover's goal G          in_start int8[N]  1 on S
+    goal int16[P]        the cells of G                   start int16[P]    the cells of S
+    binom int64[N+1, P+1]  C(i, j)
+    comb_a int8[C(N, P), P]      the P-subsets of N cells in rank order (ascending cells)
+    comb_b int8[C(N-P, P), P]    the same for N - P cells
+    class_rep int32[classes]     rank of each class's A;  class_of int32[C(N, P)]  its class
+                                 (-1 when A is not the smaller of A and its mirror image)
+    mirror_rank int32[C(N, P)]   rank of the mirror image of each subset
+"""
+import numpy as np
+from numba import njit, prange
+
+from tbdb.solvers.chinese_checkers_moves import _destinations, _sort_small
+
+NORMAL = 0
+TERMINAL = 1  # the opponent has just won: lost for the mover, distance 0, no moves
+ILLEGAL_KIND = np.int8(-2)
+NONE_KIND = np.int8(-3)
+LOSS = np.int8(-1)
+MOVE_RADIX = 128
+ROWS = 256  # positions per parallel chunk
+
+
+# --------------------------------------------------------------------------- combinatorics
+
+@njit(cache=True)
+def _rank(cells, k, binom):
+    """Colex rank of the ascending cells[:k]."""
+    r = 0
+    for i in range(k):
+        r += binom[cells[i], i + 1]
+    return r
+
+
+@njit(cache=True)
+def _rank_free(cells, taken, k, binom):
+    """Colex rank of ascending cells[:k] counted among the cells not in ascending taken[:k]."""
+    r = 0
+    j = 0
+    for i in range(k):
+        while j < k and taken[j] < cells[i]:
+            j += 1
+        r += binom[cells[i] - j, i + 1]
+    return r
+
+
+@njit(cache=True)
+def _combinations(n, k, binom):
+    """int8[C(n, k), k]: every k-subset of range(n), ascending cells, in colex rank order."""
+    total = binom[n, k]
+    out = np.empty((total, k), np.int8)
+    cur = np.arange(k)
+    for r in range(total):
+        for i in range(k):
+            out[r, i] = cur[i]
+        # colex successor: raise the lowest cell that can rise, reset those below it
+        i = 0
+        while i < k - 1 and cur[i] + 1 == cur[i + 1]:
+            i += 1
+        cur[i] += 1
+        for j in range(i):
+            cur[j] = j
+    return out
+
+
+@njit(cache=True)
+def _mirror_ranks(comb, mirror, binom):
+    """int32[C(N, P)]: the rank of the mirror image of every subset."""
+    total, k = comb.shape
+    out = np.empty(total, np.int32)
+    tmp = np.empty(k, np.int64)
+    for r in range(total):
+        for i in range(k):
+            tmp[i] = mirror[comb[r, i]]
+        _sort_small(tmp, k)
+        out[r] = _rank(tmp, k, binom)
+    return out
+
+
+@njit(cache=True)
+def _expand_free(rb, a, k, comb_b, b):
+    """b[:k] = the cells of free-cell subset ``rb`` when ascending a[:k] is taken."""
+    j = 0
+    for i in range(k):
+        v = comb_b[rb, i]
+        c = v + j
+        while j < k and a[j] <= c:
+            j += 1
+            c = v + j
+        b[i] = c
+
+
+@njit(cache=True)
+def _decode(slot, k, cb, class_rep, comb_a, comb_b, a, b):
+    """The mover's cells a[:k] and the opponent's b[:k] (ascending) of a slot."""
+    cls = slot // cb
+    ra = class_rep[cls]
+    for i in range(k):
+        a[i] = comb_a[ra, i]
+    _expand_free(slot - cls * cb, a, k, comb_b, b)
+
+
+@njit(cache=True)
+def _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of, mirror_rank, tmp):
+    """(slot, mirrored) of the position with mover cells mv[:k] and opponent cells op[:k]
+    (ascending) in the mover's frame; ``mirrored`` is 1 when the stored position is the mirror
+    image.  ``tmp`` int64[k] scratch."""
+    rm = _rank(mv, k, binom)
+    rmm = mirror_rank[rm]
+    if rm < rmm:
+        return class_of[rm] * cb + _rank_free(op, mv, k, binom), 0
+    for i in range(k):
+        tmp[i] = mirror[op[i]]
+    _sort_small(tmp, k)
+    if rm > rmm:
+        return class_of[rmm] * cb + _rank_free(tmp, comb_a[rmm], k, binom), 1
+    plain = _rank_free(op, mv, k, binom)
+    image = _rank_free(tmp, mv, k, binom)
+    if image < plain:
+        return class_of[rm] * cb + image, 1
+    return class_of[rm] * cb + plain, 0
+
+
+# --------------------------------------------------------------------------- rules
+
+@njit(cache=True)
+def _blocked(board, nbr, own, goal, seen, stack):
+    """With the other player's pieces frozen, can ``own``'s pieces never reach some empty cell
+    of ``goal``?  The cells they might reach: from their cells, steps onto any cell the other
+    player does not hold and hops over the other player's pieces (hops over own pieces land
+    next to a reachable cell, so steps cover them).  ``seen`` uint8[N] is cleared here."""
+    ncell = board.shape[0]
+    other = 3 - own
+    for i in range(ncell):
+        seen[i] = 0
+    top = 0
+    for i in range(ncell):
+        if board[i] == own:
+            seen[i] = 1
+            stack[top] = i
+            top += 1
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        for d in range(6):
+            v = nbr[u, d]
+            if v < 0:
+                continue
+            if board[v] != other:
+                if seen[v] == 0:
+                    seen[v] = 1
+                    stack[top] = v
+                    top += 1
+            else:
+                t = nbr[v, d]
+                if t >= 0 and board[t] != other and seen[t] == 0:
+                    seen[t] = 1
+                    stack[top] = t
+                    top += 1
+    for i in range(goal.shape[0]):
+        g = goal[i]
+        if board[g] == 0 and seen[g] == 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, start, seen,
+              stack):
+    """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
+    G and y[:k] (board value 2) for S, with x to move if ``mover_is_x``.  ``board`` must hold
+    the position when ``rule`` (the 6-piece blocking rule) is on."""
+    x_in_g = 0
+    y_in_g = 0
+    y_in_s = 0
+    x_in_s = 0
+    for i in range(k):
+        x_in_g += in_goal[x[i]]
+        y_in_g += in_goal[y[i]]
+        y_in_s += in_start[y[i]]
+        x_in_s += in_start[x[i]]
+    x_won = x_in_g > 0 and x_in_g + y_in_g == k
+    y_won = y_in_s > 0 and y_in_s + x_in_s == k
+    if x_won if mover_is_x else y_won:
+        return ILLEGAL_KIND
+    if y_won if mover_is_x else x_won:
+        return TERMINAL
+    if rule:
+        if _blocked(board, nbr, 1, goal, seen, stack) or _blocked(board, nbr, 2, start, seen,
+                                                                   stack):
+            return ILLEGAL_KIND
+    return NORMAL
+
+
+# --------------------------------------------------------------------------- contract kernels
+
+@njit(cache=True, parallel=True)
+def _census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+            class_rep, mirror_rank, lo, hi):
+    """kind int8[hi - lo] (0 a position, ILLEGAL -2, NONE -3) and multiplicity int16[hi - lo]
+    (raw positions per slot: 4, or 2 for a position that is its own mirror image; 0 for NONE)."""
+    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
+    n = hi - lo
+    kind = np.empty(n, np.int8)
+    mult = np.zeros(n, np.int16)
+    nchunk = (n + 4095) // 4096
+    iscr = np.empty((nchunk, 4, 8), np.int64)
+    boards = np.zeros((nchunk, ncell), np.int8)
+    seens = np.zeros((nchunk, ncell), np.uint8)
+    stacks = np.empty((nchunk, ncell), np.int64)
+    for ch in prange(nchunk):
+        a = iscr[ch, 0]
+        b = iscr[ch, 1]
+        tmp = iscr[ch, 2]
+        board = boards[ch]
+        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            slot = lo + r
+            _decode(slot, k, cb, class_rep, comb_a, comb_b, a, b)
+            ra = class_rep[slot // cb]
+            own_image = False
+            if mirror_rank[ra] == ra:
+                for i in range(k):
+                    tmp[i] = mirror[b[i]]
+                _sort_small(tmp, k)
+                plain = _rank_free(b, a, k, binom)
+                image = _rank_free(tmp, a, k, binom)
+                if image < plain:
+                    kind[r] = NONE_KIND
+                    continue
+                own_image = image == plain
+            mult[r] = 2 if own_image else 4
+            if rule:
+                for i in range(k):
+                    board[a[i]] = 1
+                    board[b[i]] = 2
+            kind[r] = _classify(a, b, k, True, in_goal, in_start, rule, board, nbr, goal,
+                                start, seens[ch], stacks[ch])
+            if kind[r] == TERMINAL:
+                kind[r] = 0
+            if rule:
+                for i in range(k):
+                    board[a[i]] = 0
+                    board[b[i]] = 0
+    return kind, mult
+
+
+@njit(cache=True)
+def _counts(x, y, k, in_goal, in_start, out):
+    """out[0..3] = x's pieces in G, y's in G, y's in S, x's in S."""
+    out[0] = 0
+    out[1] = 0
+    out[2] = 0
+    out[3] = 0
+    for i in range(k):
+        out[0] += in_goal[x[i]]
+        out[1] += in_goal[y[i]]
+        out[2] += in_start[y[i]]
+        out[3] += in_start[x[i]]
+
+
+@njit(cache=True)
+def _replace_sorted(src, k, i, t, dst):
+    """dst[:k] = ascending src[:k] with src[i] replaced by t, still ascending."""
+    j = 0
+    placed = False
+    for q in range(k):
+        if q == i:
+            continue
+        v = src[q]
+        if not placed and t < v:
+            dst[j] = t
+            j += 1
+            placed = True
+        dst[j] = v
+        j += 1
+    if not placed:
+        dst[j] = t
+
+
+@njit(cache=True)
+def _turned(src, k, ncell, dst):
+    """dst[:k] = the cells of ascending src[:k] turned 180 degrees, ascending."""
+    for q in range(k):
+        dst[q] = ncell - 1 - src[k - 1 - q]
+
+
+@njit(cache=True)
+def _mirrored(src, k, mirror, dst):
+    """dst[:k] = the mirror images of src[:k], ascending."""
+    for q in range(k):
+        dst[q] = mirror[src[q]]
+    _sort_small(dst, k)
+
+
+@njit(cache=True, parallel=True)
+def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+              class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
+              ext_distance):
+    """Every legal move of each position (real slots), pieces in ascending cell order and
+    destinations ascending: move[r, e] = from * 128 + to; child[r, e] the slot after the move,
+    or -1 for a winning move (ext_result LOSS, ext_distance 0).  A terminal position has no
+    moves (count 0).  Arrays: count int16[n], the others [n, W].
+
+    The child is seen from the opponent: its mover set is this position's B turned 180 degrees
+    (the same for every move, so its rank and mirror class are found once per position) and
+    its opponent set is A after the move, turned."""
+    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
+    n = positions.shape[0]
+    nchunk = (n + ROWS - 1) // ROWS
+    iscr = np.empty((nchunk, 10, 8), np.int64)
+    boards = np.zeros((nchunk, ncell), np.int8)
+    seens = np.zeros((nchunk, ncell), np.uint8)
+    marks = np.zeros((nchunk, ncell), np.int32)
+    stacks = np.empty((nchunk, 3, ncell), np.int64)
+    for ch in prange(nchunk):
+        a = iscr[ch, 0]
+        b = iscr[ch, 1]
+        opb = iscr[ch, 2]
+        mv = iscr[ch, 3]
+        op = iscr[ch, 4]
+        ref = iscr[ch, 5]
+        op2 = iscr[ch, 6]
+        cnt = iscr[ch, 7]
+        mopb = iscr[ch, 8]
+        board = boards[ch]
+        mark = marks[ch]
+        stack = stacks[ch, 0]
+        dest = stacks[ch, 1]
+        stamp = 0
+        for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
+            _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
+            _counts(a, b, k, in_goal, in_start, cnt)
+            x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
+            if y_in_s > 0 and y_in_s + x_in_s == k:
+                count[r] = 0  # the opponent has just won
+                continue
+            for i in range(k):
+                board[a[i]] = 1
+                board[b[i]] = 2
+            _turned(b, k, ncell, mv)
+            rm = _rank(mv, k, binom)
+            rmm = mirror_rank[rm]
+            flip = rm > rmm
+            own_image = rm == rmm
+            if flip:
+                base = class_of[rmm] * cb
+                for q in range(k):
+                    ref[q] = comb_a[rmm, q]
+            else:
+                base = class_of[rm] * cb
+                for q in range(k):
+                    ref[q] = mv[q]
+            # the child's opponent set is A turned (and mirrored when ``flip``) with one cell
+            # replaced: keep both images of A sorted and replace in place of re-sorting
+            _turned(a, k, ncell, opb)
+            _mirrored(opb, k, mirror, mopb)
+            e = 0
+            for i in range(k):
+                s = a[i]
+                si = k - 1 - i  # where s sits in opb
+                ms = mirror[ncell - 1 - s]
+                mi = 0
+                while mopb[mi] != ms:
+                    mi += 1
+                stamp += 1
+                nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
+                for j in range(nd):
+                    t = dest[j]
+                    x_in_s2 = x_in_s - in_start[s] + in_start[t]
+                    if y_in_s > 0 and y_in_s + x_in_s2 == k:
+                        continue  # the opponent would have won already: illegal
+                    x_in_g2 = x_in_g - in_goal[s] + in_goal[t]
+                    won = x_in_g2 > 0 and x_in_g2 + y_in_g == k
+                    if rule and not won:
+                        board[s] = 0
+                        board[t] = 1
+                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
+                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
+                        board[t] = 0
+                        board[s] = 1
+                        if blocked:
+                            continue
+                    move[r, e] = s * MOVE_RADIX + t
+                    if won:
+                        child[r, e] = -1
+                        ext_result[r, e] = LOSS
+                        ext_distance[r, e] = 0
+                    elif flip:
+                        _replace_sorted(mopb, k, mi, mirror[ncell - 1 - t], op2)
+                        child[r, e] = base + _rank_free(op2, ref, k, binom)
+                    else:
+                        _replace_sorted(opb, k, si, ncell - 1 - t, op)
+                        rank = _rank_free(op, ref, k, binom)
+                        if own_image:
+                            _replace_sorted(mopb, k, mi, mirror[ncell - 1 - t], op2)
+                            rank = min(rank, _rank_free(op2, ref, k, binom))
+                        child[r, e] = base + rank
+                    e += 1
+            count[r] = e
+            for i in range(k):
+                board[a[i]] = 0
+                board[b[i]] = 0
+
+
+@njit(cache=True, parallel=True)
+def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+             class_rep, class_of, mirror_rank, positions, count, parent):
+    """Every slot that has each position among its in-table children.  The opponent (who just
+    moved) takes back one move: moves are reversible, so its un-moves are its own moves on
+    this board.  A parent must be a position (not ILLEGAL) and not terminal (a finished game
+    has no moves); the move back into this position is then legal.  A terminal position is
+    never an in-table child (the move into it wins), so it has no parents.  count int32[n],
+    parent int64[n, W].
+
+    The parent is seen from the opponent: its opponent set is this position's A turned 180
+    degrees (the same for every un-move), its mover set is B after the un-move, turned."""
+    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
+    n = positions.shape[0]
+    nchunk = (n + ROWS - 1) // ROWS
+    iscr = np.empty((nchunk, 8, 8), np.int64)
+    boards = np.zeros((nchunk, ncell), np.int8)
+    seens = np.zeros((nchunk, ncell), np.uint8)
+    marks = np.zeros((nchunk, ncell), np.int32)
+    stacks = np.empty((nchunk, 3, ncell), np.int64)
+    for ch in prange(nchunk):
+        a = iscr[ch, 0]
+        b = iscr[ch, 1]
+        mvb = iscr[ch, 2]
+        mv = iscr[ch, 3]
+        op = iscr[ch, 4]
+        mop = iscr[ch, 5]
+        cnt = iscr[ch, 7]
+        board = boards[ch]
+        mark = marks[ch]
+        stack = stacks[ch, 0]
+        dest = stacks[ch, 1]
+        stamp = 0
+        for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
+            _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
+            _counts(a, b, k, in_goal, in_start, cnt)
+            x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
+            if y_in_s > 0 and y_in_s + x_in_s == k:
+                count[r] = 0  # terminal: only a winning move leads here
+                continue
+            for i in range(k):
+                board[a[i]] = 1
+                board[b[i]] = 2
+            _turned(a, k, ncell, op)
+            _mirrored(op, k, mirror, mop)
+            _turned(b, k, ncell, mvb)
+            m = 0
+            for i in range(k):
+                s = b[i]
+                stamp += 1
+                nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
+                for j in range(nd):
+                    t = dest[j]
+                    y_in_s2 = y_in_s - in_start[s] + in_start[t]
+                    if y_in_s2 > 0 and y_in_s2 + x_in_s == k:
+                        continue  # the parent's mover would have won already: illegal
+                    y_in_g2 = y_in_g - in_goal[s] + in_goal[t]
+                    if x_in_g > 0 and x_in_g + y_in_g2 == k:
+                        continue  # the parent is a finished game
+                    if rule:
+                        board[s] = 0
+                        board[t] = 2
+                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
+                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
+                        board[t] = 0
+                        board[s] = 2
+                        if blocked:
+                            continue
+                    _replace_sorted(mvb, k, k - 1 - i, ncell - 1 - t, mv)
+                    rm = _rank(mv, k, binom)
+                    rmm = mirror_rank[rm]
+                    if rm < rmm:
+                        parent[r, m] = class_of[rm] * cb + _rank_free(op, mv, k, binom)
+                    elif rm > rmm:
+                        parent[r, m] = class_of[rmm] * cb + _rank_free(mop, comb_a[rmm], k,
+                                                                         binom)
+                    else:
+                        parent[r, m] = class_of[rm] * cb + min(_rank_free(op, mv, k, binom),
+                                                               _rank_free(mop, mv, k, binom))
+                    m += 1
+            count[r] = m
+            for i in range(k):
+                board[a[i]] = 0
+                board[b[i]] = 0
+
+
+# --------------------------------------------------------------------------- probing
+
+@njit(cache=True)
+def _locate(boards, movers, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots, syms):
+    """Slot and symmetry of positions given as boards int8[n, N] (0 empty, 1 first player,
+    2 second player) and movers int8[n] (1 or 2): syms bit 0 = turned 180 degrees with colours
+    swapped (second player to move), bit 1 = mirrored.  Boards must hold k pieces a side."""
+    n, ncell = boards.shape
+    mv = np.empty(k, np.int64)
+    op = np.empty(k, np.int64)
+    tmp = np.empty(k, np.int64)
+    for r in range(n):
+        ia = 0
+        ib = 0
+        if movers[r] == 1:
+            for c in range(ncell):
+                if boards[r, c] == 1:
+                    mv[ia] = c
+                    ia += 1
+                elif boards[r, c] == 2:
+                    op[ib] = c
+                    ib += 1
+        else:
+            for c in range(ncell - 1, -1, -1):
+                if boards[r, c] == 2:
+                    mv[ia] = ncell - 1 - c
+                    ia += 1
+                elif boards[r, c] == 1:
+                    op[ib] = ncell - 1 - c
+                    ib += 1
+        slots[r], mirrored = _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of,
+                                      mirror_rank, tmp)
+        syms[r] = (0 if movers[r] == 1 else 1) | (2 if mirrored else 0)
+
+
+@njit(cache=True)
+def _boards_of(slots, ncell, k, cb, class_rep, comb_a, comb_b):
+    """int8[n, N] boards of slots in the stored frame (1 the mover, 2 the opponent)."""
+    n = slots.shape[0]
+    out = np.zeros((n, ncell), np.int8)
+    a = np.empty(k, np.int64)
+    b = np.empty(k, np.int64)
+    for r in range(n):
+        _decode(slots[r], k, cb, class_rep, comb_a, comb_b, a, b)
+        for i in range(k):
+            out[r, a[i]] = 1
+            out[r, b[i]] = 2
+    return out
