@@ -150,6 +150,25 @@ def views(db: str) -> list[dict]:
     return out
 
 
+def sql_export(db: str, rows: int) -> list[dict]:
+    """``tbdb sql --csv`` of ``rows`` rows: the memory must not grow with the result."""
+    out = []
+    query = f"SELECT * FROM tb_index_values LIMIT {rows}"
+    for flag in ("--csv", "--parquet"):
+        target = os.path.join(tempfile.mkdtemp(), "export.parquet")
+        args = [sys.executable, "-m", "tbdb.cli", "sql", "--db", db, flag] + \
+            ([target] if flag == "--parquet" else []) + [query]
+        t0 = time.perf_counter()
+        if flag == "--csv":
+            args = ["sh", "-c", " ".join(f"'{a}'" for a in args) + " > /dev/null"]
+        peak = run_measured(args)
+        out += [{"name": f"tbdb sql {flag} of {rows:,} rows: time",
+                 "value": round(time.perf_counter() - t0, 1), "unit": "s"},
+                {"name": f"tbdb sql {flag} of {rows:,} rows: peak memory",
+                 "value": round(peak * 1024, 0), "unit": "MiB"}]
+    return out
+
+
 EDGE_FREE_PROBE = """
 import sys, time
 import numpy as np
@@ -243,7 +262,11 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object per result")
     ap.add_argument("--quick", action="store_true", help="CDC up to 3 pieces only")
     ap.add_argument("--db", help="keep the CDC database here (default: a temporary file)")
-    ap.add_argument("--only", choices=["cdc-build", "lookup", "views", "modes", "oware"])
+    ap.add_argument("--only", choices=["cdc-build", "lookup", "views", "modes", "oware",
+                                       "export"])
+    ap.add_argument("--export-db", help="a big database for the export section (default: the "
+                                        "CDC one); --export-rows N rows are exported")
+    ap.add_argument("--export-rows", type=int, default=70_000_000)
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp()
     db = args.db or os.path.join(tmp, "bench.duckdb")
@@ -258,6 +281,10 @@ def main(argv=None) -> int:
         if not os.path.exists(db):
             results += cdc_build(db, 3)
         results += views(db)
+    if args.only in (None, "export"):
+        if args.export_db is None and not os.path.exists(db):
+            results += cdc_build(db, 3)
+        results += sql_export(args.export_db or db, args.export_rows)
     if args.only in (None, "modes"):
         results += retrograde_modes("KGvRN" if args.quick else "KGMvRN")
     if args.only in (None, "oware"):

@@ -59,11 +59,23 @@ def _alembic_config(connection=None):
     return cfg
 
 
+_REVISION = re.compile(r'^(down_revision|revision)\s*=\s*(?:"([^"]*)"|None)', re.M)
+
+
 def revisions() -> list[str]:
-    """Every schema revision this tbdb knows, oldest first."""
-    from alembic.script import ScriptDirectory
-    script = ScriptDirectory.from_config(_alembic_config())
-    return [r.revision for r in reversed(list(script.walk_revisions()))]
+    """Every schema revision this tbdb knows, oldest first.  Read from the migration files
+    directly: importing Alembic (and SQLAlchemy) would cost read commands a second at start;
+    tests/test_store.py checks the answer against Alembic's own."""
+    parent: dict[str | None, str] = {}
+    for f in sorted((_migrations_dir() / "versions").glob("*.py")):
+        found = dict((k, v or None) for k, v in _REVISION.findall(f.read_text()))
+        if "revision" in found:
+            parent[found.get("down_revision")] = found["revision"]
+    out, rev = [], parent.get(None)
+    while rev is not None:
+        out.append(rev)
+        rev = parent.get(rev)
+    return out
 
 
 def head_revision() -> str:
