@@ -21,6 +21,7 @@ def test_lookup_prints_moves_grouped_best_first(kcvp_db, capsys):
     assert main(["lookup", "cdc", "8/8/8/pKC5 r", "--db", kcvp_db]) == 0
     out = capsys.readouterr().out
     assert "outcome:   win in 1 ply\n" in out and "best move: c1xa1" in out
+    assert out.startswith("4  . . . . . . . .\n") and "\n1  p K C . . . . .\n" in out
     lines = out.splitlines()
     winning = lines.index("winning moves:")
     drawing = lines.index("drawing moves:")

@@ -250,6 +250,17 @@ class CdcGame(Game):
             entry = self._materials[key] = (cm.name, int(swap), cm.desc, cm.size)
         return entry
 
+    def diagram(self, position: Position) -> str:
+        """Rank 4 at the top, files a-h; red upper case, black lower case."""
+        ranks = position.text.split(" ")[0].split("/")
+        lines = []
+        for number, rank in zip((4, 3, 2, 1), ranks):
+            cells = "".join("." * int(ch) if ch.isdigit() else ch for ch in rank)
+            lines.append(f"{number}  {' '.join(cells)}")
+        lines.append("   a b c d e f g h")
+        lines.append(f"   {('red', 'black')[position.side]} to move")
+        return "\n".join(lines)
+
     def locate(self, position: Position) -> Location | GameOver:
         board = position.board
         red = black = False

@@ -159,6 +159,13 @@ class OwareGame(Game):
     def recognises(self, text: str) -> bool:
         return isinstance(text, str) and text.count(" ") == HOUSES - 1 and "/" not in text
 
+    def diagram(self, position: OwarePosition) -> str:
+        """The opponent's row on top (houses 11..6), the mover's below (0..5), as players sit."""
+        h = position.houses
+        return "\n".join([
+            "  " + " ".join(f"{h[i]:>2}" for i in range(11, 5, -1)) + "   opponent (houses 11-6)",
+            "  " + " ".join(f"{h[i]:>2}" for i in range(6)) + "   to move (houses 0-5)"])
+
     def locate(self, position: OwarePosition, turns_left: int = MAX_T) -> Location | GameOver:
         if turns_left == 0:
             return GameOver(0, score=0)  # nothing left to gain

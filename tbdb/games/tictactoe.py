@@ -172,6 +172,11 @@ class TicTacToeGame(Game):
     def recognises(self, text: str) -> bool:
         return isinstance(text, str) and bool(_TEXT.fullmatch(text))
 
+    def diagram(self, position: TicTacToePosition) -> str:
+        t = position.text
+        return "\n".join(" ".join(t[r * 3:r * 3 + 3]) + f"    {r * 3} {r * 3 + 1} {r * 3 + 2}"
+                         for r in range(3))
+
     def locate(self, position: TicTacToePosition) -> Location | GameOver:
         code, sym = kernels._canonical(position.board())
         return Location(TABLE, (int(code), 0, 0), int(sym))
