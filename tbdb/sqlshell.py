@@ -87,13 +87,14 @@ def run(args) -> int:
 
 
 def _run_one(con, query: str, args) -> None:
+    if args.parquet:
+        _write_parquet(con, query, args.parquet)
+        return
     cur = _execute(con, query)
     if cur.description is None:
         return
     columns = [d[0] for d in cur.description]
-    if args.parquet:
-        _write_parquet(cur, args.parquet)
-    elif args.csv:
+    if args.csv:
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(columns)
         for rows in _batches(cur):
@@ -128,10 +129,19 @@ def _json_value(v):
     return str(v)
 
 
-def _write_parquet(cur, path: str) -> None:
-    """Every row to ``path`` through a temporary file (renamed when complete)."""
+def _write_parquet(con, query: str, path: str) -> None:
+    """Every row to ``path`` through a temporary file (renamed when complete), streamed in
+    Arrow batches from a relation (a DB-API result would copy every row first)."""
     import pyarrow.parquet as pq
-    reader = cur.fetch_record_batch(BATCH * 10)
+    try:
+        relation = con.sql(query)
+        if relation is None:
+            return  # not a query that returns rows
+        # DuckDB 2 names it to_arrow_reader, 1.x fetch_arrow_reader (both stream)
+        fetch = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
+        reader = fetch(BATCH * 10)
+    except duckdb.Error as exc:
+        raise SqlError(_first_line(str(exc))) from None
     tmp = f"{path}.tbdb-partial"
     try:
         with pq.ParquetWriter(tmp, reader.schema) as writer:

@@ -164,3 +164,21 @@ def test_a_database_held_by_another_process_is_a_clear_error(kcvp_db, tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_exports_stream_every_row(kcvp_db, tmp_path, capsys):
+    import pyarrow.parquet as pq
+    query = "SELECT position, result, distance FROM cdc_positions ORDER BY position"
+    target = tmp_path / "all.parquet"
+    assert main(["sql", "--db", kcvp_db, "--parquet", str(target), query]) == 0
+    table = pq.read_table(target)
+    assert table.num_rows == 14880 + 496 and table.column_names == ["position", "result",
+                                                                     "distance"]
+    assert main(["sql", "--db", kcvp_db, "--csv", query]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "position,result,distance" and len(lines) == 1 + table.num_rows
+    assert lines[1].split(",")[0] == table.column("position")[0].as_py()
+    assert main(["sql", "--db", kcvp_db, "--json", query + " LIMIT 2"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["position"] for r in rows] == table.column("position").to_pylist()[:2]
+    assert sorted(os.listdir(tmp_path)) == ["all.parquet"]  # no partial file left behind
