@@ -257,28 +257,70 @@ def _can_escape_pawn_check(board, hands, colour, ksq, buf):
 
 
 @njit(cache=True)
-def _gen_legal(board, hands, colour, ksq, eksq, origins, norigins, out, buf):
+def _mark_attacks(board, frm, colour, amap, stamp):
+    """Set amap[sq] = stamp on every square the piece on ``frm`` (of ``colour``) attacks,
+    including the first occupied square of each slide."""
+    t = board[frm] & 15
+    steps = STEP_MASK[colour, t]
+    slides = SLIDE_MASK[colour, t]
+    for d in range(8):
+        if (steps >> d) & 1:
+            to = NEIGH[frm, d]
+            if to >= 0:
+                amap[to] = stamp
+        elif (slides >> d) & 1:
+            to = NEIGH[frm, d]
+            while to >= 0:
+                amap[to] = stamp
+                if board[to] != 0:
+                    break
+                to = NEIGH[to, d]
+    if t == KNIGHT:
+        for k in range(2):
+            to = KNIGHT_TO[colour, frm, k]
+            if to >= 0:
+                amap[to] = stamp
+
+
+@njit(cache=True)
+def _gen_legal(board, hands, colour, ksq, eksq, origins, norigins, eorigins, neorigins, amap,
+               out, buf):
     """Every legal move of ``colour`` into ``out`` (int32[MAX_MOVES]); returns the count.
 
     ``origins[:norigins]``: the squares of colour's pieces on the board (any order; the move
-    order follows it), ``ksq``/``eksq``: the mover's and the opponent's king squares, ``buf``:
-    int32 scratch of MAX_MOVES for the pawn-drop-mate test.  Order: board moves by origin, then
-    drops by type (P L N S B R G) and square.
+    order follows it), ``eorigins[:neorigins]`` the opponent's; ``ksq``/``eksq``: the mover's
+    and the opponent's king squares; ``amap``: int32[82] scratch, zero at first, whose last
+    entry counts calls (squares attacked by the opponent are marked with that count);
+    ``buf``: int32 scratch of MAX_MOVES for the pawn-drop-mate test.  Order: board moves by
+    origin, then drops by type (P L N S B R G) and square.
     """
     enemy = 1 - colour
-    in_check = _attacked(board, ksq, enemy)
+    stamp = amap[NSQ] + 1
+    amap[NSQ] = stamp
+    board[ksq] = 0  # the king does not shield the squares behind it from a slider
+    for i in range(neorigins):
+        _mark_attacks(board, eorigins[i], enemy, amap, stamp)
+    board[ksq] = KING + 16 * colour
+    in_check = amap[ksq] == stamp
     n = 0
     for i in range(norigins):
         frm = origins[i]
         start = n
         n = _pseudo_from(board, colour, frm, out, n)
-        if frm == ksq or in_check:
+        if frm == ksq:
+            m = start
+            for e in range(start, n):
+                if amap[out[e] & 127] != stamp:
+                    out[m] = out[e]
+                    m += 1
+            n = m
+            continue
+        if in_check:
             m = start
             for e in range(start, n):
                 code = out[e]
                 cap = _do_move(board, hands, colour, code)
-                k = (code & 127) if frm == ksq else ksq
-                ok = not _attacked(board, k, enemy)
+                ok = not _attacked(board, ksq, enemy)
                 _undo_move(board, hands, colour, code, cap)
                 if ok:
                     out[m] = code
@@ -346,7 +388,8 @@ def _gen_legal(board, hands, colour, ksq, eksq, origins, norigins, out, buf):
 
 @njit(cache=True)
 def _origins_of(board, colour, origins):
-    """Squares of ``colour``'s pieces (ascending) and its king square: (count, king)."""
+    """Squares of ``colour``'s pieces (ascending) into ``origins`` and its king square:
+    (count, king)."""
     n = 0
     k = -1
     for sq in range(NSQ):
@@ -372,10 +415,12 @@ def _king_square(board, colour):
 def _legal_moves(board, hands, colour, out):
     """Legal moves of any position with both kings (board order, then drops)."""
     origins = np.empty(NSQ, np.int16)
+    eorigins = np.empty(NSQ, np.int16)
+    amap = np.zeros(NSQ + 1, np.int32)
     buf = np.empty(MAX_MOVES, np.int32)
     n, k = _origins_of(board, colour, origins)
-    return _gen_legal(board, hands, colour, k, _king_square(board, 1 - colour), origins, n,
-                      out, buf)
+    ne, ek = _origins_of(board, 1 - colour, eorigins)
+    return _gen_legal(board, hands, colour, k, ek, origins, n, eorigins, ne, amap, out, buf)
 
 
 @njit(cache=True)
@@ -388,13 +433,16 @@ def _perft(board, hands, colour, depth):
     at = np.zeros(depth, np.int64)
     captured = np.zeros(depth, np.int8)
     origins = np.empty(NSQ, np.int16)
+    eorigins = np.empty(NSQ, np.int16)
+    amap = np.zeros(NSQ + 1, np.int32)
     buf = np.empty(MAX_MOVES, np.int32)
     total = np.int64(0)
     ply = 0
     side = colour
     no, k = _origins_of(board, side, origins)
-    count[0] = _gen_legal(board, hands, side, k, _king_square(board, 1 - side), origins, no,
-                          moves[0], buf)
+    ne, ek = _origins_of(board, 1 - side, eorigins)
+    count[0] = _gen_legal(board, hands, side, k, ek, origins, no, eorigins, ne, amap, moves[0],
+                          buf)
     at[0] = 0
     while ply >= 0:
         if ply == depth - 1:
@@ -411,7 +459,8 @@ def _perft(board, hands, colour, depth):
         side = 1 - side
         ply += 1
         no, k = _origins_of(board, side, origins)
-        count[ply] = _gen_legal(board, hands, side, k, _king_square(board, 1 - side), origins,
-                                no, moves[ply], buf)
+        ne, ek = _origins_of(board, 1 - side, eorigins)
+        count[ply] = _gen_legal(board, hands, side, k, ek, origins, no, eorigins, ne, amap,
+                                moves[ply], buf)
         at[ply] = 0
     return total
