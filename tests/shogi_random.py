@@ -69,3 +69,39 @@ def random_position(rng: random.Random, max_pieces: int = 6) -> Position:
                                            side).sfen)
         except InvalidPositionError:
             continue
+
+
+def random_mating_net(rng: random.Random) -> Position:
+    """A position built around a pawn-drop mate: the defender's king on its back rank with an
+    empty square in front of it, the attacker to move with a pawn in hand and two or three
+    pieces (its king among them, often) placed around the king; many such positions refuse the
+    pawn drop (uchifuzume), others allow it."""
+    while True:
+        side = rng.randrange(2)
+        board = [0] * 81
+        hands = [[0] * 8, [0] * 8]
+        f = rng.randrange(9)
+        back = 0 if side == 0 else 8
+        ksq = f * 9 + back
+        board[ksq] = 8 + 16 * (1 - side)
+        hands[side][1] = 1
+        front = ksq + (1 if side == 0 else -1)
+        pieces = [8] + [rng.choice((7, 4, 6, 5, 3, 12)) for _ in range(rng.randint(1, 2))]  # 12: +S
+        ok = True
+        for code in pieces:
+            for _ in range(30):
+                sq = _square_near(rng, ksq, 2)
+                if board[sq] == 0 and sq != front:
+                    board[sq] = code + 16 * side
+                    break
+            else:
+                ok = False
+        if rng.random() < 0.5:
+            hands[1 - side][rng.choice((7, 4, 5))] += 1
+        if not ok or not any(c == 8 + 16 * side for c in board):
+            continue
+        try:
+            return Position.parse(Position(tuple(board), (tuple(hands[0]), tuple(hands[1])),
+                                           side).sfen)
+        except InvalidPositionError:
+            continue
