@@ -226,15 +226,18 @@ def _canonical(ksq, loc, col, prom, desc, swap, st):
     if swap:
         b = 80 - b
     f = b // 9
-    if f < 4:
-        return _encode(ksq, loc, col, prom, desc, swap, 0, st), 0, False
-    if f > 4:
-        return _encode(ksq, loc, col, prom, desc, swap, 1, st), 1, False
-    a = _encode(ksq, loc, col, prom, desc, swap, 0, st)
-    m = _encode(ksq, loc, col, prom, desc, swap, 1, st)
-    if m < a:
-        return m, 1, False
-    return a, 0, m == a
+    # black's king on files 1-4: as it is; 6-9: mirrored; 5: whichever slot is smaller
+    best = np.int64(-1)
+    mirrored = 0
+    symmetric = False
+    for mirror in range(1 if f > 4 else 0, 1 if f < 4 else 2):
+        e = _encode(ksq, loc, col, prom, desc, swap, mirror, st)
+        if best < 0 or e < best:
+            best = e
+            mirrored = mirror
+        elif e == best:
+            symmetric = True
+    return best, mirrored, symmetric
 
 
 @njit(cache=True, inline="always")
@@ -322,7 +325,8 @@ def _census(desc, lo, hi):
 def _children(desc, positions, count, child, move):
     """Every legal move of each position (black to move): count int16[k], child int64[k, W]
     (the slot after the move: white to move there, stored through the colour swap), move
-    int32[k, W] (codes on the stored board), in ``_gen_legal`` order."""
+    int32[k, W] (codes on the stored board), in the order of ``_legal_moves``: board moves by
+    origin square, then drops."""
     n = positions.shape[0]
     k = desc[0]
     nchunk = (n + 255) // 256
@@ -356,7 +360,12 @@ def _children(desc, positions, count, child, move):
             for j in range(k):
                 if loc[j] != HAND:
                     if col[j] == 0:
-                        origins[no] = loc[j]
+                        sq = loc[j]
+                        i = no
+                        while i > 0 and origins[i - 1] > sq:  # squares ascending: the move
+                            origins[i] = origins[i - 1]      # order of Position.legal_moves
+                            i -= 1
+                        origins[i] = sq
                         no += 1
                     else:
                         eorigins[ne] = loc[j]
