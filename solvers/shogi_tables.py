@@ -593,14 +593,15 @@ def _parents(desc, positions, count, parent):
 # --------------------------------------------------------------------------- probing
 
 @njit(cache=True)
-def _slot_of(desc, board, hands, side, st):
+def _slot_of(desc, board, hands, side, ksq, loc, col, prom, st):
     """(slot, mirrored) of a position given as board/hands/side (side 1: through the colour
-    swap); slot -1 if it does not hold exactly the table's pieces."""
+    swap); slot -1 if it does not hold exactly the table's pieces.  ksq int64[2] and loc, col,
+    prom, st int64[k]: scratch."""
     k = desc[0]
-    ksq = np.full(2, -1, np.int64)
-    loc = np.full(max(k, 1), -1, np.int64)
-    col = np.zeros(max(k, 1), np.int64)
-    prom = np.zeros(max(k, 1), np.int64)
+    ksq[:] = -1
+    loc[:] = -1
+    col[:] = 0
+    prom[:] = 0
     for sq in range(NSQ):
         p = board[sq]
         if p == 0:
@@ -655,3 +656,22 @@ def _position_of(desc, slot, board, hands):
         return False
     _place(ksq, loc, col, prom, desc, board, hands)
     return True
+
+
+@njit(cache=True, parallel=True)
+def _slots_of_many(desc, boards, hands, sides, slots, mirrored):
+    """``_slot_of`` for many positions of one table: boards int8[n, 81], hands int8[n, 2, 8],
+    sides int8[n] -> slots int64[n] (-1: not this table's pieces), mirrored int8[n]."""
+    n = boards.shape[0]
+    nchunk = (n + 4095) // 4096
+    for ch in prange(nchunk):
+        k = max(desc[0], 1)
+        ksq = np.empty(2, np.int64)
+        loc = np.empty(k, np.int64)
+        col = np.empty(k, np.int64)
+        prom = np.empty(k, np.int64)
+        st = np.empty(k, np.int64)
+        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            s, m = _slot_of(desc, boards[r], hands[r], sides[r], ksq, loc, col, prom, st)
+            slots[r] = s
+            mirrored[r] = m

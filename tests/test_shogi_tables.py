@@ -162,3 +162,24 @@ def test_both_modes_give_identical_arrays_on_every_three_piece_table(name):
     free = solve_index(table, "edge-free")
     for field in ("result", "distance", "best", "multiplicity"):
         assert np.array_equal(getattr(edges, field), getattr(free, field)), field
+
+
+def test_locate_many_agrees_with_locate():
+    table = ShogiTable("KGK")
+    rng = random.Random(8)
+    positions = []
+    while len(positions) < 300:
+        position = random_position(rng, max_pieces=1)
+        if table_of(position) == "KGK":
+            positions.append(position)
+    boards = np.array([p.board for p in positions], np.int8)
+    hands = np.array([p.hands for p in positions], np.int8)
+    sides = np.array([p.side for p in positions], np.int8)
+    slots, swap, mirror = table.locate_many(boards, hands, sides)
+    for i, position in enumerate(positions):
+        slot, sym = table.locate(position)
+        assert (slots[i], swap[i], mirror[i]) == (slot, sym.swap, sym.mirror)
+    other = Position.parse("8k/9/9/9/9/9/9/9/K8 b R 1")
+    slots, _, _ = table.locate_many(np.array([other.board], np.int8),
+                                    np.array([other.hands], np.int8), np.array([0], np.int8))
+    assert slots[0] == -1

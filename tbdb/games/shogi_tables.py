@@ -137,17 +137,36 @@ class ShogiTable:
     # ------------------------------------------------------------------ positions and slots
 
     @cached_property
-    def _scratch(self) -> np.ndarray:
-        return np.empty(max(len(self.types), 1), np.int64)
+    def _scratch(self) -> tuple[np.ndarray, ...]:
+        k = max(len(self.types), 1)
+        return (np.empty(2, np.int64),) + tuple(np.empty(k, np.int64) for _ in range(4))
 
     def locate(self, position: Position) -> tuple[int, Symmetry]:
         """(slot, symmetry) of a position of this table."""
         slot, mirrored = k._slot_of(self.desc, position.board_array(), position.hands_array(),
-                                    position.side, self._scratch)
+                                    position.side, *self._scratch)
         if slot < 0:
             raise InvalidPositionError(f"position {position.sfen!r} is not in table "
                                        f"{self.name!r} (it belongs to {table_of(position)!r})")
         return int(slot), Symmetry(bool(position.side), bool(mirrored))
+
+    def locate_many(self, boards: np.ndarray, hands: np.ndarray,
+                    sides: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Batch ``locate`` for engines: boards int8[n, 81] (piece codes, square order), hands
+        int8[n, 2, 8] (per colour, counts by piece type), sides int8[n] (0 black, 1 white to
+        move) -> slots int64[n] (-1 where a position does not hold this table's pieces), swap
+        bool[n] (= sides == 1), mirror bool[n].  Positions are trusted to be legal."""
+        boards = np.ascontiguousarray(boards, np.int8)
+        hands = np.ascontiguousarray(hands, np.int8)
+        sides = np.ascontiguousarray(sides, np.int8)
+        n = len(boards)
+        if boards.shape != (n, 81) or hands.shape != (n, 2, 8) or sides.shape != (n,):
+            raise ValueError(f"expected boards (n, 81), hands (n, 2, 8) and sides (n,), got "
+                             f"{boards.shape}, {hands.shape} and {sides.shape}")
+        slots = np.empty(n, np.int64)
+        mirrored = np.empty(n, np.int8)
+        k._slots_of_many(self.desc, boards, hands, sides, slots, mirrored)
+        return slots, sides == 1, mirrored == 1
 
     def position(self, slot: int) -> Position | None:
         """The stored position (black to move) of a slot; None if the slot is no board."""
