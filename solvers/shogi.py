@@ -464,3 +464,13 @@ def _perft(board, hands, colour, depth):
                                 moves[ply], buf)
         at[ply] = 0
     return total
+
+
+@njit(cache=True)
+def _after_moves(board, hands, colour, codes, boards, hands_out):
+    """The position after each move: board int8[81], hands int8[2, 8], codes int32[n] (legal
+    moves of ``colour``) -> boards int8[n, 81], hands_out int8[n, 2, 8]."""
+    for i in range(len(codes)):
+        boards[i] = board
+        hands_out[i] = hands
+        _do_move(boards[i], hands_out[i], colour, codes[i])

@@ -11,6 +11,7 @@ from tbdb.games.base import Game
 REGISTRY = {
     "cdc": "tbdb.games.cdc_tables:CdcGame",
     "oware": "tbdb.games.oware_tables:OwareGame",
+    "shogi": "tbdb.games.shogi_game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",
 }
 

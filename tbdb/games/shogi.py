@@ -103,7 +103,7 @@ def _parse_board(text: str, rows: str) -> list[int]:
         f = 9  # files run 9..1 left to right
         promoted = False
         for ch in row:
-            if ch.isdigit():
+            if ch in "0123456789":
                 if promoted or ch == "0":
                     raise InvalidPositionError(f"bad rank {row!r} in SFEN {text!r}")
                 f -= int(ch)
@@ -128,7 +128,7 @@ def _parse_board(text: str, rows: str) -> list[int]:
 def _parse_hands(text: str, hand: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     counts = [[0] * 8, [0] * 8]
     if hand != "-":
-        for num, ch in re.findall(r"(\d*)(.)", hand):
+        for num, ch in re.findall(r"([0-9]*)(.)", hand, flags=re.DOTALL):
             t = LETTERS.find(ch.upper())
             if t < 1 or t == kernels.KING or num.startswith("0"):
                 raise InvalidPositionError(f"bad hand {hand!r} in SFEN {text!r}")
@@ -162,13 +162,11 @@ class Position:
         the side not to move in check)."""
         if not isinstance(text, str):
             raise InvalidPositionError(f"an SFEN position is text, not {text!r}")
-        if text.startswith("sfen "):
-            text = text[5:]
-        parts = text.split()
-        if text == "startpos":
-            parts = START_SFEN.split()
+        # messages quote ``text`` as given, prefix included
+        body = text[5:] if text.startswith("sfen ") else text
+        parts = START_SFEN.split() if body == "startpos" else body.split()
         if len(parts) not in (3, 4) or parts[1] not in ("b", "w") or \
-                (len(parts) == 4 and not parts[3].isdigit()):
+                (len(parts) == 4 and not (parts[3].isascii() and parts[3].isdigit())):
             raise InvalidPositionError(f"malformed SFEN {text!r}: expected board, side (b/w), "
                                        f"hands and an optional move number")
         board = _parse_board(text, parts[0])
