@@ -675,3 +675,68 @@ def _slots_of_many(desc, boards, hands, sides, slots, mirrored):
             s, m = _slot_of(desc, boards[r], hands[r], sides[r], ksq, loc, col, prom, st)
             slots[r] = s
             mirrored[r] = m
+
+
+@njit(cache=True, parallel=True)
+def _batch_keys(boards, hands, sides, keys):
+    """Material key of each row for grouping a batch by table, and a check of the row:
+    boards int8[n, 81], hands int8[n, 2, 8], sides int8[n] -> keys int64[n] = sum over types
+    t = 1..7 of count_t * 19**(t - 1) (pieces of the type anywhere, base type of a promoted
+    piece), or a negative error: -1 a bad piece code, -2 not one king of each colour, -3 a
+    hand count outside 0..18 (or at index 0), -4 a side other than 0/1."""
+    n = boards.shape[0]
+    for r in prange(n):
+        key = np.int64(0)
+        bad = 0
+        kings0 = 0
+        kings1 = 0
+        if sides[r] != 0 and sides[r] != 1:
+            bad = -4
+        for c in range(2):
+            if hands[r, c, 0] != 0:
+                bad = -3
+            for t in range(1, 8):
+                h = hands[r, c, t]
+                if h < 0 or h > 18:
+                    bad = -3
+                else:
+                    key += h * 19 ** (t - 1)
+        for sq in range(NSQ):
+            p = np.int64(boards[r, sq])
+            if p == 0:
+                continue
+            t = p & 15
+            c = p >> 4
+            if p < 0 or c > 1 or t == 0 or t == 15:
+                bad = -1
+                continue
+            if t == KING:
+                if c == 0:
+                    kings0 += 1
+                else:
+                    kings1 += 1
+                continue
+            if t > KING:
+                t -= PROMOTED
+            key += 19 ** (t - 1)
+        if bad == 0 and (kings0 != 1 or kings1 != 1):
+            bad = -2
+        keys[r] = bad if bad < 0 else key
+
+
+@njit(cache=True)
+def _material_key(board, hands):
+    """The material key of ``_batch_keys`` for one legal position (board int8[81], hands
+    int8[2, 8]), unchecked."""
+    key = np.int64(0)
+    for c in range(2):
+        for t in range(1, 8):
+            key += hands[c, t] * 19 ** (t - 1)
+    for sq in range(NSQ):
+        t = board[sq] & 15
+        if t == 0 or t == KING:
+            continue
+        if t > KING:
+            t -= PROMOTED
+        key += 19 ** (t - 1)
+    return key

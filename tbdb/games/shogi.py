@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -220,7 +221,7 @@ class Position:
                              self.side):
             raise InvalidPositionError(f"SFEN {text!r}: the side not to move is in check")
 
-    @property
+    @cached_property  # lookups quote it in messages: write it once per position
     def sfen(self) -> str:
         rows = []
         for r in range(9):
@@ -239,7 +240,9 @@ class Position:
             rows.append("".join(row))
         return f"{'/'.join(rows)} {'bw'[self.side]} {_hand_text(self.hands)} 1"
 
-    text = sfen
+    @property
+    def text(self) -> str:
+        return self.sfen
 
     def __str__(self) -> str:
         return self.sfen

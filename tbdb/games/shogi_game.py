@@ -37,6 +37,22 @@ def _table(name: str) -> ShogiTable:
     return ShogiTable(name)
 
 
+_KEYS: dict[int, object] = {}  # material key -> (name, table, scratch), DRAW or a message
+
+
+def _key_entry(key: int):
+    types = [t for t in range(1, 8) for _ in range(key // 19 ** (t - 1) % 19)]
+    if not types:
+        return DRAW
+    if len(types) + 2 > MAX_PIECES:
+        return (f"has {len(types) + 2} pieces; tbdb builds shogi tables of 3 to {MAX_PIECES} "
+                f"pieces")
+    name = table_name(types)
+    table = _table(name)
+    n = max(len(types), 1)
+    return name, table, (np.empty(2, np.int64),) + tuple(np.empty(n, np.int64) for _ in range(4))
+
+
 def _sym_code(sym: Symmetry) -> int:
     return 2 * sym.swap + sym.mirror
 
@@ -207,15 +223,21 @@ class ShogiGame(Game):
         return Position.parse(START_SFEN)
 
     def locate(self, position: Position) -> Location | GameOver:
-        name = table_of(position)
-        if name == "KK":
+        # bytes -> array views: several times faster than np.array of the tuples
+        board = np.frombuffer(bytes(position.board), np.int8)
+        hands = np.frombuffer(bytes(position.hands[0] + position.hands[1]), np.int8)
+        hands = hands.reshape(2, 8)
+        key = int(k._material_key(board, hands))
+        entry = _KEYS.get(key)
+        if entry is None:
+            entry = _KEYS[key] = _key_entry(key)
+        if entry is DRAW:
             return GameOver(DRAW)  # bare kings: neither side can ever mate
-        pieces = len(name)
-        if pieces > MAX_PIECES:
-            raise MissingTableError(f"position {position.sfen!r} has {pieces} pieces; tbdb "
-                                    f"builds shogi tables of 3 to {MAX_PIECES} pieces")
-        slot, sym = _table(name).locate(position)
-        return Location(name, slot, _sym_code(sym))
+        if isinstance(entry, str):
+            raise MissingTableError(f"position {position.sfen!r} {entry}")
+        name, table, scratch = entry
+        slot, mirrored = k._slot_of(table.desc, board, hands, position.side, *scratch)
+        return Location(name, int(slot), 2 * position.side + int(mirrored))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
         return _SYMS[sym].move(int(code)).usi
@@ -258,18 +280,19 @@ class ShogiGame(Game):
         slots = np.zeros(n, np.int64)
         sym = np.zeros(n, np.int8)
         over = np.zeros(n, np.int8)
-        base = boards & 15
-        base = np.where(base > moves_k.KING, base - moves_k.PROMOTED, base)
-        counts = hands.sum(axis=1).astype(np.int64)  # [n, 8]
-        for t in range(1, 8):
-            counts[:, t] += (base == t).sum(axis=1)
-        counts[:, 0] = 0
-        groups, inverse = np.unique(counts, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        keys = np.empty(n, np.int64)
+        k._batch_keys(boards, hands, sides, keys)
+        if n and keys.min() < 0:
+            row = int(np.argmax(keys < 0))
+            raise ValueError(f"row {row}: {_BATCH_ERRORS[int(keys[row])]}")
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
         tables: list[str] = []
-        for g, row in enumerate(groups):
-            rows = np.flatnonzero(inverse == g)
-            types = [t for t in range(1, 8) for _ in range(int(row[t]))]
+        for start, end in zip(starts, np.r_[starts[1:], n]):
+            rows = np.sort(order[start:end])
+            key = int(sorted_keys[start])
+            types = [t for t in range(1, 8) for _ in range(key // 19 ** (t - 1) % 19)]
             if not types:
                 over[rows] = DRAW  # bare kings
                 continue
@@ -298,7 +321,7 @@ class ShogiGame(Game):
         board_move = frm <= moves_k.DROP_BASE
         mirror = (sym & 1) == 1
         swap = (sym & 2) == 2
-        to = np.where(mirror, _MIRROR[to], to)
+        to = np.where(mirror, _MIRROR[np.minimum(to, 80)], to)
         to = np.where(swap, 80 - to, to)
         mf = np.where(board_move & mirror, _MIRROR[np.minimum(frm, 80)], frm)
         mf = np.where(board_move & swap, 80 - mf, mf)
@@ -306,13 +329,15 @@ class ShogiGame(Game):
         return np.where(codes < 0, -1, out).astype(np.int32)
 
 
-_VALID_CODES = np.zeros(256, bool)
-for _c in (0, *range(1, 15), *range(17, 31)):
-    _VALID_CODES[_c] = True
+_BATCH_ERRORS = {-1: "piece codes are 0 (empty), 1..14 (black) or 17..30 (white)",
+                 -2: "expected one king of each colour (codes 8 and 24)",
+                 -3: "hand counts are 0..18, at types 1..7",
+                 -4: "a side is 0 (black) or 1 (white)"}
 
 
 def _check_batch(boards, hands, sides):
-    """The batch arrays as contiguous int8, or ``ValueError`` naming the first bad row."""
+    """The batch arrays as contiguous int8 (their values are checked by the key kernel), or
+    ``ValueError``."""
     boards, hands, sides = np.asarray(boards), np.asarray(hands), np.asarray(sides)
     n = len(boards) if boards.ndim else 0
     if boards.shape != (n, 81) or hands.shape != (n, 2, 8) or sides.shape != (n,):
@@ -321,25 +346,7 @@ def _check_batch(boards, hands, sides):
     for what, arr in (("boards", boards), ("hands", hands), ("sides", sides)):
         if not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"{what} must be an integer array, not {arr.dtype}")
-    bad = np.flatnonzero(((boards < 0) | (boards > 30)).any(axis=1))
-    if not len(bad):
-        bad = np.flatnonzero((~_VALID_CODES[boards.clip(0, 255)]).any(axis=1))
-    if len(bad):
-        raise ValueError(f"row {bad[0]}: piece codes are 0 (empty), 1..14 (black) or 17..30 "
-                         f"(white), got {boards[bad[0]].tolist()}")
-    kings = np.stack([(boards == moves_k.KING).sum(axis=1),
-                      (boards == moves_k.KING + 16).sum(axis=1)], axis=1)
-    bad = np.flatnonzero((kings != 1).any(axis=1))
-    if len(bad):
-        raise ValueError(f"row {bad[0]}: expected one king of each colour (codes 8 and 24)")
-    bad = np.flatnonzero(((hands < 0) | (hands > 18)).any(axis=(1, 2))
-                         | (hands[:, :, 0] != 0).any(axis=1))
-    if len(bad):
-        raise ValueError(f"row {bad[0]}: hand counts are 0..18 at types 1..7, got "
-                         f"{hands[bad[0]].tolist()}")
-    bad = np.flatnonzero((sides != 0) & (sides != 1))
-    if len(bad):
-        raise ValueError(f"row {bad[0]}: a side is 0 (black) or 1 (white), got "
-                         f"{sides[bad[0]].item()!r}")
+        if arr.size and (arr.min() < -128 or arr.max() > 127):
+            raise ValueError(f"{what} holds values outside int8")
     return (np.ascontiguousarray(boards, np.int8), np.ascontiguousarray(hands, np.int8),
             np.ascontiguousarray(sides, np.int8))
