@@ -24,30 +24,26 @@ CREATE OR REPLACE MACRO shogi_put(board, sq, ch) AS
     left(board, CAST((sq % 9) * 9 + 8 - sq // 9 AS INTEGER)) || ch
     || substr(board, CAST((sq % 9) * 9 + 8 - sq // 9 + 2 AS INTEGER));
 
--- rank r (0 = a) of an 81-character board in SFEN: runs of empty squares as digits
-CREATE OR REPLACE MACRO shogi_rank(board, r) AS
-    replace(replace(replace(replace(replace(replace(replace(replace(replace(
-        substr(board, CAST(9 * r + 1 AS INTEGER), 9),
-        '.........', '9'), '........', '8'), '.......', '7'), '......', '6'), '.....', '5'),
-        '....', '4'), '...', '3'), '..', '2'), '.', '1');
-
+-- an 81-character board as the board field of SFEN: ranks separated by '/', runs of empty
+-- squares as digits (longest first: a run is replaced whole), promoted pieces as '+' letters
 CREATE OR REPLACE MACRO shogi_board_sfen(board) AS
     replace(replace(replace(replace(replace(replace(
     replace(replace(replace(replace(replace(replace(
-        concat_ws('/', shogi_rank(board, 0), shogi_rank(board, 1), shogi_rank(board, 2),
-                  shogi_rank(board, 3), shogi_rank(board, 4), shogi_rank(board, 5),
-                  shogi_rank(board, 6), shogi_rank(board, 7), shogi_rank(board, 8)),
+    replace(replace(replace(replace(replace(replace(replace(replace(replace(
+        concat_ws('/', substr(board, 1, 9), substr(board, 10, 9), substr(board, 19, 9),
+                  substr(board, 28, 9), substr(board, 37, 9), substr(board, 46, 9),
+                  substr(board, 55, 9), substr(board, 64, 9), substr(board, 73, 9)),
+        '.........', '9'), '........', '8'), '.......', '7'), '......', '6'), '.....', '5'),
+        '....', '4'), '...', '3'), '..', '2'), '.', '1'),
         'T', '+P'), 'U', '+L'), 'V', '+N'), 'W', '+S'), 'X', '+B'), 'Y', '+R'),
         't', '+p'), 'u', '+l'), 'v', '+n'), 'w', '+s'), 'x', '+b'), 'y', '+r');
 
--- the SFEN of a stored position: the part's text and the two king squares
-CREATE OR REPLACE MACRO shogi_sfen(part, black_king, white_king) AS
-    shogi_board_sfen(shogi_put(shogi_put(left(part, 81), black_king, 'K'), white_king, 'k'))
-    || ' b ' || substr(part, 82) || ' 1';
+-- black's and white's pieces of an SFEN hands field, '-' for none
+CREATE OR REPLACE MACRO shogi_black_hand(field) AS
+    coalesce(nullif(regexp_replace(field, '[0-9]*[a-z]', '', 'g'), ''), '-');
 
-CREATE OR REPLACE MACRO shogi_hand(part, pattern) AS
-    coalesce(nullif(array_to_string(regexp_extract_all(substr(part, 82), pattern), ''), ''),
-             '-');
+CREATE OR REPLACE MACRO shogi_white_hand(field) AS
+    coalesce(nullif(regexp_replace(field, '[0-9]*[A-Z]', '', 'g'), ''), '-');
 
 CREATE OR REPLACE VIEW shogi_king_pairs AS
 SELECT CAST(row_number() OVER (ORDER BY b, w) - 1 AS BIGINT) AS kk,
@@ -72,19 +68,29 @@ WHERE game = 'shogi' AND mode <> 'building';
 -- colour swaps, which have white to move), or 2 if the mirror leaves it unchanged.
 CREATE OR REPLACE VIEW shogi_positions AS
 SELECT
-    t.table_name,
-    shogi_sfen(x.text, kp.black_king, kp.white_king) AS sfen,
+    table_name,
+    shogi_board_sfen(board) || ' b ' || hands || ' 1' AS sfen,
     'black' AS side_to_move,
-    shogi_hand(x.text, '[0-9]*[A-Z]') AS black_hand,
-    shogi_hand(x.text, '[0-9]*[a-z]') AS white_hand,
-    CASE v.result WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS result,
-    v.distance,
-    shogi_move_usi(v.best_move) AS best_move,
-    t.table_id,
-    v.idx,
-    v.multiplicity
-FROM tb_index_values AS v
-JOIN shogi_tables AS t USING (table_id)
-JOIN shogi_king_pairs AS kp ON kp.kk = v.idx // t.prod
-JOIN tb_texts AS x ON x.layout = t.layout AND x.idx = v.idx % t.prod
-WHERE v.result BETWEEN -1 AND 1;
+    shogi_black_hand(hands) AS black_hand,
+    shogi_white_hand(hands) AS white_hand,
+    CASE result WHEN 1 THEN 'win' WHEN 0 THEN 'draw' ELSE 'loss' END AS result,
+    distance,
+    shogi_move_usi(best_move) AS best_move,
+    table_id,
+    idx,
+    multiplicity
+FROM (
+    SELECT p.table_name, p.table_id, p.idx, p.result, p.distance, p.best_move, p.multiplicity,
+           shogi_put(shogi_put(left(x.text, 81), kp.black_king, 'K'), kp.white_king, 'k')
+               AS board,
+           substr(x.text, 82) AS hands
+    FROM (
+        SELECT t.table_name, t.table_id, t.layout, v.idx, v.result, v.distance, v.best_move,
+               v.multiplicity, v.idx // t.prod AS kk, v.idx % t.prod AS part
+        FROM tb_index_values AS v
+        JOIN shogi_tables AS t USING (table_id)
+        WHERE v.result BETWEEN -1 AND 1
+    ) AS p
+    JOIN shogi_king_pairs AS kp ON kp.kk = p.kk
+    JOIN tb_texts AS x ON x.layout = p.layout AND x.idx = p.part
+);
