@@ -80,7 +80,8 @@ def _check_parents(table, slots):
             assert p in pparent[i, :pcount[i]]
 
 
-@pytest.mark.parametrize("name", ["KPK", "KGPK", "KRGK", "KBNK", "KLLK"])
+@pytest.mark.parametrize("name", ["KPK", "KRGK"] + [pytest.param(n, marks=pytest.mark.slow)
+                                                    for n in ("KGPK", "KBNK", "KLLK")])
 def test_parents_are_exact_on_samples(name):
     table = ShogiTable(name)
     _check_parents(table, _random_in_table(random.Random(name), table, 150))
