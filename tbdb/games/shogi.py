@@ -192,33 +192,35 @@ class Position:
     def _validate(self, text: str) -> None:
         board = self.board
         for colour in (BLACK, WHITE):
-            kings = sum(1 for c in board if c == kernels.KING + 16 * colour)
+            kings = board.count(kernels.KING + 16 * colour)
             if kings != 1:
                 raise InvalidPositionError(f"SFEN {text!r}: {'black' if colour == BLACK else 'white'}"
                                            f" has {kings} kings, expected 1")
         total = [0] * 9
+        pawn_files = set()
         for sq, code in enumerate(board):
             if code:
                 t = code & 15
                 base = t - kernels.PROMOTED if t > kernels.KING else t
                 total[base] += 1
-                if t <= kernels.ROOK and kernels._dead(code >> 4, t, sq):
+                if t <= kernels.KNIGHT and kernels._dead(code >> 4, t, sq):
                     raise InvalidPositionError(f"SFEN {text!r}: the {piece_text(code)} on "
                                                f"{square_name(sq)} can never move")
+                if t == kernels.PAWN:
+                    key = (code >> 4, sq // 9)
+                    if key in pawn_files:
+                        raise InvalidPositionError(f"SFEN {text!r}: two unpromoted pawns of one "
+                                                   f"side on file {sq // 9 + 1} (nifu)")
+                    pawn_files.add(key)
         for colour in (BLACK, WHITE):
             for t in range(1, 8):
                 total[t] += self.hands[colour][t]
-            pawn = kernels.PAWN + 16 * colour
-            for f in range(9):
-                if sum(1 for r in range(9) if board[f * 9 + r] == pawn) > 1:
-                    raise InvalidPositionError(f"SFEN {text!r}: two unpromoted pawns of one side "
-                                               f"on file {f + 1} (nifu)")
         for t, most in MAX_OF_TYPE.items():
             if total[t] > most:
                 raise InvalidPositionError(f"SFEN {text!r} has {total[t]} pieces of type "
                                            f"{LETTERS[t]}; shogi has {most}")
-        if kernels._attacked(self.board_array(), board.index(kernels.KING + 16 * (1 - self.side)),
-                             self.side):
+        if kernels._attacked(np.frombuffer(bytes(board), np.int8),
+                             board.index(kernels.KING + 16 * (1 - self.side)), self.side):
             raise InvalidPositionError(f"SFEN {text!r}: the side not to move is in check")
 
     @cached_property  # lookups quote it in messages: write it once per position
