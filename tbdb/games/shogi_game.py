@@ -202,6 +202,16 @@ class ShogiGame(Game):
     # ------------------------------------------------------------------ positions
 
     def parse(self, text: str) -> Position:
+        """A position from SFEN as tbdb writes it (move number 1, no 'sfen ' prefix): the
+        engine's notation round-trips exactly.  ``coerce`` (Python lookups) and perft also take
+        other move numbers, a missing one, 'sfen ...' and 'startpos'."""
+        position = Position.parse(text)
+        if position.sfen != text:
+            raise InvalidPositionError(f"SFEN {text!r} is not written as tbdb writes it; write "
+                                       f"it as {position.sfen!r}")
+        return position
+
+    def parse_for_perft(self, text: str) -> Position:
         return Position.parse(text)
 
     def recognises(self, text: str) -> bool:
