@@ -228,14 +228,15 @@ def _lookup(args) -> int:
     with tbdb.open(args.db) as tb:
         if args.position == "-":
             return _lookup_stream(tb, g, options)
-        r = tb.lookup(g.parse(args.position), game=g.name, **options)
+        position = g.coerce(args.position)  # the game's lenient reading (e.g. 'startpos')
+        r = tb.lookup(position, game=g.name, **options)
         if args.json:
             out = r.to_dict()
             if args.line:
                 out["line"] = [s.to_dict() for s in r.line()]
             print(json.dumps(out))
             return 0
-        _print_lookup(g, r, g.parse(args.position))
+        _print_lookup(g, r, position)
         if args.line:
             print("line:")
             for i, step in enumerate(r.line(), 1):
