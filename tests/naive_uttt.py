@@ -41,7 +41,9 @@ def status(cells: str, b: int) -> str:
     return "d" if "." not in board else "."
 
 
+@lru_cache(maxsize=1 << 20)
 def meta(cells: str) -> str:
+    """The nine board statuses (cached: the same boards are looked at again and again)."""
     return "".join(status(cells, b) for b in range(9))
 
 
@@ -56,7 +58,8 @@ def legal_moves(pos) -> list[tuple[int, int]]:
     if game_over(pos):
         return []
     boards = [con] if con is not None else range(9)
-    return [(b, c) for b in boards if status(cells, b) == "."
+    m = meta(cells)
+    return [(b, c) for b in boards if m[b] == "."
             for c in range(9) if cells[9 * b + c] == "."]
 
 

@@ -379,3 +379,11 @@ def _last_move_fits(p: Position, b: int, c: int, last: str, lines: bool, last_wo
         return target in _sums(rest + [_closing_diffs(st[b], last, c)])
     mine = _mask(block, last)
     return bool(mine >> c & 1) and not _has_line(mine & ~(1 << c))
+
+
+def perft(position: Position, depth: int) -> int:
+    """Leaves of the move tree ``depth`` plies below ``position`` (the move generator's
+    benchmark: ``perft(Position.start(), 5) == 473256``)."""
+    if not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"perft depth must be an integer >= 0, got {depth!r}")
+    return kernels.perft(position.state(), depth)
