@@ -479,11 +479,20 @@ def _slots_of_board(board, desc, swap, sq):
     return count == k
 
 
+@njit(cache=True)
+def _locate_one(board, side, desc, swap, size):
+    """(slot, symmetry) of one board of the material ``desc`` describes (see _locate_many)."""
+    sq = np.empty(16, np.int64)
+    tmp = np.empty(16, np.int64)
+    _slots_of_board(board, desc, swap, sq)
+    idx, s = _canonical(sq, desc, tmp)
+    return (side ^ swap) * size + idx, s
+
+
 @njit(cache=True, parallel=True)
-def _probe_many(boards, sides, desc, swap, size, result, distance, best, out_res, out_dist,
-                out_best):
-    """Look up many boards of one material: int8[n, 32] piece codes, sides int8[n].
-    Writes result/distance/best move (in the boards' own orientation) per row."""
+def _locate_many(boards, sides, desc, swap, size, out_slot, out_sym):
+    """Slots (``side * size + canonical idx`` in the stored orientation) and symmetries of many
+    boards of one material: boards int8[n, 32] piece codes, sides int8[n]."""
     n = boards.shape[0]
     nchunk = (n + 4095) // 4096
     scratch = np.empty((nchunk, 2, 16), np.int64)
@@ -493,17 +502,22 @@ def _probe_many(boards, sides, desc, swap, size, result, distance, best, out_res
         for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
             _slots_of_board(boards[r], desc, swap, sq)
             idx, s = _canonical(sq, desc, tmp)
-            i = (sides[r] ^ swap) * size + idx
-            out_res[r] = result[i]
-            out_dist[r] = distance[i]
-            mv = best[i]
-            if mv >= 0:
-                # the stored move is on the canonical board: map it back (symmetries are
-                # involutions)
-                a = SYM[s, (mv % CAPTURE_FLAG) // 32]
-                b = SYM[s, mv % 32]
-                mv = (mv // CAPTURE_FLAG) * CAPTURE_FLAG + a * 32 + b
-            out_best[r] = mv
+            out_slot[r] = (sides[r] ^ swap) * size + idx
+            out_sym[r] = s
+
+
+@njit(cache=True, parallel=True)
+def _map_moves(codes, syms, out):
+    """Move codes on the canonical board mapped back through each row's symmetry (symmetries
+    are their own inverses); -1 stays -1."""
+    for r in prange(codes.shape[0]):
+        mv = codes[r]
+        if mv >= 0:
+            s = syms[r]
+            a = SYM[s, (mv % CAPTURE_FLAG) // 32]
+            b = SYM[s, mv % 32]
+            mv = (mv // CAPTURE_FLAG) * CAPTURE_FLAG + a * 32 + b
+        out[r] = mv
 
 
 @njit(cache=True, parallel=True)

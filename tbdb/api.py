@@ -1,32 +1,22 @@
 """The Python query API: ``tbdb.open(path)`` and ``tbdb.lookup(position)``."""
 from __future__ import annotations
 
-import re
-from typing import Iterable
+from typing import Any, Iterable
 
 from tbdb import games
-from tbdb.errors import InvalidPositionError, MissingTableError
+from tbdb.errors import MissingTableError, TbdbError
+from tbdb.options import check_names, resolve
+from tbdb.probe import ProbeStats, Prober
 from tbdb.results import LookupResult
 from tbdb.store import Store, default_db_path
 
-_OWARE_TEXT = re.compile(r"\s*\d+(\s+\d+){11}\s*")
 
-
-def detect_game(text: str) -> str:
-    """The game a position text is written for: CDC (``4g2K/8/8/8 r``) or Oware (12 numbers)."""
-    if not isinstance(text, str):
-        raise InvalidPositionError(f"a position is text, not {text!r}")
-    if "/" in text:
-        return "cdc"
-    if _OWARE_TEXT.fullmatch(text):
-        return "oware"
-    raise InvalidPositionError(
-        f"cannot tell the game of position {text!r}: expected a CDC position like "
-        f"'4g2K/8/8/8 r' or an Oware position of 12 numbers like '0 0 0 0 0 1 0 0 0 0 0 0'")
+class ClosedError(TbdbError, ValueError):
+    """A lookup on a tablebase that has been closed."""
 
 
 class Tablebase:
-    """An open tablebase file.  Use as a context manager or call ``close()``.
+    """An open tablebase file, read-only.  Use as a context manager or call ``close()``.
 
     ``lookup`` raises ``MissingTableError`` (a KeyError) for a position outside the built
     tables and ``InvalidPositionError`` (a ValueError) for malformed text; ``get`` returns
@@ -36,23 +26,33 @@ class Tablebase:
     def __init__(self, path: str | None = None):
         self.path = str(path) if path is not None else default_db_path()
         self.store = Store(self.path, read_only=True)
-        self._probers: dict[str, object] = {}
+        self.prober = Prober(self.store)
+        self.closed = False
 
-    def prober(self, game: str):
-        prober = self._probers.get(game)
-        if prober is None:
-            prober = self._probers[game] = games.get(game).prober(self.store)
-        return prober
+    def _game(self, position: Any, game: str | None):
+        if game is not None:
+            return games.get(game)
+        if isinstance(position, str):
+            return games.guess(position)
+        for g in games.all_games():
+            if g.accepts(position):
+                return g
+        return games.guess(str(position))
 
-    def lookup(self, position, *, game: str | None = None, **options) -> LookupResult:
-        """The value of one position (text, or a game's Position object).  Options are the
-        game's (Oware: ``turns_left``, default 200)."""
-        if game is None:
-            game = getattr(position, "game", None) or detect_game(
-                position if isinstance(position, str) else str(position))
-        return self.prober(game).lookup(position, **options)
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ClosedError(f"tablebase {self.path!r} is closed")
 
-    def get(self, position, *, game: str | None = None, **options) -> LookupResult | None:
+    def lookup(self, position: Any, *, game: str | None = None, **options) -> LookupResult:
+        """The value of one position: text (the game is recognised from its notation, or give
+        ``game=``) or a game's position object.  Options are the game's lookup options
+        (``tbdb games`` lists them)."""
+        self._check_open()
+        g = self._game(position, game)
+        opts = resolve(f"{g.name} lookup", g.lookup_options, options)
+        return self.prober.lookup(g, position, **opts)
+
+    def get(self, position: Any, *, game: str | None = None, **options) -> LookupResult | None:
         """As ``lookup``, but None for a position whose table is not built."""
         try:
             return self.lookup(position, game=game, **options)
@@ -61,25 +61,50 @@ class Tablebase:
 
     def lookup_many(self, positions: Iterable, *, game: str | None = None,
                     **options) -> list[LookupResult]:
-        """Many positions at once (texts or Position objects), in order."""
+        """Many positions at once (texts or position objects), in order."""
         return [self.lookup(p, game=game, **options) for p in positions]
 
     def lookup_arrays(self, game: str, *arrays, **options):
-        """The fast batch form on encoded arrays (see each game's prober ``lookup_arrays``;
-        CDC: boards int8[n, 32] of piece codes and sides int8[n])."""
-        return self.prober(game).lookup_arrays(*arrays, **options)
+        """The fast batch form on encoded arrays, for engines (each game's ``batch_locate``
+        documents its arrays)."""
+        self._check_open()
+        g = games.get(game)
+        check_names(f"{g.name} lookup_arrays", g.lookup_options, options)
+        return self.prober.lookup_arrays(g, *arrays, **options)  # the game checks the arrays
 
-    def sql(self, query: str, params=None) -> list[tuple]:
-        return self.store.query(query, params)
+    def stats(self) -> ProbeStats:
+        """Probes made, answered (hits), refused for a missing table (misses), tables loaded."""
+        return self.prober.stats
+
+    def tables(self, game: str | None = None) -> list[dict]:
+        """The catalogue: one dict per stored table (game, table_name, params, counts, ...)."""
+        self._check_open()
+        return self.store.tables(game)
+
+    def sql(self, query: str, params=None):
+        """A DuckDB relation over the file (``.fetchall()``, ``.df()``, ``.arrow()``, ...);
+        read-only like the file."""
+        self._check_open()
+        return self.store.con.sql(query, params=params)
 
     def close(self) -> None:
-        self.store.close()
+        if not self.closed:
+            self.store.close()
+            self.closed = True
 
     def __enter__(self) -> Tablebase:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return f"<tbdb.Tablebase {self.path!r} (closed)>"
+        rows = self.store.query("SELECT game, count(*) FROM build_checkpoints WHERE state = "
+                                "'done' GROUP BY game ORDER BY game")
+        tables = ", ".join(f"{g}: {n} tables" for g, n in rows) or "no tables"
+        return f"<tbdb.Tablebase {self.path!r} ({tables})>"
 
 
 def open(path: str | None = None) -> Tablebase:  # noqa: A001 - mirrors builtins.open on purpose
@@ -90,7 +115,7 @@ def open(path: str | None = None) -> Tablebase:  # noqa: A001 - mirrors builtins
 _default: Tablebase | None = None
 
 
-def lookup(position, **options) -> LookupResult:
+def lookup(position: Any, **options) -> LookupResult:
     """``open().lookup(...)`` on the default database, kept open between calls."""
     global _default
     if _default is None or _default.path != default_db_path():

@@ -1,8 +1,10 @@
-"""The build driver: plan tables -> solve -> bulk-load -> checkpoint, resuming where it stopped.
+"""The build driver: plan tables -> solve -> bulk-load -> checkpoint, resuming where it stopped;
+and ``verify``, which re-derives every stored field.
 
 Every table is written with its 'done' checkpoint in one transaction, so an interrupted build
-(Ctrl-C or kill -9) leaves complete tables and at most one 'building' row; running the same
-build again skips the done tables and rebuilds the rest.
+(Ctrl-C, SIGTERM or kill -9) leaves complete tables and at most one 'building' row; running
+the same build again skips the done tables and rebuilds the rest.  Level-by-level tables are
+stored and checkpointed a level at a time: a rerun resumes at the level it was on.
 """
 from __future__ import annotations
 
@@ -10,9 +12,17 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from tbdb import games
+import numpy as np
+
+from tbdb import games, retrograde
+from tbdb.errors import InvalidOptionError
+from tbdb.options import Option, resolve
 from tbdb.progress import Progress
 from tbdb.store import Store, default_db_path
+
+MODE_OPTION = Option("mode", "retrograde mode: auto (by table size), edges (in memory, fastest "
+                             "for small tables) or edge-free (a few bytes per position)",
+                     type=str, choices=("auto", "edges", "edge-free"), default="auto")
 
 
 @dataclass
@@ -28,8 +38,32 @@ class BuildSummary:
     def __str__(self) -> str:
         size = os.path.getsize(self.db) / 1e6 if os.path.exists(self.db) else 0.0
         return (f"{self.game}: {self.tables} tables in {self.db!r} ({size:.1f} MB): "
-                f"{len(self.built)} built ({self.rows:,} rows) in {self.seconds:.1f}s, "
+                f"{len(self.built)} built ({self.rows:,} rows) in {self.seconds:.1f} s, "
                 f"{self.skipped} already done")
+
+
+def load_table(g, store: Store, table: str):
+    """A built table's values in the form ``g.space``/``g.solve`` read them."""
+    row = store.require_table(g.name, table, f"table {table!r}", g.build_command(table))
+    if row["storage"] == "index":
+        values = store.load_index(row["table_id"], row["slots"])
+    elif row["storage"] == "runs":
+        values = store.load_runs(row["table_id"], row["slots"], row["params"]["horizon"])
+    else:
+        values = levels_of(store.load_keys(row["table_id"]))
+    return g.from_stored(table, row, values)
+
+
+def levels_of(stored) -> list:
+    """A key table as read by ``Store.load_keys`` split into ``LevelValues`` per level."""
+    keys, result, distance, best, multiplicity, level = stored
+    out = []
+    for lv in np.unique(level):
+        sel = level == lv
+        out.append(retrograde.LevelValues(int(lv), np.ascontiguousarray(keys[sel, :2]),
+                                          result[sel], distance[sel], best[sel],
+                                          keys[sel, 2].astype(np.int16), multiplicity[sel]))
+    return out
 
 
 def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
@@ -37,44 +71,63 @@ def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
     deps = {}
     for d in g.dependencies(table):
         if d not in cache:
-            cache[d] = g.load(d, store)
+            cache[d] = load_table(g, store, d)
         deps[d] = cache[d]
     return deps
 
 
-def build(game: str, db: str | None = None, *, progress: bool = True, **options) -> BuildSummary:
-    """Build the tables of ``game`` that ``options`` select into ``db`` (default: $TBDB_DB or
-    ./tbdb.duckdb).  Options are the game's (``max_pieces``, ``material``; ``max_seeds``);
-    bad options raise before the database is touched."""
+def plan(game: str, mode: str = "auto", rebuild=(), **options):
+    """(game, checked options, tables to build in order, tables to rebuild): every check a
+    build makes before it touches a database."""
     g = games.get(game)
-    tables = g.plan(**options)
+    opts = resolve(f"{game} build", g.build_options, options, defaults=False)
+    mode = MODE_OPTION.convert(mode)
+    if mode != "auto" and mode not in g.modes:
+        raise InvalidOptionError(f"{game} tables are not built in mode {mode!r}; "
+                                 f"it builds with: {', '.join(g.modes)}")
+    tables = g.plan(**opts)
+    rebuild = [g.check_table(t) for t in rebuild]
+    outside = [t for t in rebuild if t not in tables]
+    if outside:
+        raise InvalidOptionError(f"--rebuild {outside[0]!r}: that table is not part of this build "
+                                 f"(its tables: {', '.join(tables[:8])}"
+                                 f"{', ...' if len(tables) > 8 else ''})")
+    return g, mode, tables, rebuild
+
+
+def build(game: str, db: str | None = None, *, progress: bool = True, mode: str = "auto",
+          rebuild=(), **options) -> BuildSummary:
+    """Build the tables of ``game`` that ``options`` select into ``db`` (default: $TBDB_DB or
+    ./tbdb.duckdb).  Options are the game's (``tbdb games`` lists them); ``rebuild`` names
+    tables to build again even if done.  Bad options raise before the database is touched."""
+    g, mode, tables, rebuild = plan(game, mode, rebuild, **options)
     path = str(db) if db is not None else default_db_path()
     start = time.perf_counter()
     with Store(path) as store:
-        store.plan(game, tables)
-        states = store.states(game)
-        todo = [t for t in tables if states.get(t) != "done"]
-        summary = BuildSummary(game, path, len(tables), skipped=len(tables) - len(todo))
-        # keep in memory only what a table still to build reads
-        needed: dict[str, int] = {}
+        store.plan(g.name, tables)
+        states = store.states(g.name)
+        todo = [t for t in tables if states.get(t) != "done" or t in rebuild]
+        summary = BuildSummary(g.name, path, len(tables), skipped=len(tables) - len(todo))
+        needed: dict[str, int] = {}  # keep in memory only what a table still to build reads
         for t in todo:
             for d in g.dependencies(t):
                 needed[d] = needed.get(d, 0) + 1
         cache: dict[str, object] = {}
-        bar = Progress(len(tables), f"{game} tables", enabled=progress,
+        bar = Progress(len(tables), f"{g.name} tables", enabled=progress,
                        initial=summary.skipped)
         try:
             for t in todo:
                 deps = _dependencies(g, t, store, cache)
-                store.mark_building(game, t)
+                store.mark_building(g.name, t)
                 t0 = time.perf_counter()
-                solved = g.solve(t, deps)
-                loads, rows = g.rows(solved, store)
-                store.write_table(game, t, g.deletes(t), loads, rows, time.perf_counter() - t0)
+                if g.storage == "key":
+                    data = _solve_levels(g, store, t, deps, t in rebuild)
+                else:
+                    data = g.solve(t, deps, mode)
+                summary.rows += store.write_table(g.name, t, data, time.perf_counter() - t0)
                 summary.built.append(t)
-                summary.rows += rows
                 if needed.get(t):
-                    cache[t] = solved
+                    cache[t] = g.from_stored(t, {"params": data.params}, data.values)
                 for d in deps:
                     needed[d] -= 1
                     if needed[d] == 0:
@@ -86,27 +139,102 @@ def build(game: str, db: str | None = None, *, progress: bool = True, **options)
     return summary
 
 
-def verify(db: str | None = None, game: str | None = None, *, progress: bool = True):
-    """Re-derive every stored value from its children; returns {table: (bad count, examples)}
-    for the tables with inconsistencies (empty when all is well)."""
+def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
+    """A level-by-level table: levels already stored are read back, the others solved from the
+    lowest up, each stored and checkpointed as soon as it is solved."""
+    if fresh:
+        store.forget_levels(g.name, table)
+    table_id = store.begin_key_table(g.name, table)
+    space = g.space(table, deps)
+    levels = retrograde.enumerate_levels(space)
+    done = store.levels_done(g.name, table)
+
+    def solved(level):
+        if done.get(level) != len(levels[level]):
+            return None
+        keys, result, distance, best, _, _ = store.load_keys(table_id, level)
+        return retrograde.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
+                                      distance, best)
+
+    def store_level(values):
+        t0 = time.perf_counter()
+        constraints, multiplicity = g.key_columns(table, values.keys)
+        store.write_level(g.name, table, table_id, values, constraints, multiplicity,
+                          time.perf_counter() - t0)
+
+    out = retrograde.solve_levels(space, levels, solved=solved, done=store_level)
+    return g.describe(table, [out[lv] for lv in sorted(out)])
+
+
+# --------------------------------------------------------------------------- verify
+
+@dataclass
+class VerifyReport:
+    """``problems``: {"game:table": (count, examples)}; ``unchecked``: tables that are not
+    completely built ({"game:table": state})."""
+    problems: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    unchecked: dict[str, str] = field(default_factory=dict)
+    checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.unchecked
+
+
+def verify(db: str | None = None, game: str | None = None, *, progress: bool = True,
+           tables=None) -> VerifyReport:
+    """Re-derive every stored field of every built table (of ``game``, or of every game):
+    values from one ply of moves and the stored values of the children, best moves, which
+    slots hold positions and their multiplicities, and the statistics and catalogue counts
+    the views read.  Tables not completely built are reported as unchecked."""
     path = str(db) if db is not None else default_db_path()
-    problems: dict[str, tuple[int, list[str]]] = {}
+    report = VerifyReport()
+    names = [games.get(game).name] if game else games.names()
     with Store(path, read_only=True) as store:
-        names = [game] if game else games.names()
         for name in names:
             g = games.get(name)
-            done = [t for t, s in store.states(name).items() if s == "done"]
+            states = store.states(name)
+            for t, state in sorted(states.items()):
+                if state != "done":
+                    report.unchecked[f"{name}:{t}"] = state
+            done = [t for t, s in states.items() if s == "done"
+                    and (tables is None or t in tables)]
             order = sorted(done, key=lambda t: (len(g.dependencies(t)), t))
             bar = Progress(len(order), f"verify {name}", enabled=progress)
             cache: dict[str, object] = {}
             try:
                 for t in order:
-                    solved = cache.get(t) or g.load(t, store)
+                    values = cache.get(t) or load_table(g, store, t)
                     deps = _dependencies(g, t, store, cache)
-                    examples, bad = g.verify(t, solved, deps)
-                    if bad:
-                        problems[f"{name}:{t}"] = (bad, examples)
+                    examples, bad = g.verify(t, values, deps)
+                    examples2, bad2 = _verify_catalogue(g, store, t, values)
+                    if bad or bad2:
+                        report.problems[f"{name}:{t}"] = (bad + bad2, examples + examples2)
+                    report.checked += 1
                     bar.update(1, t)
             finally:
                 bar.close()
-    return problems
+    return report
+
+
+def _verify_catalogue(g, store: Store, table: str, values) -> tuple[list[str], int]:
+    """The statistics and catalogue counts stored for ``table`` against those recomputed from
+    its stored values."""
+    data = g.describe(table, values)
+    row = store.table(g.name, table)
+    stored = sorted(store.query(
+        "SELECT label, pieces, side_to_move, positions, wins, draws, losses, illegal, "
+        "longest_win, longest_loss FROM tb_stats WHERE table_id = ?", [row["table_id"]]))
+    expected = sorted((s.label, s.pieces, s.side_to_move, s.positions, s.wins, s.draws,
+                       s.losses, s.illegal, s.longest_win, s.longest_loss) for s in data.stats)
+    out = []
+    if stored != expected:
+        diff = [f"{e[0]} {e[2]}" for e in expected if e not in stored] or ["rows"]
+        out.append(f"statistics (draw_analysis) differ from the values for {', '.join(diff)}")
+    (cat,) = store.query("SELECT raw_positions, positions_answered, fixed_positions, illegal "
+                         "FROM tb_tables WHERE table_id = ?", [row["table_id"]])
+    want = (data.raw_positions, data.positions_answered, data.fixed_positions, data.illegal)
+    if tuple(cat) != want:
+        out.append(f"catalogue counts (symmetry_stats) {tuple(cat)} differ from the values "
+                   f"{want}")
+    return out, len(out)

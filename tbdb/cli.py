@@ -1,60 +1,98 @@
-"""The ``tbdb`` command: build, lookup, sql, status, verify."""
+"""The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade.
+
+Per-game options come from the games' declarations (``tbdb games`` lists them); every error is
+one line on stderr quoting what was wrong, with exit status 2, and only ``build`` and
+``upgrade`` ever write to a database file.
+"""
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
 import sys
 
+from tbdb.options import resolve
 from tbdb.store import DEFAULT_DB_ENV, default_db_path
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
+GAME_COMMANDS = ("build", "lookup", "perft")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (argparse prints usage first)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _game_options(parser: argparse.ArgumentParser, options) -> None:
+    for o in options:
+        parser.add_argument(o.flag, dest=o.name, metavar=o.metavar or o.name.upper(),
+                            help=f"{o.help} ({o.describe()})")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="tbdb", description="Endgame tablebases: build with Numba, store in DuckDB, query "
-                                 "in SQL and Python.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from tbdb import games
+    p = _Parser(prog="tbdb", description="Endgame tablebases: build with Numba, store in "
+                                         "DuckDB, query in SQL and Python.")
+    p.add_argument("--version", action="version", version=f"tbdb {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           parser_class=_Parser)
 
     b = sub.add_parser("build", help="build tables (resumes an interrupted build)",
                        description="Build a game's tables into a DuckDB file. Running the same "
                                    "command again resumes: done tables are skipped.")
-    b.add_argument("game", help="cdc or oware")
-    b.add_argument("--db", help=DB_HELP)
-    b.add_argument("--max-pieces", type=_positive_int,
-                   help="cdc: every endgame with 2..N pieces (default 3, at most 4)")
-    b.add_argument("--material", help="cdc: one table (e.g. KMvGP) and the tables it needs")
-    b.add_argument("--max-seeds", type=_positive_int,
-                   help="oware: the books for 1..N seeds on the board (default 12)")
-    b.add_argument("--no-progress", action="store_true", help="no progress bar")
-
+    bg = b.add_subparsers(dest="game", required=True, metavar="GAME", parser_class=_Parser)
     lk = sub.add_parser("lookup", help="the value of a position and of each of its moves",
                         description="Print a position's value, best move, and every legal move "
-                                    "with what it leads to, best first.")
-    lk.add_argument("game", help="cdc or oware")
-    lk.add_argument("position", help="position text, e.g. '4g2K/8/8/8 r'")
-    lk.add_argument("--db", help=DB_HELP)
-    lk.add_argument("--turns-left", type=_positive_int,
-                    help="oware: plies left before the 200-ply limit (default 200)")
-    lk.add_argument("--json", action="store_true", help="print JSON")
+                                    "with what it leads to, best first. POSITION '-' reads "
+                                    "positions from stdin, one per line, and writes JSON lines.")
+    lg = lk.add_subparsers(dest="game", required=True, metavar="GAME", parser_class=_Parser)
+    pf = sub.add_parser("perft", help="count move-generation leaves (checks a move generator)",
+                        description="Count the leaves of the move tree DEPTH plies deep from a "
+                                    "position (or 'start').")
+    pg = pf.add_subparsers(dest="game", required=True, metavar="GAME", parser_class=_Parser)
+    for name in games.names():
+        g = games.get(name)
+        gb = bg.add_parser(name, help=g.title, description=f"Build {g.title} tables.")
+        _game_options(gb, g.build_options)
+        gb.add_argument("--db", help=DB_HELP)
+        if g.modes and g.modes != ("levels",):
+            gb.add_argument("--mode", default="auto", help="retrograde mode: auto (by table "
+                            "size), " + ", ".join(g.modes))
+        gb.add_argument("--rebuild", action="append", default=[], metavar="TABLE",
+                        help="build this table again even if it is done (repeatable)")
+        gb.add_argument("--no-progress", action="store_true", help="no progress bar")
+        gl = lg.add_parser(name, help=g.title, description=f"Look up a {g.title} position, "
+                                                           f"e.g. {g.sample!r}.")
+        gl.add_argument("position", help=f"position text, e.g. {g.sample!r}, or '-' for stdin")
+        _game_options(gl, g.lookup_options)
+        gl.add_argument("--db", help=DB_HELP)
+        gl.add_argument("--json", action="store_true", help="print JSON")
+        gl.add_argument("--line", action="store_true",
+                        help="print the best line to the end of the game")
+        gp = pg.add_parser(name, help=g.title)
+        gp.add_argument("position", help="position text, or 'start'")
+        gp.add_argument("depth", help="plies")
+        gp.add_argument("--divide", action="store_true", help="count per first move")
+        _game_options(gp, g.perft_options)
 
-    q = sub.add_parser("sql", help="run SQL on the database and print the result",
-                       description="Run one SQL statement (views: cdc_positions, draw_analysis, "
-                                   "symmetry_stats, build_checkpoints, ...).")
-    q.add_argument("query")
+    sub.add_parser("games", help="the games tbdb knows, their options and notations",
+                   description="List every game with its options, a sample position and its "
+                               "rules.")
+
+    q = sub.add_parser("sql", help="run read-only SQL on the database",
+                       description="Run SQL on the database, read-only (views: draw_analysis, "
+                                   "symmetry_stats, build_progress and each game's; `tbdb games` "
+                                   "lists them). Without a query: an interactive prompt.")
+    q.add_argument("query", nargs="?")
     q.add_argument("--db", help=DB_HELP)
-    q.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    fmt = q.add_mutually_exclusive_group()
+    fmt.add_argument("--csv", action="store_true", help="write every row as CSV")
+    fmt.add_argument("--json", action="store_true", help="write every row as JSON lines")
+    fmt.add_argument("--parquet", metavar="FILE", help="write every row to a Parquet file")
+    q.add_argument("--limit", type=int, default=40, metavar="N",
+                   help="rows shown as a table (default 40); --all shows all")
+    q.add_argument("--all", action="store_true", help="show every row as a table")
 
     s = sub.add_parser("status", help="build checkpoints: which tables are done",
                        description="Show the build checkpoints stored in the database.")
@@ -62,155 +100,309 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--game", help="only this game")
     s.add_argument("--all", action="store_true", help="one line per table, not a summary")
 
-    v = sub.add_parser("verify", help="re-derive every stored value from its children",
-                       description="Check every stored value against one ply of moves and the "
-                                   "stored values of the children; exit 1 on any mismatch.")
+    v = sub.add_parser("verify", help="re-derive every stored field from the rules",
+                       description="Check every stored value, best move, multiplicity and "
+                                   "count against one ply of moves and the stored values of "
+                                   "the children; exit 1 on any mismatch or unbuilt table.")
     v.add_argument("--db", help=DB_HELP)
     v.add_argument("--game", help="only this game")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    u = sub.add_parser("upgrade", help="migrate a database written by an older tbdb",
+                       description="Migrate a database file to this tbdb's schema, keeping its "
+                                   "data.")
+    u.add_argument("--db", help=DB_HELP)
     return p
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("tbdb")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args_in = sys.argv[1:] if argv is None else argv
+    from tbdb import games
+    from tbdb.errors import TbdbError
+    if len(args_in) > 1 and args_in[0] in GAME_COMMANDS and not args_in[1].startswith("-") \
+            and args_in[1] not in games.names():
+        print(f"tbdb {args_in[0]}: error: unknown game {args_in[1]!r}; known games: "
+              f"{', '.join(games.names())}", file=sys.stderr)
+        return 2
+    args = _parser().parse_args(args_in)
     if args.command == "build" and argv is None:  # the tbdb command, not a call from Python
-        import signal
         signal.signal(signal.SIGINT, _stop_now)
-    import tbdb  # after argument parsing, so --help stays quick
+        signal.signal(signal.SIGTERM, _stop_now)
     try:
         return _COMMANDS[args.command](args)
-    except (tbdb.TbdbError, OSError) as exc:
-        print(f"tbdb {args.command}: error: {exc}", file=sys.stderr)
+    except BrokenPipeError:
+        # `tbdb sql ... | head`: the reader has gone; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (TbdbError, OSError, ValueError) as exc:
+        print(f"tbdb {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\ntbdb {args.command}: interrupted; finished tables are kept, run the same "
-              f"command again to resume", file=sys.stderr)
+        print(f"\ntbdb {args.command}: interrupted", file=sys.stderr)
         return 130
 
 
+def _one_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _stop_now(signum, frame) -> None:
-    """Ctrl-C during a build: leave at once, as kill -9 would.  That is safe at any moment (each
-    table commits with its checkpoint in one transaction) and, unlike a KeyboardInterrupt, it
-    cannot surface as some other error from inside Numba or DuckDB."""
+    """Ctrl-C or SIGTERM during a build: leave at once, as kill -9 would.  That is safe at any
+    moment (each table commits with its checkpoint in one transaction; an uncommitted one is
+    rolled back from DuckDB's write-ahead log on the next open) and, unlike a
+    KeyboardInterrupt, it cannot surface as some other error from inside Numba or DuckDB."""
     sys.stderr.write("\ntbdb build: interrupted; finished tables are kept, run the same command "
                      "again to resume\n")
     sys.stderr.flush()
-    os._exit(130)
+    os._exit(130 if signum == signal.SIGINT else 143)
 
+
+def _options(args, declared) -> dict:
+    return {o.name: getattr(args, o.name) for o in declared if getattr(args, o.name) is not None}
+
+
+# --------------------------------------------------------------------------- build
 
 def _build(args) -> int:
     import tbdb
-    options = {k: v for k, v in (("max_pieces", args.max_pieces), ("material", args.material),
-                                 ("max_seeds", args.max_seeds)) if v is not None}
-    summary = tbdb.build(args.game, db=args.db, progress=not args.no_progress, **options)
+    from tbdb import games
+    g = games.get(args.game)
+    options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
+                      defaults=False, text=True)
+    summary = tbdb.build(g.name, db=args.db, progress=not args.no_progress,
+                         mode=getattr(args, "mode", "auto"), rebuild=args.rebuild, **options)
     print(summary)
     with tbdb.open(summary.db) as tb:
-        label = "seeds" if args.game == "oware" else "pieces"
         rows = tb.sql(
-            "SELECT pieces, sum(positions), sum(wins), sum(draws), sum(losses), max(longest_win) "
-            "FROM draw_analysis WHERE game = ? GROUP BY pieces ORDER BY pieces", [args.game])
-        _print_rows([label, "positions", "wins", "draws", "losses", "longest win"],
-                    [(p, f"{n:,}", f"{w:,}", f"{d:,}", f"{lo:,}", lw) for p, n, w, d, lo, lw in rows])
+            "SELECT pieces, sum(positions), sum(wins), sum(draws), sum(losses), "
+            "max(longest_win) FROM draw_analysis WHERE game = ? GROUP BY pieces "
+            "ORDER BY pieces", [g.name]).fetchall()
+    _print_rows(["pieces", "positions", "wins", "draws", "losses", "longest win"],
+                [(p, f"{n:,}", f"{w:,}", f"{d:,}", f"{lo:,}", lw) for p, n, w, d, lo, lw in rows])
     return 0
+
+
+# --------------------------------------------------------------------------- lookup
+
+def _ply(n: int) -> str:
+    return f"{n} ply" if n == 1 else f"{n} plies"
+
+
+def _value_text(outcome: str, distance, extras: dict) -> str:
+    if "score" in extras:
+        return f"{extras['score']:+d}"
+    if outcome == "draw" or distance is None:
+        return outcome
+    if distance == 0:
+        return f"{outcome} (game over)"
+    return f"{outcome} in {_ply(distance)}"
 
 
 def _lookup(args) -> int:
     import tbdb
     from tbdb import games
-    game = games.get(args.game)
-    options = {"turns_left": args.turns_left} if args.turns_left is not None else {}
+    g = games.get(args.game)
+    options = resolve(f"{g.name} lookup", g.lookup_options, _options(args, g.lookup_options),
+                      text=True)
     with tbdb.open(args.db) as tb:
-        r = tb.lookup(game.parse(args.position), game=game.name, **options)
-        moves = r.moves
-    if args.json:
-        out = {k: v for k, v in vars(r).items() if not k.startswith("_") and k != "moves_fn"}
-        out["moves"] = [{k: v for k, v in vars(m).items() if v is not None} for m in moves]
-        print(json.dumps(out))
-        return 0
-    print(f"position:  {r.position}")
-    if r.score is not None:
-        print(f"score:     {r.score:+d} (with {r.turns_left} plies left)")
-    print(f"outcome:   {r.outcome}" + (f" in {r.distance} plies" if r.distance is not None and
-                                       r.outcome != "draw" else ""))
-    print(f"best move: {r.best_move or '(none: no legal move)'}")
-    if moves:
-        print("moves:")
-        for m in moves:
-            if m.score is not None:
-                print(f"  {m.move:8} {m.score:+d}")
-            else:
-                tail = f" in {m.distance}" if m.outcome != "draw" else ""
-                print(f"  {m.move:8} {m.outcome}{tail}")
+        if args.position == "-":
+            return _lookup_stream(tb, g, options)
+        r = tb.lookup(g.parse(args.position), game=g.name, **options)
+        if args.json:
+            out = r.to_dict()
+            if args.line:
+                out["line"] = [s.to_dict() for s in r.line()]
+            print(json.dumps(out))
+            return 0
+        _print_lookup(g, r, g.parse(args.position))
+        if args.line:
+            print("line:")
+            for i, step in enumerate(r.line(), 1):
+                print(f"  {i:3}. {step.move:10} {step.position}   "
+                      f"{_value_text(step.outcome, step.distance, step.extras)}")
     return 0
 
 
-def _print_rows(columns: list[str], rows: list[tuple], csv: bool = False) -> None:
-    if csv:
-        import csv as csvmod
-        w = csvmod.writer(sys.stdout)
-        w.writerow(columns)
-        w.writerows(rows)
-        return
-    text = [[("" if v is None else str(v)) for v in row] for row in rows]
+def _print_lookup(g, r, position) -> None:
+    diagram = g.diagram(position)
+    if diagram:
+        print(diagram)
+    print(f"position:  {r.position}")
+    if "score" in r.extras:
+        extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in r.extras.items()
+                          if k != "score")
+        print(f"score:     {r.score:+d}" + (f" ({extra})" if extra else ""))
+    print(f"outcome:   {_value_text(r.outcome, r.distance, {})}")
+    print(f"best move: {r.best_move or '(none: the game is over)'}")
+    groups = {"win": [], "draw": [], "loss": []}
+    for m in r.moves:
+        groups[m.outcome].append(m)
+    for outcome, title in (("win", "winning"), ("draw", "drawing"), ("loss", "losing")):
+        if groups[outcome]:
+            print(f"{title} moves:")
+            for m in groups[outcome]:
+                print(f"  {m.move:10} {_value_text(m.outcome, m.distance, m.extras)}")
+
+
+def _lookup_stream(tb, g, options) -> int:
+    """Positions from stdin, one per line; a JSON line each (errors as {"error": ...})."""
+    from tbdb.errors import TbdbError
+    for line in sys.stdin:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            out = tb.lookup(text, game=g.name, **options).to_dict(moves=False)
+        except (TbdbError, ValueError) as exc:
+            out = {"position": text, "error": _one_line(exc)}
+        sys.stdout.write(json.dumps(out) + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- perft
+
+def _perft(args) -> int:
+    from tbdb import games
+    from tbdb.errors import InvalidOptionError
+    from tbdb.options import Option
+    g = games.get(args.game)
+    options = resolve(f"{g.name} perft", g.perft_options, _options(args, g.perft_options),
+                      text=True)
+    depth = Option("depth", "plies", min=0, max=64).convert(args.depth, text=True)
+    if args.position == "start":
+        try:
+            position = g.start(**options)
+        except NotImplementedError as exc:
+            raise InvalidOptionError(f"{exc}; give a position") from None
+    else:
+        position = g.parse_for_perft(args.position, **options)
+    if args.divide:
+        total = 0
+        for move, count in g.divide(position, depth, **options):
+            print(f"{move} {count}")
+            total += count
+        print(f"total {total}")
+    else:
+        print(g.perft(position, depth, **options))
+    return 0
+
+
+# --------------------------------------------------------------------------- games
+
+def _games(args) -> int:
+    from tbdb import games
+    for g in games.all_games():
+        print(f"{g.name}: {g.title}")
+        print(f"  sample position: {g.sample!r}")
+        print(f"  rules: {g.rules}")
+        for kind, declared in (("build", g.build_options), ("lookup", g.lookup_options),
+                               ("perft", g.perft_options)):
+            for o in declared:
+                default = f", default {o.default}" if o.default is not None else ""
+                print(f"  {kind} {o.flag}: {o.help} ({o.describe()}{default})")
+        if g.views:
+            print(f"  SQL views: sql/games/{g.views}")
+    return 0
+
+
+# --------------------------------------------------------------------------- sql
+
+def _sql(args) -> int:
+    from tbdb import sqlshell
+    return sqlshell.run(args)
+
+
+# --------------------------------------------------------------------------- status
+
+def _print_rows(columns: list[str], rows: list[tuple]) -> None:
+    text = [[_cell(v) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in text]) for i, c in enumerate(columns)]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     print("  ".join("-" * w for w in widths))
     for r in text:
         print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
-    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    print(f"({len(rows):,} row{'s' if len(rows) != 1 else ''})")
 
 
-def _sql(args) -> int:
-    import duckdb
-
-    import tbdb
-    with tbdb.open(args.db) as tb:
-        try:
-            cur = tb.store.con.execute(args.query)
-        except duckdb.Error as exc:
-            print(f"tbdb sql: error: {exc}", file=sys.stderr)
-            return 2
-        if cur.description is None:
-            return 0
-        _print_rows([d[0] for d in cur.description], cur.fetchall(), args.csv)
-    return 0
+def _cell(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3f}" if abs(v) < 1000 else f"{v:,.1f}"
+    return str(v)
 
 
 def _status(args) -> int:
     import tbdb
+    from tbdb import games
     path = args.db or default_db_path()
+    game = games.get(args.game).name if args.game else None
     with tbdb.open(path) as tb:
-        where, params = ("WHERE game = ?", [args.game]) if args.game else ("", None)
+        where, params = ("WHERE game = ?", [game]) if game else ("", None)
         if args.all:
             cols = ["game", "table_name", "state", "rows", "started", "finished", "seconds"]
             rows = tb.sql(f"SELECT {', '.join(cols)} FROM build_checkpoints {where} "
-                          f"ORDER BY game, started NULLS LAST, table_name", params)
+                          f"ORDER BY game, started NULLS LAST, table_name", params).fetchall()
         else:
             cols = ["game", "tables", "done", "building", "pending", "rows_done", "seconds_done"]
             rows = tb.sql(f"SELECT {', '.join(cols)} FROM build_progress {where} ORDER BY game",
-                          params)
+                          params).fetchall()
         print(f"{path}:")
         _print_rows(cols, rows)
-        building = tb.sql("SELECT game, table_name FROM build_checkpoints "
-                          "WHERE state = 'building'")
-        for game, table in building:
-            print(f"{game} {table}: interrupted mid-build; the next build of {game} rebuilds it")
+        building = tb.sql(f"SELECT game, table_name FROM build_checkpoints WHERE state = "
+                          f"'building' {'AND game = ?' if game else ''}",
+                          [game] if game else None).fetchall()
+        for g, table in building:
+            print(f"{g} {table}: interrupted mid-build; the next build of {g} rebuilds it")
     return 0
 
 
+# --------------------------------------------------------------------------- verify
+
 def _verify(args) -> int:
     import tbdb
-    problems = tbdb.verify(args.db, args.game, progress=not args.no_progress)
-    if not problems:
-        print("verify: every stored value agrees with its children")
+    report = tbdb.verify(args.db, args.game, progress=not args.no_progress)
+    for table, (count, examples) in report.problems.items():
+        print(f"{table}: {count} inconsistent stored fields, e.g. {'; '.join(examples[:5])}")
+    for table, state in report.unchecked.items():
+        print(f"{table}: not checked: the table is {state}, not done (run its build again)")
+    if report.ok:
+        print(f"verify: {report.checked} tables, every stored field agrees with the rules")
         return 0
-    for table, (count, examples) in problems.items():
-        print(f"{table}: {count} inconsistent positions, e.g. {', '.join(examples[:5])}")
     return 1
 
 
-_COMMANDS = {"build": _build, "lookup": _lookup, "sql": _sql, "status": _status,
-             "verify": _verify}
+def _upgrade(args) -> int:
+    from tbdb.store import Store, head_revision
+    path = args.db or default_db_path()
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no tbdb database at {path!r}")
+    from tbdb.store import connect
+    con = connect(path, read_only=True)
+    try:
+        tbdb_file = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = "
+                                "'alembic_version'").fetchall()[0][0]
+    finally:
+        con.close()
+    if not tbdb_file:
+        from tbdb.errors import NotADatabaseError
+        raise NotADatabaseError(f"{path!r} is not a tbdb database; nothing to upgrade")
+    with Store(path) as store:
+        print(f"{path}: at schema {store.revision()} (current: {head_revision()})")
+    return 0
+
+
+_COMMANDS = {"build": _build, "lookup": _lookup, "perft": _perft, "games": _games, "sql": _sql,
+             "status": _status, "verify": _verify, "upgrade": _upgrade}
 
 
 if __name__ == "__main__":

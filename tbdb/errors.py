@@ -35,15 +35,21 @@ class DatabaseBusyError(TbdbError, OSError):
     """Another process (a running build) holds the database file."""
 
 
+class NotADatabaseError(TbdbError, ValueError):
+    """A file that is not a tbdb database (not DuckDB, damaged, or without tbdb's schema), or a
+    tbdb database this version cannot read (written by a newer tbdb, or needing an upgrade)."""
+
+
+class DamagedTableError(TbdbError, KeyError):
+    """A built table is missing rows it must have."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
 class InvalidOptionError(TbdbError, ValueError):
     """An option (of a build or a lookup) that the game does not take, or a value it cannot use."""
 
 
 BuildOptionError = InvalidOptionError
 
-
-def reject_options(what: str, options: dict) -> None:
-    """Raise InvalidOptionError naming options a game does not take."""
-    if options:
-        names = ", ".join(f"{k}={v!r}" for k, v in options.items())
-        raise InvalidOptionError(f"{what} does not take {names}")

@@ -1,8 +1,19 @@
-"""The schema as SQLAlchemy table models; Alembic migrations in ``migrations/`` create it.
+"""The schema, one for every game, as SQLAlchemy table models (migrations in ``migrations/``).
+
+A game never adds a table: its tables are rows of ``tb_tables`` and their values rows of one of
+three value tables, by how the table is keyed and what it stores:
+
+* ``tb_index_values`` -- a dense index (row number of a position in its table's index function);
+  win/draw/loss, distance and best move.  CDC, Shogi, Chinese Checkers, tic-tac-toe.
+* ``tb_key_values`` -- an exact canonical key of two 64-bit words plus a small constraint
+  (e.g. the board UTTT's mover must play in); win/draw/loss, distance and best move.  Keys are
+  exact encodings, never lossy hashes: no two positions ever share a row.
+* ``tb_score_runs`` -- a net score by plies left, as runs of plies over which score and best
+  move stay the same (Oware).
 
 Bulk tables carry no primary key or index on purpose: DuckDB loads them ~15x faster without,
-prunes scans with its zone maps, and cannot ALTER a table that has an index.  Their natural key
-is documented per table.
+prunes scans with its zone maps on the insertion order, and cannot ALTER an indexed table.
+Their natural keys are documented per table.
 """
 from sqlalchemy import (BigInteger, Column, DateTime, Float, Integer, MetaData, SmallInteger,
                         String, Table)
@@ -22,70 +33,102 @@ build_checkpoints = Table(
     Column("seconds", Float),
 )
 
-# A stored CDC material table; a table for XvY also answers swapped_material (YvX).
-cdc_tables = Table(
-    "cdc_tables", metadata,
-    Column("material_id", Integer, primary_key=True, autoincrement=False),
-    Column("material", String, nullable=False),
-    Column("swapped_material", String, nullable=False),
+# Levels of a level-by-level table already stored (a killed build resumes after the last one);
+# natural key (game, table_name, level).
+build_levels = Table(
+    "build_levels", metadata,
+    Column("game", String, nullable=False),
+    Column("table_name", String, nullable=False),
+    Column("level", SmallInteger, nullable=False),
+    Column("rows", BigInteger, nullable=False),
+    Column("seconds", Float, nullable=False),
+    Column("finished", DateTime, nullable=False),
+)
+
+# The catalogue: one row per stored table of any game; natural key (game, table_name).
+tb_tables = Table(
+    "tb_tables", metadata,
+    Column("table_id", Integer, primary_key=True, autoincrement=False),
+    Column("game", String, nullable=False),
+    Column("table_name", String, nullable=False),
+    Column("storage", String, nullable=False),  # 'index', 'key' or 'runs'
+    Column("params", String, nullable=False),  # JSON: what the game needs to read the table
+    Column("layout", String),  # key into tb_texts (texts shared by tables of one layout)
+    Column("slots", BigInteger, nullable=False),  # index range (index tables), else rows
+    Column("positions", BigInteger, nullable=False),  # stored rows
+    Column("raw_positions", BigInteger, nullable=False),  # positions the rows stand for
+    Column("positions_answered", BigInteger, nullable=False),  # with colour/player swaps
+    Column("fixed_positions", BigInteger, nullable=False),  # raw positions a symmetry fixes
+    Column("illegal", BigInteger, nullable=False),  # stored positions the rules forbid
+    Column("mode", String, nullable=False),  # how it was solved: edges, edge-free, levels, ...
+    Column("seconds", Float, nullable=False),
+    Column("built", DateTime, nullable=False),
+)
+
+# Per table and, as a player names them, a label (e.g. a piece signature) and side to move: how its
+# positions divide (counted as a player counts them).  draw_analysis reads it; natural key
+# (table_id, label, side_to_move).
+tb_stats = Table(
+    "tb_stats", metadata,
+    Column("table_id", Integer, nullable=False),
+    Column("label", String, nullable=False),
     Column("pieces", SmallInteger, nullable=False),
-    Column("letters", String, nullable=False),  # piece letters in index (slot) order
-    Column("shape", String, nullable=False),  # index layout: the key into cdc_squares
-    Column("size", BigInteger, nullable=False),  # indices per side to move
+    Column("side_to_move", String, nullable=False),
+    Column("positions", BigInteger, nullable=False),
+    Column("wins", BigInteger, nullable=False),
+    Column("draws", BigInteger, nullable=False),
+    Column("losses", BigInteger, nullable=False),
+    Column("illegal", BigInteger, nullable=False),
+    Column("longest_win", SmallInteger),
+    Column("longest_loss", SmallInteger),
 )
 
-# One row per canonical CDC position; natural key (material_id, side, idx).
-cdc_values = Table(
-    "cdc_values", metadata,
-    Column("material_id", Integer, nullable=False),
-    Column("side", SmallInteger, nullable=False),  # 0 red, 1 black to move
-    Column("idx", Integer, nullable=False),
-    Column("result", SmallInteger, nullable=False),  # 1 win, 0 draw, -1 loss for the mover
-    Column("distance", SmallInteger, nullable=False),  # plies
-    Column("best_move", SmallInteger, nullable=False),  # from*32+to (+1024 capture); -1 none
-    Column("multiplicity", SmallInteger, nullable=False),  # placements the row stands for
+# Values of dense-index tables; natural key (table_id, idx).  result: 1 win, 0 draw, -1 loss
+# for the side to move, -2 a position the rules forbid; distance in plies; best_move a game
+# move code (-1 none); multiplicity the raw positions a canonical row stands for.
+tb_index_values = Table(
+    "tb_index_values", metadata,
+    Column("table_id", Integer, nullable=False),
+    Column("idx", BigInteger, nullable=False),
+    Column("result", SmallInteger, nullable=False),
+    Column("distance", SmallInteger, nullable=False),
+    Column("best_move", Integer, nullable=False),
+    Column("multiplicity", SmallInteger, nullable=False),
 )
 
-# The squares of every index of an index layout (shared by all materials of that shape);
-# natural key (shape, idx).  pattern is the board text with slot j written as 'ABCD'[j]
-# (cdc_position_text puts the letters in); s<j> is the square of slot j, NULL past the pieces.
-cdc_squares = Table(
-    "cdc_squares", metadata,
-    Column("shape", String, nullable=False),
-    Column("idx", Integer, nullable=False),
-    Column("pattern", String, nullable=False),
-    Column("s0", SmallInteger),
-    Column("s1", SmallInteger),
-    Column("s2", SmallInteger),
-    Column("s3", SmallInteger),
+# Values of key tables; natural key (table_id, key0, key1, key_constraint).  level orders the
+# build (every move lowers it); other columns as in tb_index_values.
+tb_key_values = Table(
+    "tb_key_values", metadata,
+    Column("table_id", Integer, nullable=False),
+    Column("level", SmallInteger, nullable=False),
+    Column("key0", BigInteger, nullable=False),
+    Column("key1", BigInteger, nullable=False),
+    Column("key_constraint", SmallInteger, nullable=False),
+    Column("result", SmallInteger, nullable=False),
+    Column("distance", SmallInteger, nullable=False),
+    Column("best_move", Integer, nullable=False),
+    Column("multiplicity", SmallInteger, nullable=False),
 )
 
-# Oware books: one row per run of plies-left t (turns_left_from..turns_left_to) over which a
-# position's (score, best_move) is constant; natural key (seeds, idx, turns_left_from).
-oware_runs = Table(
-    "oware_runs", metadata,
-    Column("seeds", SmallInteger, nullable=False),
-    Column("idx", Integer, nullable=False),
+# Score-by-plies-left tables: per position (idx) the runs of plies left (turns_left_from ..
+# turns_left_to) over which (score, best_move) is constant; a position's last run ends at the
+# table's horizon.  Natural key (table_id, idx, turns_left_from).
+tb_score_runs = Table(
+    "tb_score_runs", metadata,
+    Column("table_id", Integer, nullable=False),
+    Column("idx", BigInteger, nullable=False),
     Column("turns_left_from", SmallInteger, nullable=False),
     Column("turns_left_to", SmallInteger, nullable=False),
-    Column("score", SmallInteger, nullable=False),  # net seeds the mover still gains
-    Column("best_move", SmallInteger, nullable=False),  # lowest optimal house 0-5; -1 none
+    Column("score", SmallInteger, nullable=False),
+    Column("best_move", Integer, nullable=False),
 )
 
-# The text of every Oware position of a built book; natural key (seeds, idx).
-oware_positions = Table(
-    "oware_positions", metadata,
-    Column("seeds", SmallInteger, nullable=False),
-    Column("idx", Integer, nullable=False),
-    Column("position", String, nullable=False),
-)
-
-# Per book: from which plies-left on nothing changes any more (scores; scores and best moves).
-oware_convergence = Table(
-    "oware_convergence", metadata,
-    Column("seeds", SmallInteger, primary_key=True, autoincrement=False),
-    Column("stable_from", SmallInteger, nullable=False),
-    Column("moves_stable_from", SmallInteger, nullable=False),
-    Column("positions", BigInteger, nullable=False),
-    Column("runs", BigInteger, nullable=False),
+# Readable text per index of a layout (shared by every table with that layout), for the games'
+# readable views; natural key (layout, idx).
+tb_texts = Table(
+    "tb_texts", metadata,
+    Column("layout", String, nullable=False),
+    Column("idx", BigInteger, nullable=False),
+    Column("text", String, nullable=False),
 )

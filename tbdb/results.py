@@ -1,52 +1,125 @@
-"""What a lookup returns, for every game."""
+"""What a lookup returns, for every game.
+
+Common fields are typed; what only some games have (a net score and the plies left, say)
+lives in ``extras`` and reads as an attribute too (``r.score``).
+
+Conventions, the same for every game:
+- ``outcome`` is for the side to move (a move's: for the side that plays it);
+- ``distance`` is in plies to the end with perfect play (a win as short as possible, a loss as
+  long as possible); 0 for draws and for positions where the game is over; a move's distance
+  counts from the position before the move (so it is the child's distance + 1, and 0 for a
+  drawing move);
+- ``best_move`` is the stored best move: the first move, in the game's move order on the
+  stored (canonical) position, that realises the value; ``moves`` lists every legal move best
+  first, the best move first among moves of equal value, the rest of a tie in move order.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+_RANK = {"win": 0, "draw": 1, "loss": 2}
 
 
 def outcome_name(result: int) -> str:
     return OUTCOMES[int(result)]
 
 
-@dataclass(frozen=True)
-class MoveResult:
-    """A legal move and what it leads to, for the side that plays it: ``outcome`` and
-    ``distance`` (plies from the position before the move) for win/draw/loss games, or
-    ``score`` (net seeds the mover still gains, this move's captures included) for Oware."""
-    move: str
-    outcome: str | None = None
-    distance: int | None = None
-    score: int | None = None
+def score_outcome(score: int) -> str:
+    return "win" if score > 0 else "loss" if score < 0 else "draw"
 
-    def sort_key(self):
-        """Best first: quickest wins, then draws, then the longest losses; or highest score."""
-        if self.score is not None:
-            return (-self.score, self.move)
-        rank = {"win": 0, "draw": 1, "loss": 2}[self.outcome]
-        return (rank, self.distance if rank == 0 else -self.distance if rank == 2 else 0,
-                self.move)
+
+class _Extras:
+    """Attribute access to ``extras`` (``r.score`` for ``r.extras['score']``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        extras = self.__dict__.get("extras")
+        if extras is not None and name in extras:
+            return extras[name]
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
 
 @dataclass
-class LookupResult:
+class MoveResult(_Extras):
+    """A legal move and what it leads to, for the side that plays it; ``position`` is the text
+    of the position after it.  Score games put the move's net score in ``extras['score']``."""
+    move: str
+    outcome: str
+    distance: int | None
+    position: str | None = None
+    extras: dict = field(default_factory=dict)
+
+    def value_key(self) -> tuple:
+        """Better moves sort first: quickest wins, draws, longest losses (or highest score)."""
+        if "score" in self.extras:
+            return (-self.extras["score"],)
+        rank = _RANK[self.outcome]
+        d = self.distance or 0
+        return (rank, d if rank == 0 else -d if rank == 2 else 0)
+
+    def to_dict(self) -> dict:
+        out = {"move": self.move, "outcome": self.outcome, "distance": self.distance,
+               "position": self.position}
+        out.update(self.extras)
+        return out
+
+
+@dataclass
+class LineStep(_Extras):
+    """One move of a principal variation and the value of the position after it, for the side
+    to move there."""
+    move: str
+    position: str
+    outcome: str
+    distance: int | None
+    extras: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = {"move": self.move, "position": self.position, "outcome": self.outcome,
+               "distance": self.distance}
+        out.update(self.extras)
+        return out
+
+
+@dataclass
+class LookupResult(_Extras):
     """The stored value of one position.  ``moves`` (every legal move with what it leads to,
-    best first) is computed when first read, so plain lookups stay fast."""
+    best first) is computed when first read and ``line()`` on demand, so plain lookups stay
+    fast."""
     game: str
     position: str
     outcome: str
     distance: int | None
     best_move: str | None
-    score: int | None = None
-    turns_left: int | None = None
-    moves_fn: Callable[[], list[MoveResult]] | None = field(default=None, repr=False,
-                                                            compare=False)
-    _moves: list[MoveResult] | None = field(default=None, repr=False, compare=False)
+    extras: dict = field(default_factory=dict)
+
+    def _attach(self, moves: Callable[[], list[MoveResult]],
+                line: Callable[[], list[LineStep]]) -> LookupResult:
+        # plain attributes, not fields: dataclasses.asdict and == see only the values
+        self.__dict__["_moves_fn"] = moves
+        self.__dict__["_line_fn"] = line
+        return self
 
     @property
     def moves(self) -> list[MoveResult]:
-        if self._moves is None:
-            self._moves = self.moves_fn() if self.moves_fn else []
-        return self._moves
+        cached = self.__dict__.get("_moves")
+        if cached is None:
+            fn = self.__dict__.get("_moves_fn")
+            cached = self.__dict__["_moves"] = fn() if fn else []
+        return cached
+
+    def line(self) -> list[LineStep]:
+        """The principal variation: best moves to the end of the game (a drawn line stops when
+        a position repeats), with the value after each move."""
+        fn = self.__dict__.get("_line_fn")
+        return fn() if fn else []
+
+    def to_dict(self, moves: bool = True) -> dict:
+        """Plain data (what ``tbdb lookup --json`` prints)."""
+        out = {"game": self.game, "position": self.position, "outcome": self.outcome,
+               "distance": self.distance, "best_move": self.best_move}
+        out.update(self.extras)
+        if moves:
+            out["moves"] = [m.to_dict() for m in self.moves]
+        return out

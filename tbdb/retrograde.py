@@ -249,6 +249,8 @@ class LevelValues:
     result: np.ndarray
     distance: np.ndarray
     best: np.ndarray
+    constraint: np.ndarray | None = None  # as stored (None while solving)
+    multiplicity: np.ndarray | None = None
 
 
 def sort_keys(keys: np.ndarray) -> np.ndarray:
@@ -305,43 +307,69 @@ def solve_levels(space: LevelSpace, levels: dict[int, np.ndarray],
             out[lv] = have
             progress("levels", i + 1, len(order))
             continue
-        keys = levels[lv]
-        lower = [out[x] for x in order[:i]]
-        all_keys = [v.keys for v in lower]
-        starts = np.cumsum([0] + [len(x) for x in all_keys])
-        result_all = np.concatenate([v.result for v in lower] or [np.zeros(0, np.int8)])
-        distance_all = np.concatenate([v.distance for v in lower] or [np.zeros(0, np.int16)])
-        start_of = {v.level: int(s) for v, s in zip(lower, starts)}
-        by_level = {v.level: v.keys for v in lower}
-        n = len(keys)
-        result = np.empty(n, np.int8)
-        distance = np.empty(n, np.int16)
-        best = np.empty(n, np.int32)
-        step = children_batch(space.max_children * 2)
-        for lo in range(0, n, step):
-            part = keys[lo:lo + step]
-            terminal, count, child, move = space.expand(part)
-            rows = np.full(count.shape + (child.shape[1],), -1, np.int64)
-            live = np.arange(child.shape[1])[None, :] < count[:, None]
-            flat = child[live]
-            if len(flat):
-                clv = space.level(flat)
-                found = np.full(len(flat), -1, np.int64)
-                for c in np.unique(clv):
-                    sel = clv == c
-                    if int(c) in by_level:
-                        hit = k._find_keys(by_level[int(c)], flat[sel])
-                        found[sel] = np.where(hit >= 0, hit + start_of[int(c)], -1)
-                rows[live] = found
-            missing = k._level_values(terminal, count, rows, move, result_all, distance_all,
-                                      result[lo:lo + step], distance[lo:lo + step],
-                                      best[lo:lo + step])
-            if missing:
-                raise RuntimeError(f"level {lv}: {missing} positions have a child that is in no "
-                                   f"enumerated level (the game's level() or expand() is wrong)")
-        values = LevelValues(lv, keys, result, distance, best)
+        result, distance, best = _back_up(space, lv, levels[lv], [out[x] for x in order[:i]])
+        values = LevelValues(lv, levels[lv], result, distance, best)
         out[lv] = values
         if done:
             done(values)
         progress("levels", i + 1, len(order))
     return out
+
+
+def _back_up(space: LevelSpace, lv: int, keys: np.ndarray, lower: list[LevelValues]):
+    """(result, distance, best) of one level's keys from the solved lower levels."""
+    starts = np.cumsum([0] + [len(v.keys) for v in lower])
+    result_all = np.concatenate([v.result for v in lower] or [np.zeros(0, np.int8)])
+    distance_all = np.concatenate([v.distance for v in lower] or [np.zeros(0, np.int16)])
+    start_of = {v.level: int(s) for v, s in zip(lower, starts)}
+    by_level = {v.level: np.ascontiguousarray(v.keys) for v in lower}
+    n = len(keys)
+    result = np.empty(n, np.int8)
+    distance = np.empty(n, np.int16)
+    best = np.empty(n, np.int32)
+    step = children_batch(space.max_children * 2)
+    for lo in range(0, n, step):
+        terminal, count, child, move = space.expand(keys[lo:lo + step])
+        rows = np.full(count.shape + (child.shape[1],), -1, np.int64)
+        live = np.arange(child.shape[1])[None, :] < count[:, None]
+        flat = child[live]
+        if len(flat):
+            clv = space.level(flat)
+            found = np.full(len(flat), -1, np.int64)
+            for c in np.unique(clv):
+                sel = clv == c
+                if int(c) in by_level:
+                    hit = k._find_keys(by_level[int(c)], flat[sel])
+                    found[sel] = np.where(hit >= 0, hit + start_of[int(c)], -1)
+            rows[live] = found
+        missing = k._level_values(terminal, count, rows, move, result_all, distance_all,
+                                  result[lo:lo + step], distance[lo:lo + step],
+                                  best[lo:lo + step])
+        if missing:
+            raise RuntimeError(f"level {lv}: {missing} positions have a child that is in no "
+                               f"enumerated level (the game's level() or expand() is wrong)")
+    return result, distance, best
+
+
+def check_levels(space: LevelSpace, values: list[LevelValues], text=str,
+                 key_columns=None) -> tuple[list[str], int]:
+    """(examples, count) of stored key rows whose value or best move one ply of moves and the
+    stored lower levels contradict (a child missing from the table counts too), and, with
+    ``key_columns(keys) -> (constraint, multiplicity)``, whose stored columns differ."""
+    examples: list[str] = []
+    bad_total = 0
+    done: list[LevelValues] = []
+    for v in sorted(values, key=lambda v: v.level):
+        try:
+            result, distance, best = _back_up(space, v.level, v.keys, done)
+            bad = (result != v.result) | (distance != v.distance) | (best != v.best)
+        except RuntimeError:
+            bad = np.ones(len(v.keys), bool)
+        if key_columns is not None and v.multiplicity is not None:
+            constraint, multiplicity = key_columns(v.keys)
+            bad |= (constraint != v.constraint) | (multiplicity != v.multiplicity)
+        for i in np.flatnonzero(bad)[:10 - len(examples)]:
+            examples.append(text(tuple(int(x) for x in v.keys[i])))
+        bad_total += int(bad.sum())
+        done.append(v)
+    return examples, bad_total

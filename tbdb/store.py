@@ -1,30 +1,39 @@
-"""The DuckDB store: opening (with migrations), checkpoints, atomic bulk loads through Arrow."""
+"""The DuckDB store: opening files safely, the table catalogue, checkpoints, atomic bulk loads.
+
+Two ways to open a file:
+
+* ``Store(path)`` (a build): creates the file if needed, migrates it to the current schema with
+  Alembic, and (re)creates the games' readable views.  Only builds (and ``tbdb upgrade``) do it.
+* ``Store(path, read_only=True)`` (everything else): the file must already be a tbdb database at
+  the current schema.  It is opened read-only with external access, extension loading and
+  configuration changes switched off, so reading never changes a byte of the file.
+
+Every table is written with its catalogue row, statistics and 'done' checkpoint in one
+transaction, so a build killed at any moment leaves whole tables only.
+"""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import duckdb
+import numpy as np
 import pyarrow as pa
-from sqlalchemy import create_engine
 
-import tbdb.migrations as migrations
+from tbdb.errors import DatabaseBusyError, MissingTableError, NotADatabaseError
 
-MIGRATIONS_DIR = Path(migrations.__file__).resolve().parent
 DEFAULT_DB_ENV = "TBDB_DB"
 DEFAULT_DB = "tbdb.duckdb"
-
-
-def _busy(path: str, exc: Exception):
-    from tbdb.errors import DatabaseBusyError
-    pid = re.search(r"\(PID (\d+)\)", str(exc))
-    holder = f"process {pid.group(1)}" if pid else "another process"
-    raise DatabaseBusyError(
-        f"database {path!r} is in use by {holder}: DuckDB lets one process write a file and no "
-        f"other open it meanwhile; try again when that process (a build?) has finished") from exc
+PACKAGE = Path(__file__).resolve().parent
+# no extension is ever installed or loaded behind the user's back; tbdb draws its own progress
+_NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# what read-only connections may not do: touch other files or load code (``tbdb sql`` also locks
+# the configuration, so no statement can switch these back on)
+READ_CONFIG = {**_NO_EXTENSIONS, "enable_external_access": False}
 
 
 def default_db_path() -> str:
@@ -32,81 +41,174 @@ def default_db_path() -> str:
     return os.environ.get(DEFAULT_DB_ENV) or DEFAULT_DB
 
 
+def _migrations_dir() -> Path:
+    import tbdb.migrations
+    return Path(tbdb.migrations.__file__).resolve().parent
+
+
 def _alembic_config(connection=None):
     from alembic.config import Config
     cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("script_location", str(_migrations_dir()))
     if connection is not None:
         cfg.attributes["connection"] = connection
     return cfg
 
 
-def head_revision() -> str:
+def revisions() -> list[str]:
+    """Every schema revision this tbdb knows, oldest first."""
     from alembic.script import ScriptDirectory
-    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    script = ScriptDirectory.from_config(_alembic_config())
+    return [r.revision for r in reversed(list(script.walk_revisions()))]
+
+
+def head_revision() -> str:
+    return revisions()[-1]
+
+
+def _busy(path: str, exc: Exception):
+    pid = re.search(r"\(PID (\d+)\)", str(exc))
+    holder = f"process {pid.group(1)}" if pid else "another process"
+    raise DatabaseBusyError(
+        f"database {path!r} is held by {holder} (a build, or another program with the file "
+        f"open for writing): DuckDB lets one process write a file and no other open it "
+        f"meanwhile; wait for it to finish or stop it, then try again") from exc
+
+
+def _check_path(path: str, create: bool) -> None:
+    """Clear errors for paths DuckDB would answer with a cryptic one."""
+    if os.path.isdir(path):
+        raise NotADatabaseError(f"{path!r} is a directory, not a database file")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.exists(path):
+        if not create:
+            raise FileNotFoundError(f"no tbdb database at {path!r}")
+        if not os.path.isdir(parent):
+            raise FileNotFoundError(f"cannot create {path!r}: directory {parent!r} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise PermissionError(f"cannot create {path!r}: directory {parent!r} is not writable")
+    elif create and not os.access(path, os.W_OK):
+        raise PermissionError(f"database {path!r} is read-only; a build needs to write it")
+
+
+def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with tbdb's settings; DuckDB's errors turned into tbdb's."""
+    config = dict(READ_CONFIG if read_only else _NO_EXTENSIONS)
+    try:
+        con = duckdb.connect(path, read_only=read_only, config=config)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text:
+            _busy(path, exc)
+        raise NotADatabaseError(f"{path!r} is not a tbdb database: DuckDB cannot open it "
+                                f"({_first_line(text)})") from exc
+    except (duckdb.Error, RuntimeError) as exc:
+        raise NotADatabaseError(f"{path!r} is not a tbdb database: DuckDB cannot open it "
+                                f"({_first_line(str(exc))})") from exc
+    try:
+        con.execute("SET enable_progress_bar = false")  # tbdb draws its own
+    except duckdb.InvalidInputException:
+        pass  # this process already holds the file with its configuration locked (tbdb sql)
+    return con
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
 
 
 class Store:
-    """One open DuckDB file.  ``Store(path)`` creates it if needed and migrates it to head.
+    """One open tbdb database file (see the module docstring for the two ways to open it)."""
 
-    With ``read_only=True`` the file must exist and already be at head (a database written by
-    an older tbdb is migrated once by opening it writable); read-only stores can be opened by
-    many processes while no build writes to the file.
-    """
-
-    def __init__(self, path: str | os.PathLike, *, read_only: bool = False, create: bool = True):
+    def __init__(self, path: str | os.PathLike, *, read_only: bool = False):
         self.path = str(path)
-        if not create or read_only:
-            if not os.path.exists(self.path):
-                raise FileNotFoundError(f"no tbdb database at {self.path!r}")
         self.read_only = read_only
+        _check_path(self.path, create=not read_only)
         if read_only:
-            self.con = self._connect(read_only=True)
-            if self.revision() != head_revision():
+            self.con = connect(self.path, read_only=True)
+            try:
+                self._require_current()
+            except BaseException:
                 self.con.close()
-                self.read_only = False
-                self._open_and_migrate()
+                raise
         else:
-            self._open_and_migrate()
+            self._migrate()
+            self.con = connect(self.path, read_only=False)
+            self.apply_game_views()
 
-    def _open_and_migrate(self) -> None:
+    # ------------------------------------------------------------------ schema
+
+    def _require_current(self) -> None:
+        rev = self.revision()
+        if rev is None:
+            raise NotADatabaseError(f"{self.path!r} is a DuckDB file but not a tbdb database "
+                                    f"(it has no tbdb schema); only `tbdb build` creates one")
+        known = revisions()
+        if rev not in known:
+            raise NotADatabaseError(f"database {self.path!r} was written by a newer tbdb "
+                                    f"(schema {rev!r}; this tbdb knows up to {known[-1]!r}): "
+                                    f"upgrade tbdb to read it")
+        if rev != known[-1]:
+            raise NotADatabaseError(f"database {self.path!r} was written by an older tbdb "
+                                    f"(schema {rev!r}); upgrade the file once with: "
+                                    f"tbdb upgrade --db {self.path}")
+
+    def _migrate(self) -> None:
+        """Create or migrate the file to the current schema (builds and ``tbdb upgrade``)."""
+        if os.path.exists(self.path):
+            con = connect(self.path, read_only=True)
+            try:
+                rev = self.revision(con)
+                tables = con.execute("SELECT count(*) FROM duckdb_tables()").fetchall()[0][0]
+            finally:
+                con.close()
+            if rev is None and tables:
+                raise NotADatabaseError(f"{self.path!r} is a DuckDB file with other tables, not "
+                                        f"a tbdb database; tbdb will not add its tables to it")
+            if rev is not None and rev not in revisions():
+                raise NotADatabaseError(f"database {self.path!r} was written by a newer tbdb "
+                                        f"(schema {rev!r}): upgrade tbdb to build into it")
+            if rev == head_revision():
+                return
         from alembic import command
+        from sqlalchemy import create_engine
         from sqlalchemy.exc import OperationalError
-        engine = create_engine(f"duckdb:///{self.path}")
+        engine = create_engine(f"duckdb:///{self.path}",
+                               connect_args={"config": dict(_NO_EXTENSIONS)})
         try:
-            connection = engine.connect()
-        except OperationalError as exc:
-            if "lock" not in str(exc):
-                raise
-            _busy(self.path, exc.orig)
-        with connection:
-            command.upgrade(_alembic_config(connection), "head")
-            connection.commit()
-        engine.dispose()
-        self.con = self._connect(read_only=False)
+            try:
+                connection = engine.connect()
+            except OperationalError as exc:
+                if "lock" not in str(exc):
+                    raise
+                _busy(self.path, exc.orig)
+            with connection:
+                command.upgrade(_alembic_config(connection), "head")
+                connection.commit()
+        finally:
+            engine.dispose()
 
-    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+    def apply_game_views(self) -> None:
+        """(Re)create every registered game's readable views (``sql/games/<file>``)."""
+        from tbdb import games
+        from tbdb.sql_files import statements
+        for game in games.all_games():
+            if game.views:
+                for statement in statements(game_view_path(game.views)):
+                    self.con.execute(statement)
+
+    def revision(self, con=None) -> str | None:
+        con = con or self.con
         try:
-            con = duckdb.connect(self.path, read_only=read_only)
-        except duckdb.IOException as exc:
-            if "lock" not in str(exc):
-                raise
-            _busy(self.path, exc)
-        # tbdb draws its own progress; DuckDB's bar would interleave with it on stderr
-        con.execute("SET enable_progress_bar = false")
-        return con
+            rows = con.execute("SELECT version_num FROM alembic_version").fetchall()
+        except duckdb.CatalogException:
+            return None
+        return rows[0][0] if rows else None
 
     # ------------------------------------------------------------------ plain queries
 
-    def revision(self) -> str | None:
-        try:
-            row = self.con.execute("SELECT version_num FROM alembic_version").fetchone()
-        except duckdb.CatalogException:
-            return None
-        return row[0] if row else None
-
     def query(self, sql: str, params: Iterable | None = None) -> list[tuple]:
-        return self.con.execute(sql, params).fetchall() if params else self.con.execute(sql).fetchall()
+        return self.con.execute(sql, params).fetchall() if params else \
+            self.con.execute(sql).fetchall()
 
     def close(self) -> None:
         self.con.close()
@@ -117,32 +219,59 @@ class Store:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    # ------------------------------------------------------------------ catalogue
+
+    def tables(self, game: str | None = None) -> list[dict]:
+        """Catalogue rows (dicts, params decoded), of one game or all."""
+        where, args = ("WHERE game = ?", [game]) if game else ("", [])
+        cur = self.con.execute(f"SELECT * FROM tb_tables {where} ORDER BY game, table_name", args)
+        cols = [d[0] for d in cur.description]
+        out = []
+        for row in cur.fetchall():
+            item = dict(zip(cols, row))
+            item["params"] = json.loads(item["params"])
+            out.append(item)
+        return out
+
+    def table(self, game: str, table: str) -> dict | None:
+        """The catalogue row of a table that is completely built, or None."""
+        rows = self.query(
+            "SELECT t.table_id, t.storage, t.params, t.layout, t.slots, t.positions "
+            "FROM tb_tables t JOIN build_checkpoints c ON c.game = t.game AND "
+            "c.table_name = t.table_name AND c.state = 'done' "
+            "WHERE t.game = ? AND t.table_name = ?", [game, table])
+        if not rows:
+            return None
+        table_id, storage, params, layout, slots, positions = rows[0]
+        return {"table_id": table_id, "storage": storage, "params": json.loads(params),
+                "layout": layout, "slots": slots, "positions": positions, "table_name": table}
+
+    def require_table(self, game: str, table: str, what: str, how: str) -> dict:
+        """The catalogue row of a built table, else ``MissingTableError`` saying how to build
+        it (``what`` names what needs it, ``how`` is the build command)."""
+        row = self.table(game, table)
+        if row is None:
+            state = self.states(game).get(table)
+            raise MissingTableError(
+                f"{what} needs table {table!r} of {game}, which is not built in {self.path!r}"
+                + (f" (state: {state})" if state and state != "done" else "")
+                + f"; build it with: {how} --db {self.path}")
+        return row
+
     # ------------------------------------------------------------------ checkpoints
 
     def states(self, game: str) -> dict[str, str]:
         rows = self.query("SELECT table_name, state FROM build_checkpoints WHERE game = ?", [game])
         return dict(rows)
 
-    def require_done(self, game: str, table: str, what: str, how: str) -> None:
-        """Raise MissingTableError unless ``table`` of ``game`` is completely built."""
-        state = self.states(game).get(table)
-        if state != "done":
-            from tbdb.errors import MissingTableError
-            raise MissingTableError(f"{what} is not built in {self.path!r}"
-                                    + (f" (state: {state})" if state else "")
-                                    + f"; build it with: {how}")
-
     def plan(self, game: str, tables: Iterable[str]) -> None:
         """Record the tables a build will make (pending), leaving known ones as they are."""
         known = self.states(game)
         new = [name for name in tables if name not in known]
         if new:
-            self.con.register("_tbdb_plan", pa.table({"table_name": new}))
-            try:
-                self.con.execute("INSERT INTO build_checkpoints (game, table_name, state) "
-                                 "SELECT ?, table_name, 'pending' FROM _tbdb_plan", [game])
-            finally:
-                self.con.unregister("_tbdb_plan")
+            self._insert("INSERT INTO build_checkpoints (game, table_name, state) "
+                         "SELECT ?, table_name, 'pending' FROM {src}",
+                         pa.table({"table_name": new}), [game])
 
     def mark_building(self, game: str, table: str) -> None:
         self.con.execute(
@@ -150,28 +279,26 @@ class Store:
             "seconds = NULL, rows = NULL WHERE game = ? AND table_name = ?",
             [dt.datetime.now(), game, table])
 
-    def write_table(self, game: str, table: str, deletes: Iterable[tuple[str, list]],
-                    loads: Iterable[tuple[str, object]], rows: int, seconds: float) -> None:
-        """Replace a table's rows and mark it done, all in one transaction: a build killed at
-        any moment leaves either the whole table or none of it (a half-written table is
-        rolled back by DuckDB's write-ahead log).  Each load is an INSERT statement reading
-        from ``{src}`` and the Arrow table or RecordBatchReader that ``{src}`` stands for."""
+    def levels_done(self, game: str, table: str) -> dict[int, int]:
+        """Levels of a level-by-level table already stored: {level: rows}."""
+        return dict(self.query("SELECT level, rows FROM build_levels WHERE game = ? AND "
+                               "table_name = ?", [game, table]))
+
+    # ------------------------------------------------------------------ writing
+
+    def _insert(self, sql: str, arrow: Any, params: list | None = None) -> None:
+        name = "_tbdb_load"
+        self.con.register(name, arrow)
+        try:
+            self.con.execute(sql.format(src=name), params or [])
+        finally:
+            self.con.unregister(name)
+
+    def _transaction(self, work) -> None:
         con = self.con
         con.begin()
         try:
-            for sql, params in deletes:
-                con.execute(sql, params)
-            for i, (sql, arrow) in enumerate(loads):
-                name = f"_tbdb_load_{i}"
-                con.register(name, arrow)
-                try:
-                    con.execute(sql.format(src=name))
-                finally:
-                    con.unregister(name)
-            con.execute(
-                "UPDATE build_checkpoints SET state = 'done', rows = ?, finished = ?, seconds = ? "
-                "WHERE game = ? AND table_name = ?",
-                [rows, dt.datetime.now(), seconds, game, table])
+            work()
             con.commit()
         except BaseException as exc:
             try:
@@ -180,6 +307,178 @@ class Store:
                 pass  # DuckDB already aborted it (an interrupted statement does)
             if isinstance(exc, (duckdb.InterruptException, RuntimeError)) and \
                     "interrupted" in str(exc):
-                # Ctrl-C while DuckDB runs a statement surfaces as DuckDB's error
-                raise KeyboardInterrupt from exc
+                raise KeyboardInterrupt from exc  # Ctrl-C inside a DuckDB statement
+            if isinstance(exc, duckdb.Error) and _disk_full(exc):
+                raise OSError(28, f"the disk holding {self.path!r} is full; nothing of the table "
+                                  f"being written was kept: free space and run the same build "
+                                  f"again to resume") from exc
             raise
+
+    def _table_id(self, game: str, table: str) -> tuple[int | None, int]:
+        """(the table's current id or None, a fresh id)."""
+        old = self.query("SELECT table_id FROM tb_tables WHERE game = ? AND table_name = ?",
+                         [game, table])
+        (top,), = self.query("SELECT coalesce(max(table_id), 0) FROM tb_tables")
+        return (old[0][0] if old else None), top + 1
+
+    def _delete_table(self, table_id: int) -> None:
+        for t in ("tb_index_values", "tb_key_values", "tb_score_runs", "tb_stats", "tb_tables"):
+            self.con.execute(f"DELETE FROM {t} WHERE table_id = ?", [table_id])
+
+    def write_table(self, game: str, table: str, data, seconds: float) -> int:
+        """Replace a table (catalogue row, statistics, values, texts) and mark it done, all in
+        one transaction.  Returns the number of value rows."""
+        from tbdb import tables as layouts
+        rows = [0]
+
+        def work():
+            old, new = self._table_id(game, table)
+            if old is not None and data.storage != "key":
+                self._delete_table(old)
+            table_id = old if (old is not None and data.storage == "key") else new
+            if data.storage == "key":
+                # levels were stored as they were solved; only the catalogue row is replaced
+                self.con.execute("DELETE FROM tb_stats WHERE table_id = ?", [table_id])
+                self.con.execute("DELETE FROM tb_tables WHERE table_id = ?", [table_id])
+                (rows[0],), = self.query("SELECT count(*) FROM tb_key_values WHERE table_id = ?",
+                                         [table_id])
+            else:
+                for sql, stream in layouts.value_streams(table_id, data):
+                    self._insert(sql, stream)
+                rows[0] = layouts.row_count(data)
+            self._insert("INSERT INTO tb_tables SELECT * FROM {src}",
+                         layouts.catalogue_row(table_id, game, table, data, rows[0], seconds))
+            if data.stats:
+                self._insert("INSERT INTO tb_stats SELECT * FROM {src}",
+                             layouts.stats_rows(table_id, data.stats))
+            if data.layout and data.texts:
+                known = self.query("SELECT 1 FROM tb_texts WHERE layout = ? LIMIT 1",
+                                   [data.layout])
+                if not known:
+                    self._insert("INSERT INTO tb_texts SELECT * FROM {src}",
+                                 layouts.text_stream(data.layout, data.texts))
+            self.con.execute(
+                "UPDATE build_checkpoints SET state = 'done', rows = ?, finished = ?, "
+                "seconds = ? WHERE game = ? AND table_name = ?",
+                [rows[0], dt.datetime.now(), seconds, game, table])
+
+        self._transaction(work)
+        return rows[0]
+
+    def begin_key_table(self, game: str, table: str) -> int:
+        """The id under which a level-by-level table's levels are stored (kept across resumes:
+        a placeholder catalogue row marks it until the table is done)."""
+        old, new = self._table_id(game, table)
+        if old is not None:
+            return old
+        from tbdb.tables import placeholder_row
+
+        def work():
+            self._insert("INSERT INTO tb_tables SELECT * FROM {src}",
+                         placeholder_row(new, game, table))
+        self._transaction(work)
+        return new
+
+    def write_level(self, game: str, table: str, table_id: int, values, constraints,
+                    multiplicity, seconds: float) -> None:
+        """Store one solved level of a key table and its checkpoint in one transaction."""
+        from tbdb.tables import level_table
+
+        def work():
+            self.con.execute("DELETE FROM tb_key_values WHERE table_id = ? AND level = ?",
+                             [table_id, values.level])
+            self.con.execute("DELETE FROM build_levels WHERE game = ? AND table_name = ? AND "
+                             "level = ?", [game, table, values.level])
+            self._insert("INSERT INTO tb_key_values SELECT * FROM {src}",
+                         level_table(table_id, values, constraints, multiplicity))
+            self.con.execute("INSERT INTO build_levels VALUES (?, ?, ?, ?, ?, ?)",
+                             [game, table, values.level, len(values.keys), seconds,
+                              dt.datetime.now()])
+        self._transaction(work)
+
+    def forget_levels(self, game: str, table: str) -> None:
+        """Drop a key table's stored levels (a rebuild from scratch)."""
+        def work():
+            old, _ = self._table_id(game, table)
+            if old is not None:
+                self._delete_table(old)
+            self.con.execute("DELETE FROM build_levels WHERE game = ? AND table_name = ?",
+                             [game, table])
+        self._transaction(work)
+
+    # ------------------------------------------------------------------ reading
+
+    def load_index(self, table_id: int, slots: int):
+        """An index table's values as arrays over its slots (NONE where no row)."""
+        from tbdb.retrograde import IndexValues
+        from tbdb.solvers.retrograde import NONE
+        cols = self.con.execute(
+            "SELECT idx, result, distance, best_move, multiplicity FROM tb_index_values "
+            "WHERE table_id = ?", [table_id]).fetchnumpy()
+        at = np.asarray(cols["idx"], np.int64)
+        result = np.full(slots, NONE, np.int8)
+        distance = np.zeros(slots, np.int16)
+        best = np.full(slots, -1, np.int32)
+        multiplicity = np.zeros(slots, np.int16)
+        result[at] = cols["result"]
+        distance[at] = cols["distance"]
+        best[at] = cols["best_move"]
+        multiplicity[at] = cols["multiplicity"]
+        return IndexValues(result, distance, best, multiplicity)
+
+    def index_row(self, table_id: int, idx: int) -> tuple[int, int, int] | None:
+        """(result, distance, best move) of one slot, straight from the file (large tables)."""
+        rows = self.query("SELECT result, distance, best_move FROM tb_index_values "
+                          "WHERE table_id = ? AND idx = ?", [table_id, int(idx)])
+        return rows[0] if rows else None
+
+    def load_keys(self, table_id: int, level: int | None = None):
+        """A key table's rows (all levels, or one), sorted by key: (keys int64[n, 3] with the
+        constraint last, result, distance, best move, multiplicity, level)."""
+        where = "table_id = ?" + (" AND level = ?" if level is not None else "")
+        args = [table_id] + ([level] if level is not None else [])
+        cols = self.con.execute(
+            f"SELECT key0, key1, key_constraint, result, distance, best_move, multiplicity, "
+            f"level FROM tb_key_values WHERE {where} ORDER BY key0, key1, key_constraint",
+            args).fetchnumpy()
+        keys = np.stack([np.asarray(cols[c], np.int64)
+                         for c in ("key0", "key1", "key_constraint")], axis=1) \
+            if len(cols["key0"]) else np.zeros((0, 3), np.int64)
+        return (keys, np.asarray(cols["result"], np.int8), np.asarray(cols["distance"], np.int16),
+                np.asarray(cols["best_move"], np.int32),
+                np.asarray(cols["multiplicity"], np.int16), np.asarray(cols["level"], np.int16))
+
+    def key_row(self, table_id: int, key) -> tuple[int, int, int] | None:
+        rows = self.query("SELECT result, distance, best_move FROM tb_key_values WHERE "
+                          "table_id = ? AND key0 = ? AND key1 = ? AND key_constraint = ?",
+                          [table_id, int(key[0]), int(key[1]), int(key[2])])
+        return rows[0] if rows else None
+
+    def load_runs(self, table_id: int, positions: int, horizon: int):
+        """A score table's runs (``tbdb.games.base.RunValues``)."""
+        from tbdb.games.base import RunValues
+        cols = self.con.execute(
+            "SELECT idx, turns_left_from, score, best_move FROM tb_score_runs WHERE table_id = ? "
+            "ORDER BY idx, turns_left_from", [table_id]).fetchnumpy()
+        offsets = np.zeros(positions + 1, np.int64)
+        np.cumsum(np.bincount(np.asarray(cols["idx"], np.int64), minlength=positions),
+                  out=offsets[1:])
+        return RunValues(offsets, np.asarray(cols["turns_left_from"], np.int16),
+                         np.asarray(cols["score"], np.int8),
+                         np.asarray(cols["best_move"], np.int8), horizon)
+
+    def run_row(self, table_id: int, idx: int, plies: int) -> tuple[int, int] | None:
+        rows = self.query("SELECT score, best_move FROM tb_score_runs WHERE table_id = ? AND "
+                          "idx = ? AND ? BETWEEN turns_left_from AND turns_left_to",
+                          [table_id, int(idx), int(plies)])
+        return rows[0] if rows else None
+
+
+def _disk_full(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "no space left" in text or "disk is full" in text or "not enough space" in text
+
+
+def game_view_path(name: str) -> Path:
+    from tbdb.sql_files import sql_dir
+    return sql_dir() / "games" / name

@@ -12,8 +12,8 @@ def test_lookup_fields_and_moves(kcvp_db):
         assert (r.outcome, r.distance, r.best_move) == ("win", 1, "c1xa1")
         assert r.moves[0].move == "c1xa1" and r.moves[0].outcome == "win"
         assert {m.move for m in r.moves} == {"c1xa1", "b1-b2", "c1-c2", "c1-d1"}
-        keys = [m.sort_key() for m in r.moves]
-        assert keys == sorted(keys)
+        keys = [m.value_key() for m in r.moves]
+        assert keys == sorted(keys) and r.moves[0].move == r.best_move
 
 
 def test_colour_swapped_lookup_answers_from_the_same_table(kcvp_db):
@@ -53,7 +53,8 @@ def test_game_over_positions(kcvp_db):
 
 def test_batch_forms_agree_with_single_lookups(kcvp_db):
     with tbdb.open(kcvp_db) as tb:
-        rows = tb.sql("SELECT position FROM cdc_positions ORDER BY material, side_to_move, idx")
+        rows = tb.sql("SELECT position FROM cdc_positions ORDER BY material, side_to_move, idx"
+                      ).fetchall()
         texts = [r[0] for r in rows][::7]
         singles = [tb.lookup(t) for t in texts]
         many = tb.lookup_many(texts)
@@ -74,7 +75,7 @@ def test_batch_forms_agree_with_single_lookups(kcvp_db):
 def test_sql_view_positions_are_canonical_texts_that_look_up_to_themselves(kcvp_db):
     with tbdb.open(kcvp_db) as tb:
         rows = tb.sql("SELECT position, result, distance, best_move FROM cdc_positions "
-                      "USING SAMPLE 300 ROWS")
+                      "USING SAMPLE 300 ROWS").fetchall()
         for text, result, distance, best in rows:
             r = tb.lookup(text)
             assert (r.position, r.outcome, r.distance, r.best_move) == (text, result, distance,
@@ -84,3 +85,58 @@ def test_sql_view_positions_are_canonical_texts_that_look_up_to_themselves(kcvp_
 def test_default_database_from_environment(kcvp_db, monkeypatch):
     monkeypatch.setenv("TBDB_DB", kcvp_db)
     assert tbdb.lookup("8/8/8/pKC5 r").outcome == "win"
+
+
+def test_best_move_is_the_first_move_listed_on_every_image(kcvp_db):
+    """One tie-break everywhere: the stored best move comes first among equals, in every
+    orientation of the board."""
+    with tbdb.open(kcvp_db) as tb:
+        texts = [r[0] for r in tb.sql("SELECT position FROM cdc_positions WHERE material = "
+                                      "'KCvP' USING SAMPLE 150 ROWS").fetchall()]
+        for text in texts:
+            for image in _images(Position.parse(text)):
+                r = tb.lookup(image)
+                assert r.moves[0].move == r.best_move or r.best_move is None
+
+
+def _images(p):
+    """The four board symmetries of a position, and each with colours swapped."""
+    from tbdb.solvers.cdc import SYM
+    out = []
+    for s in range(4):
+        board = [-1] * 32
+        for sq, code in enumerate(p.board):
+            board[SYM[s, sq]] = code
+        out.append(Position(tuple(board), p.side))
+        out.append(Position(tuple(-1 if c < 0 else (c + 7) % 14 for c in board), 1 - p.side))
+    return out
+
+
+def test_results_are_plain_data(kcvp_db):
+    import dataclasses
+    import json
+    with tbdb.open(kcvp_db) as tb:
+        r = tb.lookup("8/8/8/pKC5 r")
+        d = dataclasses.asdict(r)
+        assert d == {"game": "cdc", "position": "8/8/8/pKC5 r", "outcome": "win", "distance": 1,
+                     "best_move": "c1xa1", "extras": {}}
+        out = json.loads(json.dumps(r.to_dict()))
+        assert out["moves"][0] == {"move": "c1xa1", "outcome": "win", "distance": 1,
+                                   "position": "8/8/8/CK6 b"}
+        assert [m["distance"] for m in out["moves"][1:]] == [0, 0, 0]  # draws are 0 plies
+
+
+def test_sql_is_a_relation_repr_names_tables_and_close_closes(kcvp_db):
+    tb = tbdb.open(kcvp_db)
+    rel = tb.sql("SELECT material, count(*) AS n FROM cdc_positions GROUP BY ALL ORDER BY 1")
+    assert rel.columns == ["material", "n"] and rel.fetchall() == [("CvP", 496), ("KCvP", 14880)]
+    assert tb.sql("SELECT ? + 1", params=[41]).fetchall() == [(42,)]
+    assert repr(tb) == f"<tbdb.Tablebase {kcvp_db!r} (cdc: 2 tables)>"
+    stats = tb.stats()
+    tb.lookup("8/8/8/pKC5 r")
+    assert tb.get("4g2K/8/8/8 r") is None
+    assert (stats.probes, stats.hits, stats.misses) == (2, 1, 1)
+    tb.close()
+    assert "closed" in repr(tb)
+    with pytest.raises(ValueError, match="closed"):
+        tb.lookup("8/8/8/pKC5 r")

@@ -5,12 +5,19 @@ import pytest
 from tbdb.solvers import cdc as kernels
 from tbdb.games.cdc import Material, all_materials
 
+def census(m):
+    """(valid, orbit) of every placement index of a material (red to move)."""
+    kind, mult = kernels._census(m.desc, m.size, 0, m.size)
+    return (kind == 0).astype(np.int8), mult
+
+
 MATERIALS = ["KvK", "KGvR", "PvPP", "KPPvN", "PPvCC", "GGvMM", "KGMvC", "PPPvK", "CvCC"]
 
 
 def test_signature_counts():
-    counts = [len(all_materials(n)) for n in (2, 3, 4)]
-    assert [counts[0], counts[1] - counts[0], counts[2] - counts[1]] == [49, 378, 1737]
+    counts = [len(all_materials(n)) for n in (2, 3, 4, 5)]
+    assert [counts[0], counts[1] - counts[0], counts[2] - counts[1], counts[3] - counts[2]] == \
+        [49, 378, 1737, 5946]  # 5946: issue 13's count of 5-piece signatures
 
 
 @pytest.mark.parametrize("name", MATERIALS)
@@ -27,7 +34,7 @@ def test_unrank_then_rank_is_identity(name):
 def test_rows_times_orbits_count_every_placement(name):
     from math import comb, factorial
     m = Material.parse(name)
-    valid, orbit = kernels._table_census(m.desc, m.size)
+    valid, orbit = census(m)
     expected = factorial(32) // factorial(32 - m.pieces)
     for code in set(m.codes):
         expected //= factorial(m.codes.count(code))
@@ -56,6 +63,6 @@ def test_fixed_positions_of_two_pairs():
     # PPvCC: a placement fixed by a symmetry puts each pair on a symmetric pair of squares;
     # 16 such square pairs per symmetry, 16 * 15 placements each, three symmetries.
     m = Material.parse("PPvCC")
-    valid, orbit = kernels._table_census(m.desc, m.size)
+    valid, orbit = census(m)
     fixed = orbit[(valid == 1) & (orbit < 4)].astype(np.int64).sum()
     assert fixed == 3 * 16 * 15

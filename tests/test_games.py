@@ -1,50 +1,250 @@
-"""Every registered game honours the engine's interface (OpenSpiel-style conformance)."""
-import random
+"""Conformance: every registered game honours the engine's contract (OpenSpiel-style).
 
+A game is tested here the moment it is registered: its example build, verify (clean, and
+failing on a changed value, best move, count or checkpoint), resume after SIGKILL, lookups on
+every symmetric image against the batch form, text round trips, perft against the generic
+slow generator, and its errors.
+"""
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tbdb
 from tbdb import games
-from tbdb.games.cdc import Position
-from tbdb.games.oware import OwarePosition
 
-def _cdc(rng):
-    board = [-1] * 32
-    for square, code in zip(rng.sample(range(32), 4), rng.sample(range(14), 4)):
-        board[square] = code
-    return Position(tuple(board), rng.randrange(2))
+NAMES = games.names()
+VALUES = {"index": "tb_index_values", "key": "tb_key_values", "runs": "tb_score_runs"}
 
 
-SAMPLES = {
-    "cdc": _cdc,
-    "oware": lambda rng: OwarePosition(tuple(rng.randrange(4) for _ in range(12))),
-}
+def _cli_options(g) -> list[str]:
+    out = []
+    for name, value in g.example_build.items():
+        out += ["--" + name.replace("_", "-"), str(value)]
+    return out
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def built(request, tmp_path_factory):
+    g = games.get(request.param)
+    path = tmp_path_factory.mktemp(g.name) / "tb.duckdb"
+    tbdb.build(g.name, db=str(path), progress=False, **g.example_build)
+    return g, str(path)
+
+
+def _sample_positions(g, path, n=40, seed=3):
+    """Stored positions (as position objects), rendered by the game from stored keys."""
+    rng = random.Random(seed)
+    with tbdb.open(path) as tb:  # one process may not hold a file with two configurations
+        con = tb.store.con
+        if g.storage == "index":
+            rows = con.execute("SELECT t.table_name, v.idx FROM tb_index_values v JOIN tb_tables "
+                               "t USING (table_id) WHERE t.game = ? AND v.result >= -1",
+                               [g.name]).fetchall()
+            keys = [(t, i) for t, i in rows]
+        elif g.storage == "key":
+            rows = con.execute("SELECT t.table_name, key0, key1, key_constraint FROM "
+                               "tb_key_values v JOIN tb_tables t USING (table_id) WHERE "
+                               "t.game = ?", [g.name]).fetchall()
+            keys = [(t, (a, b, c)) for t, a, b, c in rows]
+        else:
+            rows = con.execute("SELECT DISTINCT t.table_name, r.idx FROM tb_score_runs r JOIN "
+                               "tb_tables t USING (table_id) WHERE t.game = ?",
+                               [g.name]).fetchall()
+            keys = [(t, i) for t, i in rows]
+    keys.sort()
+    return [g.parse(g.slot_text(t, k)) for t, k in rng.sample(keys, min(n, len(keys)))]
 
 
 def test_registry_knows_every_game_and_rejects_others():
-    assert games.names() == sorted(SAMPLES)
+    assert {"cdc", "oware", "tictactoe"} <= set(NAMES)
     with pytest.raises(tbdb.UnknownGameError, match="'go'"):
         games.get("go")
 
 
-@pytest.mark.parametrize("name", sorted(SAMPLES))
-def test_text_round_trips_and_moves_are_playable(name):
-    game = games.get(name)
-    rng = random.Random(11)
-    for _ in range(300):
-        position = SAMPLES[name](rng)
-        assert game.parse(position.text) == position
-        for move in position.legal_moves():
-            child = position.push(str(move))
-            assert game.parse(child.text) == child
+def test_game_is_guessed_from_its_notation_only():
+    for g in games.all_games():
+        assert games.guess(g.sample) is g
+    with pytest.raises(tbdb.InvalidPositionError, match="'hello'"):
+        games.guess("hello")
 
 
-@pytest.mark.parametrize("name", sorted(SAMPLES))
-def test_plan_is_ordered_and_rejects_unknown_options(name):
-    game = games.get(name)
-    plan = game.plan()
+def test_verify_is_clean(built):
+    g, path = built
+    report = tbdb.verify(path, g.name, progress=False)
+    assert report.ok and report.checked >= 1, report
+
+
+def _corrupted(path, tmp_path, sql):
+    bad = tmp_path / "bad.duckdb"
+    shutil.copy(path, bad)
+    con = duckdb.connect(str(bad))
+    try:
+        changed = con.execute(sql).fetchall()[0][0]
+    finally:
+        con.close()
+    assert changed == 1, sql
+    return str(bad)
+
+
+def test_verify_catches_a_changed_value_best_move_count_and_checkpoint(built, tmp_path):
+    g, path = built
+    table = VALUES[g.storage]
+    one = f"rowid = (SELECT min(rowid) FROM {table} WHERE best_move >= 0)"
+    column = "score" if g.storage == "runs" else "distance"
+    cases = {
+        "value": f"UPDATE {table} SET {column} = {column} + 2 WHERE {one}",
+        "best move": f"UPDATE {table} SET best_move = 30000 WHERE {one}",
+        "count": "UPDATE tb_stats SET wins = wins + 1 WHERE rowid = (SELECT min(rowid) FROM "
+                 "tb_stats)",
+        "catalogue": "UPDATE tb_tables SET raw_positions = raw_positions + 1 WHERE rowid = "
+                     "(SELECT min(rowid) FROM tb_tables)",
+    }
+    if g.storage != "runs":
+        cases["multiplicity"] = (f"UPDATE {table} SET multiplicity = multiplicity + 1 WHERE "
+                                 f"{one}")
+    for what, sql in cases.items():
+        report = tbdb.verify(_corrupted(path, tmp_path, sql), g.name, progress=False)
+        assert report.problems and not report.ok, what
+    pending = _corrupted(path, tmp_path, "UPDATE build_checkpoints SET state = 'pending' "
+                                         "WHERE rowid = (SELECT max(rowid) FROM "
+                                         "build_checkpoints)")
+    report = tbdb.verify(pending, g.name, progress=False)
+    assert list(report.unchecked.values()) == ["pending"] and not report.ok
+
+
+def _fingerprint(path):
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        out = []
+        for table, cols in (("tb_index_values", "idx, result, distance, best_move, multiplicity"),
+                            ("tb_key_values", "level, key0, key1, key_constraint, result, "
+                                              "distance, best_move, multiplicity"),
+                            ("tb_score_runs", "idx, turns_left_from, turns_left_to, score, "
+                                              "best_move"),
+                            ("tb_stats", "label, pieces, side_to_move, positions, wins, draws, "
+                                         "losses, illegal, longest_win, longest_loss")):
+            cols = ", ".join(f"v.{c.strip()}" for c in cols.split(","))
+            out.append(con.execute(f"SELECT count(*), sum(hash(t.table_name, {cols})) FROM "
+                                   f"{table} v JOIN tb_tables t USING (table_id)").fetchall())
+        out.append(con.execute("SELECT state, count(*) FROM build_checkpoints GROUP BY ALL "
+                               "ORDER BY ALL").fetchall())
+        return out
+    finally:
+        con.close()
+
+
+def test_a_build_killed_at_any_moment_resumes_to_identical_rows(built, tmp_path):
+    g, path = built
+    cmd = [sys.executable, "-m", "tbdb.cli", "build", g.name, *_cli_options(g), "--no-progress"]
+    for delay in (1.0, 3.0):
+        killed = tmp_path / f"killed-{delay}.duckdb"
+        proc = subprocess.Popen(cmd + ["--db", str(killed)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        r = subprocess.run(cmd + ["--db", str(killed)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert _fingerprint(killed) == _fingerprint(path)
+
+
+def test_lookup_equals_the_batch_form_on_every_image(built):
+    g, path = built
+    positions = _sample_positions(g, path)
+    with tbdb.open(path) as tb:
+        for p in positions:
+            images = g.images(p)
+            assert g.text(images[0]) == g.text(p)
+            singles = [tb.lookup(q, game=g.name) for q in images]
+            batch = tb.lookup_arrays(g.name, *g.encode_batch(images))
+            best = batch[-1]
+            for q, r, code in zip(images, singles, best):
+                # every image has the value of the stored row, and the batch's best move is
+                # the lookup's, on the image itself
+                assert (r.outcome, r.distance) == (singles[0].outcome, singles[0].distance)
+                assert (g.move_text(q, int(code), 0) if code >= 0 else None) == r.best_move
+                if r.best_move is not None:
+                    assert r.moves[0].move == r.best_move
+                    g.play(q, r.best_move)  # a legal move of the image
+            if g.value_kind == "score":
+                assert batch[0].tolist() == [r.score for r in singles]
+            else:
+                assert [int(x) for x in batch[0]] == [{"win": 1, "draw": 0, "loss": -1}[r.outcome]
+                                                      for r in singles]
+                assert batch[1].tolist() == [r.distance for r in singles]
+
+
+def test_moves_and_line_agree_with_the_stored_values(built):
+    g, path = built
+    positions = _sample_positions(g, path, n=15, seed=5)
+    with tbdb.open(path) as tb:
+        for p in positions:
+            r = tb.lookup(p, game=g.name)
+            for m in r.moves:
+                child = tb.lookup(g.parse(m.position), game=g.name,
+                                  **next(s.options for s in g.successors(p) if s.move == m.move))
+                if g.value_kind == "score":
+                    continue  # a move's score adds its own captures: checked per game
+                flip = {"win": "loss", "loss": "win", "draw": "draw"}
+                assert m.outcome == flip[child.outcome]
+                assert m.distance == (0 if child.outcome == "draw" else child.distance + 1)
+            line = r.line()
+            if g.value_kind != "score" and r.outcome != "draw":
+                assert len(line) == r.distance
+                assert line[-1].distance == 0 if line else r.distance == 0
+
+
+def test_text_round_trips(built):
+    g, path = built
+    for p in _sample_positions(g, path, n=60, seed=7):
+        for q in g.images(p):
+            assert g.parse(g.text(q)) == q
+            for s in g.successors(q):
+                assert g.parse(g.text(s.position)) == s.position
+
+
+def test_perft_matches_the_generic_slow_generator(built):
+    g, path = built
+    for p in _sample_positions(g, path, n=5, seed=9):
+        for depth in (1, 2, 3):
+            assert g.perft(p, depth) == games.base.Game.perft(g, p, depth)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plan_is_ordered_and_options_are_checked(name):
+    g = games.get(name)
+    plan = g.plan(**g.example_build)
     assert len(plan) == len(set(plan))
     for i, table in enumerate(plan):
-        assert set(game.dependencies(table)) <= set(plan[:i])
-    with pytest.raises(tbdb.InvalidOptionError, match="colour"):
-        game.plan(colour="red")
+        assert set(g.dependencies(table)) <= set(plan[:i])
+        assert g.check_table(table) == table
+    with pytest.raises(tbdb.InvalidOptionError, match="colour='red'"):
+        tbdb.build(name, db="never-created.duckdb", colour="red")
+    for o in g.build_options:
+        if o.type is int and o.max is not None:
+            with pytest.raises(tbdb.InvalidOptionError, match=rf"not {o.max + 1}\b"):
+                tbdb.build(name, db="never-created.duckdb", **{o.name: o.max + 1})
+    assert not Path("never-created.duckdb").exists()
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=90))
+def test_random_text_raises_only_a_quoting_invalid_position_error(name, text):
+    g = games.get(name)
+    try:
+        p = g.parse(text)
+    except tbdb.InvalidPositionError as exc:
+        assert repr(text) in str(exc)
+    else:
+        assert g.text(p) == text

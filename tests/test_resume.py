@@ -10,19 +10,20 @@ import duckdb
 import tbdb
 
 BUILD = ["build", "cdc", "--max-pieces", "3", "--no-progress"]
-FINGERPRINT = ("SELECT count(*), sum(hash(material_id, side, idx, result, distance, best_move, "
-               "multiplicity)) FROM cdc_values")
+FINGERPRINT = ("SELECT count(*), sum(hash(t.table_name, v.idx, v.result, v.distance, v.best_move, "
+               "v.multiplicity)) FROM tb_index_values v JOIN tb_tables t USING (table_id)")
 
 
 def fingerprint(path):
     con = duckdb.connect(str(path), read_only=True)
     try:
-        values = con.execute(FINGERPRINT).fetchone()
-        tables = con.execute("SELECT count(*), count(DISTINCT material_id) FROM cdc_tables").fetchone()
+        values = con.execute(FINGERPRINT).fetchall()
+        tables = con.execute("SELECT count(*), count(DISTINCT table_name) FROM tb_tables"
+                             ).fetchall()
         states = dict(con.execute("SELECT state, count(*) FROM build_checkpoints GROUP BY state")
                       .fetchall())
-        dupes = con.execute("SELECT count(*) FROM (SELECT material_id, side, idx FROM cdc_values "
-                            "GROUP BY ALL HAVING count(*) > 1)").fetchone()[0]
+        dupes = con.execute("SELECT count(*) FROM (SELECT table_id, idx FROM tb_index_values "
+                            "GROUP BY ALL HAVING count(*) > 1)").fetchall()[0][0]
     finally:
         con.close()
     return values, tables, states, dupes
@@ -42,7 +43,10 @@ def interrupted_build(path, sig, delays):
         out, err = proc.communicate(timeout=120)
         if not path.exists():
             continue
-        _, _, states, _ = fingerprint(path)
+        try:
+            _, _, states, _ = fingerprint(path)
+        except duckdb.CatalogException:
+            continue  # killed while the schema was being created (one transaction: no trace)
         if proc.returncode != 0 and 0 < states.get("done", 0) < sum(states.values()):
             return proc.returncode, states, err
     raise AssertionError(f"could not interrupt the build mid-way (states {states})")

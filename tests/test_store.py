@@ -1,14 +1,19 @@
-"""The schema: migrations bring a new file to head, and the views are exactly those of sql/."""
+"""The schema: migrations bring a file to head, views are exactly those of sql/, a database of
+release 0.1.0 upgrades with its data, and opening a file never harms it."""
+import json
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from tbdb.migrations.versions import __path__ as _versions_path  # noqa: F401 - import check
+import tbdb
 from tbdb.store import Store, head_revision
 
-SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+ROOT = Path(__file__).resolve().parent.parent
+SQL_DIR = ROOT / "sql"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def _split(text):
@@ -16,9 +21,14 @@ def _split(text):
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
-def _defined(kind):
+def _files(games=True):
+    files = sorted(SQL_DIR.glob("*.sql"))
+    return files + (sorted((SQL_DIR / "games").glob("*.sql")) if games else [])
+
+
+def _defined(kind, games=True):
     names = set()
-    for f in sorted(SQL_DIR.glob("*.sql")):
+    for f in _files(games):
         names |= set(re.findall(rf"CREATE OR REPLACE {kind} (\w+)", f.read_text()))
     return names
 
@@ -32,24 +42,26 @@ def _catalog(con):
     return views, macros
 
 
-def test_new_file_migrates_to_head(tmp_path):
-    path = tmp_path / "new.duckdb"
-    with Store(path) as store:
+def test_new_file_has_exactly_the_views_of_sql_dir(tmp_path):
+    with Store(tmp_path / "new.duckdb") as store:
         assert store.revision() == head_revision()
         views, macros = _catalog(store.con)
     assert set(views) == _defined("VIEW")
     assert _defined("MACRO") <= macros
+    assert _defined("VIEW", games=False) == {"draw_analysis", "symmetry_stats", "build_progress"}
 
 
 def test_migrated_views_are_the_views_in_sql_dir(tmp_path):
-    """The frozen copies in the migrations equal sql/ as it is now."""
+    """The frozen copies in the migrations (and the game files applied on open) equal sql/ as
+    it is now."""
     with Store(tmp_path / "migrated.duckdb") as store:
         migrated, _ = _catalog(store.con)
-        tables = store.query("SELECT sql FROM duckdb_tables() WHERE table_name <> 'alembic_version'")
+        tables = store.query("SELECT sql FROM duckdb_tables() WHERE table_name <> "
+                             "'alembic_version'")
     fresh = duckdb.connect()
     for (ddl,) in tables:
         fresh.execute(ddl)
-    for f in sorted(SQL_DIR.glob("*.sql")):
+    for f in _files():
         for statement in _split(f.read_text()):
             fresh.execute(statement)
     current, _ = _catalog(fresh)
@@ -60,7 +72,7 @@ def test_views_answer(kcvp_db):
     with Store(kcvp_db, read_only=True) as store:
         for view in _defined("VIEW"):
             store.query(f"SELECT * FROM {view} LIMIT 3")
-        assert store.query("SELECT count(*) FROM cdc_positions")[0][0] > 0
+        assert store.query("SELECT count(*) FROM cdc_positions")[0][0] == 14880 + 496
 
 
 def test_models_match_migrations(tmp_path):
@@ -68,14 +80,59 @@ def test_models_match_migrations(tmp_path):
     from tbdb.models import metadata
     with Store(tmp_path / "cmp.duckdb") as store:
         rows = store.query("SELECT table_name, column_name, data_type, is_nullable "
-                           "FROM information_schema.columns JOIN information_schema.tables USING (table_name) "
-                           "WHERE table_type = 'BASE TABLE' AND table_name <> 'alembic_version'")
+                           "FROM information_schema.columns JOIN information_schema.tables "
+                           "USING (table_name) WHERE table_type = 'BASE TABLE' "
+                           "AND table_name <> 'alembic_version'")
     migrated = {(t, c): (ty, n == "YES") for t, c, ty, n in rows}
     names = {"BigInteger": "BIGINT", "Integer": "INTEGER", "SmallInteger": "SMALLINT",
              "String": "VARCHAR", "DateTime": "TIMESTAMP", "Float": "FLOAT"}
     modelled = {(t.name, c.name): (names[type(c.type).__name__], bool(c.nullable))
                 for t in metadata.tables.values() for c in t.columns}
     assert modelled == migrated
+
+
+def test_no_game_needs_a_migration():
+    """The migrations after the generic schema, and the core modules, name no game."""
+    core = ["api.py", "build.py", "store.py", "results.py", "probe.py", "retrograde.py",
+            "tables.py", "models.py", "options.py", "sqlshell.py"]
+    names = [n for n in tbdb.games.names()]
+    for f in core:
+        text = (ROOT / "tbdb" / f).read_text()
+        for name in names + ["material", "seeds", "turns_left"]:
+            assert not re.search(rf"\b{name}\b", text), (f, name)
+    for f in _files(games=False):
+        text = f.read_text()
+        for name in names:
+            assert not re.search(rf"'{name}'", text), (f.name, name)
+
+
+def test_a_release_0_1_0_database_upgrades_and_answers_the_same(tmp_path):
+    path = tmp_path / "old.duckdb"
+    shutil.copy(DATA / "release-0.1.0.duckdb", path)
+    before = path.read_bytes()
+    with pytest.raises(tbdb.NotADatabaseError, match="older tbdb.*tbdb upgrade --db"):
+        tbdb.open(str(path))
+    assert path.read_bytes() == before  # reading never migrates
+    Store(path).close()  # what `tbdb upgrade` and builds do
+    expected = json.loads((DATA / "release-0.1.0-lookups.json").read_text())
+    with tbdb.open(str(path)) as tb:
+        for d in expected:
+            if d["game"] == "cdc":
+                r = tb.lookup(d["position"])
+                assert (r.outcome, r.distance) == (d["outcome"], d["distance"])
+                # 0.1.0 gave drawing moves distance 1; now a draw is 0 plies everywhere
+                assert sorted([m.move, m.outcome, m.distance] for m in r.moves) == \
+                    sorted([m, o, 0 if o == "draw" else n] for m, o, n in d["moves"])
+            else:
+                r = tb.lookup(d["position"], turns_left=d["turns_left"])
+                assert (r.score, r.best_move) == (d["score"], d["best_move"])
+                assert sorted([m.move, m.score] for m in r.moves) == d["moves"]
+        counts = dict(tb.sql("SELECT game, sum(positions) FROM draw_analysis GROUP BY game"
+                             ).fetchall())
+    # what release 0.1.0's own draw_analysis summed to on this file
+    assert counts == {"cdc": 1045568, "oware": 18564}
+    report = tbdb.verify(str(path), progress=False)
+    assert report.ok and report.checked == 11
 
 
 def test_read_only_open_of_missing_file(tmp_path):

@@ -1,33 +1,26 @@
-"""Chinese Dark Chess tables for the generic engine: plan, solve, store, load, verify, probe."""
+"""Chinese Dark Chess as a plug-in of the generic engine: tables, their index spaces, lookups.
+
+A table is a canonical material (``KCvP``; it also answers the colour-swapped ``PvKC``).  Its
+slots are ``side * size + idx`` (side to move 0 red / 1 black, idx the placement index of
+``solvers.cdc``); captures lead to smaller tables, whose values the ``children`` kernel reads.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-import pyarrow as pa
 
+from tbdb.errors import InvalidMaterialError, InvalidOptionError, InvalidPositionError, \
+    MissingTableError
+from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
+    TableData
+from tbdb.games.cdc import MAX_PER_SIDE, MAX_PIECES, Material, Move, Position, all_materials
+from tbdb.options import Option
 from tbdb.solvers import cdc as kernels
-from tbdb.solvers import retrograde
-from tbdb.errors import BuildOptionError, MissingTableError, reject_options
-from tbdb.games.cdc import (MAX_PIECES, Material, Move, Position, all_materials)
-from tbdb.results import OUTCOMES, LookupResult, MoveResult, outcome_name
+from tbdb.solvers.retrograde import LOSS, WIN
 
 DEFAULT_MAX_PIECES = 3
-# plain lists: indexing them from Python is several times faster than indexing numpy arrays
-_SYM = kernels.SYM.tolist()
+_SYM = kernels.SYM.tolist()  # plain lists: indexing them from Python is several times faster
 _CAPTURE = kernels.CAPTURE_FLAG
 _MOVE_TEXT = [str(Move.from_code(code)) for code in range(2 * _CAPTURE)]
-
-
-@dataclass
-class CdcSolved:
-    """One solved material table.  Positions are ``side * size + idx``; ``result`` is
-    INVALID where an index is not canonical (``orbit`` 0 there)."""
-    material: Material
-    result: np.ndarray  # int8[2 * size]
-    distance: np.ndarray  # int16[2 * size]
-    best: np.ndarray  # int16[2 * size], move codes on the canonical board
-    orbit: np.ndarray  # int8[size], placements an index stands for (0: not canonical)
 
 
 def _closure(material: Material) -> set[Material]:
@@ -43,57 +36,32 @@ def _closure(material: Material) -> set[Material]:
     return out
 
 
-class CdcGame:
-    name = "cdc"
+class CdcSpace:
+    """The index space of one material table (``docs/kernel-contract.md``).  ``deps`` maps the
+    canonical names of the capture children to their solved ``IndexValues``."""
 
-    # ------------------------------------------------------------------ planning
-
-    def plan(self, max_pieces: int | None = None, material: str | None = None,
-             **other) -> list[str]:
-        """Canonical tables to build, smaller first.  ``material`` builds one table (either
-        orientation) and what it needs; otherwise every table up to ``max_pieces``."""
-        reject_options("cdc build", other)
-        if material is not None:
-            if max_pieces is not None:
-                raise BuildOptionError("give either a material or a maximum number of pieces, "
-                                       f"not both (material={material!r}, "
-                                       f"max_pieces={max_pieces!r})")
-            m = Material.parse(material)
-            m.desc  # noqa: B018 - raises InvalidMaterialError beyond what the index supports
-            tables = _closure(m)
-        else:
-            max_pieces = DEFAULT_MAX_PIECES if max_pieces is None else max_pieces
-            if not isinstance(max_pieces, int) or not 2 <= max_pieces <= MAX_PIECES:
-                raise BuildOptionError(f"max_pieces must be an integer from 2 to {MAX_PIECES}, "
-                                       f"not {max_pieces!r}")
-            tables = {m for m in all_materials(max_pieces) if m.is_canonical}
-        return [m.name for m in sorted(tables, key=lambda m: (m.pieces, m.name))]
-
-    def dependencies(self, table: str) -> list[str]:
-        m = Material.parse(table)
-        return sorted({c.canonical()[0].name for c in m.capture_children().values()
-                       if c is not None})
-
-    # ------------------------------------------------------------------ solving
-
-    def _edges(self, m: Material, valid: np.ndarray, deps: dict[str, CdcSolved]):
-        """The kernel's edge arrays, reading capture children from the solved ``deps``."""
+    def __init__(self, m: Material, deps: dict):
+        self.m = m
+        self.half = m.size
+        self.size = 2 * m.size
+        self.max_children = 8 * max(len(m.red), len(m.black))  # steps and cannon jumps
+        self.max_parents = 4 * m.pieces
         k = m.pieces
         codes = m.slot_codes
         children = m.capture_children()
-        slot_child = np.zeros((k, k), np.int64)
-        cdesc = np.zeros((k, kernels.DESC_LEN), np.int64)
-        cswap = np.zeros(k, np.int64)
-        ckind = np.zeros(k, np.int64)
-        coff = np.zeros(k, np.int64)
-        csize = np.zeros(k, np.int64)
+        self.slot_child = np.zeros((k, k), np.int64)
+        self.cdesc = np.zeros((k, kernels.DESC_LEN), np.int64)
+        self.cswap = np.zeros(k, np.int64)
+        self.ckind = np.zeros(k, np.int64)
+        self.coff = np.zeros(k, np.int64)
+        self.csize = np.zeros(k, np.int64)
         parts_res, parts_dist, offset, seen = [], [], 0, {}
         for o, code in enumerate(codes):
             if code not in children:
                 continue  # nobody on the board can capture this piece
             child = children[code]
             if child is None:
-                ckind[o] = 1  # the victim's side has no piece left
+                self.ckind[o] = 1  # the victim's side has no piece left
                 continue
             cm, swap = child.canonical()
             solved = deps[cm.name]
@@ -102,10 +70,11 @@ class CdcGame:
                 parts_res.append(solved.result)
                 parts_dist.append(solved.distance)
                 offset += len(solved.result)
-            cdesc[o] = cm.desc
-            cswap[o] = swap
-            coff[o] = seen[cm.name]
-            csize[o] = cm.size
+            self.cdesc[o] = cm.desc
+            self.cswap[o] = swap
+            self.coff[o] = seen[cm.name]
+            self.csize[o] = cm.size
+            # where each remaining piece goes among the child table's slots
             free = list(cm.slot_codes)
             taken = [False] * len(free)
             for j, cj in enumerate(codes):
@@ -114,205 +83,289 @@ class CdcGame:
                 want = (1 - cj // 7) * 7 + cj % 7 if swap else cj
                 slot = next(s for s in range(len(free)) if not taken[s] and free[s] == want)
                 taken[slot] = True
-                slot_child[o, j] = slot
-        cres = np.concatenate(parts_res) if parts_res else np.zeros(1, np.int8)
-        cdist = np.concatenate(parts_dist) if parts_dist else np.zeros(1, np.int16)
-        width = 4 * max(len(m.red), len(m.black))
-        return kernels._table_edges(m.desc, m.size, valid, width, slot_child, cdesc, cswap,
-                                    ckind, coff, csize, cres, cdist)
+                self.slot_child[o, j] = slot
+        self.cres = np.concatenate(parts_res) if parts_res else np.zeros(1, np.int8)
+        self.cdist = np.concatenate(parts_dist) if parts_dist else np.zeros(1, np.int16)
 
-    def solve(self, table: str, deps: dict[str, CdcSolved]) -> CdcSolved:
-        m = Material.parse(table)
-        valid, orbit = kernels._table_census(m.desc, m.size)
-        edges = self._edges(m, valid, deps)
-        result, distance, best = retrograde.solve_wdl(np.concatenate([valid, valid]), *edges)
-        return CdcSolved(m, result, distance, best, orbit)
+    def census(self, lo: int, hi: int):
+        return kernels._census(self.m.desc, self.half, lo, hi)
 
-    def verify(self, table: str, solved: CdcSolved, deps: dict[str, CdcSolved]) -> list[str]:
-        """Texts of positions whose stored value one ply of moves contradicts."""
-        m = solved.material
-        valid = (solved.orbit > 0).astype(np.int8)
-        edges = self._edges(m, valid, deps)
-        bad = retrograde.check_wdl(np.concatenate([valid, valid]), solved.result,
-                                   solved.distance, *edges)
-        return [self._text(m, int(i)) for i in np.flatnonzero(bad)[:20]], int(bad.sum())
+    def children(self, positions: np.ndarray):
+        n, w = len(positions), self.max_children
+        out = (np.zeros(n, np.int16), np.zeros((n, w), np.int64), np.zeros((n, w), np.int32),
+               np.zeros((n, w), np.int8), np.zeros((n, w), np.int16))
+        kernels._children(self.m.desc, self.half, positions, self.slot_child, self.cdesc,
+                          self.cswap, self.ckind, self.coff, self.csize, self.cres, self.cdist,
+                          *out)
+        return out
+
+    def parents(self, positions: np.ndarray):
+        n = len(positions)
+        out = (np.zeros(n, np.int32), np.zeros((n, self.max_parents), np.int64))
+        kernels._parents(self.m.desc, self.half, positions, *out)
+        return out
+
+
+def _side_counts(values, size: int, side: int) -> tuple:
+    """(positions, wins, draws, losses, longest win, longest loss) of one side to move, each
+    canonical row weighted by the placements it stands for."""
+    lo = side * size
+    result = values.result[lo:lo + size]
+    distance = values.distance[lo:lo + size]
+    mult = values.multiplicity[lo:lo + size].astype(np.int64)
+    real = result >= LOSS
+    wins, draws, losses = (int(mult[result == r].sum()) for r in (WIN, 0, LOSS))
+    won, lost = distance[result == WIN], distance[result == LOSS]
+    return (int(mult[real].sum()), wins, draws, losses,
+            int(won.max()) if len(won) else None, int(lost.max()) if len(lost) else None)
+
+
+class CdcGame(Game):
+    name = "cdc"
+    title = "Chinese Dark Chess (revealed endgames)"
+    rules = "docs/rules/cdc.md"
+    sample = "8/8/8/pKC5 r"
+    views = "cdc.sql"
+    position_type = Position
+    example_build = {"material": "KCvP"}
+    build_options = (
+        Option("max_pieces", f"every endgame with 2..N pieces (default {DEFAULT_MAX_PIECES})",
+               min=2, max=MAX_PIECES, metavar="N"),
+        Option("material", "one table (e.g. KMvGP, either colour first) and the tables its "
+                           "captures lead to", type=str, metavar="MATERIAL"),
+    )
+
+    def __init__(self):
+        self._materials: dict[int, tuple] = {}
+
+    # ------------------------------------------------------------------ tables
+
+    def plan(self, max_pieces: int | None = None, material: str | None = None) -> list[str]:
+        """Canonical tables to build, smaller first.  ``material`` builds one table (either
+        orientation) and what it needs; otherwise every table up to ``max_pieces``."""
+        if material is not None:
+            if max_pieces is not None:
+                raise InvalidOptionError(
+                    f"give either a material or a maximum number of pieces, not both "
+                    f"(material={material!r}, max_pieces={max_pieces!r})")
+            tables = _closure(self._material(material))
+        else:
+            max_pieces = DEFAULT_MAX_PIECES if max_pieces is None else max_pieces
+            tables = {m for m in all_materials(max_pieces) if m.is_canonical}
+        return [m.name for m in sorted(tables, key=lambda m: (m.pieces, m.name))]
 
     @staticmethod
-    def _text(m: Material, i: int) -> str:
-        side, idx = divmod(i, m.size)
-        sq = kernels._unrank_many(m.desc, np.array([idx], np.int64))[0]
+    def _material(text: str) -> Material:
+        m = Material.parse(text)
+        if m.pieces > MAX_PIECES:
+            raise InvalidMaterialError(f"material {text!r} has {m.pieces} pieces; tbdb builds "
+                                       f"CDC tables of 2 to {MAX_PIECES} pieces")
+        return m
+
+    def dependencies(self, table: str) -> list[str]:
+        m = Material.parse(table)
+        return sorted({c.canonical()[0].name for c in m.capture_children().values()
+                       if c is not None})
+
+    def check_table(self, table: str) -> str:
+        return self._material(table).canonical()[0].name
+
+    def build_command(self, table: str) -> str:
+        return f"tbdb build cdc --material {table}"
+
+    def space(self, table: str, deps: dict) -> CdcSpace:
+        return CdcSpace(Material.parse(table), deps)
+
+    def describe(self, table: str, values) -> TableData:
+        m = Material.parse(table)
+        size = m.size
+        swapped = m.swapped().name
+        stats = []
+        for side in (0, 1):
+            n, w, d, lo, lw, ll = _side_counts(values, size, side)
+            stats.append(StatRow(m.name, m.pieces, ("red", "black")[side], n, w, d, lo, 0, lw, ll))
+            if swapped != m.name:
+                stats.append(StatRow(swapped, m.pieces, ("black", "red")[side], n, w, d, lo, 0,
+                                     lw, ll))
+        mult = values.multiplicity[values.result >= LOSS].astype(np.int64)
+        raw = int(mult.sum())
+        canonical_idx = np.flatnonzero(values.multiplicity[:size] > 0)
+
+        def texts():
+            for lo in range(0, len(canonical_idx), 1 << 20):
+                idx = canonical_idx[lo:lo + (1 << 20)]
+                squares = kernels._unrank_many(m.desc, idx)
+                yield idx, kernels._patterns(squares).view("S36").ravel().astype(str)
+
+        return TableData(
+            storage="index", values=values,
+            params={"material": m.name, "swapped": swapped, "pieces": m.pieces,
+                    "letters": m.letters, "size": size},
+            stats=stats, slots=2 * size, raw_positions=raw,
+            positions_answered=raw * (1 if swapped == m.name else 2),
+            fixed_positions=int(mult[mult < 4].sum()), mode=values.mode,
+            layout=f"cdc:{m.shape}", texts=texts)
+
+    def slot_text(self, table: str, slot) -> str:
+        m = Material.parse(table)
+        side, idx = divmod(int(slot), m.size)
+        squares = kernels._unrank_many(m.desc, np.array([idx], np.int64))[0]
         board = [-1] * 32
-        for code, s in zip(m.slot_codes, sq):
-            board[int(s)] = code
+        for code, sq in zip(m.slot_codes, squares):
+            board[int(sq)] = code
         return Position(tuple(board), side).text
 
-    # ------------------------------------------------------------------ storage
-
-    def rows(self, solved: CdcSolved, store) -> tuple[list[tuple[str, pa.Table]], int]:
-        m = solved.material
-        idx = np.flatnonzero(solved.orbit).astype(np.int64)
-        n = len(idx)
-        both = np.concatenate([idx, idx + m.size])
-        values = pa.table({
-            "material_id": pa.array(np.full(2 * n, m.material_id, np.int32)),
-            "side": pa.array(np.repeat(np.array([0, 1], np.int8), n)),
-            "idx": pa.array(np.concatenate([idx, idx]).astype(np.int32)),
-            "result": pa.array(solved.result[both]),
-            "distance": pa.array(solved.distance[both]),
-            "best_move": pa.array(solved.best[both]),
-            "multiplicity": pa.array(np.concatenate([solved.orbit[idx], solved.orbit[idx]])),
-        })
-        meta = pa.table({
-            "material_id": pa.array([m.material_id], pa.int32()),
-            "material": [m.name], "swapped_material": [m.swapped().name],
-            "pieces": pa.array([m.pieces], pa.int16()), "letters": [m.letters],
-            "shape": [m.shape], "size": pa.array([m.size], pa.int64()),
-        })
-        loads = [("INSERT INTO cdc_tables SELECT * FROM {src}", meta),
-                 ("INSERT INTO cdc_values SELECT * FROM {src}", values)]
-        known = store.query("SELECT 1 FROM cdc_squares WHERE shape = ? LIMIT 1", [m.shape])
-        if not known:
-            sq = kernels._unrank_many(m.desc, idx)
-            text = kernels._patterns(sq).view("S36").ravel().astype(str)
-            squares = {"shape": pa.array([m.shape] * n), "idx": pa.array(idx.astype(np.int32)),
-                       "pattern": pa.array(text)}
-            for j in range(4):
-                squares[f"s{j}"] = (pa.array(sq[:, j].astype(np.int16)) if j < m.pieces
-                                    else pa.nulls(n, pa.int16()))
-            loads.append(("INSERT INTO cdc_squares SELECT * FROM {src}", pa.table(squares)))
-        return loads, 2 * n
-
-    def deletes(self, table: str) -> list[tuple[str, list]]:
-        mid = Material.parse(table).material_id
-        return [("DELETE FROM cdc_values WHERE material_id = ?", [mid]),
-                ("DELETE FROM cdc_tables WHERE material_id = ?", [mid])]
-
-    def load(self, table: str, store) -> CdcSolved:
-        m = Material.parse(table)
-        cols = store.con.execute(
-            "SELECT side, idx, result, distance, best_move, multiplicity FROM cdc_values "
-            "WHERE material_id = ?", [m.material_id]).fetchnumpy()
-        if len(cols["idx"]) == 0:
-            raise MissingTableError(f"CDC table {table!r} is not in {store.path!r}")
-        size = m.size
-        at = cols["side"].astype(np.int64) * size + cols["idx"].astype(np.int64)
-        result = np.full(2 * size, retrograde.INVALID, np.int8)
-        distance = np.zeros(2 * size, np.int16)
-        best = np.full(2 * size, -1, np.int16)
-        orbit = np.zeros(size, np.int8)
-        result[at] = cols["result"]
-        distance[at] = cols["distance"]
-        best[at] = cols["best_move"]
-        orbit[cols["idx"]] = cols["multiplicity"]
-        return CdcSolved(m, result, distance, best, orbit)
-
-    # ------------------------------------------------------------------ probing
+    # ------------------------------------------------------------------ positions
 
     def parse(self, text: str) -> Position:
         return Position.parse(text)
 
-    def prober(self, store) -> CdcProber:
-        return CdcProber(self, store)
+    def recognises(self, text: str) -> bool:
+        return isinstance(text, str) and text.count("/") == 3 and text[-2:] in (" r", " b")
 
-
-class CdcProber:
-    """Answers lookups from one store; tables are read into memory on first use."""
-
-    def __init__(self, game: CdcGame, store):
-        self.game = game
-        self.store = store
-        self.tables: dict[str, CdcSolved] = {}
-        self._sq = np.empty(16, np.int64)
-        self._tmp = np.empty(16, np.int64)
-        self._materials: dict[tuple, tuple] = {}
-
-    def table(self, material: Material) -> CdcSolved:
-        name = material.name
-        solved = self.tables.get(name)
-        if solved is None:
-            self.store.require_done("cdc", name, f"CDC table {name!r}",
-                                    f"tbdb build cdc --material {name}")
-            solved = self.tables[name] = self.game.load(name, self.store)
-        return solved
+    def coerce(self, position) -> Position:
+        if isinstance(position, Position):
+            return position
+        return Position.parse(position)
 
     def _entry(self, board) -> tuple:
-        """(canonical material, colour swap, solved table) of a board's material, cached."""
-        key = tuple(sorted(c for c in board if c >= 0))
+        """(canonical material, colour swap, desc, size) of a board's material, cached."""
+        key = 0
+        for c in board:
+            if c >= 0:
+                key += 6 ** c
         entry = self._materials.get(key)
         if entry is None:
-            material = Position(tuple(board), 0).material
+            position = Position(tuple(board), 0)
+            material = position.material
+            if material.pieces > MAX_PIECES:
+                raise MissingTableError(
+                    f"position {position.text[:-2]!r} has {material.pieces} pieces; tbdb builds "
+                    f"CDC tables of 2 to {MAX_PIECES} pieces")
             cm, swap = material.canonical()
-            entry = self._materials[key] = (cm, int(swap), cm.desc, cm.size, self.table(cm))
+            entry = self._materials[key] = (cm.name, int(swap), cm.desc, cm.size)
         return entry
 
-    def value(self, position: Position) -> tuple[int, int, int]:
-        """(result, distance, best move code in the position's orientation)."""
+    def locate(self, position: Position) -> Location | GameOver:
         board = position.board
-        red = any(0 <= c < 7 for c in board)
-        black = any(c >= 7 for c in board)
-        if not red or not black:
-            # one side has nothing left: the game is over, lost for a mover without pieces
-            lost = not (red if position.side == 0 else black)
-            return (-1 if lost else 1), 0, -1
-        cm, swap, desc, size, solved = self._entry(board)
-        kernels._slots_of_board(np.array(board, np.int8), desc, swap, self._sq)
-        idx, sym = kernels._canonical(self._sq, desc, self._tmp)
-        i = (position.side ^ swap) * size + idx
-        best = int(solved.best[i])
-        if best >= 0 and sym:
-            # the stored move is on the canonical board; symmetries are their own inverses
+        red = black = False
+        for c in board:
+            if c >= 0:
+                if c < 7:
+                    red = True
+                else:
+                    black = True
+        mover_has = red if position.side == 0 else black
+        other_has = black if position.side == 0 else red
+        if not other_has:
+            raise InvalidPositionError(
+                f"CDC position {position.text!r} cannot arise: "
+                + ("the board is empty" if not mover_has else
+                   f"{('black', 'red')[position.side]} has no piece but has just moved"))
+        if not mover_has:
+            return GameOver(LOSS)  # the side to move has nothing left: it has lost
+        name, swap, desc, size = self._entry(board)
+        slot, sym = kernels._locate_one(np.array(board, np.int8), position.side, desc, swap,
+                                        size)
+        return Location(name, int(slot), int(sym))
+
+    def move_text(self, position: Position, code: int, sym: int) -> str:
+        if sym:
             image = _SYM[sym]
-            best = (best & _CAPTURE) | image[(best & 1023) >> 5] << 5 | image[best & 31]
-        return int(solved.result[i]), int(solved.distance[i]), best
+            code = (code & _CAPTURE) | image[(code & 1023) >> 5] << 5 | image[code & 31]
+        return _MOVE_TEXT[code]
 
-    def lookup(self, text: str | Position, **other) -> LookupResult:
-        reject_options("cdc lookup", other)
-        if isinstance(text, Position):
-            position, text = text, text.text
-        else:
-            position = Position.parse(text)  # accepts only the canonical spelling of a text
-        result, distance, best = self.value(position)
-        return LookupResult(
-            game="cdc", position=text, outcome=OUTCOMES[result], distance=distance,
-            best_move=_MOVE_TEXT[best] if best >= 0 else None,
-            moves_fn=lambda: self._moves(position))
-
-    def _moves(self, position: Position) -> list[MoveResult]:
+    def successors(self, position: Position) -> list[Successor]:
         out = []
         for move in position.legal_moves():
-            result, distance, _ = self.value(position.push(move))
-            out.append(MoveResult(str(move), outcome_name(-result), distance + 1))
-        return sorted(out, key=MoveResult.sort_key)
+            board = list(position.board)
+            board[move.to_sq] = board[move.from_sq]
+            board[move.from_sq] = -1
+            out.append(Successor(str(move), Position(tuple(board), 1 - position.side)))
+        return out
 
-    def lookup_arrays(self, boards: np.ndarray, sides: np.ndarray):
-        """Batch probe: boards int8[n, 32] of piece codes (a1 first, -1 empty), sides int8[n]
-        (0 red, 1 black to move) -> (result int8[n], distance int16[n], best move code
-        int16[n], in each board's own orientation)."""
-        boards = np.ascontiguousarray(boards, np.int8)
-        sides = np.ascontiguousarray(sides, np.int8)
-        if boards.ndim != 2 or boards.shape[1] != 32 or sides.shape != (len(boards),):
-            raise ValueError(f"expected boards of shape (n, 32) and sides of shape (n,), got "
-                             f"{boards.shape} and {sides.shape}")
+    def images(self, position: Position) -> list[Position]:
+        """The four board symmetries, each also with colours and side to move swapped."""
+        out = []
+        for s in range(4):
+            board = [-1] * 32
+            for sq, code in enumerate(position.board):
+                board[_SYM[s][sq]] = code
+            out.append(Position(tuple(board), position.side))
+            out.append(Position(tuple(c if c < 0 else (c + 7) % 14 for c in board),
+                                1 - position.side))
+        return out
+
+    # ------------------------------------------------------------------ batch
+
+    def encode_batch(self, positions: list[Position]) -> tuple:
+        return (np.array([p.board for p in positions], np.int8).reshape(-1, 32),
+                np.array([p.side for p in positions], np.int8))
+
+    def batch_locate(self, boards, sides) -> BatchLocation:
+        """boards int8[n, 32] (a1 = 0 .. h4 = 31; piece code colour * 7 + type, -1 empty) and
+        sides int8[n] (0 red, 1 black to move)."""
+        boards, sides = _check_batch(boards, sides)
         n = len(boards)
-        res = np.empty(n, np.int8)
-        dist = np.zeros(n, np.int16)
-        best = np.full(n, -1, np.int16)
+        which = np.full(n, -1, np.int32)
+        slots = np.zeros(n, np.int64)
+        sym = np.zeros(n, np.int8)
+        over = np.zeros(n, np.int8)
         keys = kernels._material_keys(boards)
+        tables: list[str] = []
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
-        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
         for start, end in zip(starts, np.r_[starts[1:], n]):
             rows = order[start:end]
             key = sorted_keys[start]
-            if key < 0:  # a side has no piece: the game is over
-                red_missing = key == -1
-                res[rows] = np.where(sides[rows] == (0 if red_missing else 1), -1, 1)
+            if key < 0:  # a side has no piece: lost for the mover without pieces
+                missing = 0 if key == -1 else 1
+                bad = rows[sides[rows] != missing]
+                if len(bad):
+                    raise ValueError(f"row {int(bad.min())}: the side that has just moved has no "
+                                     f"piece (or the board is empty): no game reaches it")
+                over[rows] = LOSS
                 continue
-            cm, swap, desc, size, solved = self._entry(boards[rows[0]].tolist())
-            sub_res = np.empty(len(rows), np.int8)
-            sub_dist = np.empty(len(rows), np.int16)
-            sub_best = np.empty(len(rows), np.int16)
-            kernels._probe_many(boards[rows], sides[rows], desc, swap, size, solved.result,
-                                solved.distance, solved.best, sub_res, sub_dist, sub_best)
-            res[rows], dist[rows], best[rows] = sub_res, sub_dist, sub_best
-        return res, dist, best
+            name, swap, desc, size = self._entry(boards[rows[0]].tolist())
+            which[rows] = len(tables)
+            tables.append(name)
+            sub_slot = np.empty(len(rows), np.int64)
+            sub_sym = np.empty(len(rows), np.int8)
+            kernels._locate_many(boards[rows], sides[rows], desc, swap, size, sub_slot, sub_sym)
+            slots[rows], sym[rows] = sub_slot, sub_sym
+        return BatchLocation(tables, which, slots, sym, over)
+
+    def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
+        out = np.empty(len(codes), np.int32)
+        kernels._map_moves(codes.astype(np.int32), sym, out)
+        return out
+
+
+def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
+    """The batch arrays as int8, or ``ValueError`` naming the first bad row."""
+    boards = np.asarray(boards)
+    sides = np.asarray(sides)
+    if boards.ndim != 2 or boards.shape[1] != 32 or sides.shape != (len(boards),):
+        raise ValueError(f"expected boards of shape (n, 32) and sides of shape (n,), got "
+                         f"{boards.shape} and {sides.shape}")
+    for name, arr in (("boards", boards), ("sides", sides)):
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"{name} must be an integer array, not {arr.dtype}")
+    bad = np.flatnonzero(((boards < -1) | (boards > 13)).any(axis=1))
+    if len(bad):
+        raise ValueError(f"row {int(bad[0])}: piece codes are -1 (empty) or 0..13, got "
+                         f"{boards[bad[0]].tolist()}")
+    bad = np.flatnonzero((sides != 0) & (sides != 1))
+    if len(bad):
+        raise ValueError(f"row {int(bad[0])}: a side is 0 (red) or 1 (black), got "
+                         f"{sides[bad[0]].item()!r}")
+    boards = boards.astype(np.int8)
+    counts = np.stack([(boards == c).sum(axis=1) for c in range(14)], axis=1)
+    limit = np.array(MAX_PER_SIDE * 2)
+    bad = np.flatnonzero((counts > limit).any(axis=1) | (counts.sum(axis=1) > MAX_PIECES))
+    if len(bad):
+        raise ValueError(f"row {int(bad[0])}: more pieces of a kind than a side has, or more "
+                         f"than {MAX_PIECES} pieces: {boards[bad[0]].tolist()}")
+    return np.ascontiguousarray(boards), np.ascontiguousarray(sides.astype(np.int8))
+

@@ -16,14 +16,13 @@ from tbdb.errors import InvalidMoveError, InvalidPositionError
 
 HOUSES = 12
 TOTAL_SEEDS = 48  # a game of Oware has 48 seeds; no position holds more
-_TEXT = re.compile(r"\d+( \d+){11}")
+_TEXT = re.compile(r"[0-9]{1,2}( [0-9]{1,2}){11}")  # ASCII digits; no house holds 100
 
 
 @dataclass(frozen=True)
 class OwarePosition:
     """Seeds per house, from the mover's point of view (houses 0-5 the mover's)."""
     houses: tuple[int, ...]
-    game = "oware"
 
     @classmethod
     def parse(cls, text: str) -> OwarePosition:

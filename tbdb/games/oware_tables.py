@@ -1,7 +1,9 @@
-"""Oware endgame books for the generic engine: one table per seed count (``seeds-12``).
+"""Oware endgame books as a plug-in of the generic engine: one table per seed count
+(``seeds-12``), stored as score runs by plies left.
 
-A book stores, per position, runs of plies-left ``t`` over which (score, best move) is constant;
-the last run of a position reaches 200.  Book n reads books 0..n-2 (captures take >= 2 seeds).
+A book stores, per position, runs of plies-left ``t`` over which (score, best move) is
+constant; the last run of a position reaches 200.  Book n reads books 0..n-2 (a capture takes at
+least two seeds); its own solver (``solvers.oware``) replays their runs as value changes.
 """
 from __future__ import annotations
 
@@ -9,13 +11,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
+    Successor, TableData
+from tbdb.games.oware import HOUSES, TOTAL_SEEDS, OwarePosition
+from tbdb.options import Option
 from tbdb.solvers import oware as kernels
-from tbdb.errors import InvalidOptionError, MissingTableError, reject_options
-from tbdb.games.oware import HOUSES, OwarePosition
-from tbdb.results import LookupResult, MoveResult
 
 MAX_T = kernels.MAX_T
 DEFAULT_MAX_SEEDS = 12
+BATCH = 1 << 20
 
 
 def table_name(seeds: int) -> str:
@@ -26,67 +30,86 @@ def seeds_of(table: str) -> int:
     return int(table.split("-")[1])
 
 
-def _outcome(score: int) -> str:
-    return "win" if score > 0 else "loss" if score < 0 else "draw"
-
-
-BATCH_POSITIONS = 1 << 20
-_RUNS_SCHEMA = pa.schema([("seeds", pa.int16()), ("idx", pa.int32()),
-                          ("turns_left_from", pa.int16()), ("turns_left_to", pa.int16()),
-                          ("score", pa.int8()), ("best_move", pa.int8())])
-_POSITIONS_SCHEMA = pa.schema([("seeds", pa.int16()), ("idx", pa.int32()),
-                               ("position", pa.string())])
-
-
-def _run_batches(book: kernels.Book):
-    """oware_runs rows, a batch per BATCH_POSITIONS positions; a position's last run ends at 200."""
-    off = book.run_offsets
-    for lo in range(0, book.size, BATCH_POSITIONS):
-        hi = min(book.size, lo + BATCH_POSITIONS)
-        a, b = off[lo], off[hi]
-        idx = np.repeat(np.arange(lo, hi, dtype=np.int32), np.diff(off[lo:hi + 1]))
-        to = np.empty(b - a, np.int16)
-        to[:-1] = book.run_from[a + 1:b] - 1
-        to[off[lo + 1:hi + 1] - 1 - a] = MAX_T
-        yield pa.record_batch([
-            pa.array(np.full(b - a, book.n, np.int16)), pa.array(idx),
-            pa.array(book.run_from[a:b]), pa.array(to), pa.array(book.run_score[a:b]),
-            pa.array(book.run_move[a:b])], schema=_RUNS_SCHEMA)
-
-
-def _position_batches(book: kernels.Book):
-    """oware_positions rows: the text of every position of the book, in index order."""
-    for lo in range(0, book.size, BATCH_POSITIONS):
-        hi = min(book.size, lo + BATCH_POSITIONS)
-        houses = kernels._unrank_many(book.n, np.arange(lo, hi, dtype=np.int64))
-        text = pc.binary_join_element_wise(
-            *[pc.cast(pa.array(houses[:, h]), pa.string()) for h in range(HOUSES)], " ")
-        yield pa.record_batch([pa.array(np.full(hi - lo, book.n, np.int16)),
-                               pa.array(np.arange(lo, hi, dtype=np.int32)), text],
-                              schema=_POSITIONS_SCHEMA)
-
-
-class OwareGame:
+class OwareGame(Game):
     name = "oware"
+    title = "Oware (Abapa) endgame books under the 200-ply limit"
+    rules = "docs/rules/oware.md"
+    sample = "0 0 0 0 0 1 0 0 0 0 0 0"
+    value_kind = "score"
+    storage = "runs"
+    plies_option = "turns_left"
+    views = "oware.sql"
+    modes = ()  # its own solver, no retrograde mode to choose
+    position_type = OwarePosition
+    example_build = {"max_seeds": 5}
+    build_options = (
+        Option("max_seeds", f"the books for 0..N seeds on the board (default "
+                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 5 GB)",
+               min=1, max=kernels.MAX_SOLVE_N, metavar="N"),
+    )
+    lookup_options = (
+        Option("turns_left", f"plies left before the {MAX_T}-ply limit", min=1, max=MAX_T,
+               default=MAX_T, metavar="T"),
+    )
 
-    # ------------------------------------------------------------------ planning
+    # ------------------------------------------------------------------ tables
 
-    def plan(self, max_seeds: int | None = None, **other) -> list[str]:
+    def plan(self, max_seeds: int | None = None) -> list[str]:
         """Books 0..max_seeds (book 0, the empty board, is the trivial base of the others)."""
-        reject_options("oware build", other)
         max_seeds = DEFAULT_MAX_SEEDS if max_seeds is None else max_seeds
-        if not isinstance(max_seeds, int) or not 1 <= max_seeds <= kernels.MAX_SOLVE_N:
-            raise InvalidOptionError(f"max_seeds must be an integer from 1 to "
-                                     f"{kernels.MAX_SOLVE_N}, not {max_seeds!r}")
         return [table_name(n) for n in range(max_seeds + 1)]
 
     def dependencies(self, table: str) -> list[str]:
         return [table_name(m) for m in range(seeds_of(table) - 1)]
 
-    # ------------------------------------------------------------------ solving
+    def check_table(self, table: str) -> str:
+        from tbdb.errors import InvalidOptionError
+        try:
+            n = seeds_of(table)
+        except (IndexError, ValueError):
+            n = -1
+        if table != table_name(n) or not 0 <= n <= kernels.MAX_SOLVE_N:
+            raise InvalidOptionError(f"no Oware table {table!r}: tables are seeds-00 .. "
+                                     f"seeds-{kernels.MAX_SOLVE_N}")
+        return table
 
-    def solve(self, table: str, deps: dict) -> kernels.Book:
-        return kernels.solve_book(seeds_of(table), list(deps.values()))
+    def build_command(self, table: str) -> str:
+        return f"tbdb build oware --max-seeds {max(seeds_of(table), 1)}"
+
+    def solve(self, table: str, deps: dict, mode: str = "auto", progress=None) -> TableData:
+        return self.describe(table, kernels.solve_book(seeds_of(table), list(deps.values())))
+
+    def from_stored(self, table: str, row: dict | None, values) -> kernels.Book:
+        if isinstance(values, kernels.Book):
+            return values
+        params = row["params"]
+        return kernels.Book(seeds_of(table), int(params["stable_from"]),
+                            int(params["moves_stable_from"]), values.offsets, values.start,
+                            values.score.astype(np.int8), values.move.astype(np.int8))
+
+    def describe(self, table: str, book: kernels.Book) -> TableData:
+        n = book.n
+        last = book.run_offsets[1:] - 1  # each position's last run: the value with 200 left
+        score = book.run_score[last]
+        stats = [StatRow(f"{n} seeds", n, "mover", book.size, int((score > 0).sum()),
+                         int((score == 0).sum()), int((score < 0).sum()))]
+
+        def texts():
+            for lo in range(0, book.size, BATCH):
+                hi = min(book.size, lo + BATCH)
+                houses = kernels._unrank_many(n, np.arange(lo, hi, dtype=np.int64))
+                text = pc.binary_join_element_wise(
+                    *[pc.cast(pa.array(houses[:, h]), pa.string()) for h in range(HOUSES)], " ")
+                yield np.arange(lo, hi, dtype=np.int64), text
+
+        return TableData(
+            storage="runs",
+            values=RunValues(book.run_offsets, book.run_from, book.run_score, book.run_move,
+                             MAX_T),
+            params={"seeds": n, "stable_from": book.stable_from,
+                    "moves_stable_from": book.moves_stable_from, "horizon": MAX_T},
+            stats=stats, slots=book.size, raw_positions=book.size,
+            positions_answered=book.size, mode="runs", layout=f"oware:{table}", texts=texts)
 
     def verify(self, table: str, book: kernels.Book, deps: dict) -> tuple[list[str], int]:
         """Re-derive V(s, t) and the best move of every position from one ply of moves and the
@@ -119,143 +142,67 @@ class OwareGame:
                     for i in np.flatnonzero(bad)[:20]]
         return examples, int(bad.sum())
 
-    # ------------------------------------------------------------------ storage
+    def slot_text(self, table: str, idx) -> str:
+        return OwarePosition.from_index(seeds_of(table), int(idx)).text
 
-    def rows(self, book: kernels.Book, store) -> tuple[list[tuple[str, object]], int]:
-        """Runs and position texts as streams of Arrow batches (a million positions each): the
-        16-seed book has ~220M runs, too many to materialise as whole columns next to it."""
-        n = book.n
-        convergence = pa.table({
-            "seeds": pa.array([n], pa.int16()),
-            "stable_from": pa.array([book.stable_from], pa.int16()),
-            "moves_stable_from": pa.array([book.moves_stable_from], pa.int16()),
-            "positions": pa.array([book.size], pa.int64()),
-            "runs": pa.array([book.num_runs], pa.int64()),
-        })
-        runs = pa.RecordBatchReader.from_batches(_RUNS_SCHEMA, _run_batches(book))
-        positions = pa.RecordBatchReader.from_batches(_POSITIONS_SCHEMA, _position_batches(book))
-        loads = [("INSERT INTO oware_runs SELECT * FROM {src}", runs),
-                 ("INSERT INTO oware_positions SELECT * FROM {src}", positions),
-                 ("INSERT INTO oware_convergence SELECT * FROM {src}", convergence)]
-        return loads, book.num_runs
-
-    def deletes(self, table: str) -> list[tuple[str, list]]:
-        n = seeds_of(table)
-        return [(f"DELETE FROM {t} WHERE seeds = ?", [n])
-                for t in ("oware_runs", "oware_positions", "oware_convergence")]
-
-    def load(self, table: str, store) -> kernels.Book:
-        n = seeds_of(table)
-        conv = store.query("SELECT stable_from, moves_stable_from, positions FROM "
-                           "oware_convergence WHERE seeds = ?", [n])
-        if not conv:
-            raise MissingTableError(f"Oware book {table!r} is not in {store.path!r}")
-        stable_from, moves_stable_from, N = conv[0]
-        cols = store.con.execute(
-            "SELECT idx, turns_left_from, score, best_move FROM oware_runs WHERE seeds = ? "
-            "ORDER BY idx, turns_left_from", [n]).fetchnumpy()
-        offsets = np.zeros(N + 1, np.int64)
-        np.cumsum(np.bincount(cols["idx"], minlength=N), out=offsets[1:])
-        return kernels.Book(n, int(stable_from), int(moves_stable_from), offsets,
-                            cols["turns_left_from"].astype(np.int16),
-                            cols["score"].astype(np.int8), cols["best_move"].astype(np.int8))
-
-    # ------------------------------------------------------------------ probing
+    # ------------------------------------------------------------------ positions
 
     def parse(self, text: str) -> OwarePosition:
         return OwarePosition.parse(text)
 
-    def prober(self, store) -> OwareProber:
-        return OwareProber(self, store)
+    def recognises(self, text: str) -> bool:
+        return isinstance(text, str) and text.count(" ") == HOUSES - 1 and "/" not in text
 
-
-class OwareProber:
-    """Answers lookups from one store.  Books of up to ``LOAD_RUNS`` runs are read into memory on
-    first use; larger ones (14+ seeds: hundreds of millions of runs) are probed position by
-    position in DuckDB, whose zone maps on the insertion-ordered ``idx`` make that a few
-    milliseconds; ``load(seeds)`` reads a large book into memory anyway."""
-    LOAD_RUNS = 5_000_000
-
-    def __init__(self, game: OwareGame, store):
-        self.game = game
-        self.store = store
-        self.books: dict[int, kernels.Book | None] = {}  # None: probe in the database
-
-    def book(self, seeds: int) -> kernels.Book | None:
-        if seeds not in self.books:
-            name = table_name(seeds)
-            self.store.require_done("oware", name, f"the Oware book for {seeds} seeds",
-                                    f"tbdb build oware --max-seeds {seeds}")
-            (runs,), = self.store.query("SELECT runs FROM oware_convergence WHERE seeds = ?",
-                                        [seeds])
-            self.books[seeds] = self.game.load(name, self.store) if runs <= self.LOAD_RUNS else None
-        return self.books[seeds]
-
-    def load(self, seeds: int) -> kernels.Book:
-        self.book(seeds)  # checks the book is built
-        if self.books[seeds] is None:
-            self.books[seeds] = self.game.load(table_name(seeds), self.store)
-        return self.books[seeds]
-
-    def value(self, position: OwarePosition, turns_left: int) -> tuple[int, int]:
-        """(score, best house or -1) with ``turns_left`` plies left (0: nothing left to gain)."""
+    def locate(self, position: OwarePosition, turns_left: int = MAX_T) -> Location | GameOver:
         if turns_left == 0:
-            return 0, -1
-        book = self.book(position.seeds)
-        if book is None:
-            (score, move), = self.store.query(
-                "SELECT score, best_move FROM oware_runs WHERE seeds = ? AND idx = ? AND "
-                "? BETWEEN turns_left_from AND turns_left_to",
-                [position.seeds, position.index, turns_left])
-            return int(score), int(move)
-        score, move = kernels._lookup(book.run_offsets, book.run_from, book.run_score,
-                                      book.run_move, position.index, turns_left)
-        return int(score), int(move)
+            return GameOver(0, score=0)  # nothing left to gain
+        return Location(table_name(position.seeds), position.index, plies=turns_left)
 
-    def lookup(self, text, turns_left: int = MAX_T, **other) -> LookupResult:
-        reject_options("oware lookup", other)
-        if isinstance(turns_left, bool) or not isinstance(turns_left, (int, np.integer)) \
-                or not 1 <= turns_left <= MAX_T:
-            raise InvalidOptionError(f"turns_left must be an integer from 1 to {MAX_T}, "
-                                     f"not {turns_left!r}")
-        position = text if isinstance(text, OwarePosition) else OwarePosition.parse(text)
-        score, move = self.value(position, int(turns_left))
-        return LookupResult(
-            game="oware", position=position.text, outcome=_outcome(score), distance=None,
-            best_move=str(move) if move >= 0 else None, score=score, turns_left=int(turns_left),
-            moves_fn=lambda: self._moves(position, int(turns_left)))
+    def move_text(self, position, code: int, sym: int) -> str:
+        return str(code)
 
-    def _moves(self, position: OwarePosition, turns_left: int) -> list[MoveResult]:
+    def successors(self, position: OwarePosition, turns_left: int = MAX_T) -> list[Successor]:
         out = []
         for house in range(6):
             after = position.play(house)
-            if after is None:
-                continue
-            child, captured = after
-            score = captured - self.value(child, turns_left - 1)[0]
-            out.append(MoveResult(str(house), outcome=_outcome(score), score=score))
-        return sorted(out, key=MoveResult.sort_key)
+            if after is not None:
+                child, captured = after
+                out.append(Successor(str(house), child, captured,
+                                     {"turns_left": turns_left - 1}))
+        return out
 
-    def lookup_arrays(self, houses: np.ndarray, turns_left=MAX_T):
-        """Batch probe: houses int8[n, 12] (mover's view), plies left (a number or int[n], each
-        1..200) -> (score int8[n], best house int8[n], -1 where there is no legal move).
-        Every book needed is read into memory."""
+    def start(self) -> OwarePosition:
+        return OwarePosition((4,) * HOUSES)
+
+    # ------------------------------------------------------------------ batch
+
+    def encode_batch(self, positions: list[OwarePosition]) -> tuple:
+        return (np.array([p.houses for p in positions], np.int8).reshape(-1, HOUSES),)
+
+    def batch_locate(self, houses, turns_left=MAX_T) -> BatchLocation:
+        """houses int[n, 12] (mover's view), plies left (a number or int[n], each 1..200)."""
+        houses = np.asarray(houses)
+        if houses.ndim != 2 or houses.shape[1] != HOUSES:
+            raise ValueError(f"expected houses of shape (n, 12), got {houses.shape}")
+        if not np.issubdtype(houses.dtype, np.integer):
+            raise ValueError(f"houses must be an integer array, not {houses.dtype}")
+        seeds = houses.astype(np.int64).sum(axis=1)
+        bad = np.flatnonzero((houses < 0).any(axis=1) | (seeds > TOTAL_SEEDS))
+        if len(bad):
+            raise ValueError(f"row {int(bad[0])}: houses hold 0 or more seeds, "
+                             f"{TOTAL_SEEDS} in all at most; got {houses[bad[0]].tolist()}")
+        t = np.asarray(turns_left)
+        if not np.issubdtype(t.dtype, np.integer):
+            raise ValueError(f"turns_left must be integers, not {t.dtype}")
+        t = np.broadcast_to(t, (len(houses),))
+        bad = np.flatnonzero((t < 1) | (t > MAX_T))
+        if len(bad):
+            raise ValueError(f"row {int(bad[0])}: turns_left must be from 1 to {MAX_T}, got "
+                             f"{t[bad[0]].item()!r}")
         houses = np.ascontiguousarray(houses, np.int8)
-        if houses.ndim != 2 or houses.shape[1] != HOUSES or (houses < 0).any():
-            raise ValueError(f"expected houses of shape (n, 12), non-negative; got shape "
-                             f"{houses.shape}")
-        n = len(houses)
-        t = np.broadcast_to(np.asarray(turns_left, np.int16), (n,)).copy()
-        if ((t < 1) | (t > MAX_T)).any():
-            raise InvalidOptionError(f"turns_left must be from 1 to {MAX_T}")
-        seeds = houses.astype(np.int16).sum(axis=1)
         idx = kernels._rank_many(houses)
-        score = np.empty(n, np.int8)
-        move = np.empty(n, np.int8)
-        for s in np.unique(seeds):
-            rows = np.flatnonzero(seeds == s)
-            book = self.load(int(s))
-            score[rows], move[rows] = kernels._lookup_rows(
-                book.run_offsets, book.run_from, book.run_score, book.run_move, idx[rows],
-                t[rows])
-        return score, move
+        present = np.unique(seeds)
+        which = np.searchsorted(present, seeds).astype(np.int32)
+        return BatchLocation([table_name(int(s)) for s in present], which, idx,
+                             np.zeros(len(houses), np.int8), np.zeros(len(houses), np.int8),
+                             t.astype(np.int16))

@@ -1,0 +1,284 @@
+"""What a game is to the engine: the ``Game`` base class and the small types it exchanges.
+
+A game brings kernels (``solvers/<game>.py``) and a position type; to the build driver, the
+store, the prober and the command line it is a ``Game`` subclass registered in
+``tbdb.games``.  The core never names a game: everything game-specific goes through here.
+
+Tables
+    ``plan(**build options)``       table names to build, each after the tables it needs
+    ``dependencies(table)``         tables whose values ``space``/``solve`` read
+    ``space(table, deps)``          an ``IndexSpace`` or ``LevelSpace`` (docs/kernel-contract.md)
+                                    over which the generic retrograde solves the table
+    ``describe(table, values)``     a ``TableData``: what is stored besides the values (params,
+                                    statistics as a player counts positions, texts)
+    ``solve(...)``                  only for games the generic retrograde does not solve (Oware)
+Positions
+    ``parse(text)``, ``recognises(text)``, ``text(position)``, ``play(position, move)``
+    ``locate(position, **lookup options)``   a ``Location`` (table, key, symmetry) or ``GameOver``
+    ``move_text(position, code, sym)``       a stored move code (on the canonical position that
+                                             ``sym`` led to) as the move of ``position``
+    ``successors(position, **options)``      every legal move in the game's move order
+Batch (engines)
+    ``batch_locate(*arrays)`` and ``batch_moves(codes, sym)``: the vectorised ``locate`` and
+    ``move_text``; the core groups rows by table and gathers values.
+Perft
+    ``perft(position, depth, **perft options)`` and ``divide``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from tbdb.options import Option
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a position's value is stored: a table, the key within it (a slot of an index
+    table, ``(key0, key1, constraint)`` of a key table) and the symmetry that maps the position
+    to the stored (canonical) one.  ``plies``: for score tables, the plies left."""
+    table: str
+    key: Any
+    sym: int = 0
+    plies: int | None = None
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The position needs no table: the game is over (``result`` for the side to move, WIN/DRAW/
+    LOSS at distance 0; ``score`` for score games)."""
+    result: int
+    score: int | None = None
+
+
+@dataclass(frozen=True)
+class Successor:
+    """A legal move, the position after it, what the move itself gains (score games) and the
+    lookup options of the position after it (score games: one ply less left)."""
+    move: str
+    position: Any
+    gain: int = 0
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StatRow:
+    """One row of ``draw_analysis``: positions of a table under one label (a material as a
+    player names it) and side to move, counted as a player counts them."""
+    label: str
+    pieces: int
+    side_to_move: str
+    positions: int
+    wins: int
+    draws: int
+    losses: int
+    illegal: int = 0
+    longest_win: int | None = None
+    longest_loss: int | None = None
+
+
+@dataclass
+class TableData:
+    """A solved table as the store writes it.
+
+    ``values``: ``IndexValues`` (storage 'index'), a list of ``LevelValues`` (storage 'key'),
+    or the game's own run arrays (storage 'runs', see ``RunValues``).  ``texts``: a callable
+    yielding (idx int64[n], text list/array) batches for ``tb_texts`` under ``layout`` (written
+    once per layout)."""
+    storage: str
+    values: Any
+    params: dict
+    stats: list[StatRow]
+    slots: int
+    raw_positions: int
+    positions_answered: int
+    fixed_positions: int = 0
+    illegal: int = 0
+    mode: str = ""
+    layout: str | None = None
+    texts: Callable[[], Iterator[tuple[np.ndarray, Any]]] | None = None
+    constraints: np.ndarray | None = None  # key tables: per key row (aligned with values)
+
+
+@dataclass
+class RunValues:
+    """Score-by-plies-left values as runs: for position i, runs ``offsets[i]..offsets[i+1]-1``
+    with first plies ``start`` (the first is 1), ``score`` and ``move``; the last run of a
+    position lasts up to ``horizon``."""
+    offsets: np.ndarray  # int64[n + 1]
+    start: np.ndarray  # int16[R]
+    score: np.ndarray  # int8/int16[R]
+    move: np.ndarray  # int8/int32[R]
+    horizon: int
+
+
+@dataclass(frozen=True)
+class BatchLocation:
+    """``batch_locate`` for n rows: ``tables`` named once; ``which`` int32[n] indexes it (-1:
+    the game is over, value in ``over``); ``keys`` int64[n] slots (or int64[n, 3] keys with
+    constraint); ``sym`` int8[n]; ``plies`` int16[n] or None."""
+    tables: list[str]
+    which: np.ndarray
+    keys: np.ndarray
+    sym: np.ndarray
+    over: np.ndarray
+    plies: np.ndarray | None = None
+
+
+class Game:
+    """Base class of every game; subclasses set the attributes and override the methods."""
+    name: str = ""
+    title: str = ""
+    rules: str = ""  # docs/rules/<game>.md
+    sample: str = ""  # a position text that parses
+    value_kind: str = "wdl"  # 'wdl' (win/draw/loss + distance) or 'score' (net score by plies)
+    plies_option: str | None = None  # score games: the lookup option holding the plies left
+    storage: str = "index"  # 'index', 'key' or 'runs'
+    views: str | None = None  # file in sql/games with the game's readable views
+    build_options: tuple[Option, ...] = ()
+    lookup_options: tuple[Option, ...] = ()
+    perft_options: tuple[Option, ...] = ()
+    modes: tuple[str, ...] = ("edges", "edge-free")  # retrograde modes it supports
+    position_type: type | None = None  # its position objects (tb.lookup accepts them)
+    example_build: dict = {}  # options of a small build (conformance tests, docs)
+
+    # ------------------------------------------------------------------ tables
+    def plan(self, **options) -> list[str]:
+        raise NotImplementedError
+
+    def dependencies(self, table: str) -> list[str]:
+        return []
+
+    def check_table(self, table: str) -> str:
+        """``table`` if it names a table of this game, else ``InvalidOptionError``."""
+        raise NotImplementedError
+
+    def build_command(self, table: str) -> str:
+        """The ``tbdb build`` command (without --db) that builds ``table``."""
+        raise NotImplementedError
+
+    def space(self, table: str, deps: dict[str, Any]):
+        raise NotImplementedError
+
+    def describe(self, table: str, values: Any) -> TableData:
+        raise NotImplementedError
+
+    def solve(self, table: str, deps: dict[str, Any], mode: str = "auto",
+              progress=None) -> TableData:
+        """Solve one table (default: the generic retrograde over ``space``)."""
+        from tbdb import retrograde
+        if self.storage == "key":
+            space = self.space(table, deps)
+            levels = retrograde.enumerate_levels(space, progress)
+            values = retrograde.solve_levels(space, levels, progress=progress)
+            return self.describe(table, [values[lv] for lv in sorted(values)])
+        values = retrograde.solve_index(self.space(table, deps), mode, progress)
+        return self.describe(table, values)
+
+    def from_stored(self, table: str, row: dict | None, values: Any) -> Any:
+        """A table's values as read from the store (or just solved) in the form ``space`` and
+        ``solve`` take them as dependencies (default: as they are)."""
+        return values
+
+    def key_columns(self, table: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Key tables: the constraint and the multiplicity of each key int64[n, 2]."""
+        raise NotImplementedError
+
+    def slot_text(self, table: str, key: Any) -> str:
+        """The position text of a stored key (verify's examples)."""
+        return f"key {key}"
+
+    def verify(self, table: str, values: Any, deps: dict[str, Any]) -> tuple[list[str], int]:
+        """(examples, count) of stored positions whose value, best move, kind or multiplicity
+        the rules and the stored children contradict (generic: the retrograde check)."""
+        from tbdb import retrograde
+        what = {1: "value", 2: "best move", 3: "kind or multiplicity"}
+        if self.storage == "index":
+            bad = retrograde.check_index(self.space(table, deps), values)
+            idx = np.flatnonzero(bad)
+            return ([f"{self.slot_text(table, int(i))} ({what[int(bad[i])]})" for i in idx[:10]],
+                    len(idx))
+        if self.storage == "key":
+            return retrograde.check_levels(self.space(table, deps), values,
+                                           lambda key: self.slot_text(table, key),
+                                           lambda keys: self.key_columns(table, keys))
+        raise NotImplementedError(f"{self.name} does not say how to verify its tables")
+
+    # ------------------------------------------------------------------ positions
+    def parse(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def recognises(self, text: str) -> bool:
+        """Whether ``text`` looks like this game's notation (for guessing the game)."""
+        try:
+            self.parse(text)
+        except ValueError:
+            return False
+        return True
+
+    def accepts(self, obj: Any) -> bool:
+        """Whether ``obj`` is a position object of this game."""
+        return self.position_type is not None and isinstance(obj, self.position_type)
+
+    def coerce(self, position: Any) -> Any:
+        """A position object of this game from text or from an object of this game."""
+        return self.parse(position) if isinstance(position, str) else position
+
+    def text(self, position: Any) -> str:
+        return position.text
+
+    def diagram(self, position: Any) -> str | None:
+        """A small board picture for the command line (None: the text says it all)."""
+        return None
+
+    def parse_for_perft(self, text: str, **options) -> Any:
+        """A position for perft (perft may use positions no table holds)."""
+        return self.parse(text)
+
+    def play(self, position: Any, move: str) -> Any:
+        return position.push(move)
+
+    def locate(self, position: Any, **options) -> Location | GameOver:
+        raise NotImplementedError
+
+    def move_text(self, position: Any, code: int, sym: int) -> str:
+        raise NotImplementedError
+
+    def successors(self, position: Any, **options) -> list[Successor]:
+        return [Successor(str(m), position.push(m)) for m in position.legal_moves()]
+
+    def images(self, position: Any) -> list[Any]:
+        """Every position answered by the same stored row as ``position`` (its images under
+        the game's symmetries), ``position`` first."""
+        return [position]
+
+    # ------------------------------------------------------------------ batch
+    def encode_batch(self, positions: list[Any]) -> tuple:
+        """The arrays ``batch_locate`` takes for these positions (the batch form's encoding)."""
+        raise NotImplementedError(f"{self.name} has no batch form")
+
+    def batch_locate(self, *arrays, **options) -> BatchLocation:
+        raise NotImplementedError(f"{self.name} has no batch form")
+
+    def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
+        return codes
+
+    # ------------------------------------------------------------------ perft
+    def start(self, **options) -> Any:
+        """The position ``start`` names (perft from the initial position)."""
+        raise NotImplementedError(f"{self.name} has no start position")
+
+    def perft(self, position: Any, depth: int, **options) -> int:
+        """Leaves of the move tree ``depth`` plies deep (generic, slow; games override)."""
+        if depth == 0:
+            return 1
+        moves = self.successors(position)
+        if depth == 1:
+            return len(moves)
+        return sum(self.perft(s.position, depth - 1, **options) for s in moves)
+
+    def divide(self, position: Any, depth: int, **options) -> list[tuple[str, int]]:
+        return [(s.move, self.perft(s.position, depth - 1, **options))
+                for s in self.successors(position)]

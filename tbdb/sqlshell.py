@@ -1,0 +1,195 @@
+"""``tbdb sql``: read-only SQL on a tbdb database, streamed.
+
+The file is opened read-only with external access, extension loading and configuration changes
+switched off (``tbdb.store.READ_CONFIG``), and only statements that read are run: nothing typed
+here can write the database or any other file, read files outside it, or load code.  Results
+stream in batches, so a result of any size takes constant memory: on a terminal the first rows
+are shown with the total count; ``--csv``, ``--json`` and ``--parquet FILE`` write every row.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import json
+import os
+import sys
+
+import duckdb
+
+from tbdb.errors import TbdbError
+
+BATCH = 10_000
+READING = {"SELECT", "EXPLAIN", "PRAGMA"}  # statement types tbdb sql runs
+
+
+class SqlError(TbdbError, ValueError):
+    """A statement tbdb sql refuses or DuckDB cannot run."""
+
+
+def statements(con: duckdb.DuckDBPyConnection, text: str) -> list:
+    """The statements of ``text`` (DuckDB's parser), each checked to be a read."""
+    if not text or not text.strip().strip(";").strip():
+        raise SqlError("empty query: give a SELECT statement (or no query for a prompt)")
+    try:
+        found = duckdb.extract_statements(text)
+    except duckdb.Error as exc:
+        raise SqlError(_first_line(str(exc))) from None
+    for st in found:
+        kind = st.type.name
+        if kind not in READING:
+            raise SqlError(f"tbdb sql is read-only and runs only queries; {_short(st.query)!r} is "
+                           f"a {kind} statement")
+        if kind == "PRAGMA" and not st.query.strip().lower().startswith(
+                ("pragma show", "pragma table_info", "pragma database_size", "pragma version")):
+            raise SqlError(f"tbdb sql runs only reading PRAGMAs (show_tables, table_info, "
+                           f"database_size, version), not {_short(st.query)!r}")
+    return found
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def _execute(con, query: str):
+    try:
+        return con.execute(query)
+    except duckdb.Error as exc:
+        raise SqlError(_first_line(str(exc))) from None
+
+
+def run(args) -> int:
+    import tbdb
+    from tbdb.store import default_db_path
+    path = args.db or default_db_path()
+    if args.parquet:
+        target = os.path.abspath(args.parquet)
+        if target == os.path.abspath(path) or (os.path.exists(target) and os.path.exists(path)
+                                               and os.path.samefile(target, path)):
+            raise SqlError(f"--parquet {args.parquet!r} is the database itself; name another "
+                           f"file")
+    with tbdb.open(path) as tb:
+        con = tb.store.con
+        con.execute("SET lock_configuration = true")  # no statement may undo READ_CONFIG
+        if args.query is None:
+            return _prompt(con, args)
+        found = statements(con, args.query)
+        for i, st in enumerate(found):
+            if i and not (args.csv or args.json or args.parquet):
+                print()
+            _run_one(con, st.query, args)
+    return 0
+
+
+def _run_one(con, query: str, args) -> None:
+    cur = _execute(con, query)
+    if cur.description is None:
+        return
+    columns = [d[0] for d in cur.description]
+    if args.parquet:
+        _write_parquet(cur, args.parquet)
+    elif args.csv:
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(columns)
+        for rows in _batches(cur):
+            w.writerows(rows)
+    elif args.json:
+        out = sys.stdout
+        for rows in _batches(cur):
+            out.write("".join(json.dumps(dict(zip(columns, r)), default=_json_value) + "\n"
+                              for r in rows))
+    else:
+        _print_table(cur, columns, None if args.all else max(args.limit, 0))
+
+
+def _batches(cur):
+    while True:
+        try:
+            rows = cur.fetchmany(BATCH)
+        except duckdb.Error as exc:
+            raise SqlError(_first_line(str(exc))) from None
+        if not rows:
+            return
+        yield rows
+
+
+def _json_value(v):
+    if isinstance(v, (dt.date, dt.datetime, dt.time)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    if isinstance(v, bytes):
+        return v.hex()
+    return str(v)
+
+
+def _write_parquet(cur, path: str) -> None:
+    """Every row to ``path`` through a temporary file (renamed when complete)."""
+    import pyarrow.parquet as pq
+    reader = cur.fetch_record_batch(BATCH * 10)
+    tmp = f"{path}.tbdb-partial"
+    try:
+        with pq.ParquetWriter(tmp, reader.schema) as writer:
+            for batch in reader:
+                writer.write_batch(batch)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _print_table(cur, columns: list[str], limit: int | None) -> None:
+    from tbdb.cli import _cell
+    shown: list[list[str]] = []
+    total = 0
+    for rows in _batches(cur):
+        for r in rows:
+            if limit is None or total < limit:
+                shown.append([_cell(v) for v in r])
+            total += 1
+        if limit is not None and total > limit and len(rows) < BATCH:
+            break
+    widths = [max([len(c)] + [len(r[i]) for r in shown]) for i, c in enumerate(columns)]
+    out = sys.stdout
+    out.write("  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip() + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for r in shown:
+        out.write("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() + "\n")
+    more = f", {len(shown):,} shown (--all or --csv for every row)" if len(shown) < total else ""
+    out.write(f"({total:,} row{'s' if total != 1 else ''}{more})\n")
+
+
+def _prompt(con, args) -> int:
+    """An interactive read-only prompt: statements end with ';', Ctrl-D leaves."""
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print("tbdb sql (read-only). End statements with ';'. Ctrl-D to leave. "
+              "Try: SELECT * FROM draw_analysis LIMIT 5;")
+    buffer = ""
+    while True:
+        try:
+            line = input("tbdb> " if not buffer else "  ... ") if interactive else \
+                sys.stdin.readline()
+        except EOFError:
+            line = None
+        if line is None or (not interactive and line == ""):
+            if buffer.strip():
+                _prompt_run(con, buffer, args)
+            return 0
+        buffer += line + "\n"
+        if buffer.strip().endswith(";"):
+            _prompt_run(con, buffer, args)
+            buffer = ""
+
+
+def _prompt_run(con, text: str, args) -> None:
+    try:
+        for st in statements(con, text):
+            _run_one(con, st.query, args)
+    except SqlError as exc:
+        print(f"error: {exc}", file=sys.stderr)

@@ -1,0 +1,171 @@
+"""The generic retrograde engine against a naive solver on random game graphs.
+
+A game graph here is explicit: each slot lists its moves in order, each move leading to a slot
+of the table or out of it (to an already solved value).  The naive solver below is the
+definition, computed round by round: a position is won in d if a move reaches a position lost
+in d - 1, lost in d if every move reaches a position won in at most d - 1 (one of them exactly),
+and drawn if neither ever happens.  Both retrograde modes and the verifier are checked against
+it, and the verifier must flag each kind of planted error, the draw rule included.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tbdb import retrograde
+from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
+
+
+class GraphSpace:
+    """An IndexSpace (docs/kernel-contract.md) over an explicit graph.
+
+    moves[p]: list of (move code, child slot or -1, ext result, ext distance)."""
+
+    def __init__(self, moves, kind):
+        self.moves = moves
+        self.kind = np.asarray(kind, np.int8)
+        self.size = len(moves)
+        self.max_children = max(1, max(len(m) for m in moves))
+        par = [[] for _ in moves]
+        for p, ms in enumerate(moves):
+            for _, c, _, _ in ms:
+                if c >= 0:
+                    par[c].append(p)
+        self.par = par
+        self.max_parents = max(1, max(len(x) for x in par))
+
+    def census(self, lo, hi):
+        kind = self.kind[lo:hi].copy()
+        return kind, np.where(kind == NONE, 0, 1).astype(np.int16)
+
+    def children(self, positions):
+        k, w = len(positions), self.max_children
+        count = np.zeros(k, np.int16)
+        child = np.full((k, w), -1, np.int64)
+        move = np.zeros((k, w), np.int32)
+        ext_r = np.zeros((k, w), np.int8)
+        ext_d = np.zeros((k, w), np.int16)
+        for r, p in enumerate(positions):
+            for e, (m, c, er, ed) in enumerate(self.moves[p]):
+                move[r, e], child[r, e], ext_r[r, e], ext_d[r, e] = m, c, er, ed
+            count[r] = len(self.moves[p])
+        return count, child, move, ext_r, ext_d
+
+    def parents(self, positions):
+        k = len(positions)
+        count = np.zeros(k, np.int32)
+        parent = np.full((k, self.max_parents), -1, np.int64)
+        for r, p in enumerate(positions):
+            count[r] = len(self.par[p])
+            parent[r, :count[r]] = self.par[p]
+        return count, parent
+
+
+def random_graph(seed, n=60):
+    rng = np.random.default_rng(seed)
+    kind = np.zeros(n, np.int8)
+    odd = rng.random(n)
+    kind[odd < 0.08] = ILLEGAL
+    kind[(odd >= 0.08) & (odd < 0.14)] = NONE
+    real = np.flatnonzero(kind == 0)
+    moves = [[] for _ in range(n)]
+    for p in real:
+        for m in range(int(rng.integers(0, 5))):
+            if rng.random() < 0.25:  # out of the table: a solved value, or the game ends
+                er = int(rng.choice([WIN, DRAW, LOSS]))
+                ed = 0 if er == DRAW else int(rng.integers(0, 6))
+                moves[p].append((m * 7 + 3, -1, er, ed))
+            else:  # repeats allowed: two moves may reach one position
+                c = int(rng.choice(real))
+                if c != p:
+                    moves[p].append((m * 7 + 3, c, 0, 0))
+    return GraphSpace(moves, kind)
+
+
+def naive_solve(space):
+    """(result, distance, best) by the definition, one distance at a time."""
+    n = space.size
+    result = np.where(space.kind == 0, 127, space.kind).astype(np.int64)  # 127: unknown
+    distance = np.zeros(n, np.int64)
+
+    def value(m):
+        _, c, er, ed = m
+        return (er, ed) if c < 0 else (result[c], distance[c])
+
+    horizon = 2 * n + 10
+    for d in range(horizon):
+        found = {}
+        for p in np.flatnonzero(result == 127):
+            vals = [value(m) for m in space.moves[p]]
+            if any(r == LOSS and dd == d - 1 for r, dd in vals) and \
+                    not any(r == LOSS and dd < d - 1 for r, dd in vals):
+                found[p] = WIN
+            elif all(r == WIN for r, _ in vals) and max([dd for _, dd in vals], default=-1) == d - 1:
+                found[p] = LOSS
+        for p, r in found.items():
+            result[p], distance[p] = r, d
+    result[result == 127] = DRAW
+    best = np.full(n, -1, np.int64)
+    for p in np.flatnonzero(space.kind == 0):
+        want = {WIN: (LOSS, distance[p] - 1), LOSS: (WIN, distance[p] - 1)}.get(result[p])
+        for m in space.moves[p]:
+            r, dd = value(m)
+            if (want is None and r == DRAW) or (want is not None and (r, dd) == want):
+                best[p] = m[0]
+                break
+    return result, distance, best
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("mode", ["edges", "edge-free"])
+def test_both_modes_match_the_definition(seed, mode):
+    space = random_graph(seed)
+    got = retrograde.solve_index(space, mode)
+    result, distance, best = naive_solve(space)
+    real = space.kind == 0
+    assert got.result.tolist() == result.tolist()
+    assert got.distance[real].tolist() == distance[real].tolist()
+    assert got.best[real].tolist() == best[real].tolist()
+    assert not retrograde.check_index(space, got).any()
+
+
+def test_the_random_graphs_have_every_kind_of_value():
+    seen = set()
+    for seed in range(40):
+        seen |= set(naive_solve(random_graph(seed))[0].tolist())
+    assert {WIN, DRAW, LOSS, ILLEGAL, NONE} <= seen
+
+
+def _small():
+    """0 <-> 1 cycle (draws); 2 wins by leaving the table (the opponent lost at once) or can
+    enter the cycle; 3 can only move to 2 (lost in 2); 4 has no move (lost in 0)."""
+    moves = [[(10, 1, 0, 0)], [(11, 0, 0, 0)], [(20, 0, 0, 0), (21, -1, LOSS, 0)],
+             [(30, 2, 0, 0)], []]
+    return GraphSpace(moves, [0] * 5)
+
+
+def test_hand_checked_graph():
+    values = retrograde.solve_index(_small(), "edge-free")
+    assert values.result.tolist() == [DRAW, DRAW, WIN, LOSS, LOSS]
+    assert values.distance.tolist() == [0, 0, 1, 2, 0]
+    assert values.best.tolist() == [10, 11, 21, 30, -1]
+
+
+@pytest.mark.parametrize("slot, field, value, flag", [
+    (0, "result", LOSS, 1),  # a drawn position said lost
+    (3, "result", DRAW, 1),  # the draw rule: every move of 3 reaches a won position
+    (2, "result", DRAW, 1),  # a won position said drawn
+    (2, "distance", 3, 1),  # a win said longer than it is
+    (3, "distance", 1, 1),
+    (2, "best", 20, 2),  # a legal move that does not win
+    (2, "best", 99, 2),  # not a legal move
+    (4, "best", 30, 2),  # a move where there is none
+    (0, "distance", 5, 1),  # draws have distance 0
+    (1, "multiplicity", 3, 3),
+])
+def test_verify_flags_each_planted_error(slot, field, value, flag):
+    space = _small()
+    values = retrograde.solve_index(space, "edges")
+    getattr(values, field)[slot] = value
+    bad = retrograde.check_index(space, values)
+    assert bad[slot] == flag, bad.tolist()
