@@ -349,3 +349,25 @@ def _key_constraints(keys, out):
     for i in prange(keys.shape[0]):
         k = keys[i, 1] % 10
         out[i] = -1 if k == 9 else k
+
+
+@njit(cache=True, parallel=True)
+def _orbit_sizes(keys, out):
+    """out int16[n]: how many distinct reduced positions each canonical key int64[n, 2] stands
+    for (8 / the number of symmetries that fix its canonical representative)."""
+    n = keys.shape[0]
+    nchunk = (n + 1023) // 1024
+    codes_s = np.empty((nchunk, 9), np.int16)
+    words_s = np.empty((nchunk, 8, 2), np.int64)
+    for ch in prange(nchunk):
+        codes = codes_s[ch]
+        words = words_s[ch]
+        for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
+            side, con = _decode_codes(keys[i, 0], keys[i, 1], codes)
+            _image_words(codes, words)
+            fixed = 0
+            for g in range(8):
+                w1 = words[g, 1] + side * 10 + (ANY_CODE if con == 9 else SYM[g, con])
+                if words[g, 0] == keys[i, 0] and w1 == keys[i, 1]:
+                    fixed += 1
+            out[i] = 8 // max(fixed, 1)

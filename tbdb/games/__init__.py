@@ -12,6 +12,7 @@ REGISTRY = {
     "cdc": "tbdb.games.cdc_tables:CdcGame",
     "oware": "tbdb.games.oware_tables:OwareGame",
     "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",
+    "uttt": "tbdb.games.uttt_game:UtttGame",
 }
 
 _loaded: dict[str, Game] = {}
