@@ -13,13 +13,15 @@ from tbdb.solvers.uttt_keys import _board_code, _canonical_codes
 from tbdb.solvers.uttt_tables import _legal
 
 # why a row was refused (0: fine)
-BAD_VALUE, BAD_BLOCK, BAD_LINES, BAD_SIDE, ILLEGAL = 1, 2, 3, 4, 5
+BAD_VALUE, BAD_BLOCK, BAD_LINES, BAD_COUNT, ILLEGAL = 1, 2, 3, 4, 5
 REASONS = {BAD_VALUE: "cells are 0 (empty), 1 (x) or 2 (o), or a closed board's nine cells all "
                       "3 (won by x), 4 (won by o) or 5 (drawn); side is 0 or 1; the constraint "
                       "is 0..8 or -1",
            BAD_BLOCK: "a small board mixes status values 3-5 with other cells",
            BAD_LINES: "a small board has lines that no single last move completes (or lines of "
                       "both sides)",
+           BAD_COUNT: "the numbers of x and o do not fit the side to move (as many x as o with x "
+                      "to move, one x more with o to move)",
            ILLEGAL: "the position cannot arise in a game (mark counts, constraint or a move "
                     "after the end)"}
 
@@ -40,6 +42,8 @@ def _row_state(cells, side, con, st):
         return BAD_VALUE
     for i in range(NS):
         st[i] = 0
+    by_status = False
+    diff = 0
     for b in range(9):
         first = cells[9 * b]
         if first >= 3:
@@ -49,6 +53,7 @@ def _row_state(cells, side, con, st):
             if first > 5:
                 return BAD_VALUE
             st[S_CLOSED] |= 1 << b
+            by_status = True
             if first == 3:
                 st[S_WON_X] |= 1 << b
             elif first == 4:
@@ -70,6 +75,7 @@ def _row_state(cells, side, con, st):
             return BAD_LINES
         st[b] = xm
         st[9 + b] = om
+        diff += POPCOUNT[xm] - POPCOUNT[om]
         if hx:
             st[S_WON_X] |= 1 << b
             st[S_CLOSED] |= 1 << b
@@ -80,6 +86,8 @@ def _row_state(cells, side, con, st):
             st[S_CLOSED] |= 1 << b
         else:
             st[S_EMPTY] += 9 - POPCOUNT[xm | om]
+    if not by_status and diff != side:  # every mark given: the counts are exact
+        return BAD_COUNT
     st[S_SIDE] = side
     st[S_CON] = con
     return 0

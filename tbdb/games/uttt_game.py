@@ -33,8 +33,8 @@ from tbdb.solvers import uttt_keys as key_kernels
 _LOOKS_LIKE = re.compile(r"start|[xoXOD.]{81} [xo] [0-8-]")
 SAMPLE = "x" * 3 + "." * 6 + "o........" + "." * 63 + " x 1"
 # the root of the conformance suite's build: 11 empty cells in open boards, 1,354 positions
-EXAMPLE_ROOT = ("XXXXXXXXX" "xo.oxooxo" "ox..oxox." "ooxxxo.oo" "oxoxx.xoo" "xooxox..o"
-                "OOOOOOOOO" "XXXXXXXXX" "xx.xoxo.." " x 8")
+EXAMPLE_ROOT = (".x..oxoxx" "oxo.oo.xx" ".x.xoxo.o" "..xox.xxo" "o.ooxxxxo" "oo.xxooox"
+                "ox.ooxxoo" "ooxoxo.xo" "xox..xxox" " x 0")
 MAX_EMPTIES = 3  # --max-empties: K = 1 is 10.7 million keys; K = 4 does not fit this machine
 
 SCORING = Option("scoring", "rule set for a game that ends with no open board: standard (a "
