@@ -252,3 +252,9 @@ def test_cli_perft_prints_the_published_counts(capsys):
     assert main(["perft", "uttt", "start", "2", "--divide"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "total 720" and len(lines) == 82
+
+
+def test_the_sample_parses_and_is_guessed_as_uttt():
+    from tbdb import games
+    assert GAME.parse(GAME.sample) == Position.start().push("4:0").push("0:4")
+    assert games.guess(GAME.sample).name == "uttt"

@@ -31,7 +31,7 @@ from tbdb.solvers import uttt_batch as batch_kernels
 from tbdb.solvers import uttt_keys as key_kernels
 
 _LOOKS_LIKE = re.compile(r"start|[xoXOD.]{81} [xo] [0-8-]")
-SAMPLE = "x" * 3 + "." * 6 + "o........" + "." * 63 + " x 1"
+SAMPLE = "....o" + "." * 31 + "x" + "." * 44 + " x 4"  # start, 4:0, 0:4
 # the root of the conformance suite's build: 11 empty cells in open boards, 1,354 positions
 EXAMPLE_ROOT = (".x..oxoxx" "oxo.oo.xx" ".x.xoxo.o" "..xox.xxo" "o.ooxxxxo" "oo.xxooox"
                 "ox.ooxxoo" "ooxoxo.xo" "xox..xxox" " x 0")
