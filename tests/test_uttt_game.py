@@ -231,7 +231,7 @@ def test_cli_errors_are_one_line_and_quote_the_input(cli_db, tmp_path, capsys):
     db = str(tmp_path / "never.duckdb")
     cases = [
         (["build", "uttt", "--db", db], "--from POSITION or --max-empties"),
-        (["build", "uttt", "--max-empties", "9", "--db", db], "not 9"),
+        (["build", "uttt", "--max-empties", "2", "--db", db], "not 2"),
         (["build", "uttt", "--from", "start", "--scoring", "odd", "--db", db], "'odd'"),
         (["build", "uttt", "--from", "x" * 81 + " x -", "--db", db], "'" + "x" * 81),
         (["lookup", "uttt", "hello", "--db", cli_db], "'hello'"),
