@@ -65,17 +65,17 @@ FROM tb_tables
 WHERE game = 'uttt' AND mode <> 'building';
 
 -- One row per stored (canonical) position.  multiplicity: how many positions (closed boards by
--- status) it stands for under the 8 symmetries of the square.
+-- status) it stands for under the 8 symmetries of the square.  The position text is decoded
+-- from the key with the list of uttt_board_codes.
 CREATE OR REPLACE VIEW uttt_positions AS
-WITH v AS (
-    SELECT t.table_name, t.scoring, k.*, uttt_codes(k.key0, k.key1) AS codes
+WITH b AS MATERIALIZED (SELECT list(block ORDER BY code) AS blocks FROM uttt_board_codes),
+v AS (
+    SELECT t.table_name, t.scoring, k.*, uttt_codes(k.key0, k.key1) AS c
     FROM tb_key_values AS k JOIN uttt_tables AS t USING (table_id)
 )
 SELECT
     v.table_name,
-    (SELECT string_agg(b.block, '' ORDER BY i)
-     FROM (SELECT unnest(v.codes) AS code, unnest(range(9)) AS i) AS c
-     JOIN uttt_board_codes AS b USING (code))
+    array_to_string(list_transform(v.c, lambda x: b.blocks[x + 1]), '')
         || CASE WHEN (v.key1 % 20) // 10 = 0 THEN ' x ' ELSE ' o ' END
         || CASE WHEN v.key_constraint < 0 THEN '-' ELSE CAST(v.key_constraint AS VARCHAR) END
         AS position,
@@ -90,7 +90,7 @@ SELECT
     v.key0,
     v.key1,
     v.key_constraint
-FROM v;
+FROM v CROSS JOIN b;
 
 -- Per table, level and scoring: how the positions divide into wins, draws and losses for the
 -- side to move (stored rows and the positions they stand for).
