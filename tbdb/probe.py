@@ -123,6 +123,28 @@ class Prober:
             f"(key {key}): the table is damaged; rebuild it with: "
             f"{game.build_command(t.name)} --rebuild {t.name} --db {self.store.path}")
 
+    # ------------------------------------------------------------------ search
+
+    def _built(self, game) -> list[str]:
+        names = self.__dict__.setdefault("_built_names", {})
+        if game.name not in names:
+            names[game.name] = sorted(t for t, s in self.store.states(game.name).items()
+                                      if s == "done")
+        return names[game.name]
+
+    def _search(self, game, loc: Location, what: str, text: str | None = None, **options):
+        """(Location, value) of a key that ``game.locate`` left without a table (``table``
+        None): the first of ``game.search_tables(built tables, **options)`` holding it, else
+        ``MissingTableError`` with ``game.cover_command(key, text, **options)``."""
+        for name in game.search_tables(self._built(game), **options):
+            got = self.table(game, name, what).wdl(loc.key)
+            if got is not None:
+                return Location(name, loc.key, loc.sym, loc.plies), got
+        self.stats.misses += 1
+        cmd = game.cover_command(loc.key, text, **options)
+        raise MissingTableError(f"{what} is in no built {game.name} table of {self.store.path!r}"
+                                f"; build one that holds it with: {cmd} --db {self.store.path}")
+
     # ------------------------------------------------------------------ single positions
 
     def value(self, game, position, **options) -> tuple:
@@ -136,6 +158,10 @@ class Prober:
             return loc, ((loc.score or 0, -1) if game.value_kind == "score"
                          else (loc.result, 0, -1))
         text = game.text(position)
+        if loc.table is None:  # the game keeps positions in several tables: find the one
+            loc, got = self._search(game, loc, f"position {text!r}", text, **options)
+            self.stats.hits += 1
+            return loc, got
         t = self.table(game, loc.table, f"position {text!r}")
         got = t.score(loc.key, loc.plies) if game.value_kind == "score" else t.wdl(loc.key)
         if got is None:
@@ -203,6 +229,33 @@ class Prober:
 
     # ------------------------------------------------------------------ batch
 
+    def _search_rows(self, game, keys: np.ndarray, rows: np.ndarray, **options):
+        """(result, distance, best) of key rows ``keys`` int64[m, 3] found in the tables
+        ``game.search_tables`` names (win/draw/loss key tables)."""
+        m = len(keys)
+        result = np.full(m, NONE, np.int8)
+        distance = np.zeros(m, np.int16)
+        best = np.full(m, -1, np.int32)
+        todo = np.arange(m)
+        for name in game.search_tables(self._built(game), **options):
+            if not len(todo):
+                break
+            t = self.table(game, name, f"row {int(rows[todo[0]])}", full=True)
+            at = kernels._find_rows3(t.keys, np.ascontiguousarray(keys[todo]))
+            hit = at >= 0
+            sel = todo[hit]
+            result[sel], distance[sel], best[sel] = (t.result[at[hit]], t.distance[at[hit]],
+                                                     t.best[at[hit]])
+            todo = todo[~hit]
+        if len(todo):
+            self.stats.misses += 1
+            key = tuple(int(x) for x in keys[todo[0]])
+            cmd = game.cover_command(key, None, **options)
+            raise MissingTableError(f"row {int(rows[todo[0]])} is in no built {game.name} table "
+                                    f"of {self.store.path!r}; build one that holds it with: "
+                                    f"{cmd} --db {self.store.path}")
+        return result, distance, best
+
     def lookup_arrays(self, game, *arrays, **options):
         """The batch form: the game turns its arrays into (table, key, symmetry) per row; here
         the rows are grouped by table and their values gathered.  Win/draw/loss games return
@@ -219,6 +272,12 @@ class Prober:
             distance = np.zeros(n, np.int16)
         for i, name in enumerate(loc.tables):
             rows = np.flatnonzero(loc.which == i)
+            if name is None and len(rows):  # search the game's tables (see ``_search``)
+                value[rows], distance[rows], best[rows] = self._search_rows(
+                    game, loc.keys[rows], rows, **options)
+                continue
+            if not len(rows):
+                continue
             t = self.table(game, name, f"row {int(rows[0])}", full=True)
             keys = loc.keys[rows]
             if t.storage == "runs":

@@ -14,6 +14,7 @@ REGISTRY = {
     "oware": "tbdb.games.oware_tables:OwareGame",
     "shogi": "tbdb.games.shogi_game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",
+    "uttt": "tbdb.games.uttt_game:UtttGame",
 }
 
 _loaded: dict[str, Game] = {}
