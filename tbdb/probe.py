@@ -97,6 +97,7 @@ class Prober:
         self.store = store
         self.tables: dict[tuple[str, str], _Table] = {}
         self.stats = ProbeStats()
+        self._built_names: dict[str, list[str]] = {}  # games that search their tables
 
     # ------------------------------------------------------------------ tables
 
@@ -126,7 +127,7 @@ class Prober:
     # ------------------------------------------------------------------ search
 
     def _built(self, game) -> list[str]:
-        names = self.__dict__.setdefault("_built_names", {})
+        names = self._built_names
         if game.name not in names:
             names[game.name] = sorted(t for t, s in self.store.states(game.name).items()
                                       if s == "done")

@@ -250,6 +250,17 @@ class Game:
     def move_text(self, position: Any, code: int, sym: int) -> str:
         raise NotImplementedError
 
+    # A game whose positions may be in any of several tables (UTTT: one table per --from
+    # build) returns ``Location(table=None, key=...)`` from ``locate`` (and None in
+    # ``BatchLocation.tables``); the prober then searches these tables, in this order.
+    def search_tables(self, built: list[str], **options) -> list[str]:
+        """Of the built tables, those to search for a located key."""
+        return []
+
+    def cover_command(self, key: Any, text: str | None, **options) -> str:
+        """The ``tbdb build`` command (without --db) that would store the position."""
+        raise NotImplementedError
+
     def successors(self, position: Any, **options) -> list[Successor]:
         return [Successor(str(m), position.push(m)) for m in position.legal_moves()]
 
