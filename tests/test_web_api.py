@@ -21,12 +21,8 @@ NAMES = games.names()
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    """Every game's example build in one file."""
-    path = str(tmp_path_factory.mktemp("web") / "tb.duckdb")
-    for g in games.all_games():
-        tbdb.build(g.name, db=path, progress=False, **g.example_build)
-    return path
+def db(every_game_db):
+    return every_game_db
 
 
 @pytest.fixture(scope="module")

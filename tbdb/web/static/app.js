@@ -21,7 +21,7 @@ function state() {
   const game = GAMES.find(g => g.name === q.get("game")) || GAMES.find(g => g.tables > 0) || GAMES[0];
   const options = {};
   for (const o of game.options) if (q.get(o.name)) options[o.name] = q.get(o.name);
-  return { game, position: q.get("position") || game.sample, options };
+  return { game, position: q.get("position") || game.samples[0] || game.sample, options };
 }
 
 function go(game, position, options = {}, replace = false) {
@@ -34,7 +34,9 @@ async function show() {
   const { game, position, options } = state();
   $("game").value = game.name;
   $("position").value = position;
-  $("samples").innerHTML = `samples: <button type="button" data-sample="${esc(game.sample)}">${esc(game.sample)}</button>`;
+  const samples = game.samples.length ? game.samples : [game.sample];
+  $("samples").innerHTML = "samples: " + samples.map(s =>
+    `<button type="button" data-sample="${esc(s)}">${esc(s)}</button>`).join("");
   $("options").innerHTML = game.options.map(o =>
     `<label title="${esc(o.help)} (${esc(o.allowed)})">${esc(o.name)} <input name="${esc(o.name)}" size="5" value="${esc(options[o.name] ?? "")}" placeholder="${esc(o.default ?? "")}"></label>`).join(" ");
   const q = new URLSearchParams({ position, ...options });
@@ -81,7 +83,7 @@ async function main() {
   $("game").innerHTML = GAMES.map(g => `<option value="${esc(g.name)}">${esc(g.name)}${g.tables ? "" : " (no tables)"}</option>`).join("");
   $("game").addEventListener("change", () => {
     const g = GAMES.find(x => x.name === $("game").value);
-    go(g, g.sample);
+    go(g, g.samples[0] || g.sample);
   });
   $("position-form").addEventListener("submit", e => {
     e.preventDefault();
