@@ -209,3 +209,41 @@ def test_static_page_and_modules_are_served(client):
             assert client.get(f"/static/boards/{g['name']}.js").status_code == 200
     assert client.get("/static/boards/text.js").status_code == 200
     assert client.get("/stats").status_code == 200
+
+
+def test_serve_refuses_bad_input_in_one_line(tmp_path, capsys):
+    missing = str(tmp_path / "none.duckdb")
+    assert main(["serve", "--db", missing]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and repr(missing) in err
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    before = open(db, "rb").read()
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db, "--port",
+                             str(port)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line
+        for _ in range(100):  # the banner comes just before uvicorn binds the port
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=5) as r:
+                    assert r.status == 200 and json.loads(r.read())
+                break
+            except OSError:
+                import time
+                time.sleep(0.1)
+        else:
+            pytest.fail("tbdb serve did not answer")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert open(db, "rb").read() == before
