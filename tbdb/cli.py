@@ -1,4 +1,4 @@
-"""The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade.
+"""The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, serve.
 
 Per-game options come from the games' declarations (``tbdb games`` lists them); every error is
 one line on stderr quoting what was wrong, with exit status 2, and only ``build`` and
@@ -109,6 +109,13 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--db", help=DB_HELP)
     v.add_argument("--game", help="only this game")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    w = sub.add_parser("serve", help="a web explorer and a JSON API (needs tbdb[web])",
+                       description="Serve the explorer page and the read-only JSON API "
+                                   "(/api/GAME?position=...) over a database file.")
+    w.add_argument("--db", help=DB_HELP)
+    w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    w.add_argument("--port", type=int, default=8000, help="port (default 8000)")
 
     u = sub.add_parser("upgrade", help="migrate a database written by an older tbdb",
                        description="Migrate a database file to this tbdb's schema, keeping its "
@@ -231,10 +238,8 @@ def _lookup(args) -> int:
         position = g.coerce(args.position)  # the game's lenient reading (e.g. 'startpos')
         r = tb.lookup(position, game=g.name, **options)
         if args.json:
-            out = r.to_dict()
-            if args.line:
-                out["line"] = [s.to_dict() for s in r.line()]
-            print(json.dumps(out))
+            from tbdb.lookup_json import lookup_json
+            print(json.dumps(lookup_json(r, line=args.line)))
             return 0
         _print_lookup(g, r, position)
         if args.line:
@@ -412,8 +417,14 @@ def _upgrade(args) -> int:
     return 0
 
 
+def _serve(args) -> int:
+    from tbdb.web.server import serve
+    return serve(args.db or default_db_path(), args.host, args.port)
+
+
 _COMMANDS = {"build": _build, "lookup": _lookup, "perft": _perft, "games": _games, "sql": _sql,
-             "status": _status, "verify": _verify, "upgrade": _upgrade}
+             "status": _status, "verify": _verify, "upgrade": _upgrade,
+             "serve": _serve}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""``tbdb serve``: the explorer page and the read-only JSON API (``tbdb.web.app``)."""

@@ -1,0 +1,196 @@
+"""The ASGI app behind ``tbdb serve``: a JSON API modelled on lichess's tablebase server and the
+static explorer page, for every registered game.
+
+The database is opened read-only once and shared.  A DuckDB connection and the prober's lazily
+loaded tables are not safe to use from two threads at once, and Starlette runs these (sync)
+endpoints in a thread pool, so every use of the tablebase holds one lock; lookups are short and
+CPU-bound under the GIL anyway.  Nothing here runs SQL given by a client or writes anything.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+import tbdb
+from tbdb import games
+from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError, TbdbError,
+                         UnknownGameError, quote)
+from tbdb.lookup_json import lookup_json
+from tbdb.options import resolve
+
+STATIC = resources.files("tbdb.web") / "static"
+TABLE_COLUMNS = ("game", "table_name", "material", "pieces", "side_to_move", "positions", "wins",
+                 "draws", "losses", "illegal", "draw_rate", "longest_win", "longest_loss")
+
+
+class Explorer:
+    """One open tablebase shared by every request, behind a lock."""
+
+    def __init__(self, db: str):
+        self.tb = tbdb.open(db)
+        self.lock = threading.Lock()
+        self._samples: dict[str, list[str]] = {}
+
+    def close(self) -> None:
+        with self.lock:
+            self.tb.close()
+
+    def lookup(self, game_name: str, params: dict[str, str], line_only: bool = False) -> dict:
+        g = games.get(game_name)
+        params = dict(params)
+        text = params.pop("position", None)
+        if text is None:
+            raise _BadRequest(f"give the position: /api/{g.name}?position=... "
+                              f"(e.g. {g.sample!r})")
+        options = resolve(f"{g.name} lookup", g.lookup_options, params, text=True)
+        position = g.parse(text)
+        with self.lock:
+            r = self.tb.lookup(position, game=g.name, **options)
+            if line_only:
+                return {"game": g.name, "position": r.position,
+                        "line": [s.to_dict() for s in r.line()]}
+            return lookup_json(r)
+
+    def diagram(self, game_name: str, text: str | None) -> dict:
+        g = games.get(game_name)
+        if text is None:
+            raise _BadRequest(f"give the position: /api/{g.name}/diagram?position=...")
+        return {"game": g.name, "position": text, "diagram": g.diagram(g.parse(text))}
+
+    def tables(self) -> list[dict]:
+        with self.lock:
+            rows = self.tb.sql(f"SELECT {', '.join(TABLE_COLUMNS)} FROM draw_analysis "
+                               "ORDER BY game, table_name, pieces, material, side_to_move"
+                               ).fetchall()
+        return [{k: _plain(v) for k, v in zip(TABLE_COLUMNS, row)} for row in rows]
+
+    def samples(self, g) -> list[str]:
+        """Positions to start from: the game's sample if its table is built, then the longest
+        wins stored (for score games, the highest scores), one table after another."""
+        cached = self._samples.get(g.name)
+        if cached is not None:
+            return cached
+        out = []
+        with self.lock:
+            try:
+                self.tb.lookup(g.sample, game=g.name)
+                out.append(g.sample)
+            except (TbdbError, ValueError, KeyError):
+                pass
+            for table, key in self.tb.sql(_SAMPLE_SQL[g.storage], params=[g.name]).fetchall():
+                try:
+                    text = g.text(g.parse(g.slot_text(table, key)))
+                except (ValueError, KeyError, NotImplementedError):
+                    continue
+                if text not in out:
+                    out.append(text)
+        self._samples[g.name] = out
+        return out
+
+    def games(self) -> list[dict]:
+        with self.lock:
+            built = dict(self.tb.sql("SELECT game, count(*) FROM build_checkpoints WHERE "
+                                     "state = 'done' GROUP BY game").fetchall())
+        renderers = {p.name for p in (STATIC / "boards").iterdir()}
+        return [{"name": g.name, "title": g.title, "sample": g.sample,
+                 "value_kind": g.value_kind, "plies_option": g.plies_option,
+                 "tables": int(built.get(g.name, 0)),
+                 "samples": self.samples(g),
+                 "renderer": f"{g.name}.js" in renderers,
+                 "options": [{"name": o.name, "help": o.help, "default": o.default,
+                              "allowed": o.describe()} for o in g.lookup_options]}
+                for g in games.all_games()]
+
+
+# per storage kind: (table, key) of a few stored positions worth a look, longest wins first
+_SAMPLE_SQL = {
+    "index": "SELECT t.table_name, v.idx FROM tb_index_values v JOIN tb_tables t USING "
+             "(table_id) WHERE t.game = ? AND v.result = 1 "
+             "ORDER BY v.distance DESC, t.table_name, v.idx LIMIT 4",
+    "key": "SELECT t.table_name, [v.key0, v.key1, v.key_constraint] FROM tb_key_values v JOIN "
+           "tb_tables t USING (table_id) WHERE t.game = ? AND v.result = 1 "
+           "ORDER BY v.distance DESC, t.table_name, v.key0, v.key1 LIMIT 4",
+    "runs": "SELECT t.table_name, r.idx FROM tb_score_runs r JOIN tb_tables t USING (table_id) "
+            "WHERE t.game = ? AND r.turns_left_to >= 200 "
+            "ORDER BY r.score DESC, t.table_name, r.idx LIMIT 4",
+}
+
+
+class _BadRequest(TbdbError, ValueError):
+    """A request missing what it needs (no position)."""
+
+
+def _plain(value: Any) -> Any:
+    return float(value) if hasattr(value, "as_integer_ratio") and not isinstance(value, int) \
+        else value
+
+
+def _error(exc: Exception) -> JSONResponse:
+    """Malformed input: 400; a missing table or an unknown game: 404; a damaged table: 500.
+    Every message is tbdb's one line, which quotes the input."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, (MissingTableError, UnknownGameError)):
+        status = 404
+    elif isinstance(exc, DamagedTableError):
+        status = 500
+    else:
+        status = 400
+    return JSONResponse({"error": text}, status_code=status)
+
+
+def _guarded(fn):
+    def endpoint(request: Request):
+        try:
+            return JSONResponse(fn(request))
+        except (TbdbError, ValueError, KeyError) as exc:
+            return _error(exc)
+    return endpoint
+
+
+def create_app(db: str) -> Starlette:
+    """The app over the database file ``db`` (opened read-only now, closed at shutdown)."""
+    explorer = Explorer(db)
+
+    def unknown_game(request: Request):
+        return _error(UnknownGameError(f"unknown game {quote(request.path_params['game'])}; "
+                                       f"known games: {', '.join(games.names())}"))
+
+    def game_route(fn):
+        def endpoint(request: Request):
+            if request.path_params["game"] not in games.names():
+                return unknown_game(request)
+            return _guarded(fn)(request)
+        return endpoint
+
+    routes = [
+        Route("/", lambda request: FileResponse(str(STATIC / "index.html"))),
+        Route("/stats", lambda request: FileResponse(str(STATIC / "stats.html"))),
+        Route("/api/games", _guarded(lambda request: explorer.games())),
+        Route("/api/tables", _guarded(lambda request: explorer.tables())),
+        Route("/api/{game}", game_route(
+            lambda request: explorer.lookup(request.path_params["game"],
+                                            dict(request.query_params)))),
+        Route("/api/{game}/line", game_route(
+            lambda request: explorer.lookup(request.path_params["game"],
+                                            dict(request.query_params), line_only=True))),
+        Route("/api/{game}/diagram", game_route(
+            lambda request: explorer.diagram(request.path_params["game"],
+                                             request.query_params.get("position")))),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        explorer.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.explorer = explorer
+    return app

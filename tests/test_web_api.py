@@ -1,0 +1,249 @@
+"""The JSON API of ``tbdb serve`` against the Python API and the rules (``g.play``), for every
+registered game, and every error case."""
+from __future__ import annotations
+
+import json
+from urllib.parse import quote as urlquote
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+import tbdb  # noqa: E402
+from tbdb import games  # noqa: E402
+from tbdb.cli import main  # noqa: E402
+from tbdb.web.app import create_app  # noqa: E402
+
+NAMES = games.names()
+
+
+@pytest.fixture(scope="module")
+def db(every_game_db):
+    return every_game_db
+
+
+@pytest.fixture(scope="module")
+def client(db):
+    with TestClient(create_app(db)) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def samples(client):
+    return {g["name"]: g["samples"] for g in client.get("/api/games").json()}
+
+
+def _positions(g, tb, samples, n=6):
+    """The served samples and positions along their lines and moves, as the Python API
+    gives them."""
+    out = []
+    for text in samples[g.name]:
+        r = tb.lookup(text, game=g.name)
+        out += [text] + [m.position for m in r.moves[:n]] + [s.position for s in r.line()[:n]]
+    return list(dict.fromkeys(out))
+
+
+def _url(game, text, **options):
+    extra = "".join(f"&{k}={v}" for k, v in options.items())
+    return f"/api/{game}?position={urlquote(text)}{extra}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lookup_is_what_the_cli_prints(name, db, client, samples, capsys):
+    g = games.get(name)
+    with tbdb.open(db) as tb:
+        positions = _positions(g, tb, samples)
+    assert len(positions) > 1
+    for text in positions:
+        got = client.get(_url(name, text))
+        assert got.status_code == 200, got.text
+        assert main(["lookup", name, text, "--db", db, "--json"]) == 0
+        assert got.json() == json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_moves_best_first_and_positions_are_what_play_gives(name, db, client, samples):
+    g = games.get(name)
+    with tbdb.open(db) as tb:
+        positions = _positions(g, tb, samples)
+    seen_moves = 0
+    for text in positions:
+        body = client.get(_url(name, text)).json()
+        assert body["game"] == name and body["position"] == text
+        parsed = g.parse(text)
+        legal = {s.move for s in g.successors(parsed)}
+        assert {m["move"] for m in body["moves"]} == legal
+        for m in body["moves"]:
+            assert m["position"] == g.text(g.play(g.parse(text), m["move"])), m
+        # best first, judged by the order a player uses, not by the server's sort key
+        ranks = [_rank(m) for m in body["moves"]]
+        assert ranks == sorted(ranks), body["moves"]
+        if body["moves"]:
+            assert body["best_move"] == body["moves"][0]["move"]
+            assert _rank(body["moves"][0]) == _rank_of_position(body)
+        seen_moves += len(body["moves"])
+    assert seen_moves > 0
+
+
+def _rank(m: dict) -> tuple:
+    """A move's goodness for its player, smaller is better: a higher score; a win, shorter is
+    better; a draw; a loss, longer is better."""
+    if "score" in m:
+        return (-m["score"],)
+    if m["outcome"] == "win":
+        return (0, m["distance"])
+    if m["outcome"] == "draw":
+        return (1, 0)
+    return (2, -m["distance"])
+
+
+def _rank_of_position(body: dict) -> tuple:
+    """The value of the position as the value of its best move (a move's distance is one ply
+    more than the child's, as the position's own distance is)."""
+    return _rank(body)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_line_follows_best_moves(name, client, samples):
+    g = games.get(name)
+    start = samples[name][0]
+    body = client.get(f"/api/{name}/line?position={urlquote(start)}")
+    assert body.status_code == 200, body.text
+    line = body.json()["line"]
+    assert line or here_is_over(client, name, start)
+    position = g.parse(start)
+    here = client.get(_url(name, start)).json()
+    for step in line:
+        assert step["move"] == here["best_move"]
+        position = g.play(position, step["move"])
+        assert step["position"] == g.text(position)
+        here = client.get(_url(name, step["position"])).json()
+        assert (step["outcome"], step.get("score")) == (here["outcome"], here.get("score"))
+
+
+def here_is_over(client, name, text):
+    return client.get(_url(name, text)).json()["best_move"] is None
+
+
+def test_tables_are_draw_analysis(db, client):
+    body = client.get("/api/tables").json()
+    with tbdb.open(db) as tb:
+        rows = tb.sql("SELECT game, table_name, positions, wins, draws, losses "
+                      "FROM draw_analysis").fetchall()
+    assert sorted((r["game"], r["table_name"], r["positions"], r["wins"], r["draws"], r["losses"])
+                  for r in body) == sorted(rows)
+    assert {r["game"] for r in body} == set(NAMES)
+    for r in body:
+        assert r["wins"] + r["draws"] + r["losses"] + r["illegal"] <= r["positions"] + r["illegal"]
+
+
+def test_games_lists_every_game(client):
+    body = client.get("/api/games").json()
+    assert [g["name"] for g in body] == NAMES
+    for g in body:
+        assert g["tables"] > 0 and g["sample"] == games.get(g["name"]).sample
+        assert g["samples"], g  # each game's example build has a win to show
+
+
+def test_unknown_game_is_404(client):
+    for url in ("/api/chess?position=x", "/api/chess/line?position=x"):
+        got = client.get(url)
+        assert got.status_code == 404
+        assert "'chess'" in got.json()["error"] and "tictactoe" in got.json()["error"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_malformed_position_is_400_quoting_it(name, client):
+    for text in ("not a position", "x" * 300):
+        for path in (f"/api/{name}", f"/api/{name}/line"):
+            got = client.get(f"{path}?position={urlquote(text)}")
+            assert got.status_code == 400, (path, text, got.text)
+            assert repr(text[:20])[:-1] in got.json()["error"]
+
+
+def test_missing_position_and_bad_options_are_400(client):
+    got = client.get("/api/tictactoe")
+    assert got.status_code == 400 and "position" in got.json()["error"]
+    got = client.get("/api/tictactoe?position=x........&colour=red")
+    assert got.status_code == 400 and "colour='red'" in got.json()["error"]
+
+
+def test_bad_option_value_is_400_quoting_it(client):
+    g = next((g for g in games.all_games() if any(o.type is int for o in g.lookup_options)),
+             None)
+    if g is None:
+        pytest.skip("no game takes an integer lookup option")
+    o = next(o for o in g.lookup_options if o.type is int)
+    got = client.get(_url(g.name, g.sample, **{o.name: "lots"}))
+    assert got.status_code == 400 and "'lots'" in got.json()["error"]
+
+
+def test_position_outside_the_built_tables_is_404_with_the_build_command(client, db):
+    # the example build is KCvP (and CvP): no table holds a general and a chariot
+    text = "8/8/8/pKR5 r"
+    with tbdb.open(db) as tb, pytest.raises(tbdb.MissingTableError):
+        tb.lookup(text, game="cdc")
+    got = client.get(_url("cdc", text))
+    assert got.status_code == 404
+    assert "tbdb build cdc" in got.json()["error"] and db in got.json()["error"]
+
+
+def test_read_only_nothing_runs_sql_or_writes(db, client):
+    before = open(db, "rb").read()
+    for url in ("/api/sql?q=DROP%20TABLE%20tb_tables", "/api/tables", _url("tictactoe", "x" * 9)):
+        client.get(url)
+    for method in (client.post, client.put, client.delete):
+        assert method("/api/tictactoe?position=x........").status_code == 405
+    assert client.get("/api/sql?q=1").status_code == 404
+    assert open(db, "rb").read() == before
+
+
+def test_static_page_and_modules_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<script type=\"module\"" in page.text
+    for g in client.get("/api/games").json():
+        if g["renderer"]:
+            assert client.get(f"/static/boards/{g['name']}.js").status_code == 200
+    assert client.get("/static/boards/text.js").status_code == 200
+    assert client.get("/stats").status_code == 200
+
+
+def test_serve_refuses_bad_input_in_one_line(tmp_path, capsys):
+    missing = str(tmp_path / "none.duckdb")
+    assert main(["serve", "--db", missing]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and repr(missing) in err
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    before = open(db, "rb").read()
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db, "--port",
+                             str(port)], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line
+        for _ in range(100):  # the banner comes just before uvicorn binds the port
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=5) as r:
+                    assert r.status == 200 and json.loads(r.read())
+                break
+            except OSError:
+                import time
+                time.sleep(0.1)
+        else:
+            pytest.fail("tbdb serve did not answer")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert open(db, "rb").read() == before
