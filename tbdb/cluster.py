@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 
 from tbdb import games
 from tbdb.build import BuildSummary, plan
@@ -110,14 +111,12 @@ def _client(cluster: str, workers: int | None):
         n = workers or os.cpu_count() or 1
         local = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                          dashboard_address=None)
-        client = distributed.Client(local)
-        client.tbdb_threads = max(1, (os.cpu_count() or 1) // n)
-        return client, local
+        return distributed.Client(local), local, max(1, (os.cpu_count() or 1) // n)
     if not cluster.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
         raise InvalidOptionError(f"--cluster {cluster!r}: give 'local' or a scheduler address "
                                  f"such as tcp://HOST:8786")
     try:
-        return distributed.Client(cluster, timeout="30s"), None
+        return distributed.Client(cluster, timeout="30s"), None, None
     except OSError as exc:
         raise InvalidOptionError(f"--cluster {cluster!r}: cannot reach the scheduler "
                                  f"({exc})") from None
@@ -125,10 +124,12 @@ def _client(cluster: str, workers: int | None):
 
 def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | None = "local",
                   workers: int | None = None, progress: bool | str = True, mode: str = "auto",
-                  rebuild=(), client=None, **options) -> BuildSummary:
+                  rebuild=(), client=None, threads: int | None = None,
+                  **options) -> BuildSummary:
     """Build ``game``'s tables on a Dask cluster (``cluster``: 'local' for a LocalCluster of
     ``workers`` processes, default one per core, or a scheduler address; or an existing
-    ``client``), writing files under ``out`` and recording every table in ``db``."""
+    ``client``, whose workers use ``threads`` Numba threads each), writing files under ``out``
+    and recording every table in ``db``."""
     g, mode, tables, rebuild = plan(game, mode, rebuild, **options)
     if g.storage != "index":
         raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
@@ -176,9 +177,10 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
             solve = [t for t in todo if t not in on_disk]
             if solve:
                 if client is None:
-                    client, own = _client(cluster, workers)
+                    client, own, threads = _client(cluster, workers)
                     summary.workers = len(client.scheduler_info()["workers"])
-                summary.rows += _run(client, store, g, out, mode, solve, weight, bar, summary)
+                summary.rows += _run(client, store, g, out, mode, threads, solve, weight, bar,
+                                     summary)
         finally:
             bar.close()
             if own is not None:
@@ -188,16 +190,17 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     return summary
 
 
-def _run(client, store, g, out, mode, solve, weight, bar, summary) -> int:
+def _run(client, store, g, out, mode, threads, solve, weight, bar, summary) -> int:
     from distributed import as_completed
     futures = {}
-    threads = getattr(client, "tbdb_threads", None)
+    run = uuid.uuid4().hex[:12]  # this run's task keys (a scheduler may outlive a coordinator)
     for t in solve:  # the plan lists every table after the tables it reads
         after = [futures[d] for d in g.dependencies(t) if d in futures]
         futures[t] = client.submit(solve_table, g.name, t, mode, str(out), threads, *after,
-                                   key=f"tbdb-{g.name}-{t}-{os.getpid()}", pure=False,
+                                   key=f"tbdb-{g.name}-{t}-{run}", pure=False,
                                    retries=2)
     table_of = {f.key: t for t, f in futures.items()}
+    tables = list(futures)
     rows = 0
     for fut in as_completed(list(futures.values())):
         t = table_of[fut.key]
@@ -209,7 +212,17 @@ def _run(client, store, g, out, mode, solve, weight, bar, summary) -> int:
         summary.parquet_bytes += sum(f["bytes"] for f in manifest["files"].values())
         bar.finished(weight[t], f"{t} ({manifest['seconds']:.1f} s on a worker)")
         del futures[t]  # the scheduler may forget it once its dependants have run
+    _sweep(out, g.name, tables)
     return rows
+
+
+def _sweep(out: str, game: str, tables) -> None:
+    """Remove the temporary files that workers killed mid-write left (every task of this run
+    has finished, so none is still being written by it)."""
+    for t in tables:
+        for final in TablePaths.of(out, game, t).all():
+            for tmp in final.parent.glob(f".{final.name}.*.tmp"):
+                tmp.unlink(missing_ok=True)
 
 
 class ClusterSummary(BuildSummary):

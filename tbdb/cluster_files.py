@@ -63,8 +63,11 @@ class TablePaths:
         return cls(base / f"{stem}.json", base / f"{stem}.values.parquet",
                    base / f"{stem}.stats.parquet")
 
+    def all(self) -> tuple[Path, Path, Path]:
+        return self.manifest, self.values, self.stats
+
     def remove(self) -> None:
-        for p in (self.manifest, self.values, self.stats):  # manifest first: no longer complete
+        for p in self.all():  # manifest first: no longer complete
             try:
                 p.unlink()
             except FileNotFoundError:
