@@ -125,12 +125,15 @@ def _client(cluster: str, workers: int | None):
 def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | None = "local",
                   workers: int | None = None, progress: bool | str = True, mode: str = "auto",
                   rebuild=(), client=None, threads: int | None = None,
-                  **options) -> BuildSummary:
+                  tables: list[str] | None = None, **options) -> BuildSummary:
     """Build ``game``'s tables on a Dask cluster (``cluster``: 'local' for a LocalCluster of
     ``workers`` processes, default one per core, or a scheduler address; or an existing
     ``client``, whose workers use ``threads`` Numba threads each), writing files under ``out``
-    and recording every table in ``db``."""
-    g, mode, tables, rebuild = plan(game, mode, rebuild, **options)
+    and recording every table in ``db``.  ``tables`` (Python only, benchmarks): build exactly
+    these, in this order, instead of the options' plan; what they read must be listed before
+    them or be done in ``db``."""
+    g, mode, planned, rebuild = plan(game, mode, rebuild, **options)
+    tables = planned if tables is None else [g.check_table(t) for t in tables]
     if g.storage != "index":
         raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
                                  f"{g.storage!r} tables: build it without --cluster")
@@ -158,9 +161,15 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
         todo = [t for t in tables if t not in in_db]
         summary.skipped = len(in_db)
         read = {d for t in todo for d in g.dependencies(t)}
-        for d in sorted(read & in_db):
+        t0 = time.perf_counter()
+        for d in sorted(read - set(todo)):  # done in the database: workers read them as files
+            if states.get(d) != "done":
+                raise InvalidOptionError(f"table {d!r} is read by this build but is neither in "
+                                         f"it nor built in {path!r}")
             if complete(out, g.name, d) is None:
                 _export(store, g, out, d)
+                summary.exported.append(d)
+        summary.export_seconds = time.perf_counter() - t0
         on_disk = {t: m for t in todo if (m := complete(out, g.name, t)) is not None}
         weight = {t: max(int(g.weight(t)), 1) for t in tables}
         bar = Progress(sum(weight.values()), f"{g.name} cluster build", mode=progress,
@@ -177,7 +186,9 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
             solve = [t for t in todo if t not in on_disk]
             if solve:
                 if client is None:
+                    t0 = time.perf_counter()
                     client, own, threads = _client(cluster, workers)
+                    summary.start_seconds = time.perf_counter() - t0
                     summary.workers = len(client.scheduler_info()["workers"])
                 summary.rows += _run(client, store, g, out, mode, threads, solve, weight, bar,
                                      summary)
@@ -205,8 +216,10 @@ def _run(client, store, g, out, mode, threads, solve, weight, bar, summary) -> i
     for fut in as_completed(list(futures.values())):
         t = table_of[fut.key]
         fut.result()  # a task's error (after Dask's retries) stops the build here
+        t0 = time.perf_counter()
         manifest = verified_manifest(out, g.name, t)
         rows += _import(store, g, out, t, manifest)
+        summary.import_seconds += time.perf_counter() - t0
         summary.built.append(t)
         summary.solve_seconds += manifest["seconds"]
         summary.parquet_bytes += sum(f["bytes"] for f in manifest["files"].values())
@@ -234,6 +247,10 @@ class ClusterSummary(BuildSummary):
         self.workers = 0
         self.solve_seconds = 0.0
         self.parquet_bytes = 0
+        self.exported: list[str] = []  # done in the database, written as files for the workers
+        self.export_seconds = 0.0
+        self.start_seconds = 0.0  # starting a LocalCluster / connecting
+        self.import_seconds = 0.0  # checking files and copying them into the database
 
     def __str__(self) -> str:
         extra = f"; {len(self.imported)} imported from complete files" if self.imported else ""
