@@ -21,7 +21,7 @@ import uuid
 
 from tbdb import games
 from tbdb.build import BuildSummary, plan
-from tbdb.cluster_files import (TablePaths, complete, read_stats, read_values, stat_tuples,
+from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values, stat_tuples,
                                 verified_manifest, write_table_files)
 from tbdb.errors import InvalidOptionError
 from tbdb.progress import Progress
@@ -64,8 +64,9 @@ def solve_table(game: str, table: str, mode: str, out: str, threads: int | None,
     """The Dask task: solve ``table`` from its dependencies' files and write its own files;
     returns the manifest.  ``after`` are the dependencies' results (only ordering: the values
     are read from the files); ``threads``: Numba threads for this worker (a LocalCluster
-    shares the cores between its worker processes; None leaves Numba's default).  Done files are kept: a task run again after its worker died
-    between writing and reporting returns at once."""
+    shares the cores between its worker processes; None leaves Numba's default).  Done files
+    are kept: a task run again after its worker died between writing and reporting returns
+    at once."""
     g = games.get(game)
     if threads:
         import numba
@@ -88,7 +89,7 @@ def _import(store: Store, g, out: str, table: str, manifest: dict) -> int:
     if mine != cat or stat_tuples(data.stats) != read_stats(out, g.name, table):
         # the values do not give the catalogue and statistics written beside them
         TablePaths.of(out, g.name, table).remove()
-        raise ValueError(f"{g.name} table {table!r}: files under {out!r} disagree with "
+        raise ClusterFileError(f"{g.name} table {table!r}: files under {out!r} disagree with "
                          f"themselves (catalogue or statistics); removed, run again to rebuild")
     return store.write_table(g.name, table, data, manifest["seconds"])
 
@@ -112,9 +113,6 @@ def _client(cluster: str, workers: int | None):
         local = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                          dashboard_address=None)
         return distributed.Client(local), local, max(1, (os.cpu_count() or 1) // n)
-    if not cluster.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
-        raise InvalidOptionError(f"--cluster {cluster!r}: give 'local' or a scheduler address "
-                                 f"such as tcp://HOST:8786")
     try:
         return distributed.Client(cluster, timeout="30s"), None, None
     except OSError as exc:
@@ -148,6 +146,11 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
                                  f"supported")
     if client is None:
         _dask()
+        if cluster != "local" and not cluster.startswith(("tcp://", "tls://", "inproc://")):
+            raise InvalidOptionError(f"--cluster {cluster!r}: give 'local' or a scheduler "
+                                     f"address such as tcp://HOST:8786")
+        if workers is not None and workers < 1:
+            raise InvalidOptionError(f"--workers {workers}: give at least 1")
     os.makedirs(out, exist_ok=True)
     path = str(db) if db is not None else default_db_path()
     start = time.perf_counter()

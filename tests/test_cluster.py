@@ -183,6 +183,7 @@ def test_cli_errors_are_one_line_exit_2(tmp_path, capsys):
                  str(tmp_path), "--db", db]) == 2
     err = capsys.readouterr().err
     assert "'bogus'" in err and len(err.strip().splitlines()) == 1
+    assert not os.path.exists(db)  # refused before the database was created
     assert main(["build", "cdc", "--material", "GvC", "--cluster", "local", "--db", db]) == 2
     assert "--out" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:  # key-storage games have no --cluster option
