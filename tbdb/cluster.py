@@ -256,6 +256,9 @@ class ClusterSummary(BuildSummary):
         self.import_seconds = 0.0  # checking files and copying them into the database
 
     def __str__(self) -> str:
-        extra = f"; {len(self.imported)} imported from complete files" if self.imported else ""
+        size = os.path.getsize(self.db) / 1e6 if os.path.exists(self.db) else 0.0
         on = f" on {self.workers} workers" if self.workers else ""
-        return super().__str__() + on + extra
+        files = f", {len(self.imported)} imported from complete files" if self.imported else ""
+        return (f"{self.game}: {self.tables} tables in {self.db!r} ({size:.1f} MB): "
+                f"{len(self.built)} built{on}{files} ({self.rows:,} rows) in "
+                f"{self.seconds:.1f} s, {self.skipped} already done")
