@@ -64,6 +64,13 @@ def _parser() -> argparse.ArgumentParser:
         gb.add_argument("--rebuild", action="append", default=[], metavar="TABLE",
                         help="build this table again even if it is done (repeatable)")
         gb.add_argument("--no-progress", action="store_true", help="no progress bar")
+        if g.storage == "index":  # cluster builds: tbdb/cluster.py (needs tbdb[cluster])
+            gb.add_argument("--cluster", metavar="ADDRESS", help="build on Dask: 'local' (a "
+                            "LocalCluster, one worker per core) or tcp://HOST:PORT")
+            gb.add_argument("--out", metavar="DIR", help="with --cluster: directory (shared by "
+                            "the workers) for the tables' Parquet files")
+            gb.add_argument("--workers", type=int, metavar="N",
+                            help="with --cluster local: worker processes (default: cores)")
         gl = lg.add_parser(name, help=g.title, description=f"Look up a {g.title} position, "
                                                            f"e.g. {g.sample!r}.")
         gl.add_argument("position", help=f"position text, e.g. {g.sample!r}, or '-' for stdin")
@@ -197,8 +204,15 @@ def _build(args) -> int:
     options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
                       defaults=False, text=True)
     progress = "lines" if args.no_progress else True
-    summary = tbdb.build(g.name, db=args.db, progress=progress,
-                         mode=getattr(args, "mode", "auto"), rebuild=args.rebuild, **options)
+    if getattr(args, "cluster", None) or getattr(args, "out", None):
+        from tbdb.cluster import build_cluster
+        summary = build_cluster(g.name, db=args.db, out=args.out, cluster=args.cluster,
+                                workers=args.workers, progress=progress,
+                                mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,
+                                **options)
+    else:
+        summary = tbdb.build(g.name, db=args.db, progress=progress,
+                             mode=getattr(args, "mode", "auto"), rebuild=args.rebuild, **options)
     print(summary)
     with tbdb.open(summary.db) as tb:
         rows = tb.sql(

@@ -1,0 +1,264 @@
+"""Cluster builds on Dask distributed: one task per table, each after the tables it reads.
+
+``tbdb build GAME ... --cluster local|tcp://HOST:PORT --out DIR --db FILE``.  Each task runs
+on a worker: it reads its dependencies from their files under ``DIR``, solves its table with
+the game's own ``solve`` and writes values, statistics and a manifest with checksums
+(``tbdb.cluster_files``).  The coordinator (this process) holds the database: as each table's
+files arrive it checks them and copies the table into the DuckDB file with ``Store.write_table``
+(values, catalogue, statistics, texts and the 'done' checkpoint in one transaction), so lookup,
+verify and the views see a cluster-built table exactly as an embedded one.
+
+Resume: tables done in the database are skipped; tables whose files are complete and verified
+are imported without solving; everything else is solved.  A worker killed mid-task leaves at
+most a temporary file; Dask runs the task again elsewhere.  Any index-storage game works (the
+engine's ``Game`` API only); Dask is an optional extra (``tbdb[cluster]``).
+"""
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+from tbdb import games
+from tbdb.build import BuildSummary, plan
+from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values, stat_tuples,
+                                verified_manifest, write_table_files)
+from tbdb.errors import InvalidOptionError
+from tbdb.progress import Progress
+from tbdb.store import Store, default_db_path
+
+# dependencies a worker process keeps in memory between tasks: {(game, table, sha256): values}
+_WORKER_CACHE: dict[tuple, object] = {}
+_WORKER_CACHE_TABLES = 16
+
+
+class ClusterUnavailableError(InvalidOptionError):
+    """``--cluster`` without Dask installed."""
+
+
+def _dask():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterUnavailableError(
+            "--cluster needs Dask distributed, which is not installed: "
+            "pip install 'tbdb[cluster]'") from None
+    return distributed
+
+
+def _dependency(g, out: str, table: str):
+    manifest = verified_manifest(out, g.name, table)
+    key = (g.name, table, manifest["files"]["values"]["sha256"])
+    if key not in _WORKER_CACHE:
+        if len(_WORKER_CACHE) >= _WORKER_CACHE_TABLES:
+            _WORKER_CACHE.pop(next(iter(_WORKER_CACHE)))
+        values = read_values(out, g.name, table, manifest)
+        row = {"params": manifest["catalogue"]["params"], "storage": "index",
+               "slots": manifest["catalogue"]["slots"], "table_name": table}
+        _WORKER_CACHE[key] = g.from_stored(table, row, values)
+    return _WORKER_CACHE[key]
+
+
+def solve_table(game: str, table: str, mode: str, out: str, threads: int | None,
+                *after) -> dict:
+    """The Dask task: solve ``table`` from its dependencies' files and write its own files;
+    returns the manifest.  ``after`` are the dependencies' results (only ordering: the values
+    are read from the files); ``threads``: Numba threads for this worker (a LocalCluster
+    shares the cores between its worker processes; None leaves Numba's default).  Done files
+    are kept: a task run again after its worker died between writing and reporting returns
+    at once."""
+    g = games.get(game)
+    if threads:
+        import numba
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    done = complete(out, game, table)
+    if done is not None:
+        return done
+    deps = {d: _dependency(g, out, d) for d in g.dependencies(table)}
+    t0 = time.perf_counter()
+    data = g.solve(table, deps, mode)
+    return write_table_files(out, game, table, data, time.perf_counter() - t0)
+
+
+def _import(store: Store, g, out: str, table: str, manifest: dict) -> int:
+    """Copy one table's verified files into the database (one transaction)."""
+    values = read_values(out, g.name, table, manifest)
+    data = g.describe(table, values)
+    cat = manifest["catalogue"]
+    mine = {c: getattr(data, c) for c in cat}
+    if mine != cat or stat_tuples(data.stats) != read_stats(out, g.name, table):
+        # the values do not give the catalogue and statistics written beside them
+        TablePaths.of(out, g.name, table).remove()
+        raise ClusterFileError(f"{g.name} table {table!r}: files under {out!r} disagree with "
+                         f"themselves (catalogue or statistics); removed, run again to rebuild")
+    return store.write_table(g.name, table, data, manifest["seconds"])
+
+
+def _export(store: Store, g, out: str, table: str) -> None:
+    """Write a table that is done in the database (and has no valid files) as files, so the
+    workers can read it as a dependency."""
+    row = store.table(g.name, table)
+    values = store.load_index(row["table_id"], row["slots"])
+    (mode, seconds), = store.query("SELECT mode, seconds FROM tb_tables WHERE table_id = ?",
+                                   [row["table_id"]])
+    values.mode = mode
+    data = g.describe(table, values)
+    write_table_files(out, g.name, table, data, seconds or 0.0)
+
+
+def _client(cluster: str, workers: int | None):
+    distributed = _dask()
+    if cluster == "local":
+        n = workers or os.cpu_count() or 1
+        local = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                         dashboard_address=None)
+        return distributed.Client(local), local, max(1, (os.cpu_count() or 1) // n)
+    try:
+        return distributed.Client(cluster, timeout="30s"), None, None
+    except OSError as exc:
+        raise InvalidOptionError(f"--cluster {cluster!r}: cannot reach the scheduler "
+                                 f"({exc})") from None
+
+
+def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | None = "local",
+                  workers: int | None = None, progress: bool | str = True, mode: str = "auto",
+                  rebuild=(), client=None, threads: int | None = None,
+                  tables: list[str] | None = None, **options) -> BuildSummary:
+    """Build ``game``'s tables on a Dask cluster (``cluster``: 'local' for a LocalCluster of
+    ``workers`` processes, default one per core, or a scheduler address; or an existing
+    ``client``, whose workers use ``threads`` Numba threads each), writing files under ``out``
+    and recording every table in ``db``.  ``tables`` (Python only, benchmarks): build exactly
+    these, in this order, instead of the options' plan; what they read must be listed before
+    them or be done in ``db``."""
+    g, mode, planned, rebuild = plan(game, mode, rebuild, **options)
+    tables = planned if tables is None else [g.check_table(t) for t in tables]
+    if g.storage != "index":
+        raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
+                                 f"{g.storage!r} tables: build it without --cluster")
+    if not cluster and client is None:
+        raise InvalidOptionError(f"--out {out!r} is for cluster builds: add --cluster local or "
+                                 f"--cluster tcp://HOST:PORT")
+    if not out:
+        raise InvalidOptionError("--cluster needs --out DIR: the directory (shared by the "
+                                 "workers) where tables are written")
+    if "://" in str(out):
+        raise InvalidOptionError(f"--out {out!r}: only a local or shared directory path is "
+                                 f"supported")
+    if client is None:
+        _dask()
+        if cluster != "local" and not cluster.startswith(("tcp://", "tls://", "inproc://")):
+            raise InvalidOptionError(f"--cluster {cluster!r}: give 'local' or a scheduler "
+                                     f"address such as tcp://HOST:8786")
+        if workers is not None and workers < 1:
+            raise InvalidOptionError(f"--workers {workers}: give at least 1")
+    os.makedirs(out, exist_ok=True)
+    path = str(db) if db is not None else default_db_path()
+    start = time.perf_counter()
+    summary = ClusterSummary(g.name, path, len(tables))
+    with Store(path) as store:
+        store.plan(g.name, tables)
+        states = store.states(g.name)
+        for t in rebuild:
+            TablePaths.of(out, g.name, t).remove()
+        in_db = {t for t in tables if states.get(t) == "done" and t not in rebuild}
+        todo = [t for t in tables if t not in in_db]
+        summary.skipped = len(in_db)
+        read = {d for t in todo for d in g.dependencies(t)}
+        t0 = time.perf_counter()
+        for d in sorted(read - set(todo)):  # done in the database: workers read them as files
+            if states.get(d) != "done":
+                raise InvalidOptionError(f"table {d!r} is read by this build but is neither in "
+                                         f"it nor built in {path!r}")
+            if complete(out, g.name, d) is None:
+                _export(store, g, out, d)
+                summary.exported.append(d)
+        summary.export_seconds = time.perf_counter() - t0
+        on_disk = {t: m for t in todo if (m := complete(out, g.name, t)) is not None}
+        weight = {t: max(int(g.weight(t)), 1) for t in tables}
+        bar = Progress(sum(weight.values()), f"{g.name} cluster build", mode=progress,
+                       initial=sum(weight[t] for t in in_db))
+        if in_db or on_disk:
+            bar.say(f"{g.name}: resuming: {len(in_db)} of {len(tables)} tables already in "
+                    f"{path!r}, {len(on_disk)} more complete under {out!r}")
+        own = None
+        try:
+            for t, manifest in on_disk.items():
+                summary.rows += _import(store, g, out, t, manifest)
+                summary.imported.append(t)
+                bar.finished(weight[t], f"{t} (from its files)")
+            solve = [t for t in todo if t not in on_disk]
+            if solve:
+                if client is None:
+                    t0 = time.perf_counter()
+                    client, own, threads = _client(cluster, workers)
+                    summary.start_seconds = time.perf_counter() - t0
+                    summary.workers = len(client.scheduler_info()["workers"])
+                summary.rows += _run(client, store, g, out, mode, threads, solve, weight, bar,
+                                     summary)
+        finally:
+            bar.close()
+            if own is not None:
+                client.close()
+                own.close()
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _run(client, store, g, out, mode, threads, solve, weight, bar, summary) -> int:
+    from distributed import as_completed
+    futures = {}
+    run = uuid.uuid4().hex[:12]  # this run's task keys (a scheduler may outlive a coordinator)
+    for t in solve:  # the plan lists every table after the tables it reads
+        after = [futures[d] for d in g.dependencies(t) if d in futures]
+        futures[t] = client.submit(solve_table, g.name, t, mode, str(out), threads, *after,
+                                   key=f"tbdb-{g.name}-{t}-{run}", pure=False,
+                                   retries=2)
+    table_of = {f.key: t for t, f in futures.items()}
+    tables = list(futures)
+    rows = 0
+    for fut in as_completed(list(futures.values())):
+        t = table_of[fut.key]
+        fut.result()  # a task's error (after Dask's retries) stops the build here
+        t0 = time.perf_counter()
+        manifest = verified_manifest(out, g.name, t)
+        rows += _import(store, g, out, t, manifest)
+        summary.import_seconds += time.perf_counter() - t0
+        summary.built.append(t)
+        summary.solve_seconds += manifest["seconds"]
+        summary.parquet_bytes += sum(f["bytes"] for f in manifest["files"].values())
+        bar.finished(weight[t], f"{t} ({manifest['seconds']:.1f} s on a worker)")
+        del futures[t]  # the scheduler may forget it once its dependants have run
+    _sweep(out, g.name, tables)
+    return rows
+
+
+def _sweep(out: str, game: str, tables) -> None:
+    """Remove the temporary files that workers killed mid-write left (every task of this run
+    has finished, so none is still being written by it)."""
+    for t in tables:
+        for final in TablePaths.of(out, game, t).all():
+            for tmp in final.parent.glob(f".{final.name}.*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+
+class ClusterSummary(BuildSummary):
+    """A build summary with what the cluster did."""
+
+    def __init__(self, game: str, db: str, tables: int):
+        super().__init__(game, db, tables)
+        self.imported: list[str] = []
+        self.workers = 0
+        self.solve_seconds = 0.0
+        self.parquet_bytes = 0
+        self.exported: list[str] = []  # done in the database, written as files for the workers
+        self.export_seconds = 0.0
+        self.start_seconds = 0.0  # starting a LocalCluster / connecting
+        self.import_seconds = 0.0  # checking files and copying them into the database
+
+    def __str__(self) -> str:
+        size = os.path.getsize(self.db) / 1e6 if os.path.exists(self.db) else 0.0
+        on = f" on {self.workers} workers" if self.workers else ""
+        files = f", {len(self.imported)} imported from complete files" if self.imported else ""
+        return (f"{self.game}: {self.tables} tables in {self.db!r} ({size:.1f} MB): "
+                f"{len(self.built)} built{on}{files} ({self.rows:,} rows) in "
+                f"{self.seconds:.1f} s, {self.skipped} already done")
