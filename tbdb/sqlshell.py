@@ -75,7 +75,10 @@ def run(args) -> int:
                            f"file")
     with tbdb.open(path) as tb:
         con = tb.store.con
-        con.execute("SET lock_configuration = true")  # no statement may undo READ_CONFIG
+        try:  # no statement may undo READ_CONFIG
+            con.execute("SET lock_configuration = true")
+        except duckdb.InvalidInputException:
+            pass  # this process has locked the file's configuration already (an earlier run)
         if args.query is None:
             return _prompt(con, args)
         found = statements(con, args.query)

@@ -110,8 +110,8 @@ def test_kernels_honour_the_contract(name):
             continue
         kind, _ = space.census(0, space.size)
         real = np.flatnonzero(kind == 0)
-        if len(real) > 20000:
-            real = np.sort(rng.choice(real, 20000, replace=False))
+        if len(real) > 4000:
+            real = np.sort(rng.choice(real, 4000, replace=False))
         count, child, move, _, _ = space.children(real)
         assert (count <= space.max_children).all()
         edges = {}
@@ -124,6 +124,8 @@ def test_kernels_honour_the_contract(name):
                     edges.setdefault(c, set()).add(p)
         if "edge-free" in g.modes:
             targets = np.array(sorted(edges), np.int64)
+            if len(targets) > 4000:
+                targets = np.sort(rng.choice(targets, 4000, replace=False))
             pcount, parent = space.parents(targets)
             assert (pcount <= space.max_parents).all()
             chosen = set(real.tolist())
