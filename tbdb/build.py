@@ -115,7 +115,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
             for d in g.dependencies(t):
                 needed[d] = needed.get(d, 0) + 1
         cache: dict[str, object] = {}
-        weight = {t: max(int(g.weight(t)), 1) for t in tables}
+        weight = _weights(g, tables)
         bar = Progress(sum(weight.values()), f"{g.name} build", mode=progress,
                        initial=sum(weight[t] for t in tables if t not in todo))
         if summary.skipped:
@@ -149,6 +149,11 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
             bar.close()
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _weights(g, tables) -> dict[str, int]:
+    """Each table's share of a progress bar: its positions, roughly (at least 1)."""
+    return {t: max(int(g.weight(t)), 1) for t in tables}
 
 
 def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
@@ -212,7 +217,8 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
             done = [t for t, s in states.items() if s == "done"
                     and (tables is None or t in tables)]
             order = sorted(done, key=lambda t: (len(g.dependencies(t)), t))
-            bar = Progress(sum(max(int(g.weight(t)), 1) for t in order), f"verify {name}",
+            weight = _weights(g, order)
+            bar = Progress(sum(weight.values()), f"verify {name}",
                            mode=progress)
             cache: dict[str, object] = {}
             try:
@@ -224,7 +230,7 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
                     if bad or bad2:
                         report.problems[f"{name}:{t}"] = (bad + bad2, examples + examples2)
                     report.checked += 1
-                    bar.finished(max(int(g.weight(t)), 1), t)
+                    bar.finished(weight[t], t)
             finally:
                 bar.close()
     return report

@@ -38,6 +38,8 @@ STORAGE_COMPATIBILITY = "v1.0.0"
 # what read-only connections may not do: touch other files or load code (``tbdb sql`` also locks
 # the configuration, so no statement can switch these back on)
 READ_CONFIG = {**_NO_EXTENSIONS, "enable_external_access": False}
+# what builds write with (the DuckDB connection and Alembic's engine alike)
+WRITE_CONFIG = {**_NO_EXTENSIONS, "storage_compatibility_version": STORAGE_COMPATIBILITY}
 
 
 def default_db_path() -> str:
@@ -110,8 +112,7 @@ def check_path(path: str, create: bool) -> None:
 
 def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with tbdb's settings; DuckDB's errors turned into tbdb's."""
-    config = dict(READ_CONFIG) if read_only else \
-        {**_NO_EXTENSIONS, "storage_compatibility_version": STORAGE_COMPATIBILITY}
+    config = dict(READ_CONFIG if read_only else WRITE_CONFIG)
     try:
         con = duckdb.connect(path, read_only=read_only, config=config)
     except duckdb.IOException as exc:
@@ -191,9 +192,7 @@ class Store:
         from sqlalchemy import create_engine
         from sqlalchemy.exc import OperationalError
         engine = create_engine(f"duckdb:///{self.path}",
-                               connect_args={"config": {
-                                   **_NO_EXTENSIONS,
-                                   "storage_compatibility_version": STORAGE_COMPATIBILITY}})
+                               connect_args={"config": dict(WRITE_CONFIG)})
         try:
             try:
                 connection = engine.connect()
