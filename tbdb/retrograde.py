@@ -97,8 +97,8 @@ def choose_mode(space: IndexSpace, mode: str = "auto") -> str:
             raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "
                              f"{', '.join(MODES)} or 'auto'")
         return mode
-    # edges: ~2 x 8 bytes per edge (forward and reverse), guessing 12 distinct children
-    guess = space.size * min(space.max_children, 12) * 16
+    # edges: 12 bytes per move (target, code, reverse) and ~30 per slot, guessing 12 moves
+    guess = space.size * (30 + min(space.max_children, 12) * 12)
     return "edges" if guess <= EDGES_BUDGET else "edge-free"
 
 
@@ -108,53 +108,63 @@ def solve_index(space: IndexSpace, mode: str = "auto",
     progress = progress or _quiet
     mode = choose_mode(space, mode)
     if mode == "edges":
-        result, distance, multiplicity = _solve_edges(space, progress)
+        result, distance, best, multiplicity = _solve_edges(space, progress)
     else:
         result, distance, multiplicity = _solve_edge_free(space, progress)
-    best = best_moves(space, result, distance, progress)
+        best = best_moves(space, result, distance, progress)
     return IndexValues(result, distance, best, multiplicity, mode)
 
 
 def _solve_edges(space: IndexSpace, progress: Progress):
+    """Children generated once into a flat edge list (12 bytes per move, int32 slots), solved by
+    degree counting, best moves read from the same list."""
     size = space.size
+    if size >= 1 << 31:
+        raise ValueError(f"a table of {size:,} slots is too large for the edges-in-memory "
+                         f"mode; use edge-free")
     result, multiplicity = census(space)
-    width = space.max_children
-    step = children_batch(width)
-    src_parts, n_parts, child_parts = [], [], []
+    step = children_batch(space.max_children)
+    moves = np.zeros(size + 1, np.int64)  # moves of slot p at moves[p + 1], then offsets
+    n_in = np.zeros(size, np.int32)
     ext_loss_min = np.full(size, k.NO_EXT, np.int16)
     ext_win_max = np.full(size, -1, np.int16)
+    target_parts, code_parts = [], []
     for lo in range(0, size, CHUNK_SLOTS):
         for batch in _batches(_real(result, lo, min(size, lo + CHUNK_SLOTS)), step):
-            count, child, _, ext_result, ext_distance = space.children(batch)
-            n_in = np.empty(len(batch), np.int64)
-            in_child = np.empty((len(batch), max(width, 1)), np.int64)
-            lmin = np.empty(len(batch), np.int16)
-            wmax = np.empty(len(batch), np.int16)
-            draw = np.empty(len(batch), np.bool_)
-            k._summarise_rows(count, child, ext_result, ext_distance, width, n_in, in_child,
-                              lmin, wmax, draw)
-            ext_loss_min[batch] = lmin
-            ext_win_max[batch] = np.where(draw, k.EXT_DRAW, wmax)
-            used = int(n_in.max()) if len(n_in) else 0
-            src_parts.append(batch)
-            n_parts.append(n_in)
-            child_parts.append(in_child[:, :max(used, 1)].copy())
+            count, child, move, ext_result, ext_distance = space.children(batch)
+            start = np.zeros(len(batch), np.int64)
+            np.cumsum(count[:-1], out=start[1:])
+            total = int(start[-1] + count[-1]) if len(batch) else 0
+            target = np.empty(total, np.int32)
+            code = np.empty(total, np.int32)
+            k._pack_rows(batch, count, child, move, ext_result, ext_distance, start, target,
+                         code, n_in, ext_loss_min, ext_win_max)
+            moves[batch + 1] = count
+            target_parts.append(target)
+            code_parts.append(code)
         progress("children", min(size, lo + CHUNK_SLOTS), size)
-    src = np.concatenate(src_parts) if src_parts else np.zeros(0, np.int64)
-    n_in = np.concatenate(n_parts) if n_parts else np.zeros(0, np.int64)
-    wide = max([c.shape[1] for c in child_parts], default=1)
-    in_child = np.zeros((len(src), wide), np.int64)
-    at = 0
-    for c in child_parts:
-        in_child[at:at + len(c), :c.shape[1]] = c
-        at += len(c)
-    del child_parts
-    off, _, roff, parent = k._edge_graph(size, src, n_in, in_child)
-    del in_child
+    off = np.cumsum(moves, out=moves)
+    target = _concatenate(target_parts)
+    code = _concatenate(code_parts)
+    roff, parent = k._reverse_edges(size, off, target)
     distance = np.zeros(size, np.int16)
-    k._solve_graph(result, distance, off, roff, parent, ext_loss_min, ext_win_max)
+    k._solve_graph(result, distance, n_in, roff, parent, ext_loss_min, ext_win_max)
+    del roff, parent, n_in
     progress("solve", size, size)
-    return result, distance, multiplicity
+    best = np.full(size, k.NO_MOVE, np.int32)
+    k._best_of_rows(off, target, code, result, distance, best)
+    return result, distance, best, multiplicity
+
+
+def _concatenate(parts: list) -> np.ndarray:
+    """One array from parts, freeing each part as it is copied (peak: the result + one part)."""
+    out = np.empty(sum(len(p) for p in parts), np.int32)
+    at = 0
+    while parts:
+        p = parts.pop(0)
+        out[at:at + len(p)] = p
+        at += len(p)
+    return out
 
 
 def _solve_edge_free(space: IndexSpace, progress: Progress):

@@ -92,8 +92,9 @@ class CdcSpace:
 
     def children(self, positions: np.ndarray):
         n, w = len(positions), self.max_children
-        out = (np.zeros(n, np.int16), np.zeros((n, w), np.int64), np.zeros((n, w), np.int32),
-               np.zeros((n, w), np.int8), np.zeros((n, w), np.int16))
+        # empty, not zeros: the kernel writes every entry a reader may look at (up to count)
+        out = (np.empty(n, np.int16), np.empty((n, w), np.int64), np.empty((n, w), np.int32),
+               np.empty((n, w), np.int8), np.empty((n, w), np.int16))
         kernels._children(self.m.desc, self.half, positions, self.slot_child, self.cdesc,
                           self.cswap, self.ckind, self.coff, self.csize, self.cres, self.cdist,
                           *out)
