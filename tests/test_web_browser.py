@@ -181,6 +181,7 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
 
 
 def test_stats_page_lists_every_game(server, browser, every_game_db):
+    browser.get_log("performance")  # drop what earlier tests requested
     browser.get(f"{server}/stats")
     WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#stats h2"))
     shown = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#stats h2")]
@@ -196,5 +197,10 @@ def test_stats_page_lists_every_game(server, browser, every_game_db):
     assert sorted((b.get_attribute("data-outcome"), int(b.get_attribute("data-distance")))
                   for b in bars) == [("loss", 0), ("loss", 2), ("loss", 4),
                                      ("win", 1), ("win", 3), ("win", 5)]
+    outside = [u for u in _requested_urls(browser)
+               if not u.startswith(server + "/") and not u.startswith("data:")]
+    assert not outside, outside
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "stats.png"))

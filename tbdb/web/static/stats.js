@@ -74,7 +74,7 @@ async function histogram(div) {
   const h = await resp.json();
   if (!resp.ok) { div.innerHTML += `<p class="error">${esc(h.error)}</p>`; return; }
   div.innerHTML += h.kind === "score" ? scoreChart(h) : distanceChart(h);
-  if (h.sample) div.innerHTML += `<p class="hint">estimated from a sample of ${(100 * h.sample).toFixed(1)}% of the ${h.rows.toLocaleString()} rows</p>`;
+  if (h.sample) div.innerHTML += `<p class="hint">estimated from ${(100 * h.sample).toFixed(1)}% of the stored rows (counts scaled up)</p>`;
 }
 
 async function main() {

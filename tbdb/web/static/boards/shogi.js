@@ -97,8 +97,8 @@ export function render(position, result) {
     svg += `<text x="${tx}" y="${black ? trayTop - 6 : trayTop + 7 * (S + 4) + 20}" text-anchor="middle" font-size="12" fill="#555">${black ? "black" : "white"}</text>`;
     for (const [kind, count] of hands[black ? "black" : "white"]) {
       const [cx, cy] = handSlot(black, kind);
-      svg += piece(cx - 6, cy, kind, black, S * 0.9);
-      svg += `<text data-hand="${black ? "b" : "w"}${kind}" x="${cx + 24}" y="${cy + 16}" text-anchor="end" font-size="14" font-weight="bold" fill="#333">${count > 1 ? "×" + count : ""}</text>`;
+      svg += piece(cx - 9, cy, kind, black, S * 0.85);
+      svg += `<text data-hand="${black ? "b" : "w"}${kind}" x="${cx + 28}" y="${cy + 16}" text-anchor="end" font-size="14" font-weight="bold" fill="#333">${count > 1 ? "×" + count : ""}</text>`;
     }
   }
   svg += `<text x="${X0}" y="${Y0 + 9 * S + 26}" font-size="13" fill="#555">${side === "w" ? "white (gote)" : "black (sente)"} to move</text>`;
