@@ -166,6 +166,8 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
                == after and d.find_element(By.ID, "value").get_attribute("class")
                == then.outcome)
     assert browser.find_element(By.ID, "board").get_attribute("innerHTML") != board_before
+    CHECK_BOARD.get(name, lambda *a: None)(
+        browser.find_element(By.CSS_SELECTOR, "#board [data-board]"), g.parse(after))
     browser.save_screenshot(str(ARTIFACTS / f"{name}-after-best-move.png"))
 
     browser.back()  # back returns to the start position
@@ -191,7 +193,8 @@ def test_stats_page_lists_every_game(server, browser, every_game_db):
     # a histogram per table, drawn once its answer arrives
     WebDriverWait(browser, 20).until(
         lambda d: len(d.find_elements(By.CSS_SELECTOR, "svg.histogram")) == len(tables))
-    figure = browser.find_element(By.CSS_SELECTOR, 'figure[data-table="all"][data-game="tictactoe"]')
+    figure = browser.find_element(By.CSS_SELECTOR,
+                                  'figure[data-table="all"][data-game="tictactoe"]')
     bars = figure.find_elements(By.CSS_SELECTOR, "rect[data-outcome]")
     # tic-tac-toe: wins at distances 1, 3, 5 and losses at 0, 2, 4 (draws are only counted)
     assert sorted((b.get_attribute("data-outcome"), int(b.get_attribute("data-distance")))

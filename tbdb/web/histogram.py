@@ -7,11 +7,11 @@ bulk-loaded together, so DuckDB's zone maps skip the other tables' row groups an
 reads a few narrow columns of this table only: about 0.4 s per 10^7 rows here.  Above ``cap``
 rows (10^7) it reads a systematic sample instead: ``SLICES`` runs of consecutive slots (index
 or key order) spread evenly over the table, ``SAMPLE_ROWS`` (10^6) rows in all, and scales
-the counts up.  Runs of slots, not DuckDB's TABLESAMPLE: a sample clause turns off the zone-map pruning,
-so sampling a small table next to a big one would read both; a range of slots keeps it.  The
-bars keep their shape, the counts are estimates and a rare distance (the longest win) may be
-missed; the answer says so (``sample``: the fraction of the rows read).  The served file is
-read-only, so the app computes each histogram once and keeps it.
+the counts up.  Runs of slots, not DuckDB's TABLESAMPLE: a sample clause turns off the
+zone-map pruning, so sampling a small table next to a big one would read both; a range of
+slots keeps it.  The bars keep their shape, the counts are estimates and a rare distance (the
+longest win) may be missed; the answer says so (``sample``: the fraction of the rows read).
+The served file is read-only, so the app computes each histogram once and keeps it.
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ SAMPLE_ROWS = 1_000_000
 SLICES = 16  # each slice costs a few ms of its own; 16 keep the sample spread
 
 # per storage kind: the table of values and the GROUP BY over one table's rows ({src}: that
-# table, sampled or not; parameter $id: the table_id).  Distances count
-# positions as the rows stand for them (multiplicity: the raw positions a canonical row is);
-# illegal rows and empty slots are left out, as draw_analysis counts them apart.
+# table, sampled or not; parameter $id: the table_id).  Distances count positions as the rows
+# stand for them (multiplicity: the raw positions a canonical row is); illegal rows and empty
+# slots are left out, as draw_analysis counts them apart.
 _VALUES = {"index": "tb_index_values", "key": "tb_key_values", "runs": "tb_score_runs"}
 _ORDER = {"index": "idx", "key": "key0", "runs": "idx"}  # the column rows were stored in order of
 _COLUMNS = {"index": "table_id, result, distance, multiplicity",
