@@ -1,8 +1,9 @@
 // Shogi: SFEN ("board side hands move-number").  The board as USI writes it: rank a at the top,
-// files 9 to 1 from left to right.  Pieces are letters on a five-sided piece pointing at the
-// opponent: black's (sente, upper case) point up, white's (gote, lower case) are turned 180
-// degrees; promoted pieces are red with a '+'.  White's hand is drawn at the top left, black's at
-// the bottom right, each piece kind with its count.  Moves are coloured by outcome and play when
+// files 9 to 1 from left to right.  Pieces are kanji (where the browser has a font for them) or
+// letters on a five-sided piece pointing at the opponent: black's (sente, upper case) point up,
+// white's (gote, lower case) are turned 180 degrees; promoted pieces are red (letters: with a
+// '+').  White's hand is drawn at the top left, black's at the bottom right, each piece kind
+// with its count.  Moves are coloured by outcome and play when
 // clicked: a board move is an arrow (a promotion dashed); a drop is a disc with the piece's
 // letter on the empty square (a hand of a few kinds has dozens of drops, too many arrows), and
 // the best move, when it is a drop, also gets an arrow from the mover's hand.
@@ -16,6 +17,27 @@ const HAND_ORDER = "RBGSNLP";
 const NAMES = { K: "king", R: "rook", B: "bishop", G: "gold", S: "silver", N: "knight", L: "lance",
   P: "pawn", "+R": "dragon", "+B": "horse", "+S": "promoted silver", "+N": "promoted knight",
   "+L": "promoted lance", "+P": "tokin" };
+
+// one-character kanji, used when the browser has a font that draws them
+const KANJI = { K: "玉", R: "飛", B: "角", G: "金", S: "銀", N: "桂", L: "香", P: "歩",
+  "+R": "龍", "+B": "馬", "+S": "全", "+N": "圭", "+L": "杏", "+P": "と" };
+let kanjiFont = null;
+
+// Whether kanji have a glyph here: without a CJK font every kanji is drawn as the same blank
+// box, so two different kanji drawn on a canvas come out the same.  Letters otherwise.
+function hasKanji() {
+  if (kanjiFont === null) {
+    try {
+      const c = document.createElement("canvas").getContext("2d", { willReadFrequently: true });
+      c.font = "32px sans-serif";
+      const draw = t => { c.clearRect(0, 0, 40, 40); c.fillText(t, 0, 32); return c.getImageData(0, 0, 40, 40).data.join(); };
+      kanjiFont = draw(KANJI.R) !== draw(KANJI.B);
+    } catch {
+      kanjiFont = false;
+    }
+  }
+  return kanjiFont;
+}
 
 // the centre of a USI square ("7g": file 7, rank g)
 function square(name) {
@@ -62,7 +84,7 @@ function piece(cx, cy, text, black, size = S) {
   const outline = `M${cx},${cy - top} L${cx + w * 0.8},${cy - shoulder} L${cx + w},${cy + bottom} ` +
                   `L${cx - w},${cy + bottom} L${cx - w * 0.8},${cy - shoulder} Z`;
   const turn = black ? "" : ` transform="rotate(180 ${cx} ${cy})"`;
-  const label = promoted ? upper : upper[0];
+  const label = hasKanji() ? KANJI[upper] || upper : promoted ? upper : upper[0];
   const fontSize = size * (label.length > 1 ? 0.36 : 0.46);
   return `<g class="piece"${turn}><title>${black ? "black" : "white"} ${NAMES[upper] || upper}</title>` +
     `<path d="${outline}" fill="#f6dfa5" stroke="#6b4f1d" stroke-width="1.5"/>` +
