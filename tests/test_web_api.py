@@ -193,7 +193,8 @@ def test_position_outside_the_built_tables_is_404_with_the_build_command(client,
 
 def test_read_only_nothing_runs_sql_or_writes(db, client):
     before = open(db, "rb").read()
-    for url in ("/api/sql?q=DROP%20TABLE%20tb_tables", "/api/tables", _url("tictactoe", "x" * 9)):
+    for url in ("/api/sql?q=DROP%20TABLE%20tb_tables", "/api/tables", _url("tictactoe", "x" * 9),
+                "/api/tables/tictactoe/all/histogram"):
         client.get(url)
     for method in (client.post, client.put, client.delete):
         assert method("/api/tictactoe?position=x........").status_code == 405
@@ -247,3 +248,109 @@ def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
         proc.terminate()
         proc.wait(10)
     assert open(db, "rb").read() == before
+
+
+# ------------------------------------------------------------------ the tables' histograms
+
+def _histogram(client, game, table):
+    return client.get(f"/api/tables/{game}/{urlquote(table, safe='')}/histogram")
+
+
+def _every_tictactoe_position():
+    """Every position a game of tic-tac-toe can reach, by playing every move from the empty
+    board (5,478 of them)."""
+    g = games.get("tictactoe")
+    seen, todo = set(), [g.parse(".........")]
+    while todo:
+        p = todo.pop()
+        if g.text(p) in seen:
+            continue
+        seen.add(g.text(p))
+        todo += [s.position for s in g.successors(p)]
+    return seen
+
+
+def test_histogram_counts_every_position_by_its_lookup(client, db):
+    # reference: every tic-tac-toe position looked up one by one through the symmetries
+    from collections import Counter
+    positions = _every_tictactoe_position()
+    assert len(positions) == 5478
+    with tbdb.open(db) as tb:
+        want = Counter((r.outcome, r.distance) for r in
+                       (tb.lookup(p, game="tictactoe") for p in positions))
+    got = _histogram(client, "tictactoe", "all")
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert body["kind"] == "distance" and body["sample"] is None
+    assert {(b["outcome"], b["distance"]): b["positions"] for b in body["bins"]} == dict(want)
+    assert body["positions"] == 5478 and body["rows"] == sum(b["rows"] for b in body["bins"])
+
+
+def test_score_histogram_counts_every_oware_position_by_its_lookup(client, db):
+    # every way to put 2 seeds in 12 houses, looked up with the most plies left
+    from collections import Counter
+    from itertools import combinations_with_replacement
+    positions = []
+    for houses in combinations_with_replacement(range(12), 2):
+        seeds = [0] * 12
+        for h in houses:
+            seeds[h] += 1
+        positions.append(" ".join(map(str, seeds)))
+    with tbdb.open(db) as tb:
+        want = Counter(tb.lookup(p, game="oware").score for p in positions)
+    body = _histogram(client, "oware", "seeds-02").json()
+    assert body["kind"] == "score" and body["positions"] == len(positions) == 78
+    assert {b["score"]: b["positions"] for b in body["bins"]} == dict(want)
+
+
+@pytest.mark.parametrize("name", ["shogi", "uttt", "chinese-checkers"])
+def test_histogram_agrees_with_draw_analysis(name, client, db):
+    """Wins, draws and losses per table as draw_analysis counts them (summed over its rows),
+    and the longest win; uttt's table name holds '/', which the URL carries encoded."""
+    with tbdb.open(db) as tb:
+        rows = tb.sql("SELECT table_name, sum(wins), sum(draws), sum(losses), max(longest_win) "
+                      "FROM draw_analysis WHERE game = ? GROUP BY table_name",
+                      params=[name]).fetchall()
+    assert rows
+    for table, wins, draws, losses, longest in rows:
+        body = _histogram(client, name, table).json()
+        assert body["table"] == table and body["kind"] == "distance"
+        total = {o: sum(b["positions"] for b in body["bins"] if b["outcome"] == o)
+                 for o in ("win", "draw", "loss")}
+        # shogi's rows count each side's view once; the histogram counts the rows' positions
+        factor = total["win"] / wins if wins else 1
+        assert factor in (1, 2), (table, total, wins)
+        assert (total["win"], total["draw"], total["loss"]) == \
+            (wins * factor, draws * factor, losses * factor)
+        assert max(b["distance"] for b in body["bins"] if b["outcome"] == "win") == longest
+
+
+def test_histogram_of_a_big_table_is_sampled_and_scaled(db):
+    from tbdb.web.histogram import histogram
+    with tbdb.open(db) as tb:
+        exact = histogram(tb, "shogi", "KGK")
+        sampled = histogram(tb, "shogi", "KGK", cap=100_000, sample_rows=50_000)
+        (stored,), = tb.sql("SELECT count(*) FROM tb_index_values JOIN tb_tables USING "
+                            "(table_id) WHERE game = 'shogi' AND table_name = 'KGK'").fetchall()
+    rows = exact.to_dict()["rows"]
+    assert exact.sample is None and rows > 400_000
+    # about 50,000 of the stored rows (illegal ones included) in 16 runs of slots
+    assert sampled.sample == pytest.approx(50_000 / stored, rel=0.1)
+    # runs of slots are not a uniform sample: the estimate is rough, not exact
+    est = {b.outcome: b.positions for b in sampled.bins}
+    for outcome in ("win", "loss"):
+        real = sum(b.positions for b in exact.bins if b.outcome == outcome)
+        assert 0.6 * real < sum(b.positions for b in sampled.bins if b.outcome == outcome) \
+            < 1.4 * real, (outcome, est)
+    assert {(b.outcome, b.distance) for b in sampled.bins} <= \
+        {(b.outcome, b.distance) for b in exact.bins}
+
+
+def test_histogram_errors(client):
+    got = _histogram(client, "shogi", "KRRK")
+    assert got.status_code == 404
+    assert "'KRRK'" in got.json()["error"] and "KGK" in got.json()["error"]
+    got = _histogram(client, "chess", "KQK")
+    assert got.status_code == 404 and "'chess'" in got.json()["error"]
+    assert client.get("/api/tables/shogi/histogram").status_code == 404
+    assert client.post("/api/tables/shogi/KGK/histogram").status_code == 405

@@ -19,6 +19,7 @@ pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -72,6 +73,44 @@ def browser():
     driver.quit()
 
 
+BOARDS = Path(tbdb.__file__).parent / "web" / "static" / "boards"
+# games whose test plays the best move by clicking it on the board, not in the list
+CLICK_ON_THE_BOARD = {"shogi", "uttt", "cdc", "tictactoe"}
+
+
+def _check_shogi(board, position) -> None:
+    """One drawn piece per piece on the board and per kind in a hand; the side to move's
+    caption."""
+    on_board = sum(1 for code in position.board if code)
+    in_hand = sum(1 for hand in position.hands for count in hand if count)
+    assert len(board.find_elements(By.CSS_SELECTOR, "g.piece")) == on_board + in_hand
+    assert ("white" if position.side else "black") in board.text
+
+
+def _check_uttt(board, position) -> None:
+    """Each small board's status as the game module sees it; the constraint board marked."""
+    shown = [e.get_attribute("data-status")
+             for e in board.find_elements(By.CSS_SELECTOR, "[data-small-board]")]
+    want = [{"x": "x", "o": "o", "d": "draw"}.get(st) or
+            ("target" if b == position.constraint else "open")
+            for b, st in enumerate(position.statuses)]
+    assert shown == want
+
+
+CHECK_BOARD = {"shogi": _check_shogi, "uttt": _check_uttt}
+
+
+def _click_at_centre(driver, board, element) -> None:
+    """A mouse click at the centre of ``element``'s box, as a person clicks: WebDriver's own
+    click refuses an arrow that is a horizontal or vertical line (a box of zero height or
+    width), which a person clicks on its stroke all the same."""
+    box, outer = (driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                        "return [r.x + r.width / 2, r.y + r.height / 2];", e)
+                  for e in (element, board))
+    ActionChains(driver).move_to_element_with_offset(
+        board, round(box[0] - outer[0]), round(box[1] - outer[1])).click().perform()
+
+
 def _requested_urls(driver) -> list[str]:
     urls = []
     for entry in driver.get_log("performance"):
@@ -98,14 +137,26 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
     value = browser.find_element(By.ID, "value").text
     assert value and value != "invalid", value
     board = browser.find_element(By.CSS_SELECTOR, "#board [data-board]")
-    assert board.get_attribute("data-board") in (name, "text")
+    assert board.get_attribute("data-board") == (name if (BOARDS / f"{name}.js").exists()
+                                                 else "text")
     first = browser.find_elements(By.CSS_SELECTOR, "#moves li")[0]
     assert first.get_attribute("data-move") == expected.best_move
+    if board.get_attribute("data-board") != "text":
+        # every legal move is drawn on the board (an arrow, a marker or a coloured cell)
+        drawn = {e.get_attribute("data-move")
+                 for e in board.find_elements(By.CSS_SELECTOR, "[data-move]")}
+        assert drawn == {m.move for m in expected.moves}
+    CHECK_BOARD.get(name, lambda *a: None)(board, g.parse(start))
     board_before = browser.find_element(By.ID, "board").get_attribute("innerHTML")
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / f"{name}-start.png"))
 
-    first.click()
+    if name in CLICK_ON_THE_BOARD:
+        # the best move is drawn last, on top of the others
+        _click_at_centre(browser, board, board.find_elements(
+            By.CSS_SELECTOR, f'[data-move="{expected.best_move}"]')[-1])
+    else:
+        first.click()
     after = g.text(g.play(g.parse(start), expected.best_move))
     wait.until(lambda d: _position_in_url(d) == after)
     with tbdb.open(every_game_db) as tb:
@@ -115,6 +166,8 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
                == after and d.find_element(By.ID, "value").get_attribute("class")
                == then.outcome)
     assert browser.find_element(By.ID, "board").get_attribute("innerHTML") != board_before
+    CHECK_BOARD.get(name, lambda *a: None)(
+        browser.find_element(By.CSS_SELECTOR, "#board [data-board]"), g.parse(after))
     browser.save_screenshot(str(ARTIFACTS / f"{name}-after-best-move.png"))
 
     browser.back()  # back returns to the start position
@@ -129,10 +182,28 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
     assert not errors, errors
 
 
-def test_stats_page_lists_every_game(server, browser):
+def test_stats_page_lists_every_game(server, browser, every_game_db):
+    browser.get_log("performance")  # drop what earlier tests requested
     browser.get(f"{server}/stats")
     WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#stats h2"))
     shown = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#stats h2")]
     assert shown == games.names()
+    with tbdb.open(every_game_db) as tb:
+        tables = tb.sql("SELECT DISTINCT game, table_name FROM draw_analysis").fetchall()
+    # a histogram per table, drawn once its answer arrives
+    WebDriverWait(browser, 20).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "svg.histogram")) == len(tables))
+    figure = browser.find_element(By.CSS_SELECTOR,
+                                  'figure[data-table="all"][data-game="tictactoe"]')
+    bars = figure.find_elements(By.CSS_SELECTOR, "rect[data-outcome]")
+    # tic-tac-toe: wins at distances 1, 3, 5 and losses at 0, 2, 4 (draws are only counted)
+    assert sorted((b.get_attribute("data-outcome"), int(b.get_attribute("data-distance")))
+                  for b in bars) == [("loss", 0), ("loss", 2), ("loss", 4),
+                                     ("win", 1), ("win", 3), ("win", 5)]
+    outside = [u for u in _requested_urls(browser)
+               if not u.startswith(server + "/") and not u.startswith("data:")]
+    assert not outside, outside
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "stats.png"))

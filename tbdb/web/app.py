@@ -25,6 +25,7 @@ from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableErro
                          UnknownGameError, quote)
 from tbdb.lookup_json import lookup_json
 from tbdb.options import resolve
+from tbdb.web.histogram import histogram
 
 STATIC = resources.files("tbdb.web") / "static"
 TABLE_COLUMNS = ("game", "table_name", "material", "pieces", "side_to_move", "positions", "wins",
@@ -38,6 +39,7 @@ class Explorer:
         self.tb = tbdb.open(db)
         self.lock = threading.Lock()
         self._samples: dict[str, list[str]] = {}
+        self._histograms: dict[tuple[str, str], dict] = {}
 
     def close(self) -> None:
         with self.lock:
@@ -71,6 +73,17 @@ class Explorer:
                                "ORDER BY game, table_name, pieces, material, side_to_move"
                                ).fetchall()
         return [{k: _plain(v) for k, v in zip(TABLE_COLUMNS, row)} for row in rows]
+
+    def histogram(self, game_name: str, table: str) -> dict:
+        """A table's values per (outcome, distance) or score; computed once per table (the
+        file is read-only while served)."""
+        g = games.get(game_name)
+        cached = self._histograms.get((g.name, table))
+        if cached is None:
+            with self.lock:
+                cached = histogram(self.tb, g.name, table).to_dict()
+            self._histograms[(g.name, table)] = cached
+        return cached
 
     def samples(self, g) -> list[str]:
         """Positions to start from: the game's sample if its table is built, then the longest
@@ -175,6 +188,10 @@ def create_app(db: str) -> Starlette:
         Route("/stats", lambda request: FileResponse(str(STATIC / "stats.html"))),
         Route("/api/games", _guarded(lambda request: explorer.games())),
         Route("/api/tables", _guarded(lambda request: explorer.tables())),
+        # a table name may hold '/' (uttt's 'standard/from/...'): the path convertor takes it
+        Route("/api/tables/{game}/{table:path}/histogram", game_route(
+            lambda request: explorer.histogram(request.path_params["game"],
+                                               request.path_params["table"]))),
         Route("/api/{game}", game_route(
             lambda request: explorer.lookup(request.path_params["game"],
                                             dict(request.query_params)))),
