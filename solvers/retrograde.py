@@ -584,3 +584,37 @@ def _level_values(terminal, count, child_row, move, result_all, distance_all, ou
                 break
         out_best[r] = b
     return missing
+
+
+# --------------------------------------------------------------------------- statistics
+
+@njit(cache=True)
+def _tally(result, distance, multiplicity, full_orbit):
+    """One pass over solved slots: int64[8] = positions, wins, draws, losses (each weighted by
+    multiplicity), longest win, longest loss (-1 if none), illegal slots (weighted), and the
+    weight of positions with multiplicity below ``full_orbit`` (symmetric ones; 0 counts none)."""
+    out = np.zeros(8, np.int64)
+    out[4] = -1
+    out[5] = -1
+    for i in range(result.shape[0]):
+        r = result[i]
+        w = np.int64(multiplicity[i])
+        if r == ILLEGAL:
+            out[6] += w
+            continue
+        if r != WIN and r != DRAW and r != LOSS:
+            continue
+        out[0] += w
+        if w < full_orbit:
+            out[7] += w
+        if r == WIN:
+            out[1] += w
+            if distance[i] > out[4]:
+                out[4] = distance[i]
+        elif r == LOSS:
+            out[3] += w
+            if distance[i] > out[5]:
+                out[5] = distance[i]
+        else:
+            out[2] += w
+    return out

@@ -15,7 +15,7 @@ from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Su
 from tbdb.games.cdc import MAX_PER_SIDE, MAX_PIECES, Material, Move, Position, all_materials
 from tbdb.options import Option
 from tbdb.solvers import cdc as kernels
-from tbdb.solvers.retrograde import LOSS, WIN
+from tbdb.solvers.retrograde import LOSS, _tally
 
 DEFAULT_MAX_PIECES = 3
 _SYM = kernels.SYM.tolist()  # plain lists: indexing them from Python is several times faster
@@ -88,7 +88,11 @@ class CdcSpace:
         self.cdist = np.concatenate(parts_dist) if parts_dist else np.zeros(1, np.int16)
 
     def census(self, lo: int, hi: int):
-        return kernels._census(self.m.desc, self.half, lo, hi)
+        h = self.half
+        if lo == 0 and hi == 2 * h:  # both sides share the placements: classify them once
+            kind, mult = kernels._census(self.m.desc, h, 0, h)
+            return np.concatenate([kind, kind]), np.concatenate([mult, mult])
+        return kernels._census(self.m.desc, h, lo, hi)
 
     def children(self, positions: np.ndarray):
         n, w = len(positions), self.max_children
@@ -107,18 +111,12 @@ class CdcSpace:
         return out
 
 
-def _side_counts(values, size: int, side: int) -> tuple:
-    """(positions, wins, draws, losses, longest win, longest loss) of one side to move, each
-    canonical row weighted by the placements it stands for."""
+def _side_counts(values, size: int, side: int) -> np.ndarray:
+    """``solvers.retrograde._tally`` of one side to move: each canonical row weighted by the
+    placements it stands for (4 = no symmetry fixes it)."""
     lo = side * size
-    result = values.result[lo:lo + size]
-    distance = values.distance[lo:lo + size]
-    mult = values.multiplicity[lo:lo + size].astype(np.int64)
-    real = result >= LOSS
-    wins, draws, losses = (int(mult[result == r].sum()) for r in (WIN, 0, LOSS))
-    won, lost = distance[result == WIN], distance[result == LOSS]
-    return (int(mult[real].sum()), wins, draws, losses,
-            int(won.max()) if len(won) else None, int(lost.max()) if len(lost) else None)
+    return _tally(values.result[lo:lo + size], values.distance[lo:lo + size],
+                  values.multiplicity[lo:lo + size], 4)
 
 
 class CdcGame(Game):
@@ -185,14 +183,15 @@ class CdcGame(Game):
         size = m.size
         swapped = m.swapped().name
         stats = []
+        raw = fixed = 0
         for side in (0, 1):
-            n, w, d, lo, lw, ll = _side_counts(values, size, side)
+            n, w, d, lo, lw, ll, _, f = (int(x) for x in _side_counts(values, size, side))
+            lw, ll = (None if x < 0 else x for x in (lw, ll))
+            raw, fixed = raw + n, fixed + f
             stats.append(StatRow(m.name, m.pieces, ("red", "black")[side], n, w, d, lo, 0, lw, ll))
             if swapped != m.name:
                 stats.append(StatRow(swapped, m.pieces, ("black", "red")[side], n, w, d, lo, 0,
                                      lw, ll))
-        mult = values.multiplicity[values.result >= LOSS].astype(np.int64)
-        raw = int(mult.sum())
         canonical_idx = np.flatnonzero(values.multiplicity[:size] > 0)
 
         def texts():
@@ -207,7 +206,7 @@ class CdcGame(Game):
                     "letters": m.letters, "size": size},
             stats=stats, slots=2 * size, raw_positions=raw,
             positions_answered=raw * (1 if swapped == m.name else 2),
-            fixed_positions=int(mult[mult < 4].sum()), mode=values.mode,
+            fixed_positions=fixed, mode=values.mode,
             layout=f"cdc:{m.shape}", texts=texts)
 
     def slot_text(self, table: str, slot) -> str:
