@@ -1,15 +1,17 @@
 """The build driver: plan tables -> solve -> bulk-load -> checkpoint, resuming where it stopped;
 and ``verify``, which re-derives every stored field.
 
-Every table is written with its 'done' checkpoint in one transaction, so an interrupted build
-(Ctrl-C, SIGTERM or kill -9) leaves complete tables and at most one 'building' row; running
-the same build again skips the done tables and rebuilds the rest.  Level-by-level tables are
+Every table is written with its 'done' checkpoint in one transaction (on a second connection,
+while the next table solves; that table is marked 'building' in the same transaction), so an
+interrupted build (Ctrl-C, SIGTERM or kill -9) leaves complete tables and at most one
+'building' row; running the same build again skips the done tables and rebuilds the rest.  Level-by-level tables are
 stored and checkpointed a level at a time: a rerun resumes at the level it was on.
 """
 from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -121,10 +123,13 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         if summary.skipped:
             bar.say(f"{g.name}: resuming: {summary.skipped} of {len(tables)} tables already "
                     f"done")
+        writer = _Writer(store)
         try:
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache)
-                store.mark_building(g.name, t)
+                if i == 0 or g.storage == "key":
+                    writer.wait(summary)
+                    store.mark_building(g.name, t)  # later ones: with the previous commit
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""
                 bar.note(t + first)
 
@@ -132,11 +137,14 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     bar.note(f"{t}: {what} {100 * done // max(total, 1)}%{first}")
 
                 t0 = time.perf_counter()
+                nxt = todo[i + 1] if i + 1 < len(todo) else None
                 if g.storage == "key":
                     data = _solve_levels(g, store, t, deps, t in rebuild)
+                    summary.rows += store.write_table(g.name, t, data,
+                                                      time.perf_counter() - t0)
                 else:
                     data = g.solve(t, deps, mode, progress=stage)
-                summary.rows += store.write_table(g.name, t, data, time.perf_counter() - t0)
+                    writer.write(summary, g.name, t, data, time.perf_counter() - t0, nxt)
                 summary.built.append(t)
                 if needed.get(t):
                     cache[t] = g.from_stored(t, {"params": data.params}, data.values)
@@ -145,10 +153,42 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     if needed[d] == 0:
                         cache.pop(d, None)
                 bar.finished(weight[t], f"{t} ({time.perf_counter() - t0:.1f} s)")
+            writer.wait(summary)
         finally:
+            writer.close()
             bar.close()
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+class _Writer:
+    """Commits each solved table on a second connection while the next table solves, so the
+    store's share of a table (Arrow load, commit, fsync) overlaps the solve.  One table waits at
+    most, so memory holds at most two solved tables; its errors surface at the next call."""
+
+    def __init__(self, store: Store):
+        self.store = store.sibling()
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="tbdb-writer")
+        self.pending: Future | None = None
+
+    def write(self, summary: BuildSummary, game: str, table: str, data, seconds: float,
+              next_table: str | None) -> None:
+        self.wait(summary)
+        self.pending = self.pool.submit(self.store.write_table, game, table, data, seconds,
+                                        next_table)
+
+    def wait(self, summary: BuildSummary) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            summary.rows += pending.result()
+
+    def close(self) -> None:
+        """Let a write in flight finish (an error on the way out is not the one to report)
+        before the connections close."""
+        if self.pending is not None:
+            wait([self.pending])
+        self.pool.shutdown()
+        self.store.close()
 
 
 def _weights(g, tables) -> dict[str, int]:

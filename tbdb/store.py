@@ -13,6 +13,7 @@ transaction, so a build killed at any moment leaves whole tables only.
 """
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import os
@@ -150,6 +151,8 @@ class Store:
                 self.con.close()
                 raise
         else:
+            if not os.path.exists(self.path):
+                self._create()
             self._migrate()
             self.con = connect(self.path, read_only=False)
             self.apply_game_views()
@@ -170,6 +173,36 @@ class Store:
             raise NotADatabaseError(f"database {self.path!r} was written by an older tbdb "
                                     f"(schema {rev!r}); upgrade the file once with: "
                                     f"tbdb upgrade --db {self.path}")
+
+    def _create(self) -> None:
+        """A new file appears with its whole schema or not at all: the schema is made in a
+        temporary file beside it, which is then linked into place (a build killed while
+        creating leaves no half-made database behind, and of two builds creating the same file
+        at once the second finds the first's)."""
+        path = self.path
+        tmp = f"{path}.creating-{os.getpid()}"
+        for leftover in (tmp, tmp + ".wal"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        self.path = tmp
+        try:
+            self._migrate()
+            if os.path.exists(tmp + ".wal"):  # closed cleanly, so folded in already; be sure
+                con = connect(tmp, read_only=False)
+                con.execute("CHECKPOINT")
+                con.close()
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass  # another build made it first: use that one
+            except OSError:  # a file system without hard links
+                if not os.path.exists(path):
+                    os.replace(tmp, path)
+        finally:
+            self.path = path
+            for leftover in (tmp, tmp + ".wal"):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
 
     def _migrate(self) -> None:
         """Create or migrate the file to the current schema (builds and ``tbdb upgrade``)."""
@@ -349,9 +382,19 @@ class Store:
         for t in ("tb_index_values", "tb_key_values", "tb_score_runs", "tb_stats", "tb_tables"):
             self.con.execute(f"DELETE FROM {t} WHERE table_id = ?", [table_id])
 
-    def write_table(self, game: str, table: str, data, seconds: float) -> int:
+    def sibling(self) -> Store:
+        """A second connection to the same open database (its own transactions), for a thread
+        that writes while this one reads; closing it leaves this one open."""
+        other = copy.copy(self)
+        other.con = self.con.cursor()
+        return other
+
+    def write_table(self, game: str, table: str, data, seconds: float,
+                    next_table: str | None = None) -> int:
         """Replace a table (catalogue row, statistics, values, texts) and mark it done, all in
-        one transaction.  Returns the number of value rows."""
+        one transaction; ``next_table``, if given, is marked 'building' in the same
+        transaction (one commit per table, and never two 'building' rows).  Returns the
+        number of value rows."""
         from tbdb import tables as layouts
         rows = [0]
 
@@ -385,6 +428,8 @@ class Store:
                 "UPDATE build_checkpoints SET state = 'done', rows = ?, finished = ?, "
                 "seconds = ? WHERE game = ? AND table_name = ?",
                 [rows[0], dt.datetime.now(), seconds, game, table])
+            if next_table is not None:
+                self.mark_building(game, next_table)
 
         self._transaction(work)
         return rows[0]
