@@ -10,8 +10,9 @@ A build of table ``T`` into store ``S``:
   transaction.  ``S`` only ever gains whole levels of solved positions whose children are in
   ``S``, so it is closed under moves at every commit: lookups may read it at any time, and a
   killed build run again finds its finished levels in ``S`` and resumes above them;
-* ``T`` itself keeps a catalogue row with no value rows: its parameters, plus ``new_rows`` and
-  ``reused_rows`` (how many reached positions it added and how many it found stored).
+* ``T`` itself keeps a catalogue row with no value rows: its parameters, plus ``new_rows`` (the
+  rows it added to ``S``, over all its runs) and ``reused_rows`` (the stored positions its last
+  run reached and read back: a resumed run counts the levels it stored before among them).
 
 A key never gets two rows in ``S``: a build adds only keys it did not find there.  A rebuild
 (``fresh``) reuses nothing and replaces the rows of the keys it solves.
@@ -212,5 +213,8 @@ def solve_into(g, store: Store, table: str, shared: str, deps: dict, fresh: bool
     new = sum(len(v.keys) for v in out.values())
     reused = sum(len(v.keys) for v in known.values())
     data = g.describe(table, [])
-    data.params = {**data.params, "store": shared, "new_rows": new, "reused_rows": reused}
+    # new_rows: every row the build added, in this run and in runs that were interrupted (a
+    # resumed run reads the levels it stored before as reused)
+    data.params = {**data.params, "store": shared, "reused_rows": reused,
+                   "new_rows": sum(store.levels_done(g.name, table).values())}
     return SharedBuild(data, new, reused)

@@ -277,6 +277,10 @@ def test_a_killed_second_build_resumes_above_its_stored_levels(tmp_path, monkeyp
     resumed = tbdb.build("uttt", db=db, progress=False, **{"from": b.text})
     assert resumed.rows + sum(n for _, n in kept) == len(_canonical_subtree(b) -
                                                           _canonical_subtree(a))
+    with tbdb.open(db) as tb:
+        (new,), = tb.sql(f"SELECT new_rows FROM uttt_tables WHERE table_name = '{table}'"
+                         ).fetchall()
+    assert new == resumed.rows + sum(n for _, n in kept)
     assert _stored(db, "standard") == _stored(whole, "standard")
     assert tbdb.verify(db, "uttt", progress=False).ok
 
