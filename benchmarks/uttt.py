@@ -46,7 +46,7 @@ with tbdb.open(sys.argv[1]) as tb:
                     ).fetchall()
 print(json.dumps({"rows": s.rows, "seconds": seconds,
                   "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  "levels": [[int(x) for x in row] for row in levels]}))
+                  "levels": [[int(x or 0) for x in row] for row in levels]}))
 """
 
 
