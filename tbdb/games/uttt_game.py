@@ -38,8 +38,10 @@ SAMPLE = "....o" + "." * 31 + "x" + "." * 44 + " x 4"  # start, 4:0, 0:4
 EXAMPLE_ROOT = (".x..oxoxx" "oxo.oo.xx" ".x.xoxo.o" "..xox.xxo" "o.ooxxxxo" "oo.xxooox"
                 "ox.ooxxoo" "ooxoxo.xo" "xox..xxox" " x 0")
 MAX_EMPTIES = 1  # K = 1: 10.7 million keys, 1 GB, about a minute; K = 2 is beyond 16 GB
-# The largest root a --from build takes: the reachable set of a root grows ~3.5x per empty
-# cell (benchmarks/uttt.py); above this it would not fit this machine's memory.
+# The largest root a --from build takes.  Measured (benchmarks/uttt.py, one random root each):
+# 16 empties 0.44M rows, 18: 1.2M, 20: 10.9M rows in 3 minutes and 0.93 GB (~60 bytes a row
+# beyond 0.3 GB); the sets grow 2-4x per empty cell, so 22 is ~10^8 rows and some GB, and 23 or
+# more could pass 16 GB.
 MAX_FROM_EMPTIES = 22
 
 SCORING = Option("scoring", "rule set for a game that ends with no open board: standard (a "
