@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tbdb import games, retrograde
+from tbdb import games, level_store, retrograde
 from tbdb.errors import InvalidOptionError
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
@@ -36,11 +36,15 @@ class BuildSummary:
     skipped: int = 0
     rows: int = 0
     seconds: float = 0.0
+    reused: int = 0  # positions reached that a shared level store already held
+
 
     def __str__(self) -> str:
         size = os.path.getsize(self.db) / 1e6 if os.path.exists(self.db) else 0.0
         return (f"{self.game}: {self.tables} tables in {self.db!r} ({size:.1f} MB): "
-                f"{len(self.built)} built ({self.rows:,} rows) in {self.seconds:.1f} s, "
+                f"{len(self.built)} built ({self.rows:,} rows"
+                + (f", {self.reused:,} reused" if self.reused else "")
+                + f") in {self.seconds:.1f} s, "
                 f"{self.skipped} already done")
 
 
@@ -138,7 +142,14 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
 
                 t0 = time.perf_counter()
                 nxt = todo[i + 1] if i + 1 < len(todo) else None
-                if g.storage == "key":
+                shared = g.key_store(t) if g.storage == "key" else None
+                if shared is not None:  # rows go to a store other builds share
+                    into = level_store.solve_into(g, store, t, shared, deps, t in rebuild)
+                    data = into.data
+                    summary.rows += into.new_rows
+                    summary.reused += into.reused_rows
+                    store.write_table(g.name, t, data, time.perf_counter() - t0)
+                elif g.storage == "key":
                     data = _solve_levels(g, store, t, deps, t in rebuild)
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)

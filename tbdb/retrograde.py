@@ -277,6 +277,19 @@ def sort_keys(keys: np.ndarray) -> np.ndarray:
 def enumerate_levels(space: LevelSpace, progress: Progress | None = None) -> dict[int, np.ndarray]:
     """Every key reachable from the roots, by level (sorted unique keys per level): the highest
     level first, so a level is complete before it is expanded."""
+    return enumerate_unsolved(space, None, progress)[0]
+
+
+Stored = Callable[[int, np.ndarray], "LevelValues | None"]
+
+
+def enumerate_unsolved(space: LevelSpace, stored: Stored | None = None,
+                       progress: Progress | None = None
+                       ) -> tuple[dict[int, np.ndarray], dict[int, LevelValues]]:
+    """(keys to solve by level, values of reached keys already solved by level).  Each level is
+    completed (highest first) and ``stored(level, keys)`` asked for the values of those of its
+    keys that are already solved (sorted ``LevelValues`` of a subset, or None); those are not
+    expanded, so nothing below an already solved position is enumerated again."""
     progress = progress or _quiet
     pending: dict[int, list[np.ndarray]] = {}
 
@@ -288,42 +301,64 @@ def enumerate_levels(space: LevelSpace, progress: Progress | None = None) -> dic
 
     add(np.asarray(space.roots(), np.int64).reshape(-1, 2))
     out: dict[int, np.ndarray] = {}
+    known: dict[int, LevelValues] = {}
     step = children_batch(space.max_children * 2)
     while pending:
         lv = max(pending)
         keys = sort_keys(np.concatenate(pending.pop(lv)))
+        have = stored(lv, keys) if stored is not None else None
+        if have is not None and len(have.keys):
+            known[lv] = have
+            keys = keys[k._find_keys(np.ascontiguousarray(have.keys), keys) < 0]
         out[lv] = keys
         for lo in range(0, len(keys), step):
             terminal, count, child, _ = space.expand(keys[lo:lo + step])
             live = np.arange(child.shape[1])[None, :] < count[:, None]
             add(child[live])
         progress("enumerate", len(out), len(out) + len(pending))
-    return out
+    return {lv: keys for lv, keys in out.items() if len(keys)}, known
 
 
 def solve_levels(space: LevelSpace, levels: dict[int, np.ndarray],
                  solved: Callable[[int], LevelValues | None] | None = None,
                  done: Callable[[LevelValues], None] | None = None,
-                 progress: Progress | None = None) -> dict[int, LevelValues]:
+                 progress: Progress | None = None,
+                 known: dict[int, LevelValues] | None = None) -> dict[int, LevelValues]:
     """Solve the enumerated levels from the lowest up.  ``solved(level)`` may return a level
     already stored (a resumed build); ``done(values)`` is called as each new level is solved
-    (to bulk-load and checkpoint it)."""
+    (to bulk-load and checkpoint it).  ``known``: values of keys that were reached but are
+    solved already (``enumerate_unsolved``), read as the values of children and not returned."""
     progress = progress or _quiet
+    known = known or {}
     out: dict[int, LevelValues] = {}
+    lower: dict[int, LevelValues] = {}  # what the levels above read: solved and known keys
     order = sorted(levels)
     for i, lv in enumerate(order):
+        for below in sorted(set(known) - set(lower)):
+            if below < lv:
+                lower[below] = known[below]
         have = solved(lv) if solved else None
         if have is not None:
             out[lv] = have
-            progress("levels", i + 1, len(order))
-            continue
-        result, distance, best = _back_up(space, lv, levels[lv], [out[x] for x in order[:i]])
-        values = LevelValues(lv, levels[lv], result, distance, best)
-        out[lv] = values
-        if done:
-            done(values)
+        else:
+            result, distance, best = _back_up(space, lv, levels[lv],
+                                              [lower[x] for x in sorted(lower)])
+            out[lv] = LevelValues(lv, levels[lv], result, distance, best)
+            if done:
+                done(out[lv])
+        lower[lv] = _union(out[lv], known[lv]) if lv in known else out[lv]
         progress("levels", i + 1, len(order))
     return out
+
+
+def _union(a: LevelValues, b: LevelValues) -> LevelValues:
+    """The keys and values of two disjoint solved parts of one level, sorted by key."""
+    keys = np.concatenate([a.keys, b.keys])
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    return LevelValues(a.level, np.ascontiguousarray(keys[order]),
+                       np.concatenate([a.result, b.result])[order],
+                       np.concatenate([a.distance, b.distance])[order],
+                       np.concatenate([a.best, b.best])[order])
 
 
 def _back_up(space: LevelSpace, lv: int, keys: np.ndarray, lower: list[LevelValues]):

@@ -170,18 +170,137 @@ def test_batch_form_refuses_bad_rows_by_number(example_db):
             tb.lookup_arrays("uttt", *g.encode_batch([Position.start()]))
 
 
-def test_a_second_build_from_a_position_below_is_a_table_of_its_own(example_db, tmp_path):
+def _stored(db: str, scoring: str) -> dict:
+    """{(key0, key1): (result, distance, best)} of every stored row of a scoring (and that no
+    key has two rows)."""
+    import duckdb
+    con = duckdb.connect(db, read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT key0, key1, key_constraint, result, distance, best_move FROM tb_key_values "
+            "v JOIN tb_tables t USING (table_id) WHERE t.table_name = ?",
+            [f"{scoring}/positions"]).fetchall()
+    finally:
+        con.close()
+    out = {(a, b): (r, d, m) for a, b, _, r, d, m in rows}
+    assert len(out) == len(rows) == len({(a, b, c) for a, b, c, *_ in rows})
+    return out
+
+
+def _check_stored_against_negamax(db: str, roots: list[Position], scoring: str) -> None:
+    """Every position below the roots has its row, equal to the naive solver; no other rows."""
+    stored = _stored(db, scoring)
+    below = set().union(*(naive.subtree(to_naive(r)) for r in roots))
+    keys = set()
+    for q in below:
+        c = from_naive(q).canonical()
+        keys.add(c.key)
+        r, d, best = stored[c.key]
+        assert (r, d) == naive.solve(q, scoring), (from_naive(q).text, scoring)
+        if best >= 0:
+            m = c.from_canonical(best)
+            v, dd = naive.solve(naive.play(q, (m.board, m.cell)), scoring)
+            assert -v == r and (r == 0 or dd + 1 == d)
+    assert keys == set(stored)
+
+
+def _overlapping_roots() -> tuple[Position, Position]:
+    """Two children of the example root: neither reaches the other, their subtrees overlap
+    (851 and 884 positions, 382 shared)."""
     root = Position.parse(EXAMPLE_ROOT)
-    child = root.push(root.legal_moves()[0])
-    with tbdb.open(example_db) as tb:
-        before = tb.lookup(child, game="uttt")
-    summary = tbdb.build("uttt", db=example_db, progress=False, **{"from": child.text})
-    assert len(summary.built) == 1
-    with tbdb.open(example_db) as tb:
-        after = tb.lookup(child, game="uttt")
-        assert (after.outcome, after.distance) == (before.outcome, before.distance)
-    again = tbdb.build("uttt", db=example_db, progress=False, **{"from": child.text})
+    moves = root.legal_moves()
+    return root.push(moves[0]), root.push(moves[2])
+
+
+def _canonical_subtree(p: Position) -> set:
+    return {naive_canonical(q) for q in naive.subtree(to_naive(p))}
+
+
+@pytest.mark.parametrize("scoring", ["standard",
+                                     pytest.param("codingame", marks=pytest.mark.slow)])
+def test_a_second_build_reuses_the_positions_stored_by_the_first(tmp_path, scoring):
+    db = str(tmp_path / "tb.duckdb")
+    a, b = _overlapping_roots()
+    reach_a, reach_b = _canonical_subtree(a), _canonical_subtree(b)
+    overlap = reach_a & reach_b
+    assert overlap and reach_b - reach_a and naive_canonical(to_naive(a)) not in reach_b \
+        and naive_canonical(to_naive(b)) not in reach_a
+    first = tbdb.build("uttt", db=db, progress=False, scoring=scoring, **{"from": a.text})
+    assert (first.rows, first.reused) == (len(reach_a), 0)
+    second = tbdb.build("uttt", db=db, progress=False, scoring=scoring, **{"from": b.text})
+    # the overlap is neither solved nor stored again: only B's own positions are new, and the
+    # build read back stored positions where it met A's
+    assert second.rows == len(reach_b - reach_a) and 0 < second.reused <= len(overlap)
+    assert f"{second.reused:,} reused" in str(second)
+    _check_stored_against_negamax(db, [a, b], scoring)
+    with tbdb.open(db) as tb:  # lookups find the positions of both builds
+        for p in (a, b, a.push(a.legal_moves()[-1]), b.push(b.legal_moves()[-1])):
+            r = tb.lookup(p, game="uttt", scoring=scoring)
+            assert ({"win": 1, "draw": 0, "loss": -1}[r.outcome], r.distance) == \
+                naive.solve(to_naive(p), scoring)
+        builds = tb.sql("SELECT kind, new_rows, reused_rows FROM uttt_tables "
+                        "ORDER BY kind, new_rows").fetchall()
+        assert sorted(builds) == sorted([("from", len(reach_a), 0),
+                                         ("from", second.rows, second.reused),
+                                         ("store", None, None)])
+    assert tbdb.verify(db, "uttt", progress=False).ok
+    again = tbdb.build("uttt", db=db, progress=False, scoring=scoring, **{"from": b.text})
     assert again.built == [] and again.skipped == 1
+
+
+def test_a_killed_second_build_resumes_above_its_stored_levels(tmp_path, monkeypatch):
+    from tbdb import level_store
+    a, b = _overlapping_roots()
+    whole = str(tmp_path / "whole.duckdb")
+    for root in (a, b):
+        tbdb.build("uttt", db=whole, progress=False, **{"from": root.text})
+    db = str(tmp_path / "killed.duckdb")
+    tbdb.build("uttt", db=db, progress=False, **{"from": a.text})
+    add = level_store.SharedLevels.add_level
+    calls = []
+
+    def add_then_die(self, values, replace=False):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(values.level)
+        add(self, values, replace)
+
+    monkeypatch.setattr(level_store.SharedLevels, "add_level", add_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        tbdb.build("uttt", db=db, progress=False, **{"from": b.text})
+    monkeypatch.setattr(level_store.SharedLevels, "add_level", add)
+    table = GAME.plan(**{"from": b.text})[0]
+    with tbdb.open(db) as tb:
+        kept = tb.sql(f"SELECT level, rows FROM build_levels WHERE table_name = '{table}'"
+                      ).fetchall()
+    assert sorted(lv for lv, _ in kept) == sorted(calls)  # the two lowest new levels were kept
+    resumed = tbdb.build("uttt", db=db, progress=False, **{"from": b.text})
+    assert resumed.rows + sum(n for _, n in kept) == len(_canonical_subtree(b) -
+                                                          _canonical_subtree(a))
+    with tbdb.open(db) as tb:
+        (new,), = tb.sql(f"SELECT new_rows FROM uttt_tables WHERE table_name = '{table}'"
+                         ).fetchall()
+    assert new == resumed.rows + sum(n for _, n in kept)
+    assert _stored(db, "standard") == _stored(whole, "standard")
+    assert tbdb.verify(db, "uttt", progress=False).ok
+
+
+def test_a_rebuild_replaces_the_rows_of_its_positions_and_keeps_the_counts(tmp_path):
+    import duckdb
+    a, b = _overlapping_roots()
+    db = str(tmp_path / "tb.duckdb")
+    for root in (a, b):
+        tbdb.build("uttt", db=db, progress=False, **{"from": root.text})
+    table = GAME.plan(**{"from": a.text})[0]
+    con = duckdb.connect(db)
+    con.execute("UPDATE tb_key_values SET distance = distance + 2 WHERE rowid = "
+                "(SELECT min(rowid) FROM tb_key_values WHERE best_move >= 0)")
+    con.close()
+    assert not tbdb.verify(db, "uttt", progress=False).ok
+    again = tbdb.build("uttt", db=db, progress=False, rebuild=[table], **{"from": a.text})
+    assert again.rows == len(_canonical_subtree(a)) and again.reused == 0
+    _check_stored_against_negamax(db, [a, b], "standard")
+    assert tbdb.verify(db, "uttt", progress=False).ok
 
 
 # ------------------------------------------------------------------ command line
@@ -234,6 +353,9 @@ def test_cli_errors_are_one_line_and_quote_the_input(cli_db, tmp_path, capsys):
         (["build", "uttt", "--max-empties", "2", "--db", db], "not 2"),
         (["build", "uttt", "--from", "start", "--scoring", "odd", "--db", db], "'odd'"),
         (["build", "uttt", "--from", "x" * 81 + " x -", "--db", db], "'" + "x" * 81),
+        (["build", "uttt", "--from", "start", "--db", db], "'start': 81 empty cells in open "
+                                                          "boards; this machine builds from "
+                                                          "roots with at most 22"),
         (["lookup", "uttt", "hello", "--db", cli_db], "'hello'"),
         (["lookup", "uttt", "start", "--scoring", "odd", "--db", cli_db], "'odd'"),
         (["perft", "uttt", "start", "-2"], "not -2"),

@@ -1,6 +1,9 @@
--- Ultimate Tic-Tac-Toe, readable.  A table is one build: '<scoring>/from/<key0>.<key1>' (every
--- position reachable from a root, catalogue param 'root') or '<scoring>/empties/<K>' (every legal
--- position with at most K empty cells in open boards).  A row is a canonical position: key0,
+-- Ultimate Tic-Tac-Toe, readable.  Every stored position of a scoring is a row of that scoring's
+-- store, '<scoring>/positions'; a build is a catalogue row of its own with no rows:
+-- '<scoring>/from/<key0>.<key1>' (every position reachable from a root, param 'root') or
+-- '<scoring>/empties/<K>' (every legal position with at most K empty cells in open boards), with
+-- the rows it added to the store and the stored positions it reached and reused (nothing below
+-- those was solved again).  A row is a canonical position: key0,
 -- key1 (exact, see docs/rules/uttt.md), key_constraint (the board to play in, -1 any); level =
 -- empty cells in open boards.  Move codes: 9 * board + cell, written 'board:cell'.
 
@@ -56,11 +59,15 @@ CREATE OR REPLACE VIEW uttt_tables AS
 SELECT
     table_id,
     table_name,
+    CASE WHEN table_name LIKE '%/positions' THEN 'store'
+         WHEN table_name LIKE '%/from/%' THEN 'from' ELSE 'empties' END AS kind,
     params ->> 'scoring' AS scoring,
     params ->> 'root' AS root,
     CAST(params ->> 'max_empties' AS SMALLINT) AS max_empties,
     positions AS canonical_rows,
-    raw_positions
+    raw_positions,
+    CAST(params ->> 'new_rows' AS BIGINT) AS new_rows,
+    CAST(params ->> 'reused_rows' AS BIGINT) AS reused_rows
 FROM tb_tables
 WHERE game = 'uttt' AND mode <> 'building';
 

@@ -151,6 +151,12 @@ class Game:
     def dependencies(self, table: str) -> list[str]:
         return []
 
+    def key_store(self, table: str) -> str | None:
+        """Key tables: the table whose rows hold ``table``'s positions when several builds
+        share one store (``tbdb.level_store``: a build reuses the positions stored there and
+        adds its new ones; ``table`` keeps only a catalogue row), or None (its own rows)."""
+        return None
+
     def weight(self, table: str) -> int:
         """Roughly how many positions ``table`` holds: progress bars are weighted by it."""
         return 1

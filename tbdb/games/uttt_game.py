@@ -1,18 +1,20 @@
 """Ultimate Tic-Tac-Toe on the engine: exact solved tables keyed by canonical key and constraint.
 
-Tables (one per build, per scoring; see ``tbdb.games.uttt_tables``):
+Builds (one per root or K, per scoring; see ``tbdb.games.uttt_tables``):
 
 * ``<scoring>/from/<word0>.<word1>``: every position reachable from a root (``tbdb build uttt
   --from POS``), named by the root's canonical key;
 * ``<scoring>/empties/<K>``: every legal position with at most K empty cells in open boards
   (``tbdb build uttt --max-empties K``).
 
-Each is solved level by level (level = empty cells in open boards; every move lowers it) and
-stored by exact canonical key: rows (key0, key1, key_constraint) with key_constraint the
-canonical representative's constraint (-1 any).  Finished games are stored too, at distance 0.
-A position may be held by several tables (subtrees overlap), so ``locate`` names no table: the
-prober searches the built tables of the lookup's scoring (``search_tables``) and, when none
-holds the position, names the ``--from`` build that would (``cover_command``).
+Each is solved level by level (level = empty cells in open boards; every move lowers it) into
+the one store of its scoring, ``<scoring>/positions`` (``Game.key_store``, ``tbdb.level_store``):
+positions a build reaches that are stored already are read back, not solved or expanded again,
+and its new positions are added, so a key has one row per scoring whichever builds reached it.
+Rows are (key0, key1, key_constraint) with key_constraint the canonical representative's
+constraint (-1 any).  Finished games are stored too, at distance 0.  ``locate`` names no table:
+the prober searches the store of the lookup's scoring (``search_tables``) and, when it does not
+hold the position, names the ``--from`` build that would (``cover_command``).
 """
 from __future__ import annotations
 
@@ -36,6 +38,11 @@ SAMPLE = "....o" + "." * 31 + "x" + "." * 44 + " x 4"  # start, 4:0, 0:4
 EXAMPLE_ROOT = (".x..oxoxx" "oxo.oo.xx" ".x.xoxo.o" "..xox.xxo" "o.ooxxxxo" "oo.xxooox"
                 "ox.ooxxoo" "ooxoxo.xo" "xox..xxox" " x 0")
 MAX_EMPTIES = 1  # K = 1: 10.7 million keys, 1 GB, about a minute; K = 2 is beyond 16 GB
+# The largest root a --from build takes.  Measured (benchmarks/uttt.py, one random root each):
+# 16 empties 0.44M rows, 18: 1.2M, 20: 10.9M rows in 3 minutes and 0.93 GB (~60 bytes a row
+# beyond 0.3 GB); the sets grow 2-4x per empty cell, so 22 is ~10^8 rows and some GB, and 23 or
+# more could pass 16 GB.
+MAX_FROM_EMPTIES = 22
 
 SCORING = Option("scoring", "rule set for a game that ends with no open board: standard (a "
                             "draw) or codingame (more won small boards wins)",
@@ -85,6 +92,11 @@ class UtttGame(Game):
             if position.is_game_over():
                 raise InvalidOptionError(f"--from {root!r}: the game is over in that position; "
                                          f"there is nothing to solve")
+            if position.empties > MAX_FROM_EMPTIES:
+                raise InvalidOptionError(
+                    f"--from {root!r}: {position.empties} empty cells in open boards; this "
+                    f"machine builds from roots with at most {MAX_FROM_EMPTIES} (the positions "
+                    f"below would not fit in memory)")
             return [tables.table_name(scoring, root_key=position.key)]
         return [tables.table_name(scoring, max_empties=max_empties)]
 
@@ -92,8 +104,14 @@ class UtttGame(Game):
         tables.parse_table_name(table)
         return table
 
+    def key_store(self, table: str) -> str | None:
+        t = tables.parse_table_name(table)
+        return None if t.store else tables.store_name(t.scoring)
+
     def build_command(self, table: str) -> str:
         t = tables.parse_table_name(table)
+        if t.store:
+            return "tbdb build uttt --from POSITION" + _scoring_flag(t.scoring)
         if t.root_key is not None:
             return (f"tbdb build uttt --from {shlex.quote(key_text(t.root_key))}"
                     + _scoring_flag(t.scoring))
@@ -129,7 +147,7 @@ class UtttGame(Game):
         params = {"scoring": t.scoring}
         if t.root_key is not None:
             params["root"] = key_text(t.root_key)
-        else:
+        elif t.max_empties is not None:
             params["max_empties"] = t.max_empties
         return TableData(storage="key", values=levels, params=params, stats=stats,
                          slots=sum(len(v.keys) for v in levels), raw_positions=raw,
@@ -141,11 +159,9 @@ class UtttGame(Game):
     # ------------------------------------------------------------------ finding a position
 
     def search_tables(self, built: list[str], scoring: str = "standard") -> list[str]:
-        """Built tables of this scoring: exhaustive ones (smallest first), then subtrees."""
-        mine = [t for t in built if t.startswith(scoring + "/")]
-        exhaustive = sorted((t for t in mine if "/empties/" in t),
-                            key=lambda t: int(t.rsplit("/", 1)[1]))
-        return exhaustive + sorted(t for t in mine if "/from/" in t)
+        """The store of this scoring, if any build has stored positions in it."""
+        store = tables.store_name(scoring)
+        return [store] if store in built else []
 
     def cover_command(self, key, text: str | None = None, scoring: str = "standard") -> str:
         root = text if text is not None else key_text((int(key[0]), int(key[1])))

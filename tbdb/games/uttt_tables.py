@@ -3,8 +3,11 @@
 at most K empty cells in open boards.  Both are solved with ``tbdb.retrograde.enumerate_levels``
 and ``solve_levels``; the scoring only changes the values of finished games.
 
-Table names: ``<scoring>/from/<key word 0>.<key word 1>`` (the subtree of the root with that
-canonical key) and ``<scoring>/empties/<K>``; ``parse_table_name`` reads them back.
+Table names: ``<scoring>/from/<key word 0>.<key word 1>`` (the build of the subtree of the root
+with that canonical key) and ``<scoring>/empties/<K>`` (the build of every legal position with at
+most K empty cells); their rows are all in one store per scoring, ``<scoring>/positions``
+(``tbdb.level_store``: a build reuses the positions stored there).  ``parse_table_name`` reads
+the names back.
 """
 from __future__ import annotations
 
@@ -85,6 +88,23 @@ class UtttSubtree(_LevelTable):
         return np.array([self.root_key], np.int64)
 
 
+class UtttStore(_LevelTable):
+    """The store of one scoring: every position any build of that scoring stored (closed under
+    moves).  Not built by itself; ``expand`` and ``level`` serve ``verify``."""
+    max_children = 81
+
+    def __init__(self, scoring: str = "standard"):
+        _scoring_code(scoring)
+        self.scoring = scoring
+
+    @property
+    def name(self) -> str:
+        return store_name(self.scoring)
+
+    def roots(self) -> np.ndarray:
+        return np.zeros((0, 2), np.int64)
+
+
 class UtttEmpties(_LevelTable):
     """Every legal position (``solvers.uttt_tables`` defines legal) with at most
     ``max_empties`` empty cells in open boards, under ``scoring``.  ``roots()`` is the whole
@@ -109,7 +129,7 @@ class UtttEmpties(_LevelTable):
 
 # ------------------------------------------------------------------------------- names
 
-_NAME = re.compile(r"(standard|codingame)/(?:from/(\d+)\.(\d+)|empties/(\d+))")
+_NAME = re.compile(r"(standard|codingame)/(?:from/(-?\d+)\.(-?\d+)|empties/(\d+)|(positions))")
 
 
 @dataclass(frozen=True)
@@ -117,6 +137,7 @@ class TableName:
     scoring: str
     root_key: Key | None = None
     max_empties: int | None = None
+    store: bool = False  # the scoring's store of positions, not a build
 
 
 def table_name(scoring: str, root_key: Key | None = None, max_empties: int | None = None) -> str:
@@ -130,19 +151,29 @@ def table_name(scoring: str, root_key: Key | None = None, max_empties: int | Non
     return f"{scoring}/empties/{max_empties}"
 
 
+def store_name(scoring: str) -> str:
+    """The table holding every stored position of a scoring (all builds share it)."""
+    return f"{scoring}/positions"
+
+
 def parse_table_name(name: str) -> TableName:
     m = _NAME.fullmatch(name)
     if not m:
         raise InvalidOptionError(f"malformed uttt table name {name!r}: expected "
-                                 f"'<scoring>/from/<word0>.<word1>' or '<scoring>/empties/<K>'")
+                                 f"'<scoring>/from/<word0>.<word1>', '<scoring>/empties/<K>' or "
+                                 f"'<scoring>/positions'")
+    if m.group(5):
+        return TableName(m.group(1), store=True)
     if m.group(2):
         return TableName(m.group(1), root_key=(int(m.group(2)), int(m.group(3))))
     return TableName(m.group(1), max_empties=int(m.group(4)))
 
 
-def table_for(name: str) -> UtttSubtree | UtttEmpties:
+def table_for(name: str) -> UtttSubtree | UtttEmpties | UtttStore:
     """The table object a name stands for."""
     t = parse_table_name(name)
+    if t.store:
+        return UtttStore(t.scoring)
     if t.root_key is not None:
         return UtttSubtree(Position.from_key(t.root_key), t.scoring)
     return UtttEmpties(t.max_empties, t.scoring)
