@@ -18,6 +18,7 @@ the move codes of a batch of one board size without being told the board.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -153,24 +154,17 @@ class ChineseCheckersGame(Game):
             return _describe_distance(table, values)
         board, pieces = parse_table_name(table)
         t = _table(board, pieces)
-        result = values.result
-        mult = values.multiplicity.astype(np.int64)
-        present = result != NONE
+        tally = _tally(values)
         # a slot's multiplicity counts both players to move (player swap) and the mirror: half
         # of it has the first player to move, half the second
-        half = mult // 2
-        wins, draws, losses = (int(half[result == r].sum()) for r in (WIN, DRAW, LOSS))
-        illegal = int(half[result == ILLEGAL].sum())
-        won = values.distance[result == WIN]
-        lost = values.distance[result == LOSS]
-        longest_win = int(won.max()) if len(won) else None
-        longest_loss = int(lost.max()) if len(lost) else None
+        wins, draws, losses, illegal = (tally.positions[r] // 2
+                                        for r in (WIN, DRAW, LOSS, ILLEGAL))
         # positions: every placement with this player to move, illegal ones included (they
         # are counted apart in ``illegal``, not in wins, draws or losses)
         stats = [StatRow(table, pieces, side, wins + draws + losses + illegal, wins, draws,
-                         losses, illegal, longest_win, longest_loss)
+                         losses, illegal, tally.longest[WIN], tally.longest[LOSS])
                  for side in ("first", "second")]
-        raw = int(mult[present].sum())
+        raw = sum(tally.positions.values())
 
         def texts():
             # idx >= 0: the mover's cells of class idx as a board pattern ('1' or '.', rows
@@ -197,8 +191,7 @@ class ChineseCheckersGame(Game):
             params={"board": board, "pieces": pieces, "cells": t.cells, "block": t.block,
                     "mirror": int(t.mirror_symmetric)},
             stats=stats, slots=t.size, raw_positions=raw, positions_answered=raw,
-            fixed_positions=int(mult[present & (mult == 2)].sum()),
-            illegal=int(mult[result == ILLEGAL].sum()), mode=values.mode,
+            fixed_positions=tally.fixed, illegal=tally.positions[ILLEGAL], mode=values.mode,
             layout=f"chinese-checkers:{table}", texts=texts)
 
     def slot_text(self, table: str, slot) -> str:
@@ -384,6 +377,39 @@ class ChineseCheckersGame(Game):
             return list(perft_divide(position, depth)[1].items())
         return [(s.move, _rhombus_perft(s.position, depth - 1))
                 for s in self.successors(position)]
+
+
+@dataclass
+class _Tally:
+    """Positions (multiplicities summed) per result, the longest distance of each result
+    (None: none) and the positions of slots with multiplicity 2 (their own mirror image)."""
+    positions: dict[int, int] = field(default_factory=dict)
+    longest: dict[int, int | None] = field(default_factory=dict)
+    fixed: int = 0
+
+
+TALLY_CHUNK = 1 << 22
+
+
+def _tally(values) -> _Tally:
+    """The counts ``describe`` stores, a chunk of slots at a time: whole-table temporaries
+    (an int64 copy of the multiplicities and its halves) cost 25 bytes a slot, 3.5 GB on 7x7
+    with 3 pieces, on top of the solved arrays."""
+    out = _Tally({r: 0 for r in (WIN, DRAW, LOSS, ILLEGAL)},
+                 {r: None for r in (WIN, DRAW, LOSS, ILLEGAL)})
+    n = len(values.result)
+    for lo in range(0, n, TALLY_CHUNK):
+        result = values.result[lo:lo + TALLY_CHUNK]
+        mult = values.multiplicity[lo:lo + TALLY_CHUNK].astype(np.int64)
+        distance = values.distance[lo:lo + TALLY_CHUNK]
+        for r in out.positions:
+            at = result == r
+            out.positions[r] += int(mult[at].sum())
+            if at.any():
+                d = int(distance[at].max())
+                out.longest[r] = d if out.longest[r] is None else max(out.longest[r], d)
+        out.fixed += int(mult[(result != NONE) & (mult == 2)].sum())
+    return out
 
 
 def _is_distance(table: str) -> bool:
