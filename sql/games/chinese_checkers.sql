@@ -81,15 +81,25 @@ CREATE OR REPLACE MACRO cc_binom(x, i) AS
            WHEN 4 THEN x * (x - 1) * (x - 2) * (x - 3) // 24
            ELSE x * (x - 1) * (x - 2) * (x - 3) * (x - 4) // 120 END;
 
--- The largest cell x with C(x, i) <= r: the i-th piece of a placement whose rank is r.
+-- The largest cell x with C(x, i) <= r: the i-th piece of a placement whose rank is r.  With
+-- t = (i! r)^(1/i), x lies between t + (i - 3) / 2 and t + i - 1 (C(x, i) is squeezed between
+-- (x - i + 1)^i / i! and (x - (i - 1) / 2)^i / i!): the last of five candidates from the lower
+-- end with C(x, i) <= r is it.
 CREATE OR REPLACE MACRO cc_top_cell(r, i) AS
-    list_count(list_filter(range(121), lambda x: cc_binom(x, i) <= r)) - 1;
+    list_max(list_filter(
+        list_transform(range(5), lambda j: CAST(floor(pow([1, 1, 2, 6, 24, 120][i + 1] * r,
+                                                           1.0 / i) + (i - 3) / 2.0) AS BIGINT)
+                                           + j),
+        lambda x: x >= 0 AND cc_binom(x, i) <= r));
 
--- The cells (ascending) of the placement of k pieces at rank r.
+-- The cells (ascending) of the placement of k pieces at rank r: pieces from the top down, each
+-- the top cell of what the pieces above it leave of the rank (the subtraction is made a step
+-- late, so that each step finds its cell once).
 CREATE OR REPLACE MACRO cc_placement_cells(r, k) AS
     list_reverse(list_reduce(range(k, 0, -1),
-        lambda acc, i: {'r': acc.r - cc_binom(cc_top_cell(acc.r, i), i),
-                        'c': list_append(acc.c, cc_top_cell(acc.r, i))},
+        lambda acc, i: {'r': acc.r - cc_binom(coalesce(acc.c[-1], 0), i + 1),
+                        'c': list_append(acc.c, cc_top_cell(
+                                 acc.r - cc_binom(coalesce(acc.c[-1], 0), i + 1), i))},
         {'r': CAST(r AS BIGINT), 'c': CAST([] AS BIGINT[])}).c);
 
 -- The rank of a placement given as a list of cells (any order): its idx in star-distance-K.
@@ -132,7 +142,9 @@ CREATE OR REPLACE MACRO cc_distance_index(text) AS
 
 -- One row per placement of every built distance table, heading for the bottom point (3).
 -- cells and placement are computed only for the rows a query reads them from: filter on k,
--- idx or moves first (idx = cc_distance_index(text) finds one placement at once).
+-- idx or moves with constants (idx = cc_distance_index('...') finds one placement at once;
+-- list_contains([...], idx) a few); a join or an IN (SELECT ..) subquery on idx computes the
+-- cells of every row first.
 CREATE OR REPLACE VIEW cc_distance AS
 SELECT
     k,
