@@ -31,7 +31,6 @@ from tbdb.solvers.retrograde import WIN
 
 PREFIX = "star-distance-"
 _HEAD = re.compile(r"star-distance-([1-9][0-9]*)")
-GOAL_NAMES = ("top", "upper right", "lower right", "bottom", "lower left", "upper left")
 MOVE_RADIX = 128  # a move code: from * MOVE_RADIX + to (cells of the placement itself)
 
 

@@ -63,7 +63,8 @@ def _sym_code(sym, m: int):
 
 class ChineseCheckersGame(Game):
     name = "chinese-checkers"
-    title = "Chinese Checkers (two players on the rhombus; perft on the star)"
+    title = ("Chinese Checkers (two players on the rhombus; perft and one-player distance "
+             "tables on the star)")
     rules = "docs/rules/chinese_checkers.md"
     sample = "3x3-1 1/../.../../2 1"
     views = "chinese_checkers.sql"
