@@ -155,13 +155,15 @@ SELECT
     table_name
 FROM (
     SELECT
-        CAST(t.params ->> 'pieces' AS SMALLINT) AS k,
+        t.k,
         v.idx,
         CAST(v.distance AS SMALLINT) AS moves,
-        cc_placement_cells(v.idx, CAST(t.params ->> 'pieces' AS SMALLINT)) AS cells,
+        cc_placement_cells(v.idx, t.k) AS cells,
         t.table_name
     FROM tb_index_values AS v
-    JOIN tb_tables AS t USING (table_id)
-    WHERE t.game = 'chinese-checkers' AND t.table_name LIKE 'star-distance-%'
-      AND t.mode <> 'building'
+    -- k read from the params once per table, not once per row
+    JOIN (SELECT table_id, table_name, CAST(params ->> 'pieces' AS SMALLINT) AS k
+          FROM tb_tables
+          WHERE game = 'chinese-checkers' AND table_name LIKE 'star-distance-%'
+            AND mode <> 'building') AS t USING (table_id)
 );
