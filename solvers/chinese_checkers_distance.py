@@ -94,3 +94,52 @@ def _expand(dist, level, k, nbr, binom):
             for i in range(k):
                 board[cells[i]] = 0
     return found.sum()
+
+
+@njit(cache=True, parallel=True)
+def _check(dist, k, nbr, binom, in_goal):
+    """What is wrong with each entry of a stored table, as uint8[n]: 0 nothing, 1 the entry is
+    0 off the goal or not 0 inside it, 2 a neighbour is more than one move closer, 3 the entry
+    is above 0 but no neighbour is one move closer.  Together these say ``dist`` is the
+    breadth-first distance (the only function that is 0 exactly on the goal and one more than
+    its smallest neighbour elsewhere)."""
+    n = dist.shape[0]
+    ncell = nbr.shape[0]
+    nchunk = (n + CHUNK - 1) // CHUNK
+    bad = np.zeros(n, np.uint8)
+    cells_s = np.empty((nchunk, 2, 8), np.int64)
+    boards = np.zeros((nchunk, ncell), np.int8)
+    marks = np.zeros((nchunk, ncell), np.int32)
+    stacks = np.empty((nchunk, 2, ncell), np.int64)
+    for ch in prange(nchunk):
+        cells = cells_s[ch, 0]
+        moved = cells_s[ch, 1]
+        board = boards[ch]
+        stamp = 0
+        for r in range(ch * CHUNK, min(n, (ch + 1) * CHUNK)):
+            _unrank(r, k, ncell, binom, cells)
+            inside = True
+            for i in range(k):
+                board[cells[i]] = 1
+                if in_goal[cells[i]] == 0:
+                    inside = False
+            d = np.int64(dist[r])
+            if inside != (d == 0):
+                bad[r] = 1
+            closest = np.int64(1 << 30)
+            for i in range(k):
+                stamp += 1
+                nd = _destinations(board, nbr, cells[i], marks[ch], stamp, stacks[ch, 0],
+                                   stacks[ch, 1])
+                for j in range(nd):
+                    _replace_sorted(cells, k, i, stacks[ch, 1, j], moved)
+                    c = np.int64(dist[_rank(moved, k, binom)])
+                    if c < closest:
+                        closest = c
+            for i in range(k):
+                board[cells[i]] = 0
+            if bad[r] == 0 and closest < d - 1:
+                bad[r] = 2
+            if bad[r] == 0 and d > 0 and closest != d - 1:
+                bad[r] = 3
+    return bad

@@ -170,12 +170,21 @@ class Prober:
         self.stats.hits += 1
         return loc, got
 
+    def _best_code(self, game, position, got: tuple, **options) -> int:
+        """The stored best-move code, or for tables that store none (-1 at a distance above 0)
+        the one the game derives from the children's stored values."""
+        if got[-1] >= 0 or game.value_kind != "wdl" or got[1] <= 0:
+            return got[-1]
+        return game.derive_best(position, got,
+                                lambda child: self.value(game, child, **options)[1])
+
     def lookup(self, game, position, **options) -> LookupResult:
         position = game.coerce(position)
         loc, got = self.value(game, position, **options)
         sym = loc.sym if isinstance(loc, Location) else 0
         text = game.text(position)
-        best = game.move_text(position, got[-1], sym) if got[-1] >= 0 else None
+        code = self._best_code(game, position, got, **options)
+        best = game.move_text(position, code, sym) if code >= 0 else None
         if game.value_kind == "score":
             plies = loc.plies if isinstance(loc, Location) else options.get(game.plies_option)
             r = LookupResult(game.name, text, score_outcome(got[0]), None, best,
@@ -198,7 +207,7 @@ class Prober:
                                       {"score": score}))
             else:
                 r, d = got[0], got[1]
-                outcome = outcome_name(-r)
+                outcome = outcome_name(r if s.same_side else -r)
                 out.append(MoveResult(s.move, outcome, 0 if r == DRAW else d + 1, child))
         out.sort(key=lambda m: (m.value_key(), m.move != best))
         return out
@@ -210,10 +219,11 @@ class Prober:
         seen = {game.text(position)}
         while len(steps) < MAX_LINE:
             loc, got = self.value(game, position, **options)
-            if got[-1] < 0:
+            code = self._best_code(game, position, got, **options)
+            if code < 0:
                 break
             sym = loc.sym if isinstance(loc, Location) else 0
-            move = game.move_text(position, got[-1], sym)
+            move = game.move_text(position, code, sym)
             nxt = next(s for s in game.successors(position, **options) if s.move == move)
             position, options = nxt.position, nxt.options
             _, after = self.value(game, position, **options)

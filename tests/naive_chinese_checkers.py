@@ -242,3 +242,26 @@ def star_perft(cells, players, mover, depth, board=None, goals=None):
             continue
         total += star_perft(child, players, mover % players + 1, depth - 1, board, goals)
     return total
+
+
+def star_distances(k, goal_point=3):
+    """{frozenset of cells: fewest moves into ``goal_point``} for every placement of k pieces of
+    one player alone on the star: a breadth-first search over frozensets from the placements
+    inside the goal (a lone player's moves are reversible, so searching outwards from the goal
+    gives the distance to it)."""
+    from collections import deque
+    board = star()
+    goal = sorted(star_points(board)[goal_point])
+    dist = {frozenset(c): 0 for c in combinations(goal, k)}
+    queue = deque(dist)
+    while queue:
+        here = queue.popleft()
+        cells = [0] * board.size
+        for c in here:
+            cells[c] = 1
+        for s, t in moves(board, cells, 1):
+            nxt = (here - {s}) | {t}
+            if nxt not in dist:
+                dist[nxt] = dist[here] + 1
+                queue.append(nxt)
+    return dist

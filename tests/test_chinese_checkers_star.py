@@ -1,8 +1,6 @@
 """The star: perft against the slow reference, and the single-agent distance tables against a
 plain breadth-first search."""
 import random
-from collections import deque
-from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -62,31 +60,12 @@ def test_a_finished_game_has_no_moves():
     assert position.perft(1) == 0 and position.perft(0) == 1
 
 
-def reference_distances(k):
-    """Breadth-first search over placements as frozensets, from the placements in the goal."""
-    board = naive.star()
-    goal = sorted(naive.star_points(board)[3])
-    dist = {frozenset(c): 0 for c in combinations(goal, k)}
-    queue = deque(dist)
-    while queue:
-        here = queue.popleft()
-        cells = [0] * board.size
-        for c in here:
-            cells[c] = 1
-        for s, t in naive.moves(board, cells, 1):
-            nxt = (here - {s}) | {t}
-            if nxt not in dist:
-                dist[nxt] = dist[here] + 1
-                queue.append(nxt)
-    return dist
-
-
 @pytest.mark.parametrize("k", [1, 2])
 def test_distance_tables_match_a_plain_search(k):
     table = DistanceTable(k)
     dist = table.build()
     assert dist.shape == (comb(121, k),)
-    reference = reference_distances(k)
+    reference = naive.star_distances(k)
     assert len(reference) == comb(121, k)
     for cells, d in reference.items():
         assert dist[table.rank(cells)] == d

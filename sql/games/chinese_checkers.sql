@@ -64,3 +64,106 @@ FROM tb_index_values AS v
 JOIN cc_tables AS t USING (table_id)
 JOIN tb_texts AS a ON a.layout = t.layout AND a.idx = v.idx // t.block
 JOIN tb_texts AS b ON b.layout = t.layout AND b.idx = -1 - v.idx % t.block;
+
+
+-- ------------------------------------------------------------------ star distance tables
+-- Single-agent distance tables of the 121-hole star, 'star-distance-K' (params: pieces = K,
+-- goal = 3): one row per placement of K pieces of one player alone on the star, idx the colex
+-- rank of its cells c_1 < .. < c_K (sum of C(c_i, i); cells numbered row by row from the top
+-- tip, 0..120), distance the fewest moves (steps, or hop chains over its own pieces) that
+-- bring every piece into the bottom point (cells 111..120).  Other goals: turn the board
+-- (cc_distance_index does).
+
+-- C(x, i) for i = 0..5 (the tables hold up to 5 pieces)
+CREATE OR REPLACE MACRO cc_binom(x, i) AS
+    CASE i WHEN 0 THEN 1 WHEN 1 THEN x WHEN 2 THEN x * (x - 1) // 2
+           WHEN 3 THEN x * (x - 1) * (x - 2) // 6
+           WHEN 4 THEN x * (x - 1) * (x - 2) * (x - 3) // 24
+           ELSE x * (x - 1) * (x - 2) * (x - 3) * (x - 4) // 120 END;
+
+-- The largest cell x with C(x, i) <= r: the i-th piece of a placement whose rank is r.  With
+-- t = (i! r)^(1/i), x lies between t + (i - 3) / 2 and t + i - 1 (C(x, i) is squeezed between
+-- (x - i + 1)^i / i! and (x - (i - 1) / 2)^i / i!): the last of five candidates from the lower
+-- end with C(x, i) <= r is it.
+CREATE OR REPLACE MACRO cc_top_cell(r, i) AS
+    list_max(list_filter(
+        list_transform(range(5), lambda j: CAST(floor(pow([1, 1, 2, 6, 24, 120][i + 1] * r,
+                                                           1.0 / i) + (i - 3) / 2.0) AS BIGINT)
+                                           + j),
+        lambda x: x >= 0 AND cc_binom(x, i) <= r));
+
+-- The cells (ascending) of the placement of k pieces at rank r: pieces from the top down, each
+-- the top cell of what the pieces above it leave of the rank (the subtraction is made a step
+-- late, so that each step finds its cell once).
+CREATE OR REPLACE MACRO cc_placement_cells(r, k) AS
+    list_reverse(list_reduce(range(k, 0, -1),
+        lambda acc, i: {'r': acc.r - cc_binom(coalesce(acc.c[-1], 0), i + 1),
+                        'c': list_append(acc.c, cc_top_cell(
+                                 acc.r - cc_binom(coalesce(acc.c[-1], 0), i + 1), i))},
+        {'r': CAST(r AS BIGINT), 'c': CAST([] AS BIGINT[])}).c);
+
+-- The rank of a placement given as a list of cells (any order): its idx in star-distance-K.
+CREATE OR REPLACE MACRO cc_placement_rank(cells) AS
+    list_sum(list_transform(list_sort(cells), lambda c, i: cc_binom(CAST(c AS BIGINT), i)));
+
+-- The placement text (see tbdb lookup) of cells heading for the goal point.
+CREATE OR REPLACE MACRO cc_placement_text(cells, goal) AS
+    'star-distance-' || len(cells) || ' ' || array_to_string(list_transform(range(121),
+        lambda c: CASE WHEN list_contains(cells, c) THEN '1' ELSE '.' END
+               || CASE WHEN list_contains([0, 2, 5, 9, 22, 34, 45, 55, 64, 74, 85, 97, 110,
+                                           114, 117, 119], c) THEN '/' ELSE '' END), '')
+    || ' ' || goal;
+
+-- A cell turned 60 degrees clockwise about the centre, n times.
+CREATE OR REPLACE MACRO cc_turn_once(c) AS [
+    22, 21, 34, 20, 33, 45, 19, 32, 44, 55, 0, 2, 5, 9, 18, 31, 43, 54, 64, 74, 85, 97, 110,
+    1, 4, 8, 17, 30, 42, 53, 63, 73, 84, 96, 109, 3, 7, 16, 29, 41, 52, 62, 72, 83, 95, 108,
+    6, 15, 28, 40, 51, 61, 71, 82, 94, 107, 14, 27, 39, 50, 60, 70, 81, 93, 106, 13, 26, 38,
+    49, 59, 69, 80, 92, 105, 114, 12, 25, 37, 48, 58, 68, 79, 91, 104, 113, 117, 11, 24, 36,
+    47, 57, 67, 78, 90, 103, 112, 116, 119, 10, 23, 35, 46, 56, 66, 77, 89, 102, 111, 115,
+    118, 120, 65, 76, 88, 101, 75, 87, 100, 86, 99, 98
+][c + 1];
+CREATE OR REPLACE MACRO cc_turn(c, n) AS
+    CASE n % 6 WHEN 0 THEN c WHEN 1 THEN cc_turn_once(c)
+               WHEN 2 THEN cc_turn_once(cc_turn_once(c))
+               WHEN 3 THEN cc_turn_once(cc_turn_once(cc_turn_once(c)))
+               WHEN 4 THEN cc_turn_once(cc_turn_once(cc_turn_once(cc_turn_once(c))))
+               ELSE cc_turn_once(cc_turn_once(cc_turn_once(cc_turn_once(cc_turn_once(c)))))
+    END;
+
+-- The idx in its star-distance-K table of a placement text with any goal point (the board is
+-- turned so that the goal is the bottom point):
+--   SELECT moves FROM cc_distance WHERE k = 1 AND idx = cc_distance_index('star-distance-1 ..')
+CREATE OR REPLACE MACRO cc_distance_index(text) AS
+    cc_placement_rank(list_transform(
+        list_filter(range(121), lambda c: substr(replace(split_part(text, ' ', 2), '/', ''),
+                                                 c + 1, 1) = '1'),
+        lambda c: cc_turn(c, 9 - CAST(split_part(text, ' ', 3) AS INTEGER))));
+
+-- One row per placement of every built distance table, heading for the bottom point (3).
+-- cells and placement are computed only for the rows a query reads them from: filter on k,
+-- idx or moves with constants (idx = cc_distance_index('...') finds one placement at once;
+-- list_contains([...], idx) a few); a join or an IN (SELECT ..) subquery on idx computes the
+-- cells of every row first.
+CREATE OR REPLACE VIEW cc_distance AS
+SELECT
+    k,
+    idx,
+    moves,
+    cells,
+    cc_placement_text(cells, 3) AS placement,
+    table_name
+FROM (
+    SELECT
+        t.k,
+        v.idx,
+        CAST(v.distance AS SMALLINT) AS moves,
+        cc_placement_cells(v.idx, t.k) AS cells,
+        t.table_name
+    FROM tb_index_values AS v
+    -- k read from the params once per table, not once per row
+    JOIN (SELECT table_id, table_name, CAST(params ->> 'pieces' AS SMALLINT) AS k
+          FROM tb_tables
+          WHERE game = 'chinese-checkers' AND table_name LIKE 'star-distance-%'
+            AND mode <> 'building') AS t USING (table_id)
+);

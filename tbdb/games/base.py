@@ -56,11 +56,14 @@ class GameOver:
 @dataclass(frozen=True)
 class Successor:
     """A legal move, the position after it, what the move itself gains (score games) and the
-    lookup options of the position after it (score games: one ply less left)."""
+    lookup options of the position after it (score games: one ply less left).  ``same_side``:
+    the same player moves again after it (single-agent tables), so the value after the move is
+    the mover's own, not the opponent's."""
     move: str
     position: Any
     gain: int = 0
     options: dict = field(default_factory=dict)
+    same_side: bool = False
 
 
 @dataclass(frozen=True)
@@ -255,6 +258,13 @@ class Game:
 
     def move_text(self, position: Any, code: int, sym: int) -> str:
         raise NotImplementedError
+
+    def derive_best(self, position: Any, value: tuple, child_value: Callable[[Any], tuple]
+                    ) -> int:
+        """A best-move code (for ``move_text``) of a position whose table stores none (best
+        code -1, distance above 0), found from the stored values of its children
+        (``child_value(position)``: the value tuple ``Prober.value`` gives); -1: none."""
+        return -1
 
     # A game whose positions may be in any of several tables (UTTT: one table per --from
     # build) returns ``Location(table=None, key=...)`` from ``locate`` (and None in

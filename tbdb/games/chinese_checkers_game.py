@@ -5,6 +5,12 @@ positions in the mover's frame, one per orbit of the two symmetries (layout in
 ``solvers.chinese_checkers``).  No table depends on another.  Perft also runs on the 121-hole
 star for 2, 3, 4 and 6 players (``--board star --players N``).
 
+The single-agent distance tables of the star, ``star-distance-{k}`` for k = 1..5 pieces
+(``--distance K`` builds k = 1..K), hold one row per placement of k pieces, indexed by its colex
+rank, for the bottom goal; placements (``chinese_checkers_distance.Placement``) with another
+goal are turned first.  Their rows say WIN with the distance in moves and store no best move:
+a lookup finds one among the moves (``derive_best``).
+
 **Symmetry codes** (``Location.sym`` and the batch's ``sym``): bit 0, the second player is to
 move (the stored position is the original turned 180 degrees with colours swapped); bit 1,
 stored mirrored; the bits from 2 up hold the board size ``m``, so that ``batch_moves`` can map
@@ -12,6 +18,7 @@ the move codes of a batch of one board size without being told the board.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -20,8 +27,11 @@ from tbdb.errors import InvalidOptionError, InvalidPositionError, MissingTableEr
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData
 from tbdb.games.chinese_checkers import (STAR_SEATS, Position, StarPosition, _blocked,
                                          _rhombus_rules, check_players, perft_divide)
-from tbdb.games.chinese_checkers_tables import (RhombusTable, check_board, parse_table_name,
-                                                slots, table_name)
+from tbdb.games.chinese_checkers_distance import (MOVE_RADIX, PREFIX, DistanceValues,
+                                                  Placement, distance_table)
+from tbdb.games.chinese_checkers_tables import (DISTANCE_PIECES, RhombusTable, check_board,
+                                                distance_table_name, parse_distance_table_name,
+                                                parse_table_name, slots, table_name)
 from tbdb.options import Option
 from tbdb.solvers import chinese_checkers as kernels
 from tbdb.solvers.chinese_checkers_geometry import BOARD_SIZES, PIECE_COUNTS, rhombus
@@ -53,7 +63,8 @@ def _sym_code(sym, m: int):
 
 class ChineseCheckersGame(Game):
     name = "chinese-checkers"
-    title = "Chinese Checkers (two players on the rhombus; perft on the star)"
+    title = ("Chinese Checkers (two players on the rhombus; perft and one-player distance "
+             "tables on the star)")
     rules = "docs/rules/chinese_checkers.md"
     sample = "3x3-1 1/../.../../2 1"
     views = "chinese_checkers.sql"
@@ -64,6 +75,9 @@ class ChineseCheckersGame(Game):
                metavar="M"),
         Option("pieces", f"pieces a side, one of {', '.join(map(str, PIECE_COUNTS))}", min=1,
                max=6, metavar="P"),
+        Option("distance", "the star's single-agent distance tables for 1 to K pieces "
+               "(star-distance-1 .. star-distance-K)", min=1, max=DISTANCE_PIECES[-1],
+               metavar="K"),
     )
     perft_options = (
         Option("board", "'star' (the 121-hole star) or the rhombus size 3..9 (for 'start')",
@@ -75,46 +89,83 @@ class ChineseCheckersGame(Game):
 
     # ------------------------------------------------------------------ tables
 
-    def plan(self, board: int | None = None, pieces: int | None = None) -> list[str]:
-        if board is None or pieces is None:
+    def plan(self, board: int | None = None, pieces: int | None = None,
+             distance: int | None = None) -> list[str]:
+        if (board is None) != (pieces is None) or (board is None and distance is None):
             raise InvalidOptionError(f"a Chinese Checkers build needs --board M and --pieces P "
-                                     f"(board={board!r}, pieces={pieces!r})")
-        check_buildable(board, pieces)
-        return [table_name(board, pieces)]
+                                     f"(the rhombus), --distance K (the star's distance tables) "
+                                     f"or both (board={board!r}, pieces={pieces!r}, "
+                                     f"distance={distance!r})")
+        out = []
+        if board is not None:
+            check_buildable(board, pieces)
+            out.append(table_name(board, pieces))
+        if distance is not None:
+            out += [distance_table_name(k) for k in range(1, distance + 1)]
+        return out
 
     def check_table(self, table: str) -> str:
+        if _is_distance(table):
+            return distance_table_name(parse_distance_table_name(table))
         board, pieces = parse_table_name(table)
         check_buildable(board, pieces)
         return table_name(board, pieces)
 
     def build_command(self, table: str) -> str:
+        if _is_distance(table):
+            return f"tbdb build chinese-checkers --distance {parse_distance_table_name(table)}"
         board, pieces = parse_table_name(table)
         return f"tbdb build chinese-checkers --board {board} --pieces {pieces}"
+
+    def weight(self, table: str) -> int:
+        if _is_distance(table):
+            return distance_table(parse_distance_table_name(table)).size
+        return slots(*parse_table_name(table))
 
     def space(self, table: str, deps: dict) -> RhombusTable:
         return _table(*parse_table_name(table))
 
+    def solve(self, table: str, deps: dict, mode: str = "auto", progress=None) -> TableData:
+        if not _is_distance(table):
+            return super().solve(table, deps, mode, progress)
+        dist = distance_table(parse_distance_table_name(table)).build(progress)
+        return self.describe(table, dist)
+
+    def from_stored(self, table: str, row, values):
+        """Distance tables: the uint8 distances (the rows read back as ``IndexValues``)."""
+        if _is_distance(table) and not isinstance(values, np.ndarray):
+            if isinstance(values, DistanceValues):
+                return values.moves
+            return values.distance.astype(np.uint8)
+        return values
+
+    def verify(self, table: str, values, deps: dict) -> tuple[list[str], int]:
+        if not _is_distance(table):
+            return super().verify(table, values, deps)
+        t = distance_table(parse_distance_table_name(table))
+        bad = t.check(values)
+        idx = np.flatnonzero(bad)
+        what = {1: "0 exactly on the goal", 2: "a neighbour more than one move closer",
+                3: "no neighbour one move closer"}
+        return ([f"{self.slot_text(table, int(i))} (moves {int(values[i])}: "
+                 f"{what[int(bad[i])]})" for i in idx[:10]], len(idx))
+
     def describe(self, table: str, values) -> TableData:
+        if _is_distance(table):
+            return _describe_distance(table, values)
         board, pieces = parse_table_name(table)
         t = _table(board, pieces)
-        result = values.result
-        mult = values.multiplicity.astype(np.int64)
-        present = result != NONE
+        tally = _tally(values)
         # a slot's multiplicity counts both players to move (player swap) and the mirror: half
         # of it has the first player to move, half the second
-        half = mult // 2
-        wins, draws, losses = (int(half[result == r].sum()) for r in (WIN, DRAW, LOSS))
-        illegal = int(half[result == ILLEGAL].sum())
-        won = values.distance[result == WIN]
-        lost = values.distance[result == LOSS]
-        longest_win = int(won.max()) if len(won) else None
-        longest_loss = int(lost.max()) if len(lost) else None
+        wins, draws, losses, illegal = (tally.positions[r] // 2
+                                        for r in (WIN, DRAW, LOSS, ILLEGAL))
         # positions: every placement with this player to move, illegal ones included (they
         # are counted apart in ``illegal``, not in wins, draws or losses)
         stats = [StatRow(table, pieces, side, wins + draws + losses + illegal, wins, draws,
-                         losses, illegal, longest_win, longest_loss)
+                         losses, illegal, tally.longest[WIN], tally.longest[LOSS])
                  for side in ("first", "second")]
-        raw = int(mult[present].sum())
+        raw = sum(tally.positions.values())
 
         def texts():
             # idx >= 0: the mover's cells of class idx as a board pattern ('1' or '.', rows
@@ -141,28 +192,36 @@ class ChineseCheckersGame(Game):
             params={"board": board, "pieces": pieces, "cells": t.cells, "block": t.block,
                     "mirror": int(t.mirror_symmetric)},
             stats=stats, slots=t.size, raw_positions=raw, positions_answered=raw,
-            fixed_positions=int(mult[present & (mult == 2)].sum()),
-            illegal=int(mult[result == ILLEGAL].sum()), mode=values.mode,
+            fixed_positions=tally.fixed, illegal=tally.positions[ILLEGAL], mode=values.mode,
             layout=f"chinese-checkers:{table}", texts=texts)
 
     def slot_text(self, table: str, slot) -> str:
+        if _is_distance(table):
+            t = distance_table(parse_distance_table_name(table))
+            return Placement.of_cells(t.cells(int(slot))).text
         t = _table(*parse_table_name(table))
         cells = t.boards(np.array([int(slot)], np.int64))[0]
         return Position(t.board, t.pieces, tuple(int(c) for c in cells), 1).text
 
     # ------------------------------------------------------------------ positions
 
-    def parse(self, text: str) -> Position:
+    def parse(self, text: str) -> Position | Placement:
+        if isinstance(text, str) and text.startswith(PREFIX):
+            return Placement.parse(text)
         return Position.parse(text)
 
     def recognises(self, text: str) -> bool:
-        if not isinstance(text, str) or text[:1] not in "3456789" or "x" not in text[:3]:
+        if not isinstance(text, str) or not (text.startswith(PREFIX) or (
+                text[:1] in "3456789" and "x" in text[:3])):
             return False
         try:
-            Position.parse(text)
+            self.parse(text)
         except ValueError:
             return False
         return True
+
+    def accepts(self, obj) -> bool:
+        return isinstance(obj, (Position, Placement))
 
     def parse_for_perft(self, text: str, **options):
         if isinstance(text, str) and text.startswith("star-"):
@@ -182,7 +241,10 @@ class ChineseCheckersGame(Game):
             lines.append(cells + "   " + numbers)
         return "\n".join(lines)
 
-    def locate(self, position: Position) -> Location:
+    def locate(self, position: Position | Placement) -> Location:
+        if isinstance(position, Placement):
+            name, rank = position.table_key()
+            return Location(name, rank, position.goal)
         m, p = position.m, position.pieces
         if position.status == "illegal":
             raise InvalidPositionError(
@@ -196,17 +258,33 @@ class ChineseCheckersGame(Game):
         name, slot, sym = position.table_key()
         return Location(name, slot, _sym_code(sym, m))
 
-    def move_text(self, position: Position, code: int, sym: int) -> str:
+    def move_text(self, position: Position | Placement, code: int, sym: int) -> str:
+        if isinstance(position, Placement):  # codes from ``derive_best``, on the placement
+            return str(position.move_of(int(code) // MOVE_RADIX, int(code) % MOVE_RADIX))
         s, t = _table(position.m, position.pieces).move_cells(int(code), int(sym) & 3)
         return str(position.move_of(s, t))
 
-    def successors(self, position: Position) -> list[Successor]:
-        return [Successor(str(position.move_of(s, t)), position._after(s, t))
+    def successors(self, position: Position | Placement) -> list[Successor]:
+        lone = isinstance(position, Placement)  # the lone player moves again
+        return [Successor(str(position.move_of(s, t)), position._after(s, t), same_side=lone)
                 for s, t in position._move_pairs()]
 
-    def images(self, position: Position) -> list[Position]:
+    def derive_best(self, position, value: tuple, child_value) -> int:
+        """A placement's best move: the first (pieces by cell, destinations ascending) that
+        brings it one move closer to its goal."""
+        if not isinstance(position, Placement) or value[1] <= 0:
+            return -1
+        for s, t in position._move_pairs():
+            if child_value(position._after(s, t))[1] == value[1] - 1:
+                return s * MOVE_RADIX + t
+        return -1
+
+    def images(self, position: Position | Placement) -> list:
         """The position, its player-swapped 180-degree rotation, and (when the mirror is a
-        symmetry of the game: not with 2 pieces) the mirror images of both."""
+        symmetry of the game: not with 2 pieces) the mirror images of both.  A placement: only
+        itself (its turned images head for other goals)."""
+        if isinstance(position, Placement):
+            return [position]
         t = _table(position.m, position.pieces)
         n = t.cells
         turned = [0] * n
@@ -300,6 +378,54 @@ class ChineseCheckersGame(Game):
             return list(perft_divide(position, depth)[1].items())
         return [(s.move, _rhombus_perft(s.position, depth - 1))
                 for s in self.successors(position)]
+
+
+@dataclass
+class _Tally:
+    """Positions (multiplicities summed) per result, the longest distance of each result
+    (None: none) and the positions of slots with multiplicity 2 (their own mirror image)."""
+    positions: dict[int, int] = field(default_factory=dict)
+    longest: dict[int, int | None] = field(default_factory=dict)
+    fixed: int = 0
+
+
+TALLY_CHUNK = 1 << 22
+
+
+def _tally(values) -> _Tally:
+    """The counts ``describe`` stores, a chunk of slots at a time: whole-table temporaries
+    (an int64 copy of the multiplicities and its halves) cost 25 bytes a slot, 3.5 GB on 7x7
+    with 3 pieces, on top of the solved arrays."""
+    out = _Tally({r: 0 for r in (WIN, DRAW, LOSS, ILLEGAL)},
+                 {r: None for r in (WIN, DRAW, LOSS, ILLEGAL)})
+    n = len(values.result)
+    for lo in range(0, n, TALLY_CHUNK):
+        result = values.result[lo:lo + TALLY_CHUNK]
+        mult = values.multiplicity[lo:lo + TALLY_CHUNK].astype(np.int64)
+        distance = values.distance[lo:lo + TALLY_CHUNK]
+        for r in out.positions:
+            at = result == r
+            out.positions[r] += int(mult[at].sum())
+            if at.any():
+                d = int(distance[at].max())
+                out.longest[r] = d if out.longest[r] is None else max(out.longest[r], d)
+        out.fixed += int(mult[(result != NONE) & (mult == 2)].sum())
+    return out
+
+
+def _is_distance(table: str) -> bool:
+    return isinstance(table, str) and table.startswith(PREFIX)
+
+
+def _describe_distance(table: str, dist: np.ndarray) -> TableData:
+    """What the store writes for a distance table: every placement a row (no statistics rows:
+    ``cc_distance`` is the readable form), each answering its placement for all six goals."""
+    pieces = parse_distance_table_name(table)
+    n = len(dist)
+    return TableData(
+        storage="index", values=DistanceValues(dist),
+        params={"pieces": pieces, "cells": 121, "goal": 3, "max_moves": int(dist.max())},
+        stats=[], slots=n, raw_positions=n, positions_answered=6 * n, mode="bfs")
 
 
 def _rhombus_perft(position: Position, depth: int) -> int:

@@ -235,17 +235,47 @@ class DistanceTable:
         self.binom = binomials(STAR_CELLS, pieces)
 
     def build(self, progress=None) -> np.ndarray:
+        """The table by breadth-first search; ``progress(stage, done, total)`` hears of every
+        level (done: placements reached so far)."""
         from tbdb.solvers import chinese_checkers_distance as bfs
         dist = np.empty(self.size, np.uint8)
-        bfs._seed(dist, self.pieces, self.geometry.point_cells(GOAL_POINT), self.binom)
+        goal = self.geometry.point_cells(GOAL_POINT)
+        bfs._seed(dist, self.pieces, goal, self.binom)
+        reached = comb(len(goal), self.pieces)
         level = 0
-        while bfs._expand(dist, level, self.pieces, self.geometry.nbr, self.binom):
+        while True:
+            found = bfs._expand(dist, level, self.pieces, self.geometry.nbr, self.binom)
+            if not found:
+                break
             level += 1
+            reached += int(found)  # an overcount when two threads set one entry together
             if progress:
-                progress("distance", level, level + 1)
+                progress(f"level {level}", min(reached, self.size), self.size)
         if level >= int(bfs.UNSEEN) or np.any(dist == bfs.UNSEEN):
             raise RuntimeError(f"{self.name}: some placement was never reached")
         return dist
+
+    def check(self, dist: np.ndarray) -> np.ndarray:
+        """uint8[n] problems of a stored table (``solvers.chinese_checkers_distance._check``:
+        0 none)."""
+        from tbdb.solvers import chinese_checkers_distance as bfs
+        in_goal = np.zeros(self.geometry.cells, np.int8)
+        in_goal[self.geometry.point_cells(GOAL_POINT)] = 1
+        return bfs._check(np.ascontiguousarray(dist, np.uint8), self.pieces,
+                          self.geometry.nbr, self.binom, in_goal)
+
+    def cells(self, rank: int) -> list[int]:
+        """The cells (ascending) of the placement at ``rank``, for the bottom goal."""
+        if not 0 <= rank < self.size:
+            raise InvalidOptionError(f"{self.name} has ranks 0 to {self.size - 1}, not {rank!r}")
+        out = []
+        for i in range(self.pieces, 0, -1):
+            c = i - 1
+            while comb(c + 1, i) <= rank:
+                c += 1
+            out.append(c)
+            rank -= comb(c, i)
+        return out[::-1]
 
     def rank(self, cells, goal_point: int = GOAL_POINT) -> int:
         """Index of a placement (its cells, any order) whose goal is the star point
