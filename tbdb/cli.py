@@ -219,8 +219,10 @@ def _build(args) -> int:
             "SELECT pieces, sum(positions), sum(wins), sum(draws), sum(losses), "
             "max(longest_win) FROM draw_analysis WHERE game = ? GROUP BY pieces "
             "ORDER BY pieces", [g.name]).fetchall()
-    _print_rows(["pieces", "positions", "wins", "draws", "losses", "longest win"],
-                [(p, f"{n:,}", f"{w:,}", f"{d:,}", f"{lo:,}", lw) for p, n, w, d, lo, lw in rows])
+    if rows:  # tables outside draw_analysis (distance tables) have no per-piece summary
+        _print_rows(["pieces", "positions", "wins", "draws", "losses", "longest win"],
+                    [(p, f"{n:,}", f"{w:,}", f"{d:,}", f"{lo:,}", lw)
+                     for p, n, w, d, lo, lw in rows])
     return 0
 
 

@@ -68,8 +68,10 @@ def value_streams(table_id: int, data) -> list[tuple[str, object]]:
 
 
 def row_count(data) -> int:
-    if data.storage == "index":
-        return int(np.count_nonzero(data.values.result != NONE))
+    if data.storage == "index":  # by chunks: no whole-table mask beside a 10^9-slot table
+        result = data.values.result
+        return sum(int(np.count_nonzero(result[lo:lo + BATCH] != NONE))
+                   for lo in range(0, len(result), BATCH))
     if data.storage == "runs":
         return int(data.values.offsets[-1])
     return sum(len(v.keys) for v in data.values)
