@@ -153,7 +153,11 @@ class Prober:
         (result, distance, best code) for win/draw/loss games, (score, best code) for score
         games; best codes are on the stored position (map them with ``game.move_text``)."""
         self.stats.probes += 1
-        loc = game.locate(position, **options)
+        try:
+            loc = game.locate(position, **options)
+        except MissingTableError:  # a position no table of the game can hold: a miss too
+            self.stats.misses += 1
+            raise
         if isinstance(loc, GameOver):
             self.stats.hits += 1
             return loc, ((loc.score or 0, -1) if game.value_kind == "score"
@@ -163,7 +167,9 @@ class Prober:
             loc, got = self._search(game, loc, f"position {text!r}", text, **options)
             self.stats.hits += 1
             return loc, got
-        t = self.table(game, loc.table, f"position {text!r}")
+        t = self.tables.get((game.name, loc.table))  # the message only when it is needed
+        if t is None:
+            t = self.table(game, loc.table, f"position {text!r}")
         got = t.score(loc.key, loc.plies) if game.value_kind == "score" else t.wdl(loc.key)
         if got is None:
             raise self._damaged(game, t, f"position {text!r}", loc.key)
