@@ -642,6 +642,14 @@ def _slot_of(desc, board, hands, side, ksq, loc, col, prom, st):
 
 
 @njit(cache=True)
+def _locate(desc, board, hands, side):
+    """``_slot_of`` with its scratch made here: one lookup's call, fewer arguments to pass."""
+    k = max(desc[0], 1)
+    return _slot_of(desc, board, hands, side, np.empty(2, np.int64), np.empty(k, np.int64),
+                    np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64))
+
+
+@njit(cache=True)
 def _position_of(desc, slot, board, hands):
     """Board and hands (black to move) of a slot; False if the slot is no board."""
     k = max(desc[0], 1)

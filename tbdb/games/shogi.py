@@ -20,6 +20,7 @@ import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidPositionError
 from tbdb.solvers import shogi as kernels
+from tbdb.solvers import shogi_sfen
 
 Square = int  # (file - 1) * 9 + rank, rank 0..8 for a..i: 7g = 60
 PieceCode = int  # colour * 16 + type (see solvers/shogi.py), 0 empty
@@ -27,6 +28,7 @@ BLACK, WHITE = 0, 1
 LETTERS = " PLNSBRGK"  # type -> letter (1..8); promoted types are 9..14
 HAND_ORDER = (6, 5, 7, 4, 3, 2, 1)  # SFEN writes hands R B G S N L P
 MAX_OF_TYPE = {1: 18, 2: 4, 3: 4, 4: 4, 5: 2, 6: 2, 7: 4}
+_set = object.__setattr__
 START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 
@@ -163,6 +165,15 @@ class Position:
         the side not to move in check)."""
         if not isinstance(text, str):
             raise InvalidPositionError(f"an SFEN position is text, not {text!r}")
+        if text.isascii():
+            position = cls._parse_fast(text)
+            if position is not None:
+                return position
+        return cls._parse_python(text)
+
+    @classmethod
+    def _parse_python(cls, text: str) -> Position:
+        """``parse`` in Python: reads every form and writes every error message."""
         # messages quote ``text`` as given, prefix included
         body = text[5:] if text.startswith("sfen ") else text
         parts = START_SFEN.split() if body == "startpos" else body.split()
@@ -174,6 +185,26 @@ class Position:
         hands = _parse_hands(text, parts[2])
         position = cls(tuple(board), hands, 0 if parts[1] == "b" else 1)
         position._validate(text)
+        return position
+
+    @classmethod
+    def _parse_fast(cls, text: str) -> Position | None:
+        """``parse`` in one kernel call (solvers/shogi_sfen.py); None where the kernel leaves
+        the text to the Python parser (an error, or a form it does not read).  The position
+        keeps the slot the kernel found in its table, for ``ShogiGame.locate``."""
+        out = np.empty(shogi_sfen.OUT_LEN, np.uint8)
+        side, key, n, same, slot, mirrored = shogi_sfen._parse_sfen(
+            np.frombuffer(text.encode(), np.uint8), out)
+        if side < 0:
+            return None
+        raw = out.tobytes()  # piece codes and counts are small: bytes read as the ints
+        position = cls(tuple(raw[:81]), (tuple(raw[81:89]), tuple(raw[89:97])), int(side))
+        # the cached properties, from what the kernel found (object.__setattr__: the class is
+        # frozen, and reading __dict__ would build a dict the instance otherwise does without)
+        at = shogi_sfen.TEXT_AT
+        _set(position, "sfen", text if same else raw[at:at + n].decode())
+        _set(position, "material_key", int(key))
+        _set(position, "table_slot", (int(slot), int(mirrored)))
         return position
 
     @classmethod
@@ -241,6 +272,31 @@ class Position:
                 row.append(str(empty))
             rows.append("".join(row))
         return f"{'/'.join(rows)} {'bw'[self.side]} {_hand_text(self.hands)} 1"
+
+    @cached_property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(board int8[81], hands int8[2, 8]) for kernels that only read them (copies for
+        kernels that write: ``board_array``, ``hands_array``)."""
+        return (np.frombuffer(bytes(self.board), np.int8),
+                np.frombuffer(bytes(self.hands[0] + self.hands[1]), np.int8).reshape(2, 8))
+
+    @cached_property
+    def table_slot(self) -> tuple[int, int] | None:
+        """(slot, mirrored) of the position in the table of its pieces, if ``parse`` found it
+        (see solvers/shogi_sfen.py); None here: ``ShogiGame.locate`` computes it."""
+        return None
+
+    @cached_property
+    def material_key(self) -> int:
+        """Pieces of each type anywhere (promoted ones as their base type) as one number:
+        sum of count_t * 19 ** (t - 1) over types t = 1..7, as the batch kernels key tables."""
+        total = [0] * 8
+        for code in self.board:
+            t = code & 15
+            if t and t != kernels.KING:
+                total[t - kernels.PROMOTED if t > kernels.KING else t] += 1
+        return sum((total[t] + self.hands[0][t] + self.hands[1][t]) * 19 ** (t - 1)
+                   for t in range(1, 8))
 
     @property
     def text(self) -> str:

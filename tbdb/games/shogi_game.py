@@ -37,7 +37,7 @@ def _table(name: str) -> ShogiTable:
     return ShogiTable(name)
 
 
-_KEYS: dict[int, object] = {}  # material key -> (name, table, scratch), DRAW or a message
+_KEYS: dict[int, object] = {}  # material key -> (table name, desc), DRAW or a message
 
 
 def _key_entry(key: int):
@@ -48,9 +48,13 @@ def _key_entry(key: int):
         return (f"has {len(types) + 2} pieces; tbdb builds shogi tables of 3 to {MAX_PIECES} "
                 f"pieces")
     name = table_name(types)
-    table = _table(name)
-    n = max(len(types), 1)
-    return name, table, (np.empty(2, np.int64),) + tuple(np.empty(n, np.int64) for _ in range(4))
+    return name, _table(name).desc
+
+
+@lru_cache(maxsize=1 << 16)  # codes are below 32768, symmetries 0..3: lookups reuse few
+def _stored_move_usi(code: int, sym: int) -> str:
+    """The USI text, on the position looked up, of a move code stored for its slot."""
+    return _SYMS[sym].move(code).usi
 
 
 def _sym_code(sym: Symmetry) -> int:
@@ -233,11 +237,7 @@ class ShogiGame(Game):
         return Position.parse(START_SFEN)
 
     def locate(self, position: Position) -> Location | GameOver:
-        # bytes -> array views: several times faster than np.array of the tuples
-        board = np.frombuffer(bytes(position.board), np.int8)
-        hands = np.frombuffer(bytes(position.hands[0] + position.hands[1]), np.int8)
-        hands = hands.reshape(2, 8)
-        key = int(k._material_key(board, hands))
+        key = position.material_key
         entry = _KEYS.get(key)
         if entry is None:
             entry = _KEYS[key] = _key_entry(key)
@@ -245,12 +245,17 @@ class ShogiGame(Game):
             return GameOver(DRAW)  # bare kings: neither side can ever mate
         if isinstance(entry, str):
             raise MissingTableError(f"position {position.sfen!r} {entry}")
-        name, table, scratch = entry
-        slot, mirrored = k._slot_of(table.desc, board, hands, position.side, *scratch)
+        name, desc = entry
+        found = position.table_slot
+        if found is not None:
+            slot, mirrored = found
+        else:
+            board, hands = position.arrays
+            slot, mirrored = k._locate(desc, board, hands, position.side)
         return Location(name, int(slot), 2 * position.side + int(mirrored))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
-        return _SYMS[sym].move(int(code)).usi
+        return _stored_move_usi(int(code), sym)
 
     def successors(self, position: Position) -> list[Successor]:
         codes = position.legal_codes()
