@@ -287,18 +287,15 @@ def _census(desc, lo, hi):
     kind = np.empty(n, np.int8)
     mult = np.zeros(n, np.int16)
     nchunk = (n + 4095) // 4096
-    iscr = np.empty((nchunk, 4, max(k, 1)), np.int64)
-    kscr = np.empty((nchunk, 2), np.int64)
-    bscr = np.zeros((nchunk, NSQ), np.int8)
-    hscr = np.zeros((nchunk, 2, 8), np.int8)
     for ch in prange(nchunk):
-        loc = iscr[ch, 0]
-        col = iscr[ch, 1]
-        prom = iscr[ch, 2]
-        st = iscr[ch, 3]
-        ksq = kscr[ch]
-        board = bscr[ch]
-        hands = hscr[ch]
+        # scratch per chunk, not slices of one array: see _parents
+        loc = np.empty(max(k, 1), np.int64)
+        col = np.empty(max(k, 1), np.int64)
+        prom = np.empty(max(k, 1), np.int64)
+        st = np.empty(max(k, 1), np.int64)
+        ksq = np.empty(2, np.int64)
+        board = np.zeros(NSQ, np.int8)
+        hands = np.zeros((2, 8), np.int8)
         for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
             slot = lo + r
             if not _decode(slot, desc, ksq, loc, col, prom, st):
@@ -330,26 +327,20 @@ def _children(desc, positions, count, child, move):
     n = positions.shape[0]
     k = desc[0]
     nchunk = (n + 255) // 256
-    iscr = np.empty((nchunk, 4, max(k, 1)), np.int64)
-    kscr = np.empty((nchunk, 2), np.int64)
-    oscr = np.empty((nchunk, 2, 8), np.int16)
-    ascr = np.zeros((nchunk, NSQ + 1), np.int32)
-    mscr = np.empty((nchunk, 2, MAX_MOVES), np.int32)
-    bscr = np.zeros((nchunk, NSQ), np.int8)
-    hscr = np.zeros((nchunk, 2, 8), np.int8)
     for ch in prange(nchunk):
-        loc = iscr[ch, 0]
-        col = iscr[ch, 1]
-        prom = iscr[ch, 2]
-        st = iscr[ch, 3]
-        ksq = kscr[ch]
-        origins = oscr[ch, 0]
-        eorigins = oscr[ch, 1]
-        amap = ascr[ch]
-        moves = mscr[ch, 0]
-        buf = mscr[ch, 1]
-        board = bscr[ch]
-        hands = hscr[ch]
+        # scratch per chunk, not slices of one array: see _parents
+        loc = np.empty(max(k, 1), np.int64)
+        col = np.empty(max(k, 1), np.int64)
+        prom = np.empty(max(k, 1), np.int64)
+        st = np.empty(max(k, 1), np.int64)
+        ksq = np.empty(2, np.int64)
+        origins = np.empty(k + 1, np.int16)
+        eorigins = np.empty(k + 1, np.int16)
+        amap = np.zeros(NSQ + 1, np.int32)
+        moves = np.empty(MAX_MOVES, np.int32)
+        buf = np.empty(MAX_MOVES, np.int32)
+        board = np.zeros(NSQ, np.int8)
+        hands = np.zeros((2, 8), np.int8)
         for r in range(ch * 256, min(n, (ch + 1) * 256)):
             _decode(positions[r], desc, ksq, loc, col, prom, st)
             _place(ksq, loc, col, prom, desc, board, hands)
