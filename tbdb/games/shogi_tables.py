@@ -70,10 +70,11 @@ def all_tables(pieces: int) -> list[str]:
                   for combo in combinations_with_replacement(ORDER, pieces - 2))
 
 
-# The most squares a white piece of a type can have come from in one move: as it stands and,
-# if it stands promoted, unpromoted (a dragon: 20 as a dragon + 16 as a rook).
+# The most squares a white piece of a type can have come from in one move, standing on one
+# square: as it stands and, if it stands promoted, unpromoted (a dragon: 20 as a dragon + 16
+# as a rook; a lance 8 only on the last rank, where a promoted lance has 5 gold origins).
 # tests/test_shogi_tables.py counts them with the kernel that finds them.
-ORIGINS = {1: 1 + 6, 2: 8 + 6, 3: 2 + 6, 4: 5 + 6, 5: 16 + 20, 6: 16 + 20, 7: 6}
+ORIGINS = {1: 1 + 6, 2: 8 + 5, 3: 2 + 6, 4: 5 + 6, 5: 16 + 20, 6: 16 + 20, 7: 6}
 KING_ORIGINS = 8
 
 
