@@ -113,7 +113,7 @@ def _write(board, hands, side, out):
 
 @njit(cache=True)
 def _parse_sfen(text, out):
-    """Read ``text`` (uint8[] ASCII) and check it.  Writes into ``out`` (uint8[OUT_LEN]) the
+    """Read ``text`` (ASCII bytes, or uint8[]) and check it.  Writes into ``out`` (uint8[OUT_LEN]) the
     board (81 piece codes, square order), the hands (2 x 8 counts) and, from TEXT_AT, the
     SFEN as tbdb writes it.  Returns (side, material key, length of that SFEN, whether
     ``text`` is already it, slot, mirrored); side -1 when the Python parser must decide.  The

@@ -131,3 +131,20 @@ def test_material_key_counts_pieces_anywhere():
         assert q.material_key == Position.parse(p.sfen).material_key
         assert q.table_slot is None
     assert sum(MAX_OF_TYPE[t] * 19 ** (t - 1) for t in range(1, 8)) < 2 ** 62
+
+
+def test_python_shogi_boards_read_as_their_own_sfen():
+    shogi = pytest.importorskip("shogi")
+    from tbdb.games.shogi import _python_shogi_sfen
+    rng = random.Random(16)
+    texts = [random_position(rng, max_pieces=rng.choice((1, 3, 8))).sfen for _ in range(400)]
+    texts.append("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
+    for text in texts:
+        board = shogi.Board(text)
+        for move in list(board.legal_moves)[:3]:  # and boards that were played on
+            board.push(move)
+            assert Position.from_board(board) == Position.parse(board.sfen())
+            board.pop()
+        assert _python_shogi_sfen(board) + " 1" == board.sfen() or \
+            Position.parse(_python_shogi_sfen(board)) == Position.parse(board.sfen())
+        assert Position.from_board(board).sfen == text
