@@ -89,6 +89,7 @@ ST_LOC, ST_COL, ST_PROM, STATE, N_STATES = _state_tables()
 KK_LIST, KK_INDEX, MIRROR = _king_tables()
 N_KK = len(KK_LIST)
 BINOM = _binomials()
+POW19 = np.array([19 ** i for i in range(8)], np.int64)  # material keys: a digit per type
 
 
 def make_desc(types):
@@ -699,7 +700,7 @@ def _batch_keys(boards, hands, sides, keys):
                 if h < 0 or h > 18:
                     bad = -3
                 else:
-                    key += h * 19 ** (t - 1)
+                    key += h * POW19[t - 1]
         for sq in range(NSQ):
             p = np.int64(boards[r, sq])
             if p == 0:
@@ -717,7 +718,7 @@ def _batch_keys(boards, hands, sides, keys):
                 continue
             if t > KING:
                 t -= PROMOTED
-            key += 19 ** (t - 1)
+            key += POW19[t - 1]
         if bad == 0 and (kings0 != 1 or kings1 != 1):
             bad = -2
         keys[r] = bad if bad < 0 else key
@@ -730,12 +731,12 @@ def _material_key(board, hands):
     key = np.int64(0)
     for c in range(2):
         for t in range(1, 8):
-            key += hands[c, t] * 19 ** (t - 1)
+            key += hands[c, t] * POW19[t - 1]
     for sq in range(NSQ):
         t = board[sq] & 15
         if t == 0 or t == KING:
             continue
         if t > KING:
             t -= PROMOTED
-        key += 19 ** (t - 1)
+        key += POW19[t - 1]
     return key

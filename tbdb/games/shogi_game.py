@@ -305,7 +305,8 @@ class ShogiGame(Game):
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
         tables: list[str] = []
         for start, end in zip(starts, np.r_[starts[1:], n]):
-            rows = np.sort(order[start:end])
+            # one table for every row (the usual batch): no copies of the arrays
+            rows = np.sort(order[start:end]) if end - start < n else slice(None)
             key = int(sorted_keys[start])
             types = [t for t in range(1, 8) for _ in range(key // 19 ** (t - 1) % 19)]
             if not types:
@@ -313,13 +314,14 @@ class ShogiGame(Game):
                 continue
             name = table_name(types)
             if len(types) + 2 > MAX_PIECES:
-                raise MissingTableError(f"row {int(rows[0])} has {len(types) + 2} pieces "
+                raise MissingTableError(f"row {int(np.arange(n)[rows][0])} has "
+                                        f"{len(types) + 2} pieces "
                                         f"({name}); tbdb builds shogi tables of 3 to "
                                         f"{MAX_PIECES} pieces")
             s, swap, mirror = _table(name).locate_many(boards[rows], hands[rows], sides[rows])
             if (s < 0).any():
-                raise ValueError(f"row {int(rows[np.argmax(s < 0)])}: no stored position "
-                                 f"(kings side by side?)")
+                bad = np.arange(n)[rows][np.argmax(s < 0)]
+                raise ValueError(f"row {int(bad)}: no stored position (kings side by side?)")
             which[rows] = len(tables)
             tables.append(name)
             slots[rows] = s
