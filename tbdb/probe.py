@@ -18,6 +18,7 @@ from tbdb.results import LineStep, LookupResult, MoveResult, outcome_name, score
 from tbdb.solvers import lookup as kernels
 from tbdb.solvers.retrograde import DRAW, NONE
 
+_NONE = int(NONE)
 MAX_LINE = 1000  # plies of a principal variation at most (a drawn line stops at a repetition)
 
 
@@ -67,10 +68,10 @@ class _Table:
         if self.storage == "index":
             if not self.loaded:
                 return self.store.index_row(self.id, key)
-            r = self.result[key]
-            if r == NONE:
+            r = self.result.item(key)  # .item: a Python int at once, not a NumPy scalar
+            if r == _NONE:
                 return None
-            return int(r), int(self.distance[key]), int(self.best[key])
+            return r, self.distance.item(key), self.best.item(key)
         if not self.loaded:
             return self.store.key_row(self.id, key)
         i = kernels._find_row3(self.keys, key[0], key[1], key[2])
