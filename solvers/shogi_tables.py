@@ -722,21 +722,3 @@ def _batch_keys(boards, hands, sides, keys):
         if bad == 0 and (kings0 != 1 or kings1 != 1):
             bad = -2
         keys[r] = bad if bad < 0 else key
-
-
-@njit(cache=True)
-def _material_key(board, hands):
-    """The material key of ``_batch_keys`` for one legal position (board int8[81], hands
-    int8[2, 8]), unchecked."""
-    key = np.int64(0)
-    for c in range(2):
-        for t in range(1, 8):
-            key += hands[c, t] * POW19[t - 1]
-    for sq in range(NSQ):
-        t = board[sq] & 15
-        if t == 0 or t == KING:
-            continue
-        if t > KING:
-            t -= PROMOTED
-        key += POW19[t - 1]
-    return key
