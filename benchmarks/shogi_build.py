@@ -3,6 +3,7 @@
     python benchmarks/shogi_build.py                 # the seven 3-piece tables (edges mode)
     python benchmarks/shogi_build.py --four          # and KGGK, KRGK (edge-free mode)
     python benchmarks/shogi_build.py --table KGGK --mode edge-free
+    python benchmarks/shogi_build.py --lookup DB     # lookups on the built tables of DB
 
 Each table is built in a child process of its own, so its peak memory (the child's maximum
 resident set, from ``os.wait4``) is its own; Numba compilation is done (and timed) first in a
@@ -99,6 +100,108 @@ def machine_line() -> str:
             f"{load:.1f} at the start (other jobs share this machine: timings are noisy)")
 
 
+def _lookup_samples(tb, n: int, seed: int = 1) -> list[str]:
+    """SFENs of ``n`` stored positions of the built shogi tables of ``tb``, half of them turned
+    into their colour swap (white to move), in random order."""
+    import random
+
+    from tbdb.games.shogi_game import swapped
+    from tbdb.games.shogi_tables import ShogiTable
+
+    rng = random.Random(seed)
+    built = [t for t in tb.tables("shogi") if tb.store.table("shogi", t["table_name"])]
+    if not built:
+        raise SystemExit("no built shogi table in the database: build one first "
+                         "(tbdb build shogi --table KGK)")
+    out = []
+    for t in built:
+        per_table = int(n // len(built) + 1)  # DuckDB takes only a constant sample size
+        rows = tb.sql(f"SELECT idx FROM (SELECT idx FROM tb_index_values WHERE table_id = ? "
+                      f"AND result BETWEEN -1 AND 1) USING SAMPLE reservoir({per_table} ROWS) "
+                      f"REPEATABLE (1)", params=[t["table_id"]]).fetchall()
+        space = ShogiTable(t["table_name"])
+        for (idx,) in rows:
+            p = space.position(idx)
+            out.append((swapped(p) if rng.random() < 0.5 else p).sfen)
+    rng.shuffle(out)
+    return out[:n]
+
+
+def _per_call(fn, items, rounds: int = 5) -> tuple[float, float, float]:
+    """(median wall µs, mean CPU µs, median over items of the best of ``rounds`` calls) of
+    ``fn(item)``, after a warm-up pass.  The CPU time is what a call costs when other jobs
+    share the cores; the best of several calls of one item, what it costs uninterrupted."""
+    for item in items:
+        fn(item)
+    times = []
+    best = [float("inf")] * len(items)
+    perf = time.perf_counter
+    cpu = time.process_time()
+    for _ in range(rounds):
+        for i, item in enumerate(items):
+            t = perf()
+            fn(item)
+            t = perf() - t
+            times.append(t)
+            best[i] = min(best[i], t)
+    cpu = time.process_time() - cpu
+    times.sort()
+    best.sort()
+    return times[len(times) // 2] * 1e6, cpu / len(times) * 1e6, best[len(best) // 2] * 1e6
+
+
+def lookup_benchmark(db: str, n: int = 5000, batch: int = 1_000_000) -> None:
+    """Single lookups (SFEN text, Position, cshogi and python-shogi boards) and the batch form
+    on the built tables of ``db``, warm."""
+    import numpy as np
+
+    import tbdb
+    from tbdb import games
+    from tbdb.games.shogi import Position
+
+    with tbdb.open(db) as tb:
+        sfens = _lookup_samples(tb, n)
+        tables = sorted({t["table_name"] for t in tb.tables("shogi")})
+        print(f"{len(sfens):,} positions of {', '.join(tables)}, half with white to move",
+              flush=True)
+        print(f"{'lookup of':34} {'median µs':>10} {'CPU µs':>8} {'best-of-5 µs':>13}")
+        rows = [("tb.lookup(sfen)", tb.lookup, sfens),
+                ("tb.lookup(sfen, game='shogi')", lambda s: tb.lookup(s, game="shogi"), sfens),
+                ("tb.lookup(Position)", tb.lookup, [Position.parse(s) for s in sfens])]
+        try:
+            import cshogi
+            rows.append(("tb.lookup(cshogi.Board)", tb.lookup, [cshogi.Board(s) for s in sfens]))
+        except ImportError:
+            pass
+        try:
+            import shogi
+            rows.append(("tb.lookup(shogi.Board)  python-shogi", tb.lookup,
+                         [shogi.Board(s) for s in sfens[:1000]]))
+        except ImportError:
+            pass
+        # two rounds, the second reported: the first row of a first round ran slower in
+        # every try, whichever row it was
+        for final in (False, True):
+            for label, fn, items in rows:
+                median, cpu, best = _per_call(fn, items)
+                if final:
+                    print(f"{label:34} {median:>10.1f} {cpu:>8.1f} {best:>13.1f}", flush=True)
+        g = games.get("shogi")
+        boards, hands, sides = g.encode_batch([Position.parse(s) for s in sfens])
+        reps = -(-batch // len(sfens))
+        boards, hands, sides = (np.tile(boards, (reps, 1))[:batch],
+                                np.tile(hands, (reps, 1, 1))[:batch], np.tile(sides, reps)[:batch])
+        tb.lookup_arrays("shogi", boards[:1000], hands[:1000], sides[:1000])  # warm
+        start = time.perf_counter()
+        tb.lookup_arrays("shogi", boards, hands, sides)
+        seconds = time.perf_counter() - start
+        print(f"tb.lookup_arrays: {len(boards):,} positions in {seconds:.2f} s = "
+              f"{len(boards) / seconds:,.0f} positions/s")
+        s = tb.stats()
+        print(f"tb.stats(): {s.probes:,} probes, {s.hits:,} hits, {s.misses:,} misses, "
+              f"{s.tables_loaded} tables loaded")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--four", action="store_true", help="also build KGGK and KRGK")
@@ -106,8 +209,13 @@ def main(argv=None) -> None:
     parser.add_argument("--table", action="append", help="build just this table (repeatable)")
     parser.add_argument("--mode", default=None, help="edges, edge-free or auto (default: "
                         "edges for 3 pieces, edge-free for more)")
+    parser.add_argument("--lookup", metavar="DB", help="measure lookups on the built shogi "
+                        "tables of DB instead of building")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.lookup:
+        print(machine_line(), flush=True)
+        return lookup_benchmark(args.lookup)
     if args.child == "compile":
         return _child_compile()
     if args.child:

@@ -89,6 +89,7 @@ ST_LOC, ST_COL, ST_PROM, STATE, N_STATES = _state_tables()
 KK_LIST, KK_INDEX, MIRROR = _king_tables()
 N_KK = len(KK_LIST)
 BINOM = _binomials()
+POW19 = np.array([19 ** i for i in range(8)], np.int64)  # material keys: a digit per type
 
 
 def make_desc(types):
@@ -287,18 +288,15 @@ def _census(desc, lo, hi):
     kind = np.empty(n, np.int8)
     mult = np.zeros(n, np.int16)
     nchunk = (n + 4095) // 4096
-    iscr = np.empty((nchunk, 4, max(k, 1)), np.int64)
-    kscr = np.empty((nchunk, 2), np.int64)
-    bscr = np.zeros((nchunk, NSQ), np.int8)
-    hscr = np.zeros((nchunk, 2, 8), np.int8)
     for ch in prange(nchunk):
-        loc = iscr[ch, 0]
-        col = iscr[ch, 1]
-        prom = iscr[ch, 2]
-        st = iscr[ch, 3]
-        ksq = kscr[ch]
-        board = bscr[ch]
-        hands = hscr[ch]
+        # scratch per chunk, not slices of one array: see _parents
+        loc = np.empty(max(k, 1), np.int64)
+        col = np.empty(max(k, 1), np.int64)
+        prom = np.empty(max(k, 1), np.int64)
+        st = np.empty(max(k, 1), np.int64)
+        ksq = np.empty(2, np.int64)
+        board = np.zeros(NSQ, np.int8)
+        hands = np.zeros((2, 8), np.int8)
         for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
             slot = lo + r
             if not _decode(slot, desc, ksq, loc, col, prom, st):
@@ -330,26 +328,20 @@ def _children(desc, positions, count, child, move):
     n = positions.shape[0]
     k = desc[0]
     nchunk = (n + 255) // 256
-    iscr = np.empty((nchunk, 4, max(k, 1)), np.int64)
-    kscr = np.empty((nchunk, 2), np.int64)
-    oscr = np.empty((nchunk, 2, 8), np.int16)
-    ascr = np.zeros((nchunk, NSQ + 1), np.int32)
-    mscr = np.empty((nchunk, 2, MAX_MOVES), np.int32)
-    bscr = np.zeros((nchunk, NSQ), np.int8)
-    hscr = np.zeros((nchunk, 2, 8), np.int8)
     for ch in prange(nchunk):
-        loc = iscr[ch, 0]
-        col = iscr[ch, 1]
-        prom = iscr[ch, 2]
-        st = iscr[ch, 3]
-        ksq = kscr[ch]
-        origins = oscr[ch, 0]
-        eorigins = oscr[ch, 1]
-        amap = ascr[ch]
-        moves = mscr[ch, 0]
-        buf = mscr[ch, 1]
-        board = bscr[ch]
-        hands = hscr[ch]
+        # scratch per chunk, not slices of one array: see _parents
+        loc = np.empty(max(k, 1), np.int64)
+        col = np.empty(max(k, 1), np.int64)
+        prom = np.empty(max(k, 1), np.int64)
+        st = np.empty(max(k, 1), np.int64)
+        ksq = np.empty(2, np.int64)
+        origins = np.empty(k + 1, np.int16)
+        eorigins = np.empty(k + 1, np.int16)
+        amap = np.zeros(NSQ + 1, np.int32)
+        moves = np.empty(MAX_MOVES, np.int32)
+        buf = np.empty(MAX_MOVES, np.int32)
+        board = np.zeros(NSQ, np.int8)
+        hands = np.zeros((2, 8), np.int8)
         for r in range(ch * 256, min(n, (ch + 1) * 256)):
             _decode(positions[r], desc, ksq, loc, col, prom, st)
             _place(ksq, loc, col, prom, desc, board, hands)
@@ -642,6 +634,14 @@ def _slot_of(desc, board, hands, side, ksq, loc, col, prom, st):
 
 
 @njit(cache=True)
+def _locate(desc, board, hands, side):
+    """``_slot_of`` with its scratch made here: one lookup's call, fewer arguments to pass."""
+    k = max(desc[0], 1)
+    return _slot_of(desc, board, hands, side, np.empty(2, np.int64), np.empty(k, np.int64),
+                    np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64))
+
+
+@njit(cache=True)
 def _position_of(desc, slot, board, hands):
     """Board and hands (black to move) of a slot; False if the slot is no board."""
     k = max(desc[0], 1)
@@ -700,7 +700,7 @@ def _batch_keys(boards, hands, sides, keys):
                 if h < 0 or h > 18:
                     bad = -3
                 else:
-                    key += h * 19 ** (t - 1)
+                    key += h * POW19[t - 1]
         for sq in range(NSQ):
             p = np.int64(boards[r, sq])
             if p == 0:
@@ -718,25 +718,7 @@ def _batch_keys(boards, hands, sides, keys):
                 continue
             if t > KING:
                 t -= PROMOTED
-            key += 19 ** (t - 1)
+            key += POW19[t - 1]
         if bad == 0 and (kings0 != 1 or kings1 != 1):
             bad = -2
         keys[r] = bad if bad < 0 else key
-
-
-@njit(cache=True)
-def _material_key(board, hands):
-    """The material key of ``_batch_keys`` for one legal position (board int8[81], hands
-    int8[2, 8]), unchecked."""
-    key = np.int64(0)
-    for c in range(2):
-        for t in range(1, 8):
-            key += hands[c, t] * 19 ** (t - 1)
-    for sq in range(NSQ):
-        t = board[sq] & 15
-        if t == 0 or t == KING:
-            continue
-        if t > KING:
-            t -= PROMOTED
-        key += 19 ** (t - 1)
-    return key

@@ -18,6 +18,7 @@ from tbdb.results import LineStep, LookupResult, MoveResult, outcome_name, score
 from tbdb.solvers import lookup as kernels
 from tbdb.solvers.retrograde import DRAW, NONE
 
+_NONE = int(NONE)
 MAX_LINE = 1000  # plies of a principal variation at most (a drawn line stops at a repetition)
 
 
@@ -67,10 +68,10 @@ class _Table:
         if self.storage == "index":
             if not self.loaded:
                 return self.store.index_row(self.id, key)
-            r = self.result[key]
-            if r == NONE:
+            r = self.result.item(key)  # .item: a Python int at once, not a NumPy scalar
+            if r == _NONE:
                 return None
-            return int(r), int(self.distance[key]), int(self.best[key])
+            return r, self.distance.item(key), self.best.item(key)
         if not self.loaded:
             return self.store.key_row(self.id, key)
         i = kernels._find_row3(self.keys, key[0], key[1], key[2])
@@ -153,7 +154,11 @@ class Prober:
         (result, distance, best code) for win/draw/loss games, (score, best code) for score
         games; best codes are on the stored position (map them with ``game.move_text``)."""
         self.stats.probes += 1
-        loc = game.locate(position, **options)
+        try:
+            loc = game.locate(position, **options)
+        except MissingTableError:  # a position no table of the game can hold: a miss too
+            self.stats.misses += 1
+            raise
         if isinstance(loc, GameOver):
             self.stats.hits += 1
             return loc, ((loc.score or 0, -1) if game.value_kind == "score"
@@ -163,7 +168,9 @@ class Prober:
             loc, got = self._search(game, loc, f"position {text!r}", text, **options)
             self.stats.hits += 1
             return loc, got
-        t = self.table(game, loc.table, f"position {text!r}")
+        t = self.tables.get((game.name, loc.table))  # the message only when it is needed
+        if t is None:
+            t = self.table(game, loc.table, f"position {text!r}")
         got = t.score(loc.key, loc.plies) if game.value_kind == "score" else t.wdl(loc.key)
         if got is None:
             raise self._damaged(game, t, f"position {text!r}", loc.key)

@@ -214,3 +214,17 @@ def test_statistics_count_both_sides_to_move(tb):
     (n, mult), = tb.sql("SELECT count(*), sum(multiplicity) FROM shogi_positions").fetchall()
     (illegal,), = tb.sql("SELECT count(*) FROM tb_index_values WHERE result = -2").fetchall()
     assert (n, mult) == (rows - illegal, raw) and answered == raw and illegal > 0
+
+
+def test_stats_count_probes_hits_and_misses(kgk_db):
+    with tbdb.open(kgk_db) as fresh:
+        assert (fresh.stats().probes, fresh.stats().hits, fresh.stats().misses) == (0, 0, 0)
+        r = fresh.lookup(MATE_IN_93)
+        assert (fresh.stats().probes, fresh.stats().hits, fresh.stats().tables_loaded) == (1, 1, 1)
+        assert len(r.moves) == 7  # one probe per legal move
+        assert (fresh.stats().probes, fresh.stats().hits) == (8, 8)
+        assert fresh.get("8K/9/9/9/9/9/R8/1k7/9 b - 1") is None  # KRK is not built
+        assert fresh.get("8K/9/9/9/9/9/9/1k7/R3G4 b G 1") is None  # five pieces: no table
+        assert fresh.lookup("8K/9/9/9/9/9/9/1k7/9 b - 1").outcome == "draw"  # bare kings
+        s = fresh.stats()
+        assert (s.probes, s.hits, s.misses, s.tables_loaded) == (11, 9, 2, 1)

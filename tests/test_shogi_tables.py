@@ -184,3 +184,38 @@ def test_locate_many_agrees_with_locate():
     slots, _, _ = table.locate_many(np.array([other.board], np.int8),
                                     np.array([other.hands], np.int8), np.array([0], np.int8))
     assert slots[0] == -1
+
+
+def test_origins_are_the_kernels_counts_on_an_empty_board():
+    from tbdb.games.shogi_tables import ORIGINS
+    from tbdb.solvers import shogi_tables as k
+    board = np.zeros(81, np.int8)
+    orig = np.empty(64, np.int64)
+    for t in range(1, 8):
+        most = 0
+        for sq in range(81):
+            n = k._origins_back(board, t, sq, orig)
+            if t <= 6:  # promotable: standing promoted, it may have come as either
+                n += k._origins_back(board, t + 8, sq, orig)
+            most = max(most, n)
+        assert ORIGINS[t] == most, t
+
+
+@pytest.mark.parametrize("name", ["KRK", "KBK", "KPK", "KRGK", "KRBK", "KGGK", "KLLK"])
+def test_parents_rows_are_wide_enough(name):
+    from tbdb.solvers import shogi_tables as k
+    table = ShogiTable(name)
+    slots = _random_in_table(random.Random(name + "wide"), table, 3000)
+    if name == "KRGK":  # a dragon in white's zone, a gold in white's hand: many origins
+        crafted = Position.parse("9/9/9/9/9/9/9/4+r4/K3k4 b g 1")
+        slots = np.append(slots, table.locate(crafted)[0])
+    count = np.empty(len(slots), np.int32)
+    parent = np.empty((len(slots), 1000), np.int64)  # far wider than any row
+    k._parents(table.desc, slots, count, parent)
+    assert count.max() <= table.max_parents
+    narrow_count, narrow = table.parents(slots)
+    assert (narrow_count == count).all()
+    for r in range(len(slots)):
+        assert (narrow[r, :count[r]] == parent[r, :count[r]]).all()
+    if name == "KRGK":
+        assert count[-1] >= 0.7 * table.max_parents  # the bound is not loose

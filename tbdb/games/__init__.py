@@ -35,8 +35,14 @@ def get(name: str) -> Game:
     return game
 
 
+_all: tuple[Game, ...] = ()  # every registered game, loaded: guessing a lookup's game reads it
+
+
 def all_games() -> list[Game]:
-    return [get(n) for n in names()]
+    global _all
+    if len(_all) != len(REGISTRY):
+        _all = tuple(get(n) for n in names())
+    return list(_all)
 
 
 def guess(text: str) -> Game:

@@ -12,6 +12,7 @@ USI moves: ``7g7f``, ``8h2b+`` (promotes), ``G*5b`` (a drop).
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -20,6 +21,7 @@ import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidPositionError
 from tbdb.solvers import shogi as kernels
+from tbdb.solvers import shogi_sfen
 
 Square = int  # (file - 1) * 9 + rank, rank 0..8 for a..i: 7g = 60
 PieceCode = int  # colour * 16 + type (see solvers/shogi.py), 0 empty
@@ -27,6 +29,8 @@ BLACK, WHITE = 0, 1
 LETTERS = " PLNSBRGK"  # type -> letter (1..8); promoted types are 9..14
 HAND_ORDER = (6, 5, 7, 4, 3, 2, 1)  # SFEN writes hands R B G S N L P
 MAX_OF_TYPE = {1: 18, 2: 4, 3: 4, 4: 4, 5: 2, 6: 2, 7: 4}
+_set = object.__setattr__
+_scratch = threading.local()  # the SFEN kernel's output buffer
 START_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 
@@ -148,6 +152,36 @@ def _hand_text(hands) -> str:
     return "".join(out) or "-"
 
 
+# python-shogi's piece types 0..14 (none, P L N S G B R K, +P +L +N +S +B +R) as one letter
+# per square, promoted ones as Q V W X Y Z until they are written with their '+'
+_PS_LETTERS = bytes.maketrans(bytes(range(15)), b".PLNSGBRKQVWXYZ")
+_PS_PROMOTED = str.maketrans({c: "+" + p for c, p in zip("QVWXYZqvwxyz", "PLNSBRplnsbr")})
+_PS_HAND = " PLNSGBR"
+_RUNS = tuple(("." * n, str(n)) for n in range(9, 0, -1))
+
+
+def _python_shogi_sfen(board) -> str:
+    """The SFEN of a python-shogi ``shogi.Board``, read from its square list (in SFEN order),
+    its white-pieces bitboard and its hands: several times faster than its ``sfen()``."""
+    cells = bytearray(bytes(board.pieces).translate(_PS_LETTERS))
+    white = board.occupied[1]
+    while white:
+        low = white & -white
+        cells[low.bit_length() - 1] |= 0x20  # lower case
+        white ^= low
+    text = cells.decode()
+    rows = "/".join([text[i:i + 9] for i in range(0, 81, 9)]).translate(_PS_PROMOTED)
+    for run, digits in _RUNS:
+        rows = rows.replace(run, digits)
+    hands = []
+    for colour, held in enumerate(board.pieces_in_hand):
+        for t, n in held.items():
+            if n > 0:
+                letter = _PS_HAND[t] if colour == BLACK else _PS_HAND[t].lower()
+                hands.append(f"{n}{letter}" if n > 1 else letter)
+    return f"{rows} {'bw'[board.turn]} {''.join(hands) or '-'}"
+
+
 @dataclass(frozen=True)
 class Position:
     """A shogi position: ``board`` (81 piece codes, square order), ``hands`` (per colour, 8
@@ -163,6 +197,15 @@ class Position:
         the side not to move in check)."""
         if not isinstance(text, str):
             raise InvalidPositionError(f"an SFEN position is text, not {text!r}")
+        if text.isascii():
+            position = cls._parse_fast(text)
+            if position is not None:
+                return position
+        return cls._parse_python(text)
+
+    @classmethod
+    def _parse_python(cls, text: str) -> Position:
+        """``parse`` in Python: reads every form and writes every error message."""
         # messages quote ``text`` as given, prefix included
         body = text[5:] if text.startswith("sfen ") else text
         parts = START_SFEN.split() if body == "startpos" else body.split()
@@ -177,6 +220,27 @@ class Position:
         return position
 
     @classmethod
+    def _parse_fast(cls, text: str) -> Position | None:
+        """``parse`` in one kernel call (solvers/shogi_sfen.py); None where the kernel leaves
+        the text to the Python parser (an error, or a form it does not read).  The position
+        keeps the slot the kernel found in its table, for ``ShogiGame.locate``."""
+        out = getattr(_scratch, "out", None)  # one buffer per thread, read before returning
+        if out is None:
+            out = _scratch.out = np.empty(shogi_sfen.OUT_LEN, np.uint8)
+        side, key, n, same, slot, mirrored = shogi_sfen._parse_sfen(text.encode(), out)
+        if side < 0:
+            return None
+        raw = out.tobytes()  # piece codes and counts are small: bytes read as the ints
+        position = cls(tuple(raw[:81]), (tuple(raw[81:89]), tuple(raw[89:97])), side)
+        # the cached properties, from what the kernel found (object.__setattr__: the class is
+        # frozen, and reading __dict__ would build a dict the instance otherwise does without)
+        at = shogi_sfen.TEXT_AT
+        _set(position, "sfen", text if same else raw[at:at + n].decode())
+        _set(position, "material_key", key)
+        _set(position, "table_slot", (slot, mirrored))
+        return position
+
+    @classmethod
     def from_board(cls, board: Any) -> Position:
         """A position from SFEN text, a Position, or anything with ``.sfen()`` (python-shogi's
         ``shogi.Board``, ``cshogi.Board``)."""
@@ -184,6 +248,11 @@ class Position:
             return board
         if isinstance(board, str):
             return cls.parse(board)
+        if type(board).__module__ == "shogi":  # python-shogi: its own sfen() is slow
+            try:
+                return cls.parse(_python_shogi_sfen(board))
+            except (AttributeError, IndexError, KeyError, TypeError):
+                pass  # not the Board this reads: ask it
         sfen = getattr(board, "sfen", None)
         if callable(sfen):
             return cls.parse(sfen())
@@ -241,6 +310,31 @@ class Position:
                 row.append(str(empty))
             rows.append("".join(row))
         return f"{'/'.join(rows)} {'bw'[self.side]} {_hand_text(self.hands)} 1"
+
+    @cached_property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(board int8[81], hands int8[2, 8]) for kernels that only read them (copies for
+        kernels that write: ``board_array``, ``hands_array``)."""
+        return (np.frombuffer(bytes(self.board), np.int8),
+                np.frombuffer(bytes(self.hands[0] + self.hands[1]), np.int8).reshape(2, 8))
+
+    @cached_property
+    def table_slot(self) -> tuple[int, int] | None:
+        """(slot, mirrored) of the position in the table of its pieces, if ``parse`` found it
+        (see solvers/shogi_sfen.py); None here: ``ShogiGame.locate`` computes it."""
+        return None
+
+    @cached_property
+    def material_key(self) -> int:
+        """Pieces of each type anywhere (promoted ones as their base type) as one number:
+        sum of count_t * 19 ** (t - 1) over types t = 1..7, as the batch kernels key tables."""
+        total = [0] * 8
+        for code in self.board:
+            t = code & 15
+            if t and t != kernels.KING:
+                total[t - kernels.PROMOTED if t > kernels.KING else t] += 1
+        return sum((total[t] + self.hands[0][t] + self.hands[1][t]) * 19 ** (t - 1)
+                   for t in range(1, 8))
 
     @property
     def text(self) -> str:

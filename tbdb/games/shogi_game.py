@@ -37,7 +37,7 @@ def _table(name: str) -> ShogiTable:
     return ShogiTable(name)
 
 
-_KEYS: dict[int, object] = {}  # material key -> (name, table, scratch), DRAW or a message
+_KEYS: dict[int, object] = {}  # material key -> (table name, desc), DRAW or a message
 
 
 def _key_entry(key: int):
@@ -48,9 +48,13 @@ def _key_entry(key: int):
         return (f"has {len(types) + 2} pieces; tbdb builds shogi tables of 3 to {MAX_PIECES} "
                 f"pieces")
     name = table_name(types)
-    table = _table(name)
-    n = max(len(types), 1)
-    return name, table, (np.empty(2, np.int64),) + tuple(np.empty(n, np.int64) for _ in range(4))
+    return name, _table(name).desc
+
+
+@lru_cache(maxsize=1 << 16)  # codes are below 32768, symmetries 0..3: lookups reuse few
+def _stored_move_usi(code: int, sym: int) -> str:
+    """The USI text, on the position looked up, of a move code stored for its slot."""
+    return _SYMS[sym].move(code).usi
 
 
 def _sym_code(sym: Symmetry) -> int:
@@ -233,11 +237,7 @@ class ShogiGame(Game):
         return Position.parse(START_SFEN)
 
     def locate(self, position: Position) -> Location | GameOver:
-        # bytes -> array views: several times faster than np.array of the tuples
-        board = np.frombuffer(bytes(position.board), np.int8)
-        hands = np.frombuffer(bytes(position.hands[0] + position.hands[1]), np.int8)
-        hands = hands.reshape(2, 8)
-        key = int(k._material_key(board, hands))
+        key = position.material_key
         entry = _KEYS.get(key)
         if entry is None:
             entry = _KEYS[key] = _key_entry(key)
@@ -245,12 +245,17 @@ class ShogiGame(Game):
             return GameOver(DRAW)  # bare kings: neither side can ever mate
         if isinstance(entry, str):
             raise MissingTableError(f"position {position.sfen!r} {entry}")
-        name, table, scratch = entry
-        slot, mirrored = k._slot_of(table.desc, board, hands, position.side, *scratch)
+        name, desc = entry
+        found = position.table_slot
+        if found is not None:
+            slot, mirrored = found
+        else:
+            board, hands = position.arrays
+            slot, mirrored = k._locate(desc, board, hands, position.side)
         return Location(name, int(slot), 2 * position.side + int(mirrored))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
-        return _SYMS[sym].move(int(code)).usi
+        return _stored_move_usi(int(code), sym)
 
     def successors(self, position: Position) -> list[Successor]:
         codes = position.legal_codes()
@@ -300,7 +305,8 @@ class ShogiGame(Game):
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
         tables: list[str] = []
         for start, end in zip(starts, np.r_[starts[1:], n]):
-            rows = np.sort(order[start:end])
+            # one table for every row (the usual batch): no copies of the arrays
+            rows = np.sort(order[start:end]) if end - start < n else slice(None)
             key = int(sorted_keys[start])
             types = [t for t in range(1, 8) for _ in range(key // 19 ** (t - 1) % 19)]
             if not types:
@@ -308,13 +314,14 @@ class ShogiGame(Game):
                 continue
             name = table_name(types)
             if len(types) + 2 > MAX_PIECES:
-                raise MissingTableError(f"row {int(rows[0])} has {len(types) + 2} pieces "
+                raise MissingTableError(f"row {int(np.arange(n)[rows][0])} has "
+                                        f"{len(types) + 2} pieces "
                                         f"({name}); tbdb builds shogi tables of 3 to "
                                         f"{MAX_PIECES} pieces")
             s, swap, mirror = _table(name).locate_many(boards[rows], hands[rows], sides[rows])
             if (s < 0).any():
-                raise ValueError(f"row {int(rows[np.argmax(s < 0)])}: no stored position "
-                                 f"(kings side by side?)")
+                bad = np.arange(n)[rows][np.argmax(s < 0)]
+                raise ValueError(f"row {int(bad)}: no stored position (kings side by side?)")
             which[rows] = len(tables)
             tables.append(name)
             slots[rows] = s

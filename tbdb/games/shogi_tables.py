@@ -70,6 +70,32 @@ def all_tables(pieces: int) -> list[str]:
                   for combo in combinations_with_replacement(ORDER, pieces - 2))
 
 
+# The most squares a white piece of a type can have come from in one move, standing on one
+# square: as it stands and, if it stands promoted, unpromoted (a dragon: 20 as a dragon + 16
+# as a rook; a lance 8 only on the last rank, where a promoted lance has 5 gold origins).
+# tests/test_shogi_tables.py counts them with the kernel that finds them.
+ORIGINS = {1: 1 + 6, 2: 8 + 5, 3: 2 + 6, 4: 5 + 6, 5: 16 + 20, 6: 16 + 20, 7: 6}
+KING_ORIGINS = 8
+
+
+def max_parents(types) -> int:
+    """The most parents a position of the table can have (the width of ``parents``'s rows:
+    the batch of parents is this wide, so a tight bound is memory not written).  White's last
+    move came from one of the origins of its king or of a white piece on the board, capturing
+    nothing or any piece of a type in white's hand (promoted or not), or it dropped a piece
+    now on the board: the most over which pieces are white's on the board and in white's
+    hand."""
+    from itertools import product
+    best = 0
+    for where in product(("board", "hand", "other"), repeat=len(types)):
+        origins = KING_ORIGINS + sum(ORIGINS[t] for t, w in zip(types, where) if w == "board")
+        uncaptures = sum(2 if t <= moves_k.ROOK else 1
+                         for t, w in zip(types, where) if w == "hand")
+        drops = where.count("board")
+        best = max(best, origins * (1 + uncaptures) + drops)
+    return best
+
+
 @dataclass(frozen=True)
 class Symmetry:
     """How a position reaches its slot: ``swap`` (white to move: colour swap with the board
@@ -104,9 +130,7 @@ class ShogiTable:
         self.size = int(self.desc[3])
         n = len(self.types)
         self.max_children = 8 + 81 * n  # king steps, and per piece 81 drops or fewer moves
-        # per white piece at most 40 origins (20 as it stands, 20 unpromoted), each also as an
-        # un-capture of any of the other pieces (promoted or not); plus an un-drop per piece
-        self.max_parents = (8 + 40 * n) * (1 + 2 * n) + n
+        self.max_parents = max_parents(self.types)
 
     def __repr__(self) -> str:
         return f"ShogiTable({self.name!r})"
