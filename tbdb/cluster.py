@@ -30,6 +30,7 @@ from tbdb.cluster_fs import OutDir
 from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values, stat_tuples,
                                 verified_manifest, write_table_files)
 from tbdb.errors import InvalidOptionError
+from tbdb.games.base import StatRow, TableData
 from tbdb.progress import Progress
 from tbdb.store import Store, ValuesFile, default_db_path
 
@@ -80,25 +81,37 @@ def solve_table(game: str, table: str, mode: str, out: str, threads: int | None,
     done = complete(out, game, table)
     if done is not None:
         return done
-    deps = {d: _dependency(g, out, d) for d in g.dependencies(table)}
     t0 = time.perf_counter()
+    deps = {d: _dependency(g, out, d) for d in g.dependencies(table)}
+    t1 = time.perf_counter()
     data = g.solve(table, deps, mode)
-    return write_table_files(out, game, table, data, time.perf_counter() - t0)
+    return write_table_files(out, game, table, data, time.perf_counter() - t1,
+                             read_seconds=t1 - t0)
 
 
 def _import(store: Store, g, out: str, table: str, manifest: dict, copy: bool) -> int:
     """Record one table's verified files in the database (one transaction): catalogue,
     statistics and checkpoint, and its values either copied in (``copy``) or left in the
-    values file, which the database then reads through ``tb_index_values``."""
-    values = read_values(out, g.name, table, manifest)
-    data = g.describe(table, values)
+    values file, which the database then reads through ``tb_index_values``.  The catalogue
+    and statistics are the worker's, from the manifest and the stats file (checksummed; verify
+    re-derives them from the values): the values are read here only to copy them or to write
+    the texts of a layout the database has not seen yet."""
     cat = manifest["catalogue"]
-    mine = {c: getattr(data, c) for c in cat}
-    if mine != cat or stat_tuples(data.stats) != read_stats(out, g.name, table):
-        # the values do not give the catalogue and statistics written beside them
-        TablePaths.of(out, g.name, table).remove()
-        raise ClusterFileError(f"{g.name} table {table!r}: files under {out!r} disagree with "
-                         f"themselves (catalogue or statistics); removed, run again to rebuild")
+    layout = cat.get("layout")
+    new_layout = bool(layout) and not store.query("SELECT 1 FROM tb_texts WHERE layout = ? "
+                                                  "LIMIT 1", [layout])
+    if copy or new_layout:
+        data = g.describe(table, read_values(out, g.name, table, manifest))
+        mine = {c: getattr(data, c) for c in cat}
+        if mine != cat or stat_tuples(data.stats) != read_stats(out, g.name, table):
+            # the values do not give the catalogue and statistics written beside them
+            TablePaths.of(out, g.name, table).remove()
+            raise ClusterFileError(f"{g.name} table {table!r}: files under {out!r} disagree "
+                                   f"with themselves (catalogue or statistics); removed, run "
+                                   f"again to rebuild")
+    else:
+        stats = [StatRow(*row) for row in read_stats(out, g.name, table)]
+        data = TableData(values=None, stats=stats, **cat)
     kept = None
     if not copy:
         paths = TablePaths.of(out, g.name, table)
@@ -227,9 +240,11 @@ def _run(client, store, g, out, mode, threads, solve, weight, bar, summary, copy
     run = uuid.uuid4().hex[:12]  # this run's task keys (a scheduler may outlive a coordinator)
     for t in solve:  # the plan lists every table after the tables it reads
         after = [futures[d] for d in g.dependencies(t) if d in futures]
+        # the largest ready table first: the last tables to finish are small ones, so no
+        # worker waits long on one table at the end
         futures[t] = client.submit(solve_table, g.name, t, mode, str(out), threads, *after,
                                    key=f"tbdb-{g.name}-{t}-{run}", pure=False,
-                                   retries=2)
+                                   retries=2, priority=weight[t])
     table_of = {f.key: t for t, f in futures.items()}
     tables = list(futures)
     rows = 0
@@ -242,6 +257,8 @@ def _run(client, store, g, out, mode, threads, solve, weight, bar, summary, copy
         summary.import_seconds += time.perf_counter() - t0
         summary.built.append(t)
         summary.solve_seconds += manifest["seconds"]
+        summary.read_seconds += manifest.get("read_seconds", 0.0)
+        summary.write_seconds += manifest.get("write_seconds", 0.0)
         summary.parquet_bytes += sum(f["bytes"] for f in manifest["files"].values())
         bar.finished(weight[t], f"{t} ({manifest['seconds']:.1f} s on a worker)")
         del futures[t]  # the scheduler may forget it once its dependants have run
@@ -332,6 +349,8 @@ class ClusterSummary(BuildSummary):
         self.imported: list[str] = []
         self.workers = 0
         self.solve_seconds = 0.0
+        self.read_seconds = 0.0  # workers reading dependencies from their files
+        self.write_seconds = 0.0  # workers writing Parquet and checksums
         self.parquet_bytes = 0
         self.exported: list[str] = []  # done in the database, written as files for the workers
         self.export_seconds = 0.0

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,7 +129,42 @@ def stat_tuples(stats) -> list[tuple]:
     return sorted(tuple(getattr(s, c) for c in STAT_COLUMNS) for s in stats)
 
 
-def write_table_files(out, game: str, table: str, data, seconds: float) -> dict:
+class _HashingWriter:
+    """A binary file being written that hashes and counts what goes through it (one pass:
+    the checksum costs no read back)."""
+
+    def __init__(self, f):
+        self.f = f
+        self.sha = hashlib.sha256()
+        self.bytes = 0
+        self.closed = False
+
+    def write(self, data) -> int:
+        self.sha.update(data)
+        self.bytes += len(data)
+        return self.f.write(data)
+
+    def tell(self) -> int:
+        return self.bytes
+
+    def flush(self) -> None:
+        self.f.flush()
+
+    def close(self) -> None:
+        self.closed = True
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return False
+
+
+def write_table_files(out, game: str, table: str, data, seconds: float,
+                      read_seconds: float = 0.0) -> dict:
     """Write one solved index table (``TableData``) as files under ``out`` (a directory or an
     fsspec URL); returns its manifest.  ``TBDB_CLUSTER_KILL_ONCE=table:marker`` (tests) kills
     this process with SIGKILL halfway through writing ``table`` the first time, as a worker
@@ -137,25 +173,29 @@ def write_table_files(out, game: str, table: str, data, seconds: float) -> dict:
     place = paths.place
     place.makedirs(paths.manifest.rpartition("/" if not place.local else os.sep)[0])
     rows = 0
+    t0 = time.perf_counter()
     tmp = _tmp(paths.values)
     try:
         with place.open(tmp, "wb") as f:
-            with pq.ParquetWriter(f, VALUES_SCHEMA, compression="zstd") as writer:
+            h = _HashingWriter(f)
+            with pq.ParquetWriter(h, VALUES_SCHEMA, compression="zstd") as writer:
                 for batch in _value_batches(data.values):
                     rows += batch.num_rows
                     writer.write_batch(batch)
                     _maybe_die(table)
-        values_bytes, values_sha = _sized_hash(place, tmp)
+        values_bytes, values_sha = _written(place, tmp, h)
         place.publish(tmp, paths.values)
         tmp = _tmp(paths.stats)
         with place.open(tmp, "wb") as f:
-            pq.write_table(_stats_table(data.stats), f, compression="zstd")
-        stats_bytes, stats_sha = _sized_hash(place, tmp)
+            h = _HashingWriter(f)
+            pq.write_table(_stats_table(data.stats), h, compression="zstd")
+        stats_bytes, stats_sha = _written(place, tmp, h)
         place.publish(tmp, paths.stats)
     finally:
         place.remove(tmp)
     manifest = {
         "format": FORMAT, "game": game, "table": table, "rows": rows, "seconds": seconds,
+        "read_seconds": read_seconds, "write_seconds": time.perf_counter() - t0,
         "catalogue": {c: getattr(data, c) for c in CATALOGUE},
         "files": {"values": {"name": _name(paths.values), "bytes": values_bytes,
                              "sha256": values_sha},
@@ -175,10 +215,14 @@ def _name(path: str) -> str:
     return path.replace(os.sep, "/").rpartition("/")[2]
 
 
-def _sized_hash(place: OutDir, path: str) -> tuple[int, str]:
-    """(bytes, sha256) of a file just written: read back, so the checksum is of what is on
-    the storage, not of what was meant to be written."""
-    return place.size(path), sha256_of(place, path)
+def _written(place: OutDir, path: str, h: _HashingWriter) -> tuple[int, str]:
+    """(bytes, sha256) of a file just written through ``h``, after checking that the storage
+    holds as many bytes as went through it."""
+    size = place.size(path)
+    if size != h.bytes:
+        raise ClusterFileError(f"{place.display(path)!r}: {size} bytes written, "
+                               f"{h.bytes} sent: the storage lost some")
+    return h.bytes, h.sha.hexdigest()
 
 
 def _maybe_die(table: str) -> None:
