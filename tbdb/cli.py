@@ -1,8 +1,8 @@
-"""The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, serve.
+"""The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, import, serve.
 
 Per-game options come from the games' declarations (``tbdb games`` lists them); every error is
-one line on stderr quoting what was wrong, with exit status 2, and only ``build`` and
-``upgrade`` ever write to a database file.
+one line on stderr quoting what was wrong, with exit status 2, and only ``build``, ``upgrade``
+and ``import`` ever write to a database file.
 """
 from __future__ import annotations
 
@@ -71,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
                             "the workers) for the tables' Parquet files")
             gb.add_argument("--workers", type=int, metavar="N",
                             help="with --cluster local: worker processes (default: cores)")
+            gb.add_argument("--self-contained", action="store_true",
+                            help="with --cluster: copy the values into the database (one "
+                                 "self-contained file) instead of reading them from the "
+                                 "Parquet files under --out")
         gl = lg.add_parser(name, help=g.title, description=f"Look up a {g.title} position, "
                                                            f"e.g. {g.sample!r}.")
         gl.add_argument("position", help=f"position text, e.g. {g.sample!r}, or '-' for stdin")
@@ -123,6 +127,15 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--db", help=DB_HELP)
     w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     w.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+
+    im = sub.add_parser("import", help="copy tables a cluster build left in Parquet files "
+                                       "into the database",
+                        description="Copy into the database the values of every table it "
+                                    "keeps in a Parquet file found, complete and verified, "
+                                    "under DIR (where a cluster build wrote it, or where the "
+                                    "files were moved to): the file becomes self-contained.")
+    im.add_argument("dir", metavar="DIR", help="the --out directory (or URL) of the build")
+    im.add_argument("--db", help=DB_HELP)
 
     u = sub.add_parser("upgrade", help="migrate a database written by an older tbdb",
                        description="Migrate a database file to this tbdb's schema, keeping its "
@@ -208,6 +221,7 @@ def _build(args) -> int:
         from tbdb.cluster import build_cluster
         summary = build_cluster(g.name, db=args.db, out=args.out, cluster=args.cluster,
                                 workers=args.workers, progress=progress,
+                                self_contained=args.self_contained,
                                 mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,
                                 **options)
     else:
@@ -433,13 +447,19 @@ def _upgrade(args) -> int:
     return 0
 
 
+def _import(args) -> int:
+    from tbdb.cluster import import_values
+    print(import_values(args.db, args.dir))
+    return 0
+
+
 def _serve(args) -> int:
     from tbdb.web.server import serve
     return serve(args.db or default_db_path(), args.host, args.port)
 
 
 _COMMANDS = {"build": _build, "lookup": _lookup, "perft": _perft, "games": _games, "sql": _sql,
-             "status": _status, "verify": _verify, "upgrade": _upgrade,
+             "status": _status, "verify": _verify, "upgrade": _upgrade, "import": _import,
              "serve": _serve}
 
 

@@ -4,9 +4,11 @@
 on a worker: it reads its dependencies from their files under ``DIR``, solves its table with
 the game's own ``solve`` and writes values, statistics and a manifest with checksums
 (``tbdb.cluster_files``).  The coordinator (this process) holds the database: as each table's
-files arrive it checks them and copies the table into the DuckDB file with ``Store.write_table``
-(values, catalogue, statistics, texts and the 'done' checkpoint in one transaction), so lookup,
-verify and the views see a cluster-built table exactly as an embedded one.
+files arrive it checks them and records the table with ``Store.write_table`` (catalogue,
+statistics, texts, the values file and the 'done' checkpoint in one transaction; with
+``self_contained``, or an fsspec URL for ``DIR``, the values are copied in instead), so lookup,
+verify and the views see a cluster-built table exactly as an embedded one.  ``import_values``
+(``tbdb import DIR``) copies recorded values files into the database later.
 
 Resume: tables done in the database are skipped; tables whose files are complete and verified
 are imported without solving; everything else is solved.  A worker killed mid-task leaves at
@@ -18,14 +20,19 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from tbdb import games
 from tbdb.build import BuildSummary, plan
+from tbdb.cluster_fs import OutDir
 from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values, stat_tuples,
                                 verified_manifest, write_table_files)
 from tbdb.errors import InvalidOptionError
+from tbdb.games.base import StatRow, TableData
 from tbdb.progress import Progress
-from tbdb.store import Store, default_db_path
+from tbdb.store import Store, ValuesFile, default_db_path
 
 # dependencies a worker process keeps in memory between tasks: {(game, table, sha256): values}
 _WORKER_CACHE: dict[tuple, object] = {}
@@ -74,24 +81,43 @@ def solve_table(game: str, table: str, mode: str, out: str, threads: int | None,
     done = complete(out, game, table)
     if done is not None:
         return done
-    deps = {d: _dependency(g, out, d) for d in g.dependencies(table)}
     t0 = time.perf_counter()
+    deps = {d: _dependency(g, out, d) for d in g.dependencies(table)}
+    t1 = time.perf_counter()
     data = g.solve(table, deps, mode)
-    return write_table_files(out, game, table, data, time.perf_counter() - t0)
+    return write_table_files(out, game, table, data, time.perf_counter() - t1,
+                             read_seconds=t1 - t0)
 
 
-def _import(store: Store, g, out: str, table: str, manifest: dict) -> int:
-    """Copy one table's verified files into the database (one transaction)."""
-    values = read_values(out, g.name, table, manifest)
-    data = g.describe(table, values)
+def _import(store: Store, g, out: str, table: str, manifest: dict, copy: bool) -> int:
+    """Record one table's verified files in the database (one transaction): catalogue,
+    statistics and checkpoint, and its values either copied in (``copy``) or left in the
+    values file, which the database then reads through ``tb_index_values``.  The catalogue
+    and statistics are the worker's, from the manifest and the stats file (checksummed; verify
+    re-derives them from the values): the values are read here only to copy them or to write
+    the texts of a layout the database has not seen yet."""
     cat = manifest["catalogue"]
-    mine = {c: getattr(data, c) for c in cat}
-    if mine != cat or stat_tuples(data.stats) != read_stats(out, g.name, table):
-        # the values do not give the catalogue and statistics written beside them
-        TablePaths.of(out, g.name, table).remove()
-        raise ClusterFileError(f"{g.name} table {table!r}: files under {out!r} disagree with "
-                         f"themselves (catalogue or statistics); removed, run again to rebuild")
-    return store.write_table(g.name, table, data, manifest["seconds"])
+    layout = cat.get("layout")
+    new_layout = bool(layout) and not store.query("SELECT 1 FROM tb_texts WHERE layout = ? "
+                                                  "LIMIT 1", [layout])
+    if copy or new_layout:
+        data = g.describe(table, read_values(out, g.name, table, manifest))
+        mine = {c: getattr(data, c) for c in cat}
+        if mine != cat or stat_tuples(data.stats) != read_stats(out, g.name, table):
+            # the values do not give the catalogue and statistics written beside them
+            TablePaths.of(out, g.name, table).remove()
+            raise ClusterFileError(f"{g.name} table {table!r}: files under {out!r} disagree "
+                                   f"with themselves (catalogue or statistics); removed, run "
+                                   f"again to rebuild")
+    else:
+        stats = [StatRow(*row) for row in read_stats(out, g.name, table)]
+        data = TableData(values=None, stats=stats, **cat)
+    kept = None
+    if not copy:
+        paths = TablePaths.of(out, g.name, table)
+        f = manifest["files"]["values"]
+        kept = ValuesFile(paths.values, manifest["rows"], f["bytes"], f["sha256"])
+    return store.write_table(g.name, table, data, manifest["seconds"], values_file=kept)
 
 
 def _export(store: Store, g, out: str, table: str) -> None:
@@ -123,13 +149,17 @@ def _client(cluster: str, workers: int | None):
 def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | None = "local",
                   workers: int | None = None, progress: bool | str = True, mode: str = "auto",
                   rebuild=(), client=None, threads: int | None = None,
-                  tables: list[str] | None = None, **options) -> BuildSummary:
+                  tables: list[str] | None = None, self_contained: bool = False,
+                  **options) -> BuildSummary:
     """Build ``game``'s tables on a Dask cluster (``cluster``: 'local' for a LocalCluster of
     ``workers`` processes, default one per core, or a scheduler address; or an existing
     ``client``, whose workers use ``threads`` Numba threads each), writing files under ``out``
     and recording every table in ``db``.  ``tables`` (Python only, benchmarks): build exactly
     these, in this order, instead of the options' plan; what they read must be listed before
-    them or be done in ``db``."""
+    them or be done in ``db``.  The values stay in the Parquet files under a local ``out``,
+    which the database reads through views (``tb_index_values``); ``self_contained`` copies
+    them into the database instead, as it always does for a URL ``out`` (every reader of the
+    database would need that filesystem).  ``tbdb import DIR`` copies them in later."""
     g, mode, planned, rebuild = plan(game, mode, rebuild, **options)
     tables = planned if tables is None else [g.check_table(t) for t in tables]
     if g.storage != "index":
@@ -141,9 +171,8 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     if not out:
         raise InvalidOptionError("--cluster needs --out DIR: the directory (shared by the "
                                  "workers) where tables are written")
-    if "://" in str(out):
-        raise InvalidOptionError(f"--out {out!r}: only a local or shared directory path is "
-                                 f"supported")
+    place = OutDir.of(out)  # an URL whose filesystem is missing fails here, before any work
+    copy = self_contained or not place.local
     if client is None:
         _dask()
         if cluster != "local" and not cluster.startswith(("tcp://", "tls://", "inproc://")):
@@ -151,7 +180,7 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
                                      f"address such as tcp://HOST:8786")
         if workers is not None and workers < 1:
             raise InvalidOptionError(f"--workers {workers}: give at least 1")
-    os.makedirs(out, exist_ok=True)
+    place.makedirs(place.root)
     path = str(db) if db is not None else default_db_path()
     start = time.perf_counter()
     summary = ClusterSummary(g.name, path, len(tables))
@@ -183,7 +212,7 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
         own = None
         try:
             for t, manifest in on_disk.items():
-                summary.rows += _import(store, g, out, t, manifest)
+                summary.rows += _import(store, g, out, t, manifest, copy)
                 summary.imported.append(t)
                 bar.finished(weight[t], f"{t} (from its files)")
             solve = [t for t in todo if t not in on_disk]
@@ -194,25 +223,28 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
                     summary.start_seconds = time.perf_counter() - t0
                     summary.workers = len(client.scheduler_info()["workers"])
                 summary.rows += _run(client, store, g, out, mode, threads, solve, weight, bar,
-                                     summary)
+                                     summary, copy)
         finally:
             bar.close()
             if own is not None:
                 client.close()
                 own.close()
+    summary.values_in = "the database" if copy else f"Parquet files under {out!r}"
     summary.seconds = time.perf_counter() - start
     return summary
 
 
-def _run(client, store, g, out, mode, threads, solve, weight, bar, summary) -> int:
+def _run(client, store, g, out, mode, threads, solve, weight, bar, summary, copy) -> int:
     from distributed import as_completed
     futures = {}
     run = uuid.uuid4().hex[:12]  # this run's task keys (a scheduler may outlive a coordinator)
     for t in solve:  # the plan lists every table after the tables it reads
         after = [futures[d] for d in g.dependencies(t) if d in futures]
+        # the largest ready table first: the last tables to finish are small ones, so no
+        # worker waits long on one table at the end
         futures[t] = client.submit(solve_table, g.name, t, mode, str(out), threads, *after,
                                    key=f"tbdb-{g.name}-{t}-{run}", pure=False,
-                                   retries=2)
+                                   retries=2, priority=weight[t])
     table_of = {f.key: t for t, f in futures.items()}
     tables = list(futures)
     rows = 0
@@ -221,10 +253,12 @@ def _run(client, store, g, out, mode, threads, solve, weight, bar, summary) -> i
         fut.result()  # a task's error (after Dask's retries) stops the build here
         t0 = time.perf_counter()
         manifest = verified_manifest(out, g.name, t)
-        rows += _import(store, g, out, t, manifest)
+        rows += _import(store, g, out, t, manifest, copy)
         summary.import_seconds += time.perf_counter() - t0
         summary.built.append(t)
         summary.solve_seconds += manifest["seconds"]
+        summary.read_seconds += manifest.get("read_seconds", 0.0)
+        summary.write_seconds += manifest.get("write_seconds", 0.0)
         summary.parquet_bytes += sum(f["bytes"] for f in manifest["files"].values())
         bar.finished(weight[t], f"{t} ({manifest['seconds']:.1f} s on a worker)")
         del futures[t]  # the scheduler may forget it once its dependants have run
@@ -235,10 +269,76 @@ def _run(client, store, g, out, mode, threads, solve, weight, bar, summary) -> i
 def _sweep(out: str, game: str, tables) -> None:
     """Remove the temporary files that workers killed mid-write left (every task of this run
     has finished, so none is still being written by it)."""
+    place = OutDir.of(out)
     for t in tables:
-        for final in TablePaths.of(out, game, t).all():
-            for tmp in final.parent.glob(f".{final.name}.*.tmp"):
-                tmp.unlink(missing_ok=True)
+        for tmp in TablePaths.of(place, game, t).temporaries():
+            place.remove(tmp)
+
+
+@dataclass
+class ImportSummary:
+    """What ``tbdb import DIR`` did: tables copied into the database, tables recorded in files
+    that are not (complete) under DIR, tables whose files under DIR are another build's."""
+    db: str
+    out: str
+    copied: list[str] = field(default_factory=list)
+    rows: int = 0
+    elsewhere: list[str] = field(default_factory=list)
+    different: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        text = (f"{self.db}: {len(self.copied)} tables ({self.rows:,} rows) copied into the "
+                f"database from {self.out!r}")
+        if self.different:
+            text += (f"; {len(self.different)} left, their files under {self.out!r} are not "
+                     f"the ones recorded: {', '.join(self.different[:5])}")
+        if self.elsewhere:
+            text += (f"; {len(self.elsewhere)} still keep their values in files not under "
+                     f"{self.out!r}: {', '.join(self.elsewhere[:5])}"
+                     f"{', ...' if len(self.elsewhere) > 5 else ''}")
+        return text
+
+
+def import_values(db: str | None, out: str) -> ImportSummary:
+    """Copy into ``db`` the values of every table it keeps in a Parquet file whose complete,
+    verified files (same sha256 as recorded) are under ``out``: the database becomes
+    self-contained for those tables.  ``out`` may be where the files were built or where they
+    were moved to."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from tbdb.tables import INDEX_SCHEMA
+    path = str(db) if db is not None else default_db_path()
+    place = OutDir.of(out)
+    if place.size(place.root) is None and not place.listdir(place.root):
+        raise FileNotFoundError(f"no directory {out!r} to import tables from")
+    summary = ImportSummary(path, str(out))
+    with Store(path) as store:
+        recorded = store.query("SELECT t.game, t.table_name, f.table_id, f.sha256 "
+                               "FROM tb_index_files f JOIN tb_tables t USING (table_id) "
+                               "ORDER BY t.game, t.table_name")
+        for game, table, table_id, sha in recorded:
+            name = f"{game}:{table}"
+            manifest = complete(place, game, table)
+            if manifest is None:
+                summary.elsewhere.append(name)
+                continue
+            if manifest["files"]["values"]["sha256"] != sha:
+                summary.different.append(name)
+                continue
+            paths = TablePaths.of(place, game, table)
+
+            def batches(paths=paths, table_id=table_id):
+                with place.open(paths.values, "rb") as f:
+                    for b in pq.ParquetFile(f).iter_batches(batch_size=1 << 20):
+                        yield pa.record_batch(
+                            [pa.array(np.full(b.num_rows, table_id, np.int32)),
+                             *(b.column(c).cast(INDEX_SCHEMA.field(c).type)
+                               for c in INDEX_SCHEMA.names[1:])], schema=INDEX_SCHEMA)
+            store.copy_values_in(table_id, pa.RecordBatchReader.from_batches(INDEX_SCHEMA,
+                                                                             batches()))
+            summary.copied.append(name)
+            summary.rows += manifest["rows"]
+    return summary
 
 
 class ClusterSummary(BuildSummary):
@@ -249,11 +349,14 @@ class ClusterSummary(BuildSummary):
         self.imported: list[str] = []
         self.workers = 0
         self.solve_seconds = 0.0
+        self.read_seconds = 0.0  # workers reading dependencies from their files
+        self.write_seconds = 0.0  # workers writing Parquet and checksums
         self.parquet_bytes = 0
         self.exported: list[str] = []  # done in the database, written as files for the workers
         self.export_seconds = 0.0
         self.start_seconds = 0.0  # starting a LocalCluster / connecting
-        self.import_seconds = 0.0  # checking files and copying them into the database
+        self.import_seconds = 0.0  # checking files and recording them in the database
+        self.values_in = "the database"
 
     def __str__(self) -> str:
         size = os.path.getsize(self.db) / 1e6 if os.path.exists(self.db) else 0.0
@@ -261,4 +364,5 @@ class ClusterSummary(BuildSummary):
         files = f", {len(self.imported)} imported from complete files" if self.imported else ""
         return (f"{self.game}: {self.tables} tables in {self.db!r} ({size:.1f} MB): "
                 f"{len(self.built)} built{on}{files} ({self.rows:,} rows) in "
-                f"{self.seconds:.1f} s, {self.skipped} already done")
+                f"{self.seconds:.1f} s, {self.skipped} already done; values in "
+                f"{self.values_in}")

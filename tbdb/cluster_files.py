@@ -8,7 +8,8 @@ The layout under the output directory ``DIR``::
     DIR/<game>/<table>.stats.parquet    the tb_stats rows (less table_id)
     DIR/<game>/<table>.json             the manifest, written last
 
-Every file is written under a temporary name unique to its writer and renamed when complete;
+``DIR`` is a local or shared directory, or an fsspec URL (``tbdb.cluster_fs``).  Every file is
+written under a temporary name unique to its writer and renamed when complete;
 the manifest goes last, so a table is complete exactly when its manifest exists, parses, and
 names files whose size, sha256 and Parquet row count match it.  Anything else (a truncated
 file, a bit flipped, a missing file) is incomplete: rebuilt, never read.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tbdb.cluster_fs import OutDir
 from tbdb.solvers.retrograde import NONE
 
 FORMAT = 1
@@ -51,45 +54,52 @@ def _safe(name: str) -> str:
 
 @dataclass(frozen=True)
 class TablePaths:
-    """Where one table's files live."""
-    manifest: Path
-    values: Path
-    stats: Path
+    """Where one table's files live (paths within ``place``)."""
+    place: OutDir
+    manifest: str
+    values: str
+    stats: str
 
     @classmethod
-    def of(cls, out: str | os.PathLike, game: str, table: str) -> TablePaths:
-        base = Path(out) / _safe(game)
+    def of(cls, out: str | os.PathLike | OutDir, game: str, table: str) -> TablePaths:
+        place = out if isinstance(out, OutDir) else OutDir.of(out)
         stem = _safe(table)
-        return cls(base / f"{stem}.json", base / f"{stem}.values.parquet",
-                   base / f"{stem}.stats.parquet")
+        return cls(place, place.join(_safe(game), f"{stem}.json"),
+                   place.join(_safe(game), f"{stem}.values.parquet"),
+                   place.join(_safe(game), f"{stem}.stats.parquet"))
 
-    def all(self) -> tuple[Path, Path, Path]:
+    def all(self) -> tuple[str, str, str]:
         return self.manifest, self.values, self.stats
 
     def remove(self) -> None:
         for p in self.all():  # manifest first: no longer complete
-            try:
-                p.unlink()
-            except FileNotFoundError:
-                pass
+            self.place.remove(p)
+
+    def temporaries(self) -> list[str]:
+        """Temporary files writers of these files left (killed mid-write)."""
+        out = []
+        for final in self.all():
+            head, _, name = final.rpartition("/" if not self.place.local else os.sep)
+            out += self.place.glob(f"{head}{'/' if not self.place.local else os.sep}"
+                                   f".{name}.*.tmp")
+        return out
+
+    def show(self, path: str) -> str:
+        return repr(self.place.display(path))
 
 
-def sha256_of(path: Path) -> str:
+def sha256_of(place: OutDir, path: str) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with place.open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 22), b""):
             h.update(chunk)
     return h.hexdigest()
 
 
-def _tmp(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-
-
-def _publish(tmp: Path, final: Path) -> None:
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, final)
+def _tmp(path: str) -> str:
+    head, sep, name = path.replace(os.sep, "/").rpartition("/")
+    tmp = f"{head}{sep}.{name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+    return tmp if os.sep == "/" else tmp.replace("/", os.sep)
 
 
 def _value_batches(values):
@@ -119,36 +129,100 @@ def stat_tuples(stats) -> list[tuple]:
     return sorted(tuple(getattr(s, c) for c in STAT_COLUMNS) for s in stats)
 
 
-def write_table_files(out, game: str, table: str, data, seconds: float) -> dict:
-    """Write one solved index table (``TableData``) as files under ``out``; returns its
-    manifest.  ``TBDB_CLUSTER_KILL_ONCE=table:marker`` (tests) kills this process with SIGKILL
-    halfway through writing ``table`` the first time, as a worker dying mid-task would."""
+class _HashingWriter:
+    """A binary file being written that hashes and counts what goes through it (one pass:
+    the checksum costs no read back)."""
+
+    def __init__(self, f):
+        self.f = f
+        self.sha = hashlib.sha256()
+        self.bytes = 0
+        self.closed = False
+
+    def write(self, data) -> int:
+        self.sha.update(data)
+        self.bytes += len(data)
+        return self.f.write(data)
+
+    def tell(self) -> int:
+        return self.bytes
+
+    def flush(self) -> None:
+        self.f.flush()
+
+    def close(self) -> None:
+        self.closed = True
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def readable(self) -> bool:
+        return False
+
+
+def write_table_files(out, game: str, table: str, data, seconds: float,
+                      read_seconds: float = 0.0) -> dict:
+    """Write one solved index table (``TableData``) as files under ``out`` (a directory or an
+    fsspec URL); returns its manifest.  ``TBDB_CLUSTER_KILL_ONCE=table:marker`` (tests) kills
+    this process with SIGKILL halfway through writing ``table`` the first time, as a worker
+    dying mid-task would."""
     paths = TablePaths.of(out, game, table)
-    paths.manifest.parent.mkdir(parents=True, exist_ok=True)
+    place = paths.place
+    place.makedirs(paths.manifest.rpartition("/" if not place.local else os.sep)[0])
     rows = 0
+    t0 = time.perf_counter()
     tmp = _tmp(paths.values)
     try:
-        with pq.ParquetWriter(tmp, VALUES_SCHEMA, compression="zstd") as writer:
-            for batch in _value_batches(data.values):
-                rows += batch.num_rows
-                writer.write_batch(batch)
-                _maybe_die(table)
-        _publish(tmp, paths.values)
+        with place.open(tmp, "wb") as f:
+            h = _HashingWriter(f)
+            with pq.ParquetWriter(h, VALUES_SCHEMA, compression="zstd") as writer:
+                for batch in _value_batches(data.values):
+                    rows += batch.num_rows
+                    writer.write_batch(batch)
+                    _maybe_die(table)
+        values_bytes, values_sha = _written(place, tmp, h)
+        place.publish(tmp, paths.values)
         tmp = _tmp(paths.stats)
-        pq.write_table(_stats_table(data.stats), tmp, compression="zstd")
-        _publish(tmp, paths.stats)
+        with place.open(tmp, "wb") as f:
+            h = _HashingWriter(f)
+            pq.write_table(_stats_table(data.stats), h, compression="zstd")
+        stats_bytes, stats_sha = _written(place, tmp, h)
+        place.publish(tmp, paths.stats)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        place.remove(tmp)
     manifest = {
         "format": FORMAT, "game": game, "table": table, "rows": rows, "seconds": seconds,
+        "read_seconds": read_seconds, "write_seconds": time.perf_counter() - t0,
         "catalogue": {c: getattr(data, c) for c in CATALOGUE},
-        "files": {kind: {"name": p.name, "bytes": p.stat().st_size, "sha256": sha256_of(p)}
-                  for kind, p in (("values", paths.values), ("stats", paths.stats))}}
+        "files": {"values": {"name": _name(paths.values), "bytes": values_bytes,
+                             "sha256": values_sha},
+                  "stats": {"name": _name(paths.stats), "bytes": stats_bytes,
+                            "sha256": stats_sha}}}
     tmp = _tmp(paths.manifest)
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
-    _publish(tmp, paths.manifest)
+    try:
+        with place.open(tmp, "wb") as f:
+            f.write(json.dumps(manifest, indent=1, sort_keys=True).encode())
+        place.publish(tmp, paths.manifest)
+    finally:
+        place.remove(tmp)
     return manifest
+
+
+def _name(path: str) -> str:
+    return path.replace(os.sep, "/").rpartition("/")[2]
+
+
+def _written(place: OutDir, path: str, h: _HashingWriter) -> tuple[int, str]:
+    """(bytes, sha256) of a file just written through ``h``, after checking that the storage
+    holds as many bytes as went through it."""
+    size = place.size(path)
+    if size != h.bytes:
+        raise ClusterFileError(f"{place.display(path)!r}: {size} bytes written, "
+                               f"{h.bytes} sent: the storage lost some")
+    return h.bytes, h.sha.hexdigest()
 
 
 def _maybe_die(table: str) -> None:
@@ -163,28 +237,33 @@ def _maybe_die(table: str) -> None:
 def verified_manifest(out, game: str, table: str) -> dict:
     """The manifest of a complete table whose files match it, else ``ClusterFileError``."""
     paths = TablePaths.of(out, game, table)
+    place = paths.place
     try:
-        manifest = json.loads(paths.manifest.read_text())
+        with place.open(paths.manifest, "rb") as f:
+            manifest = json.loads(f.read().decode())
     except FileNotFoundError:
-        raise ClusterFileError(f"{str(paths.manifest)!r}: no manifest (not built)") from None
+        raise ClusterFileError(f"{paths.show(paths.manifest)}: no manifest (not built)") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ClusterFileError(f"{str(paths.manifest)!r}: manifest does not parse ({exc})") \
+        raise ClusterFileError(f"{paths.show(paths.manifest)}: manifest does not parse ({exc})") \
             from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
             manifest.get("game") != game or manifest.get("table") != table:
-        raise ClusterFileError(f"{str(paths.manifest)!r}: not a format-{FORMAT} manifest of "
-                               f"{game} table {table!r}")
+        raise ClusterFileError(f"{paths.show(paths.manifest)}: not a format-{FORMAT} manifest "
+                               f"of {game} table {table!r}")
     for kind, path in (("values", paths.values), ("stats", paths.stats)):
         want = manifest["files"][kind]
-        if not path.exists():
-            raise ClusterFileError(f"{str(path)!r}: missing")
-        if path.stat().st_size != want["bytes"]:
-            raise ClusterFileError(f"{str(path)!r}: {path.stat().st_size} bytes, manifest says "
+        size = place.size(path)
+        if size is None:
+            raise ClusterFileError(f"{paths.show(path)}: missing")
+        if size != want["bytes"]:
+            raise ClusterFileError(f"{paths.show(path)}: {size} bytes, manifest says "
                                    f"{want['bytes']} (truncated?)")
-        if sha256_of(path) != want["sha256"]:
-            raise ClusterFileError(f"{str(path)!r}: sha256 differs from the manifest's")
-    if pq.read_metadata(paths.values).num_rows != manifest["rows"]:
-        raise ClusterFileError(f"{str(paths.values)!r}: row count differs from the manifest's")
+        if sha256_of(place, path) != want["sha256"]:
+            raise ClusterFileError(f"{paths.show(path)}: sha256 differs from the manifest's")
+    with place.open(paths.values, "rb") as f:
+        if pq.read_metadata(f).num_rows != manifest["rows"]:
+            raise ClusterFileError(f"{paths.show(paths.values)}: row count differs from the "
+                                   f"manifest's")
     return manifest
 
 
@@ -200,7 +279,8 @@ def read_values(out, game: str, table: str, manifest: dict):
     """A table's values (``IndexValues`` over all its slots) from its verified files."""
     from tbdb.retrograde import IndexValues
     paths = TablePaths.of(out, game, table)
-    cols = pq.read_table(paths.values)
+    with paths.place.open(paths.values, "rb") as f:
+        cols = pq.read_table(f)
     slots = int(manifest["catalogue"]["slots"])
     at = cols.column("idx").to_numpy()
     result = np.full(slots, NONE, np.int8)
@@ -216,5 +296,7 @@ def read_values(out, game: str, table: str, manifest: dict):
 
 
 def read_stats(out, game: str, table: str) -> list[tuple]:
-    t = pq.read_table(TablePaths.of(out, game, table).stats).to_pylist()
+    paths = TablePaths.of(out, game, table)
+    with paths.place.open(paths.stats, "rb") as f:
+        t = pq.read_table(f).to_pylist()
     return sorted(tuple(r[c] for c in STAT_COLUMNS) for r in t)

@@ -47,6 +47,11 @@ class DamagedTableError(TbdbError, KeyError):
         return str(self.args[0])
 
 
+class MissingValuesFileError(TbdbError, FileNotFoundError):
+    """A table whose values the database keeps in a Parquet file (a cluster build) that is
+    missing or no longer the file recorded (moved, deleted, or changed)."""
+
+
 class InvalidOptionError(TbdbError, ValueError):
     """An option (of a build or a lookup) that the game does not take, or a value it cannot use."""
 

@@ -3,8 +3,10 @@
 A game never adds a table: its tables are rows of ``tb_tables`` and their values rows of one of
 three value tables, by how the table is keyed and what it stores:
 
-* ``tb_index_values`` -- a dense index (row number of a position in its table's index function);
-  win/draw/loss, distance and best move (CDC).
+* ``tb_index_rows`` -- a dense index (row number of a position in its table's index function);
+  win/draw/loss, distance and best move (CDC).  A table may keep these rows in a Parquet file
+  instead (a cluster build): ``tb_index_files`` records the file, and the view
+  ``tb_index_values`` reads both.
 * ``tb_key_values`` -- an exact canonical key of two 64-bit words plus a small constraint
   (e.g. the board UTTT's mover must play in); win/draw/loss, distance and best move
   (tic-tac-toe).  Keys are exact encodings, never lossy hashes: no two positions ever share a
@@ -87,8 +89,8 @@ tb_stats = Table(
 # Values of dense-index tables; natural key (table_id, idx).  result: 1 win, 0 draw, -1 loss
 # for the side to move, -2 a position the rules forbid; distance in plies; best_move a game
 # move code (-1 none); multiplicity the raw positions a canonical row stands for.
-tb_index_values = Table(
-    "tb_index_values", metadata,
+tb_index_rows = Table(
+    "tb_index_rows", metadata,
     Column("table_id", Integer, nullable=False),
     Column("idx", BigInteger, nullable=False),
     Column("result", SmallInteger, nullable=False),
@@ -97,8 +99,20 @@ tb_index_values = Table(
     Column("multiplicity", SmallInteger, nullable=False),
 )
 
+# Dense-index tables whose rows stay in a Parquet file (idx, result, distance, best_move,
+# multiplicity as in tb_index_rows, less table_id): the file's absolute path or URL, its rows,
+# bytes and sha256.  Natural key table_id.
+tb_index_files = Table(
+    "tb_index_files", metadata,
+    Column("table_id", Integer, nullable=False),
+    Column("path", String, nullable=False),
+    Column("rows", BigInteger, nullable=False),
+    Column("bytes", BigInteger, nullable=False),
+    Column("sha256", String, nullable=False),
+)
+
 # Values of key tables; natural key (table_id, key0, key1, key_constraint).  level orders the
-# build (every move lowers it); other columns as in tb_index_values.
+# build (every move lowers it); other columns as in tb_index_rows.
 tb_key_values = Table(
     "tb_key_values", metadata,
     Column("table_id", Integer, nullable=False),

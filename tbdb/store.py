@@ -18,6 +18,7 @@ import datetime as dt
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -25,7 +26,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tbdb.errors import DatabaseBusyError, MissingTableError, NotADatabaseError
+from tbdb.errors import (DatabaseBusyError, MissingTableError, MissingValuesFileError,
+                         NotADatabaseError)
 
 DEFAULT_DB_ENV = "TBDB_DB"
 DEFAULT_DB = "tbdb.duckdb"
@@ -113,7 +115,9 @@ def check_path(path: str, create: bool) -> None:
 
 def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with tbdb's settings; DuckDB's errors turned into tbdb's."""
-    config = dict(READ_CONFIG if read_only else WRITE_CONFIG)
+    # read-only: external access is switched off once the Parquet files the catalogue records
+    # are allowed (``_seal``): DuckDB takes that list only while access is still on
+    config = dict(_NO_EXTENSIONS if read_only else WRITE_CONFIG)
     try:
         con = duckdb.connect(path, read_only=read_only, config=config)
     except duckdb.IOException as exc:
@@ -129,7 +133,38 @@ def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
         con.execute("SET enable_progress_bar = false")  # tbdb draws its own
     except duckdb.InvalidInputException:
         pass  # this process already holds the file with its configuration locked (tbdb sql)
+    if read_only:
+        try:
+            _seal(con)
+        except BaseException:
+            con.close()
+            raise
     return con
+
+
+def values_files(con) -> list[str]:
+    """The Parquet files (absolute paths) holding tables' values outside the database."""
+    try:
+        return [p for (p,) in con.execute("SELECT path FROM tb_index_files ORDER BY table_id"
+                                          ).fetchall()]
+    except duckdb.CatalogException:  # a schema before 0004 (or not tbdb's): none
+        return []
+
+
+def _seal(con) -> None:
+    """READ_CONFIG on a read-only connection, with exactly the Parquet files the catalogue
+    records readable (the view ``tb_index_values`` reads them) and nothing else outside."""
+    paths = values_files(con)
+    try:
+        if paths:
+            con.execute("SET allowed_paths = ?", [paths])
+        con.execute("SET enable_external_access = false")
+    except duckdb.InvalidInputException:
+        pass  # an earlier connection of this process to the file sealed it (and maybe locked it)
+    (on,), = con.execute("SELECT current_setting('enable_external_access')").fetchall()
+    if on:  # never leave a reader able to touch other files
+        raise NotADatabaseError("cannot switch off DuckDB's external access for a read-only "
+                                "connection")
 
 
 def _first_line(text: str) -> str:
@@ -147,6 +182,7 @@ class Store:
             self.con = connect(self.path, read_only=True)
             try:
                 self._require_current()
+                self._require_values_files()
             except BaseException:
                 self.con.close()
                 raise
@@ -155,6 +191,8 @@ class Store:
                 self._create()
             self._migrate()
             self.con = connect(self.path, read_only=False)
+            if values_files(self.con):
+                self._index_view()  # without files gone missing (the views would not bind)
             self.apply_game_views()
 
     # ------------------------------------------------------------------ schema
@@ -203,6 +241,25 @@ class Store:
             for leftover in (tmp, tmp + ".wal"):
                 if os.path.exists(leftover):
                     os.remove(leftover)
+
+    def _require_values_files(self) -> None:
+        """``MissingValuesFileError`` naming the first Parquet file the catalogue records that
+        is not there as recorded: every query of ``tb_index_values`` reads them all."""
+        rows = self.query("SELECT t.game, t.table_name, f.path, f.rows, f.bytes, f.sha256 "
+                          "FROM tb_index_files f JOIN tb_tables t USING (table_id) "
+                          "ORDER BY f.path")
+        bad = []
+        for game, table, *f in rows:
+            try:
+                ValuesFile(*f).check(self.path, f"{game} table {table!r}")
+            except MissingValuesFileError as exc:
+                bad.append(exc)
+        if len(bad) == 1:
+            raise bad[0]
+        if bad:
+            what, _, how = str(bad[0]).partition(": put it back")
+            raise MissingValuesFileError(f"{what}, and {len(bad) - 1} more of its tables' files "
+                                         f"are not there either: put them back{how}")
 
     def _migrate(self) -> None:
         """Create or migrate the file to the current schema (builds and ``tbdb upgrade``)."""
@@ -379,8 +436,11 @@ class Store:
         return (old[0][0] if old else None), top + 1
 
     def _delete_table(self, table_id: int) -> None:
-        for t in ("tb_index_values", "tb_key_values", "tb_score_runs", "tb_stats", "tb_tables"):
+        for t in ("tb_index_rows", "tb_key_values", "tb_score_runs", "tb_stats", "tb_tables"):
             self.con.execute(f"DELETE FROM {t} WHERE table_id = ?", [table_id])
+        if self.query("SELECT 1 FROM tb_index_files WHERE table_id = ?", [table_id]):
+            self.con.execute("DELETE FROM tb_index_files WHERE table_id = ?", [table_id])
+            self._index_view()
 
     def sibling(self) -> Store:
         """A second connection to the same open database (its own transactions), for a thread
@@ -389,12 +449,31 @@ class Store:
         other.con = self.con.cursor()
         return other
 
+    def _index_view(self) -> None:
+        """Rewrite the view ``tb_index_values``: the stored rows and every recorded file's
+        (``read_parquet`` takes its list of files as a constant)."""
+        sql = (sql_dir_file("04_index_values.sql").read_text().rstrip().rstrip(";"))
+        # files not there are left out: a read-only open refuses the database until they are
+        # back or imported (``_require_values_files``), a build or import can still open it
+        paths = [p for p in values_files(self.con) if os.path.exists(p)]
+        if paths:
+            files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+            sql += (
+                "\nUNION ALL\n"
+                "SELECT f.table_id, p.idx, CAST(p.result AS SMALLINT), p.distance, p.best_move, "
+                "p.multiplicity\n"
+                f"FROM read_parquet([{files}], filename = true) AS p\n"
+                "JOIN tb_index_files AS f ON f.path = p.filename")
+        self.con.execute(sql)
+
     def write_table(self, game: str, table: str, data, seconds: float,
-                    next_table: str | None = None) -> int:
+                    next_table: str | None = None, values_file: ValuesFile | None = None) -> int:
         """Replace a table (catalogue row, statistics, values, texts) and mark it done, all in
         one transaction; ``next_table``, if given, is marked 'building' in the same
         transaction (one commit per table, and never two 'building' rows).  Returns the
-        number of value rows."""
+        number of value rows.  ``values_file`` (index tables): the values stay in this Parquet
+        file, which the database records and reads through the view ``tb_index_values``,
+        instead of being copied in."""
         from tbdb import tables as layouts
         rows = [0]
 
@@ -403,7 +482,12 @@ class Store:
             if old is not None and data.storage != "key":
                 self._delete_table(old)
             table_id = old if (old is not None and data.storage == "key") else new
-            if data.storage == "key":
+            if values_file is not None:
+                self._insert("INSERT INTO tb_index_files SELECT * FROM {src}",
+                             values_file.record(table_id))
+                self._index_view()
+                rows[0] = values_file.rows
+            elif data.storage == "key":
                 # levels were stored as they were solved; only the catalogue row is replaced
                 self.con.execute("DELETE FROM tb_stats WHERE table_id = ?", [table_id])
                 self.con.execute("DELETE FROM tb_tables WHERE table_id = ?", [table_id])
@@ -433,6 +517,15 @@ class Store:
 
         self._transaction(work)
         return rows[0]
+
+    def copy_values_in(self, table_id: int, rows: pa.RecordBatchReader) -> None:
+        """Store an index table's values, until now in its recorded Parquet file, in the
+        database (``rows``: tb_index_rows batches) and forget the file: one transaction."""
+        def work():
+            self._insert("INSERT INTO tb_index_rows SELECT * FROM {src}", rows)
+            self.con.execute("DELETE FROM tb_index_files WHERE table_id = ?", [table_id])
+            self._index_view()
+        self._transaction(work)
 
     def begin_key_table(self, game: str, table: str) -> int:
         """The id under which a level-by-level table's levels are stored (kept across resumes:
@@ -477,13 +570,33 @@ class Store:
 
     # ------------------------------------------------------------------ reading
 
+    def values_file(self, table_id: int) -> ValuesFile | None:
+        """The Parquet file holding an index table's values, if they are not in the database."""
+        rows = self.query("SELECT path, rows, bytes, sha256 FROM tb_index_files "
+                          "WHERE table_id = ?", [table_id])
+        return ValuesFile(*rows[0]) if rows else None
+
+    def _checked_file(self, table_id: int) -> ValuesFile | None:
+        f = self.values_file(table_id)
+        if f is not None:
+            f.check(self.path, self._table_name(table_id))
+        return f
+
+    def _table_name(self, table_id: int) -> str:
+        rows = self.query("SELECT game, table_name FROM tb_tables WHERE table_id = ?", [table_id])
+        return f"{rows[0][0]} table {rows[0][1]!r}" if rows else f"table id {table_id}"
+
     def load_index(self, table_id: int, slots: int):
         """An index table's values as arrays over its slots (NONE where no row)."""
         from tbdb.retrograde import IndexValues
         from tbdb.solvers.retrograde import NONE
-        cols = self.con.execute(
-            "SELECT idx, result, distance, best_move, multiplicity FROM tb_index_values "
-            "WHERE table_id = ?", [table_id]).fetchnumpy()
+        f = self._checked_file(table_id)
+        if f is not None:
+            cols = f.read()
+        else:
+            cols = self.con.execute(
+                "SELECT idx, result, distance, best_move, multiplicity FROM tb_index_rows "
+                "WHERE table_id = ?", [table_id]).fetchnumpy()
         at = np.asarray(cols["idx"], np.int64)
         result = np.full(slots, NONE, np.int8)
         distance = np.zeros(slots, np.int16)
@@ -497,7 +610,10 @@ class Store:
 
     def index_row(self, table_id: int, idx: int) -> tuple[int, int, int] | None:
         """(result, distance, best move) of one slot, straight from the file (large tables)."""
-        rows = self.query("SELECT result, distance, best_move FROM tb_index_values "
+        f = self._checked_file(table_id)
+        if f is not None:
+            return f.value(int(idx))
+        rows = self.query("SELECT result, distance, best_move FROM tb_index_rows "
                           "WHERE table_id = ? AND idx = ?", [table_id, int(idx)])
         return rows[0] if rows else None
 
@@ -541,6 +657,54 @@ class Store:
                           "idx = ? AND ? BETWEEN turns_left_from AND turns_left_to",
                           [table_id, int(idx), int(plies)])
         return rows[0] if rows else None
+
+
+@dataclass(frozen=True)
+class ValuesFile:
+    """A Parquet file that holds one index table's values outside the database: columns idx,
+    result, distance, best_move, multiplicity (``tb_index_rows`` less table_id)."""
+    path: str  # absolute
+    rows: int
+    bytes: int
+    sha256: str
+
+    def record(self, table_id: int) -> pa.Table:
+        """Its ``tb_index_files`` row."""
+        return pa.table({"table_id": pa.array([table_id], pa.int32()), "path": [self.path],
+                         "rows": pa.array([self.rows], pa.int64()),
+                         "bytes": pa.array([self.bytes], pa.int64()),
+                         "sha256": [self.sha256]})
+
+    def check(self, db: str, what: str) -> None:
+        """``MissingValuesFileError`` unless the file is there with the size recorded (the
+        checksum is for imports and verify: reading it on every lookup would cost a pass)."""
+        how = (f"put it back, or copy the tables into the database from where they are now "
+               f"with: tbdb import DIR --db {db}")
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            raise MissingValuesFileError(f"{what} keeps its values in {self.path!r}, which is "
+                                         f"missing (moved or deleted?): {how}") from None
+        if size != self.bytes:
+            raise MissingValuesFileError(f"{what} keeps its values in {self.path!r}, which is "
+                                         f"{size} bytes, not the {self.bytes} recorded "
+                                         f"(changed since it was built?): {how}")
+
+    def read(self) -> dict[str, np.ndarray]:
+        import pyarrow.parquet as pq
+        t = pq.read_table(self.path)
+        return {c: t.column(c).to_numpy() for c in t.column_names}
+
+    def value(self, idx: int) -> tuple[int, int, int] | None:
+        import pyarrow.parquet as pq
+        t = pq.read_table(self.path, columns=["result", "distance", "best_move"],
+                          filters=[("idx", "==", idx)])
+        return tuple(int(t.column(c)[0].as_py()) for c in t.column_names) if len(t) else None
+
+
+def sql_dir_file(name: str) -> Path:
+    from tbdb.sql_files import sql_dir
+    return sql_dir() / name
 
 
 def is_disk_full(exc: Exception) -> bool:

@@ -59,7 +59,7 @@ def value_streams(table_id: int, data) -> list[tuple[str, object]]:
     if data.storage == "index":
         stream = pa.RecordBatchReader.from_batches(INDEX_SCHEMA, _index_batches(table_id,
                                                                                 data.values))
-        return [("INSERT INTO tb_index_values SELECT * FROM {src}", stream)]
+        return [("INSERT INTO tb_index_rows SELECT * FROM {src}", stream)]
     if data.storage == "runs":
         stream = pa.RecordBatchReader.from_batches(RUNS_SCHEMA, _run_batches(table_id,
                                                                              data.values))

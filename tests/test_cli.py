@@ -68,7 +68,7 @@ def test_verify_catches_a_corrupted_value(kcvp_db, tmp_path, capsys):
     bad = tmp_path / "bad.duckdb"
     shutil.copy(kcvp_db, bad)
     con = duckdb.connect(str(bad))
-    con.execute("UPDATE tb_index_values SET distance = distance + 2 WHERE result = 1 AND "
+    con.execute("UPDATE tb_index_rows SET distance = distance + 2 WHERE result = 1 AND "
                 "idx = (SELECT min(idx) FROM tb_index_values WHERE result = 1)")
     con.close()
     assert main(["verify", "--db", str(bad), "--no-progress"]) == 1

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 import tbdb
+from tbdb.store import Store
 from tbdb.cluster_files import ClusterFileError, TablePaths, verified_manifest
 
 distributed = pytest.importorskip("distributed")
@@ -72,10 +73,18 @@ def _contents(db: str) -> dict:
         con.close()
 
 
-def _same_as_embedded(db: str, embedded: str) -> None:
+def _values_files(db: str) -> int:
+    con = duckdb.connect(db, read_only=True)
+    try:
+        return con.execute("SELECT count(*) FROM tb_index_files").fetchall()[0][0]
+    finally:
+        con.close()
+
+
+def _same_as_embedded(db: str, embedded: str, tables=TABLES) -> None:
     mine, ref = _contents(db), _contents(embedded)
-    assert sorted(mine) == sorted(ref) == sorted(TABLES)
-    for t in TABLES:
+    assert sorted(mine) == sorted(tables) and set(tables) <= set(ref)
+    for t in tables:
         assert mine[t] == ref[t], f"table {t} differs from the embedded build"
 
 
@@ -104,21 +113,22 @@ def test_rerun_skips_done_tables_and_keeps_files(built, client):
 def test_truncated_or_corrupt_files_are_rebuilt_never_read(built, embedded, client, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(built[0], out)
-    truncated = TablePaths.of(out, "cdc", "GvN").values
+    truncated = Path(TablePaths.of(out, "cdc", "GvN").values)
     truncated.write_bytes(truncated.read_bytes()[:-100])
-    flipped = TablePaths.of(out, "cdc", "GMvC").values
+    flipped = Path(TablePaths.of(out, "cdc", "GMvC").values)
     data = bytearray(flipped.read_bytes())
     data[len(data) // 2] ^= 0x01  # same size: only the checksum can tell
     flipped.write_bytes(bytes(data))
-    manifest = TablePaths.of(out, "cdc", "NCvM").manifest
+    manifest = Path(TablePaths.of(out, "cdc", "NCvM").manifest)
     manifest.write_text(manifest.read_text()[:50])
     for t in ("GvN", "GMvC", "NCvM"):
         with pytest.raises(ClusterFileError):
             verified_manifest(out, "cdc", t)
     db = str(tmp_path / "tb.duckdb")
     summary = build_cluster("cdc", db=db, out=str(out), client=client, threads=1,
-                            progress=False, material=MATERIAL)
+                            progress=False, material=MATERIAL, self_contained=True)
     assert sorted(summary.built) == ["GMvC", "GvN", "NCvM"]
+    assert _values_files(db) == 0  # --self-contained: every value copied into the file
     assert sorted(summary.imported) == sorted(set(TABLES) - {"GMvC", "GvN", "NCvM"})
     _same_as_embedded(db, embedded)
     for t in TABLES:
@@ -161,8 +171,8 @@ def test_coordinator_killed_then_rerun_resumes(client, embedded, tmp_path):
     finally:
         proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the build ended before it was killed"
-    finished = {t: TablePaths.of(out, "cdc", t).manifest.stat().st_mtime_ns for t in TABLES
-                if TablePaths.of(out, "cdc", t).manifest.exists()}
+    finished = {t: os.stat(TablePaths.of(out, "cdc", t).manifest).st_mtime_ns for t in TABLES
+                if os.path.exists(TablePaths.of(out, "cdc", t).manifest)}
     assert 3 <= len(finished) < len(TABLES)
     time.sleep(1)  # let the scheduler drop the dead coordinator's tasks
     summary = build_cluster("cdc", db=db, out=str(out), client=client, threads=1,
@@ -170,7 +180,7 @@ def test_coordinator_killed_then_rerun_resumes(client, embedded, tmp_path):
     assert not set(summary.built) & set(finished)  # finished tables were not solved again
     assert summary.built, "nothing was left to build: the kill came too late to test resume"
     for t, mtime in finished.items():
-        assert TablePaths.of(out, "cdc", t).manifest.stat().st_mtime_ns == mtime
+        assert os.stat(TablePaths.of(out, "cdc", t).manifest).st_mtime_ns == mtime
     _same_as_embedded(db, embedded)
 
 
@@ -203,3 +213,134 @@ def test_every_cdc_table_up_to_3_pieces_equals_embedded(client, tmp_path):
     assert sorted(mine) == sorted(theirs)
     for t in theirs:
         assert mine[t] == theirs[t], t
+
+
+# --------------------------------------------------------------------------- values in Parquet
+
+def _sha(path) -> str:
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def test_values_stay_in_parquet_read_through_views_file_unchanged(built, embedded, capsys):
+    from tbdb.cli import main
+    out, db, _ = built
+    con = duckdb.connect(db, read_only=True)
+    try:  # nothing copied: the catalogue records one file per table
+        assert con.execute("SELECT count(*) FROM tb_index_rows").fetchall() == [(0,)]
+        assert con.execute("SELECT count(*) FROM tb_index_files").fetchall() == \
+            [(len(TABLES),)]
+    finally:
+        con.close()
+    before = _sha(db)
+    for args in (["lookup", "cdc", "8/8/8/GMnc4 r"],
+                 ["sql", "SELECT count(*), sum(hash(p.position, p.result, p.distance)) "
+                         "FROM cdc_positions p"],
+                 ["sql", "SELECT * FROM read_csv('/etc/passwd')"],  # still sealed
+                 ["status"], ["verify", "--no-progress"]):
+        codes = {main(args + ["--db", d]) for d in (db, embedded)}
+        mine_ref = capsys.readouterr()
+        assert codes == ({2} if "read_csv" in args[-1] else {0}), (args, mine_ref)
+    assert _sha(db) == before  # read commands leave the file byte for byte
+    # the per-game view over the Parquet files answers as the embedded one does
+    q = ("SELECT count(*), sum(hash(position, result, distance, best_move)) FROM cdc_positions")
+    with tbdb.open(db) as mine, tbdb.open(embedded) as ref:
+        assert mine.sql(q).fetchall() == ref.sql(q).fetchall()
+
+
+def test_moved_files_are_one_line_error_then_import_makes_it_self_contained(built, embedded,
+                                                                          tmp_path, capsys):
+    from tbdb.cli import main
+    db = str(tmp_path / "tb.duckdb")
+    out = tmp_path / "out"
+    shutil.copy(built[1], db)
+    shutil.copytree(built[0], out)
+    con = duckdb.connect(db)  # as if this copy had been built into tmp_path/out
+    con.execute("UPDATE tb_index_files SET path = replace(path, ?, ?)",
+                [str(built[0]), str(out)])
+    con.close()
+    Store(db).close()  # a build's open rewrites the view with the new paths
+    assert main(["lookup", "cdc", "8/8/8/GMnc4 r", "--db", db]) == 0
+    moved = tmp_path / "moved"
+    out.rename(moved)
+    before = _sha(db)
+    for args in (["lookup", "cdc", "8/8/8/GMnc4 r"], ["sql", "SELECT 1"]):
+        capsys.readouterr()
+        assert main(args + ["--db", db]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "missing" in err and "tbdb import" in err
+        assert str(out / "cdc") in err  # names the file
+    assert _sha(db) == before
+    assert main(["import", str(tmp_path / "nowhere"), "--db", db]) == 2
+    assert "'" + str(tmp_path / "nowhere") + "'" in capsys.readouterr().err
+    assert main(["import", str(moved), "--db", db]) == 0
+    assert f"{len(TABLES)} tables" in capsys.readouterr().out
+    shutil.rmtree(moved)  # self-contained now
+    assert _values_files(db) == 0
+    _same_as_embedded(db, embedded)
+    assert main(["verify", "--db", db, "--no-progress"]) == 0
+
+
+# --------------------------------------------------------------------------- fsspec URLs
+
+def test_memory_url_files_write_verify_and_reject_damage():
+    """The file layer through fsspec's in-memory filesystem: temporary names renamed, checksums
+    checked, truncation and bit flips detected, no temporary file left."""
+    fsspec = pytest.importorskip("fsspec")
+    from tbdb.cluster_files import read_values, write_table_files
+    from tbdb import games
+    g = games.get("cdc")
+    data = g.solve("GvC", {}, "auto")
+    url = "memory://tbdb-test-files"
+    manifest = write_table_files(url, "cdc", "GvC", data, 0.5)
+    fs = fsspec.filesystem("memory")
+    names = sorted(p.rsplit("/", 1)[1] for p in fs.ls("/tbdb-test-files/cdc", detail=False))
+    assert names == ["GvC.json", "GvC.stats.parquet", "GvC.values.parquet"]  # no .tmp left
+    assert verified_manifest(url, "cdc", "GvC") == manifest
+    back = read_values(url, "cdc", "GvC", manifest)
+    for field in ("result", "distance", "best", "multiplicity"):
+        assert (getattr(back, field) == getattr(data.values, field)).all()
+    values = "/tbdb-test-files/cdc/GvC.values.parquet"
+    good = fs.cat_file(values)
+    fs.pipe_file(values, good[:-10])
+    with pytest.raises(ClusterFileError, match="truncated"):
+        verified_manifest(url, "cdc", "GvC")
+    flipped = bytearray(good)
+    flipped[len(flipped) // 2] ^= 1
+    fs.pipe_file(values, bytes(flipped))
+    with pytest.raises(ClusterFileError, match="sha256"):
+        verified_manifest(url, "cdc", "GvC")
+    fs.rm("/tbdb-test-files", recursive=True)
+
+
+def test_memory_url_cluster_build_copies_values_in(embedded, tmp_path):
+    """A whole cluster build to a memory:// URL (in-process workers share the filesystem):
+    the values land in the database, since its readers could not reach the URL."""
+    pytest.importorskip("fsspec")
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
+                            dashboard_address=":0") as local:
+        db = str(tmp_path / "tb.duckdb")
+        summary = build_cluster("cdc", db=db, out="memory://tbdb-test-build", client=local,
+                                threads=1, progress=False, material="GMvC")
+    tables = ["GvC", "MvC", "GMvC"]
+    assert sorted(summary.built) == sorted(tables) and "the database" in str(summary)
+    assert _values_files(db) == 0
+    _same_as_embedded(db, embedded, tables)
+    import fsspec
+    fsspec.filesystem("memory").rm("/tbdb-test-build", recursive=True)
+
+
+def test_url_without_its_filesystem_package_is_one_line(tmp_path, capsys):
+    from tbdb.cli import main
+    pytest.importorskip("fsspec")
+    try:
+        import s3fs  # noqa: F401
+        pytest.skip("s3fs is installed: no missing package to report")
+    except ImportError:
+        pass
+    db = str(tmp_path / "tb.duckdb")
+    assert main(["build", "cdc", "--material", "GvC", "--cluster", "local", "--out",
+                 "s3://bucket/tb", "--db", db]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "'s3://bucket/tb'" in err
+    assert not os.path.exists(db)

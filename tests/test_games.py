@@ -23,7 +23,8 @@ import tbdb
 from tbdb import games
 
 NAMES = games.names()
-VALUES = {"index": "tb_index_values", "key": "tb_key_values", "runs": "tb_score_runs"}
+# the tables holding stored rows (tests damage them; tb_index_values is a view over tb_index_rows)
+VALUES = {"index": "tb_index_rows", "key": "tb_key_values", "runs": "tb_score_runs"}
 
 
 def _cli_options(g) -> list[str]:

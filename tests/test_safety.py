@@ -244,7 +244,7 @@ def test_oware_accepts_only_the_documented_notation(text, kcvp_db, capsys):
 
 def test_a_missing_row_is_a_damaged_table_with_the_repair_command(copy_db, capsys):
     con = duckdb.connect(copy_db)
-    con.execute("DELETE FROM tb_index_values WHERE idx = 0 AND table_id = (SELECT table_id "
+    con.execute("DELETE FROM tb_index_rows WHERE idx = 0 AND table_id = (SELECT table_id "
                 "FROM tb_tables WHERE table_name = 'KCvP')")
     con.close()
     code = main(["lookup", "cdc", "8/8/8/KCp5 r", "--db", copy_db])
