@@ -18,6 +18,7 @@ import numpy as np
 
 from tbdb import games, level_store, retrograde
 from tbdb.errors import InvalidOptionError
+from tbdb.memory import reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
 from tbdb.store import Store, default_db_path
@@ -110,6 +111,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
     False silent."""
     g, mode, tables, rebuild = plan(game, mode, rebuild, **options)
     path = str(db) if db is not None else default_db_path()
+    reuse_freed_memory()
     start = time.perf_counter()
     with Store(path) as store:
         store.plan(g.name, tables)
@@ -256,6 +258,7 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
     slots hold positions and their multiplicities, and the statistics and catalogue counts
     the views read.  Tables not completely built are reported as unchecked."""
     path = str(db) if db is not None else default_db_path()
+    reuse_freed_memory()
     report = VerifyReport()
     names = [games.get(game).name] if game else games.names()
     with Store(path, read_only=True) as store:
