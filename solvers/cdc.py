@@ -578,3 +578,24 @@ def _material_keys(boards):
                     black += 1
         keys[i] = key if red and black else (-1 if red == 0 else -2)
     return keys
+
+
+@njit(cache=True)
+def _first_overfull(boards, limit, max_pieces):
+    """The first row (int8[n, 32], codes already known to be -1..13) with more pieces of a kind
+    than ``limit[code]`` or more than ``max_pieces`` pieces; -1 if there is none."""
+    counts = np.zeros(14, np.int64)
+    for r in range(boards.shape[0]):
+        counts[:] = 0
+        total = 0
+        for s in range(boards.shape[1]):
+            c = boards[r, s]
+            if c >= 0:
+                counts[c] += 1
+                total += 1
+        if total > max_pieces:
+            return r
+        for c in range(14):
+            if counts[c] > limit[c]:
+                return r
+    return -1

@@ -163,17 +163,17 @@ class Prober:
             self.stats.hits += 1
             return loc, ((loc.score or 0, -1) if game.value_kind == "score"
                          else (loc.result, 0, -1))
-        text = game.text(position)
         if loc.table is None:  # the game keeps positions in several tables: find the one
+            text = game.text(position)
             loc, got = self._search(game, loc, f"position {text!r}", text, **options)
             self.stats.hits += 1
             return loc, got
-        t = self.tables.get((game.name, loc.table))  # the message only when it is needed
+        t = self.tables.get((game.name, loc.table))  # the text only when a message needs it
         if t is None:
-            t = self.table(game, loc.table, f"position {text!r}")
+            t = self.table(game, loc.table, f"position {game.text(position)!r}")
         got = t.score(loc.key, loc.plies) if game.value_kind == "score" else t.wdl(loc.key)
         if got is None:
-            raise self._damaged(game, t, f"position {text!r}", loc.key)
+            raise self._damaged(game, t, f"position {game.text(position)!r}", loc.key)
         self.stats.hits += 1
         return loc, got
 

@@ -295,6 +295,8 @@ class Position:
                 raise InvalidPositionError(f"malformed CDC position {quote(text)}: {cells}")
             board.extend(cells)
         position = cls(tuple(board), 0 if parts[1] == "r" else 1)
+        # what parses is already the canonical text (runs are single digits): keep it
+        object.__setattr__(position, "_text", text)
         counts: dict[int, int] = {}
         for code in board:
             if code >= 0:
@@ -308,6 +310,9 @@ class Position:
 
     @property
     def text(self) -> str:
+        known = self.__dict__.get("_text")
+        if known is not None:
+            return known
         ranks = []
         for row in range(3, -1, -1):
             out, empty = "", 0

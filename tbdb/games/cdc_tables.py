@@ -375,12 +375,10 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
     if len(bad):
         raise ValueError(f"row {int(bad[0])}: a side is 0 (red) or 1 (black), got "
                          f"{sides[bad[0]].item()!r}")
-    boards = boards.astype(np.int8)
-    counts = np.stack([(boards == c).sum(axis=1) for c in range(14)], axis=1)
-    limit = np.array(MAX_PER_SIDE * 2)
-    bad = np.flatnonzero((counts > limit).any(axis=1) | (counts.sum(axis=1) > MAX_PIECES))
-    if len(bad):
-        raise ValueError(f"row {int(bad[0])}: more pieces of a kind than a side has, or more "
-                         f"than {MAX_PIECES} pieces: {boards[bad[0]].tolist()}")
+    boards = np.ascontiguousarray(boards.astype(np.int8))
+    bad = kernels._first_overfull(boards, np.array(MAX_PER_SIDE * 2, np.int64), MAX_PIECES)
+    if bad >= 0:
+        raise ValueError(f"row {bad}: more pieces of a kind than a side has, or more "
+                         f"than {MAX_PIECES} pieces: {boards[bad].tolist()}")
     return np.ascontiguousarray(boards), np.ascontiguousarray(sides.astype(np.int8))
 
