@@ -78,6 +78,8 @@ def resolve(what: str, declared: Iterable[Option], given: dict[str, Any],
     """``given`` checked against ``declared``: unknown names and bad values raise
     ``InvalidOptionError``; declared defaults fill in what was not given (when ``defaults``).
     ``text``: values come from the command line as text."""
+    if not given and not declared:  # a game without options (the common lookup): nothing to do
+        return {}
     declared = {o.name: o for o in declared}
     unknown = [k for k in given if k not in declared]
     if unknown:

@@ -14,12 +14,14 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from tbdb.solvers import cdc as kernels
+from tbdb.solvers import cdc_text as text_kernels
 from tbdb.errors import InvalidMaterialError, InvalidMoveError, InvalidPositionError, quote
 
 Square = int  # 0..31, a1 = 0, h1 = 7, a4 = 24
 PieceCode = int  # colour * 7 + type
 LETTERS = "KGMRNCP"
 MAX_PER_SIDE = (1, 2, 2, 2, 2, 2, 5)
+_LIMIT = np.array(MAX_PER_SIDE, np.int64)
 RED, BLACK = 0, 1
 SIDE_NAMES = ("red", "black")
 # what the index functions support (a material with no single piece leads with a pair)
@@ -277,6 +279,22 @@ class Position:
 
     @classmethod
     def parse(cls, text: str) -> Position:
+        if isinstance(text, str) and text.isascii():  # the one-call fast path (solvers/cdc_text)
+            board = np.empty(32, np.int8)
+            side, key = text_kernels._read_text(np.frombuffer(text.encode("ascii"), np.uint8),
+                                                text_kernels.CODE, _LIMIT, board)
+            if side >= 0:
+                position = cls(tuple(board.tolist()), side)
+                known = position.__dict__  # what parses is the canonical text: keep it, and
+                known["_text"] = text      # the board array and material key locate reads
+                known["_array"] = board
+                known["_key"] = key
+                return position
+        return cls._parse_slowly(text)
+
+    @classmethod
+    def _parse_slowly(cls, text: str) -> Position:
+        """The parser in Python: it reads what the kernel reads and words every error."""
         if not isinstance(text, str):
             raise InvalidPositionError(f"a CDC position is text, not {quote(text)}")
         parts = text.split(" ")

@@ -20,6 +20,8 @@ from tbdb.solvers.retrograde import LOSS, _tally
 DEFAULT_MAX_PIECES = 3
 _SYM = kernels.SYM.tolist()  # plain lists: indexing them from Python is several times faster
 _CAPTURE = kernels.CAPTURE_FLAG
+# material keys sum 6 ** code; a side has at most 5 of a kind, so red's pieces sum below 6 ** 7
+_BLACK_UNIT = 6 ** 7
 _MOVE_TEXT = [str(Move.from_code(code)) for code in range(2 * _CAPTURE)]
 
 
@@ -231,13 +233,15 @@ class CdcGame(Game):
             return position
         return Position.parse(position)
 
-    def _entry(self, board, side: int = 0) -> tuple:
-        """(canonical material, colour swap, desc, size) of a board's material, cached
-        (``side`` only words the error of a board with too many pieces)."""
-        key = 0
-        for c in board:
-            if c >= 0:
-                key += 6 ** c
+    def _entry(self, board, side: int = 0, key: int | None = None) -> tuple:
+        """(canonical material, colour swap, desc, size) of a board's material (its ``key``:
+        the sum of 6 ** code over its pieces), cached (``side`` only words the error of a board
+        with too many pieces)."""
+        if key is None:
+            key = 0
+            for c in board:
+                if c >= 0:
+                    key += 6 ** c
         entry = self._materials.get(key)
         if entry is None:
             position = Position(tuple(board), int(side))
@@ -263,13 +267,19 @@ class CdcGame(Game):
 
     def locate(self, position: Position) -> Location | GameOver:
         board = position.board
-        red = black = False
-        for c in board:
-            if c >= 0:
-                if c < 7:
-                    red = True
-                else:
-                    black = True
+        parsed = position.__dict__.get("_array")  # a parsed position brings its array and key
+        if parsed is not None:
+            key = position.__dict__["_key"]
+            red, black = key % _BLACK_UNIT != 0, key >= _BLACK_UNIT
+        else:
+            key = None
+            red = black = False
+            for c in board:
+                if c >= 0:
+                    if c < 7:
+                        red = True
+                    else:
+                        black = True
         mover_has = red if position.side == 0 else black
         other_has = black if position.side == 0 else red
         if not other_has:
@@ -279,9 +289,9 @@ class CdcGame(Game):
                    f"{('black', 'red')[position.side]} has no piece but has just moved"))
         if not mover_has:
             return GameOver(LOSS)  # the side to move has nothing left: it has lost
-        name, swap, desc, size = self._entry(board, position.side)
-        slot, sym = kernels._locate_one(np.array(board, np.int8), position.side, desc, swap,
-                                        size)
+        name, swap, desc, size = self._entry(board, position.side, key)
+        slot, sym = kernels._locate_one(np.array(board, np.int8) if parsed is None else parsed,
+                                        position.side, desc, swap, size)
         return Location(name, int(slot), int(sym))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
