@@ -89,6 +89,7 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=os.cpu_count())
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
+    load_before = os.getloadavg()[0]  # other jobs on the machine skew the wall times
     g = games.get("cdc")
     chosen, lower = pick(g, args.tables)
     all_five = [t for t in g.plan(max_pieces=5) if sum(c.isalpha() and c != "v" for c in t) == 5]
@@ -175,7 +176,8 @@ def main() -> int:
         print(json.dumps(result))
         return 0
     print(machine_line())
-    print("(the machine was shared with other jobs: timings are noisy)")
+    print(f"load average (1 min) before the run: {load_before:.2f} on {os.cpu_count()} cores "
+          f"(above about 0.5 other jobs were running: wall times are noisy, CPU times less)")
     w = max(len(k) for k in result)
     for k, v in result.items():
         print(f"{k:<{w}}  {v:,}" if isinstance(v, (int, float)) else f"{k:<{w}}  {v}")

@@ -133,7 +133,9 @@ def _parser() -> argparse.ArgumentParser:
                         description="Copy into the database the values of every table it "
                                     "keeps in a Parquet file found, complete and verified, "
                                     "under DIR (where a cluster build wrote it, or where the "
-                                    "files were moved to): the file becomes self-contained.")
+                                    "files were moved to): the file becomes self-contained. "
+                                    "Complete tables under DIR that the database does not "
+                                    "hold are checked and copied in too.")
     im.add_argument("dir", metavar="DIR", help="the --out directory (or URL) of the build")
     im.add_argument("--db", help=DB_HELP)
 

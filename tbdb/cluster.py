@@ -8,7 +8,8 @@ files arrive it checks them and records the table with ``Store.write_table`` (ca
 statistics, texts, the values file and the 'done' checkpoint in one transaction; with
 ``self_contained``, or an fsspec URL for ``DIR``, the values are copied in instead), so lookup,
 verify and the views see a cluster-built table exactly as an embedded one.  ``import_values``
-(``tbdb import DIR``) copies recorded values files into the database later.
+(``tbdb import DIR``) copies recorded values files into the database later, and complete
+tables under DIR that no database recorded (a new database can be made from files alone).
 
 Resume: tables done in the database are skipped; tables whose files are complete and verified
 are imported without solving; everything else is solved.  A worker killed mid-task leaves at
@@ -285,10 +286,18 @@ class ImportSummary:
     rows: int = 0
     elsewhere: list[str] = field(default_factory=list)
     different: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)  # complete files the database had not recorded
+    incomplete: list[str] = field(default_factory=list)  # files left as they are: not complete
 
     def __str__(self) -> str:
-        text = (f"{self.db}: {len(self.copied)} tables ({self.rows:,} rows) copied into the "
-                f"database from {self.out!r}")
+        text = (f"{self.db}: {len(self.copied) + len(self.added)} tables ({self.rows:,} rows) "
+                f"copied into the database from {self.out!r}")
+        if self.added:
+            text += f" ({len(self.added)} of them not recorded before)"
+        if self.incomplete:
+            text += (f"; {len(self.incomplete)} left, their files are not complete (rebuild "
+                     f"them): {', '.join(self.incomplete[:5])}"
+                     f"{', ...' if len(self.incomplete) > 5 else ''}")
         if self.different:
             text += (f"; {len(self.different)} left, their files under {self.out!r} are not "
                      f"the ones recorded: {', '.join(self.different[:5])}")
@@ -338,7 +347,39 @@ def import_values(db: str | None, out: str) -> ImportSummary:
                                                                              batches()))
             summary.copied.append(name)
             summary.rows += manifest["rows"]
+        _import_unrecorded(store, place, summary)
     return summary
+
+
+def _import_unrecorded(store: Store, place, summary: ImportSummary) -> None:
+    """Copy in the complete tables under ``place`` the database does not hold yet (a build
+    stopped before recording them, or files from another machine's build): each is checked
+    against its manifest and statistics, then written with its checkpoint in one transaction."""
+    from urllib.parse import unquote
+    for game_dir in place.listdir(place.root):
+        name = unquote(game_dir)
+        if name not in games.REGISTRY:
+            continue
+        g = games.get(name)
+        if g.storage != "index":
+            continue
+        done = {t for t, state in store.states(g.name).items() if state == "done"}
+        for file_name in place.listdir(place.join(game_dir)):
+            if not file_name.endswith(".json"):
+                continue
+            table = unquote(file_name[:-len(".json")])
+            try:
+                if table in done or g.check_table(table) != table:
+                    continue
+            except ValueError:  # not a table name of the game: not tbdb's file
+                continue
+            manifest = complete(place, g.name, table)
+            if manifest is None:
+                summary.incomplete.append(f"{g.name}:{table}")
+                continue
+            store.plan(g.name, [table])
+            summary.rows += _import(store, g, place, table, manifest, copy=True)
+            summary.added.append(f"{g.name}:{table}")
 
 
 class ClusterSummary(BuildSummary):

@@ -281,6 +281,32 @@ def test_moved_files_are_one_line_error_then_import_makes_it_self_contained(buil
     assert main(["verify", "--db", db, "--no-progress"]) == 0
 
 
+def test_import_into_a_new_database_takes_complete_unrecorded_tables(built, embedded, tmp_path,
+                                                                     capsys):
+    """Files no database recorded (the coordinator died first, or they came from elsewhere):
+    ``tbdb import`` checks and copies in the complete ones, leaves a truncated one."""
+    from tbdb.cli import main
+    out = tmp_path / "out"
+    shutil.copytree(built[0], out)
+    broken = TablePaths.of(out, "cdc", "GMvNC").values
+    with open(broken, "r+b") as f:
+        f.truncate(os.path.getsize(broken) // 2)
+    db = str(tmp_path / "new.duckdb")
+    assert main(["import", str(out), "--db", db]) == 0
+    said = capsys.readouterr().out
+    assert f"{len(TABLES) - 1} tables" in said and "not recorded before" in said
+    assert "1 left" in said and "cdc:GMvNC" in said
+    assert _values_files(db) == 0
+    mine, ref = _contents(db), _contents(embedded)
+    assert sorted(mine) == sorted(t for t in TABLES if t != "GMvNC")
+    for t in mine:
+        assert mine[t] == ref[t], t
+    capsys.readouterr()
+    assert main(["import", str(out), "--db", db]) == 0  # again: nothing new, nothing doubled
+    assert "0 tables" in capsys.readouterr().out
+    assert main(["verify", "--db", db, "--no-progress"]) == 0
+
+
 # --------------------------------------------------------------------------- fsspec URLs
 
 def test_memory_url_files_write_verify_and_reject_damage():

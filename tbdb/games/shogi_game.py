@@ -159,6 +159,9 @@ class ShogiGame(Game):
             return [self.check_table(table)]
         return all_tables(DEFAULT_PIECES if pieces is None else pieces)
 
+    def weight(self, table: str) -> int:
+        return _table(table).size  # slots: both sides to move
+
     def check_table(self, table: str) -> str:
         try:
             types = parse_table_name(table)
