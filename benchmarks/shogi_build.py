@@ -160,6 +160,10 @@ def lookup_benchmark(db: str, n: int = 5000, batch: int = 1_000_000) -> None:
     from tbdb.games.shogi import Position
 
     with tbdb.open(db) as tb:
+        start = time.perf_counter()
+        loaded = tb.load("shogi")  # large tables too: an engine keeps them in memory
+        print(f"{loaded} tables read into memory in {time.perf_counter() - start:.1f} s",
+              flush=True)
         sfens = _lookup_samples(tb, n)
         tables = sorted({t["table_name"] for t in tb.tables("shogi")})
         print(f"{len(sfens):,} positions of {', '.join(tables)}, half with white to move",

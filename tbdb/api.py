@@ -74,6 +74,21 @@ class Tablebase:
         check_names(f"{g.name} lookup_arrays", g.lookup_options, options)
         return self.prober.lookup_arrays(g, *arrays, **options)  # the game checks the arrays
 
+    def load(self, game: str, *tables: str) -> int:
+        """Read tables of ``game`` into memory now (every built one when none is named), so
+        single lookups in them take microseconds however large they are (on first use tables
+        above ``Prober.LOAD_LIMIT`` rows are probed in the file instead).  Returns how many
+        tables were read; a table not built raises ``MissingTableError``."""
+        self._check_open()
+        g = games.get(game)
+        names = tables or sorted(t for t, state in self.store.states(g.name).items()
+                                 if state == "done")
+        before = self.prober.stats.tables_loaded
+        for name in names:
+            table = g.check_table(name)
+            self.prober.table(g, table, f"table {table!r}", full=True)
+        return self.prober.stats.tables_loaded - before
+
     def stats(self) -> ProbeStats:
         """Probes made, answered (hits), refused for a missing table (misses), tables loaded."""
         return self.prober.stats

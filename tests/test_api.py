@@ -140,3 +140,25 @@ def test_sql_is_a_relation_repr_names_tables_and_close_closes(kcvp_db):
     assert "closed" in repr(tb)
     with pytest.raises(ValueError, match="closed"):
         tb.lookup("8/8/8/pKC5 r")
+
+
+def test_load_puts_large_tables_in_memory_with_the_same_answers(kcvp_db, monkeypatch):
+    """Tables above the load limit are probed in the file until ``tb.load`` reads them in;
+    the answers are the same either way, and errors name what is wrong."""
+    from tbdb.probe import Prober
+    monkeypatch.setattr(Prober, "LOAD_LIMIT", 10)  # every table counts as large here
+    with tbdb.open(kcvp_db) as tb:
+        texts = [r[0] for r in tb.sql("SELECT position FROM cdc_positions ORDER BY material, "
+                                      "idx").fetchall()][::5]
+        from_file = [tb.lookup(t) for t in texts]
+        assert tb.stats().tables_loaded == 0
+        assert tb.load("cdc", "KCvP") == 1 and tb.stats().tables_loaded == 1
+        assert tb.load("cdc") == 1  # CvP; KCvP is in memory already
+        assert all(t.loaded for t in tb.prober.tables.values())
+        assert [tb.lookup(t) for t in texts] == from_file
+        with pytest.raises(tbdb.MissingTableError, match="KvG"):
+            tb.load("cdc", "KvG")
+        with pytest.raises(ValueError, match="'KXvG'"):
+            tb.load("cdc", "KXvG")
+        with pytest.raises(tbdb.UnknownGameError, match="'chess'"):
+            tb.load("chess")
