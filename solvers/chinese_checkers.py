@@ -438,13 +438,15 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
 
 @njit(cache=True, parallel=True)
 def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
-             class_rep, class_of, mirror_rank, positions, count, parent):
+             class_rep, class_of, mirror_rank, positions, count, parent, code):
     """Every slot that has each position among its in-table children.  The opponent (who just
     moved) takes back one move: moves are reversible, so its un-moves are its own moves on
     this board.  A parent must be a position (not ILLEGAL) and not terminal (a finished game
     has no moves); the move back into this position is then legal.  A terminal position is
     never an in-table child (the move into it wins), so it has no parents.  count int32[n],
-    parent int64[n, W].
+    parent int64[n, W], code int32[n, W]: the move from the parent to this position in the
+    parent's stored frame (the smaller of a move and its mirror image when the parent is its
+    own mirror image: both lead here, and moves are listed by ascending code).
 
     The parent is seen from the opponent: its opponent set is this position's A turned 180
     degrees (the same for every un-move), its mover set is B after the un-move, turned."""
@@ -507,14 +509,22 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                     _replace_sorted(mvb, k, k - 1 - i, ncell - 1 - t, mv)
                     rm = _rank(mv, k, binom)
                     rmm = mirror_rank[rm]
+                    # the parent's move, turned: from ncell - 1 - t to ncell - 1 - s
+                    plain = (ncell - 1 - t) * MOVE_RADIX + (ncell - 1 - s)
+                    image = mirror[ncell - 1 - t] * MOVE_RADIX + mirror[ncell - 1 - s]
                     if rm < rmm:
                         parent[r, m] = class_of[rm] * cb + _rank_free(op, mv, k, binom)
+                        code[r, m] = plain
                     elif rm > rmm:
                         parent[r, m] = class_of[rmm] * cb + _rank_free(mop, comb_a[rmm], k,
                                                                          binom)
+                        code[r, m] = image
                     else:
-                        parent[r, m] = class_of[rm] * cb + min(_rank_free(op, mv, k, binom),
-                                                               _rank_free(mop, mv, k, binom))
+                        rp = _rank_free(op, mv, k, binom)
+                        ri = _rank_free(mop, mv, k, binom)
+                        parent[r, m] = class_of[rm] * cb + min(rp, ri)
+                        code[r, m] = plain if rp < ri else image if ri < rp else \
+                            min(plain, image)
                     m += 1
             count[r] = m
             for i in range(k):

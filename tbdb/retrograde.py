@@ -110,8 +110,7 @@ def solve_index(space: IndexSpace, mode: str = "auto",
     if mode == "edges":
         result, distance, best, multiplicity = _solve_edges(space, progress)
     else:
-        result, distance, multiplicity = _solve_edge_free(space, progress)
-        best = best_moves(space, result, distance, progress)
+        result, distance, best, multiplicity = _solve_edge_free(space, progress)
     return IndexValues(result, distance, best, multiplicity, mode)
 
 
@@ -168,12 +167,16 @@ def _concatenate(parts: list) -> np.ndarray:
 
 
 def _solve_edge_free(space: IndexSpace, progress: Progress):
+    """Degree counting without edges: ``children`` once to set the counters, then distance by
+    distance the positions resolved at it are found by a scan and their ``parents`` updated.
+    When ``parents`` also gives each move's code (``docs/kernel-contract.md``), best moves
+    are recorded on the way and ``children`` runs again only for drawn positions."""
     size = space.size
     width = space.max_children
     result = np.empty(size, np.int8)
     distance = np.zeros(size, np.int16)
+    best = np.full(size, k.NO_MOVE, np.int32)
     remaining = np.zeros(size, np.uint8 if width <= 255 else np.uint16)
-    ext_win = np.full(size, -1, np.int16)
     multiplicity = np.empty(size, np.int16)
     step = children_batch(width)
     top = 0
@@ -183,40 +186,51 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
         result[lo:hi] = np.where(kind == 0, k.UNKNOWN, kind)
         multiplicity[lo:hi] = mult
         for batch in _batches(_real(result, lo, hi), step):
-            count, child, _, ext_result, ext_distance = space.children(batch)
-            top = max(top, k._ef_init(batch, count, child, ext_result, ext_distance, width,
-                                      result, distance, remaining, ext_win))
+            count, child, move, ext_result, ext_distance = space.children(batch)
+            top = max(top, k._ef_init(batch, count, child, move, ext_result, ext_distance,
+                                      width, result, distance, remaining, best))
         progress("children", hi, size)
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
+    no_codes = np.zeros((pstep, max(space.max_parents, 1)), np.int32)
+    with_codes = None  # known after the first parents() call
     level = 0
     while level <= top:
         for lo in range(0, size, CHUNK_SLOTS << 2):
             frontier = k._ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)))
             for batch in _batches(frontier, pstep):
-                count, parent = space.parents(batch)
-                k._dedupe_rows(count, parent)
-                top = max(top, k._ef_apply(batch, count, parent, result, distance, remaining,
-                                           ext_win, level, numba.get_num_threads()))
+                rows = space.parents(batch)
+                with_codes = len(rows) == 3 and size < 1 << 32
+                count, parent = rows[0], rows[1]
+                codes = rows[2] if with_codes else no_codes
+                k._dedupe_rows(count, parent, codes, with_codes)
+                top = max(top, k._ef_apply(batch, count, parent, codes, result, distance,
+                                           remaining, best, level, numba.get_num_threads()))
         progress("levels", level, top)
         level += 1
-    del remaining, ext_win
+    del remaining, no_codes
     k._ef_finish(result, distance)
-    return result, distance, multiplicity
+    best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))
+    return result, distance, best, multiplicity
 
 
 def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,
-               progress: Progress | None = None) -> np.ndarray:
-    """The first move in the game's order realising each solved position's value."""
+               progress: Progress | None = None, best: np.ndarray | None = None,
+               only_draws: bool = False) -> np.ndarray:
+    """The first move in the game's order realising each solved position's value (into
+    ``best``; with ``only_draws`` only drawn positions are looked at)."""
     progress = progress or _quiet
     size = space.size
-    best = np.full(size, k.NO_MOVE, np.int32)
+    best = np.full(size, k.NO_MOVE, np.int32) if best is None else best
     step = children_batch(space.max_children)
     for lo in range(0, size, CHUNK_SLOTS):
-        for batch in _batches(_real(result, lo, min(size, lo + CHUNK_SLOTS), solved=True), step):
+        hi = min(size, lo + CHUNK_SLOTS)
+        rows = (lo + np.flatnonzero(result[lo:hi] == k.DRAW) if only_draws
+                else _real(result, lo, hi, solved=True))
+        for batch in _batches(rows, step):
             count, child, move, ext_result, ext_distance = space.children(batch)
             k._pick_best(batch, count, child, move, ext_result, ext_distance, result, distance,
                          best)
-        progress("best moves", min(size, lo + CHUNK_SLOTS), size)
+        progress("best moves", hi, size)
     return best
 
 

@@ -112,7 +112,7 @@ def check_contract(t: RhombusTable):
     assert (ext_distance[live][external] == 0).all()
     assert (kind[kids[~external]] == 0).all()
     forward = np.unique(kids[~external] * t.size + rows[~external])
-    pcount, parent = t.parents(real)
+    pcount, parent, _ = t.parents(real)
     assert pcount.max() <= t.max_parents
     plive = np.arange(parent.shape[1])[None, :] < pcount[:, None]
     backward = np.unique(np.repeat(real, pcount) * t.size + parent[plive])
@@ -156,7 +156,7 @@ def test_parents_of_sampled_positions_match_the_reference_unmoves(m, pieces, sam
         real = lo + np.flatnonzero(kind == 0)
         sample.extend(rng.choice(real, min(len(real), 5), replace=False).tolist())
     sample = np.array(sample[:samples], np.int64)
-    pcount, parent = t.parents(sample)
+    pcount, parent, _ = t.parents(sample)
     boards = t.boards(sample)
     n = m * m
     for r in range(len(sample)):

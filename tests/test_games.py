@@ -116,18 +116,21 @@ def test_kernels_honour_the_contract(name):
         count, child, move, _, _ = space.children(real)
         assert (count <= space.max_children).all()
         edges = {}
+        first_move = {}  # (parent, child) -> the first move from parent to child
         for r, p in enumerate(real.tolist()):
             m = move[r, :count[r]]
             assert (m >= 0).all() and len(set(m.tolist())) == len(m), (table, p)
-            for c in child[r, :count[r]].tolist():
+            for c, code in zip(child[r, :count[r]].tolist(), m.tolist()):
                 if c >= 0:
                     assert kind[c] == 0, (table, p, c)  # a move never reaches a non-position
                     edges.setdefault(c, set()).add(p)
+                    first_move.setdefault((p, c), code)
         if "edge-free" in g.modes:
             targets = np.array(sorted(edges), np.int64)
             if len(targets) > 4000:
                 targets = np.sort(rng.choice(targets, 4000, replace=False))
-            pcount, parent = space.parents(targets)
+            rows = space.parents(targets)
+            pcount, parent = rows[0], rows[1]
             assert (pcount <= space.max_parents).all()
             chosen = set(real.tolist())
             for r, c in enumerate(targets.tolist()):
@@ -137,6 +140,13 @@ def test_kernels_honour_the_contract(name):
                     assert kind[p] == 0, (table, c, p)
                     if p in chosen:
                         assert p in edges[c], (table, c, p)
+                if len(rows) == 3:  # codes: the smallest over a parent's entries is its
+                    smallest = {}   # first move to c, as the best-move rule needs
+                    for p, code in zip(parent[r, :pcount[r]].tolist(),
+                                       rows[2][r, :pcount[r]].tolist()):
+                        smallest[p] = min(code, smallest.get(p, code))
+                    for p in edges[c]:
+                        assert smallest[p] == first_move[(p, c)], (table, c, p)
         deps[table] = g.from_stored(table, None, retrograde.solve_index(space, "edges"))
 
 

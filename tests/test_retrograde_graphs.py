@@ -21,16 +21,17 @@ class GraphSpace:
 
     moves[p]: list of (move code, child slot or -1, ext result, ext distance)."""
 
-    def __init__(self, moves, kind):
+    def __init__(self, moves, kind, codes=False):
         self.moves = moves
         self.kind = np.asarray(kind, np.int8)
         self.size = len(moves)
         self.max_children = max(1, max(len(m) for m in moves))
+        self.codes = codes  # parents() also gives each move's code (move codes ascend in order)
         par = [[] for _ in moves]
         for p, ms in enumerate(moves):
-            for _, c, _, _ in ms:
+            for m, c, _, _ in ms:
                 if c >= 0:
-                    par[c].append(p)
+                    par[c].append((p, m))
         self.par = par
         self.max_parents = max(1, max(len(x) for x in par))
 
@@ -55,13 +56,15 @@ class GraphSpace:
         k = len(positions)
         count = np.zeros(k, np.int32)
         parent = np.full((k, self.max_parents), -1, np.int64)
+        code = np.full((k, self.max_parents), -1, np.int32)
         for r, p in enumerate(positions):
             count[r] = len(self.par[p])
-            parent[r, :count[r]] = self.par[p]
-        return count, parent
+            for e, (q, m) in enumerate(self.par[p]):
+                parent[r, e], code[r, e] = q, m
+        return (count, parent, code) if self.codes else (count, parent)
 
 
-def random_graph(seed, n=60):
+def random_graph(seed, n=60, codes=False):
     rng = np.random.default_rng(seed)
     kind = np.zeros(n, np.int8)
     odd = rng.random(n)
@@ -79,7 +82,7 @@ def random_graph(seed, n=60):
                 c = int(rng.choice(real))
                 if c != p:
                     moves[p].append((m * 7 + 3, c, 0, 0))
-    return GraphSpace(moves, kind)
+    return GraphSpace(moves, kind, codes)
 
 
 def naive_solve(space):
@@ -118,9 +121,10 @@ def naive_solve(space):
 
 
 @pytest.mark.parametrize("seed", range(40))
-@pytest.mark.parametrize("mode", ["edges", "edge-free"])
-def test_both_modes_match_the_definition(seed, mode):
-    space = random_graph(seed)
+@pytest.mark.parametrize("mode, codes", [("edges", False), ("edge-free", False),
+                                         ("edge-free", True)])
+def test_both_modes_match_the_definition(seed, mode, codes):
+    space = random_graph(seed, codes=codes)
     got = retrograde.solve_index(space, mode)
     result, distance, best = naive_solve(space)
     real = space.kind == 0
@@ -145,8 +149,11 @@ def _small():
     return GraphSpace(moves, [0] * 5)
 
 
-def test_hand_checked_graph():
-    values = retrograde.solve_index(_small(), "edge-free")
+@pytest.mark.parametrize("codes", [False, True])
+def test_hand_checked_graph(codes):
+    space = _small()
+    space.codes = codes
+    values = retrograde.solve_index(space, "edge-free")
     assert values.result.tolist() == [DRAW, DRAW, WIN, LOSS, LOSS]
     assert values.distance.tolist() == [0, 0, 1, 2, 0]
     assert values.best.tolist() == [10, 11, 21, 30, -1]

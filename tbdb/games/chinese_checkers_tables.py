@@ -146,13 +146,14 @@ class RhombusTable:
                           child, move, ext_result, ext_distance)
         return count, child, move, ext_result, ext_distance
 
-    def parents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def parents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         positions = np.ascontiguousarray(positions, np.int64)
         count = np.empty(len(positions), np.int32)
         parent = np.empty((len(positions), self.max_parents), np.int64)
+        code = np.empty((len(positions), self.max_parents), np.int32)
         kernels._parents(*self._rules, self.class_of, self.mirror_rank, positions, count,
-                         parent)
-        return count, parent
+                         parent, code)
+        return count, parent, code
 
     # ------------------------------------------------------------------ positions <-> slots
 
