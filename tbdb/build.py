@@ -139,8 +139,8 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""
                 bar.note(t + first)
 
-                def stage(what, done, total, t=t, first=first):
-                    bar.note(f"{t}: {what} {100 * done // max(total, 1)}%{first}")
+                def stage(what, done, total, t=t):  # once a stage reports, it has compiled
+                    bar.note(f"{t}: {what} {100 * done // max(total, 1)}%")
 
                 t0 = time.perf_counter()
                 nxt = todo[i + 1] if i + 1 < len(todo) else None
