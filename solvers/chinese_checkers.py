@@ -79,6 +79,71 @@ def _rank_free(cells, taken, k, binom):
 
 
 @njit(cache=True)
+def _free_numbers(taken, k, ncell, out):
+    """out[c] = c minus the cells of ascending taken[:k] below c: a free cell's number among the
+    free cells, so ``_rank_free`` against a fixed ``taken`` becomes one lookup per cell."""
+    j = 0
+    for c in range(ncell):
+        while j < k and taken[j] < c:
+            j += 1
+        out[c] = c - j
+
+
+@njit(cache=True)
+def _count_below(cells, k, taken, out):
+    """out[i] = how many of taken[:k] lie below cells[i]."""
+    for i in range(k):
+        c = 0
+        for j in range(k):
+            if taken[j] < cells[i]:
+                c += 1
+        out[i] = c
+
+
+@njit(cache=True)
+def _rank_free_swapped(cells, k, below, gone, came, binom):
+    """``_rank_free(cells, taken')`` where taken' is the set ``below`` was counted against
+    (``_count_below``) with cell ``gone`` replaced by ``came``."""
+    r = 0
+    for i in range(k):
+        c = cells[i]
+        n = below[i]
+        if gone < c:
+            n -= 1
+        if came < c:
+            n += 1
+        r += binom[c - n, i + 1]
+    return r
+
+
+@njit(cache=True)
+def _insertion_base(src, k, i, free, binom, others, base):
+    """Prepare ranking src[:k] with src[i] replaced by each of many cells (one piece's
+    destinations): others[:k - 1] the free numbers of the kept cells, base[pos] their share of
+    the colex rank when the new cell sorts to position pos.  Then ``_rank_inserted`` costs
+    k - 1 comparisons and one lookup, with no branch on the data."""
+    j = 0
+    for q in range(k):
+        if q != i:
+            others[j] = free[src[q]]
+            j += 1
+    for pos in range(k):
+        r = 0
+        for q in range(k - 1):
+            r += binom[others[q], q + 1 if q < pos else q + 2]
+        base[pos] = r
+
+
+@njit(cache=True)
+def _rank_inserted(others, k, base, c, binom):
+    """The rank prepared by ``_insertion_base`` with free-numbered cell c inserted."""
+    pos = 0
+    for q in range(k - 1):
+        pos += others[q] < c
+    return base[pos] + binom[c, pos + 1]
+
+
+@njit(cache=True)
 def _combinations(n, k, binom):
     """int8[C(n, k), k]: every k-subset of range(n), ascending cells, in colex rank order."""
     total = binom[n, k]
@@ -341,25 +406,28 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
     ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
     n = positions.shape[0]
     nchunk = (n + ROWS - 1) // ROWS
-    iscr = np.empty((nchunk, 10, 8), np.int64)
+    iscr = np.empty((nchunk, 13, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
     seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
-    stacks = np.empty((nchunk, 3, ncell), np.int64)
+    stacks = np.empty((nchunk, 4, ncell), np.int64)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
         b = iscr[ch, 1]
         opb = iscr[ch, 2]
         mv = iscr[ch, 3]
-        op = iscr[ch, 4]
         ref = iscr[ch, 5]
-        op2 = iscr[ch, 6]
         cnt = iscr[ch, 7]
         mopb = iscr[ch, 8]
+        others = iscr[ch, 4]
+        others_m = iscr[ch, 6]
+        share = iscr[ch, 9]
+        share_m = iscr[ch, 10]
         board = boards[ch]
         mark = marks[ch]
         stack = stacks[ch, 0]
         dest = stacks[ch, 1]
+        free = stacks[ch, 3]
         stamp = 0
         for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
             _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
@@ -384,6 +452,7 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                 base = class_of[rm] * cb
                 for q in range(k):
                     ref[q] = mv[q]
+            _free_numbers(ref, k, ncell, free)
             # the child's opponent set is A turned (and mirrored when ``flip``) with one cell
             # replaced: keep both images of A sorted and replace in place of re-sorting
             _turned(a, k, ncell, opb)
@@ -398,6 +467,10 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                     mi += 1
                 stamp += 1
                 nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
+                if not flip:
+                    _insertion_base(opb, k, si, free, binom, others, share)
+                if flip or own_image:
+                    _insertion_base(mopb, k, mi, free, binom, others_m, share_m)
                 for j in range(nd):
                     t = dest[j]
                     x_in_s2 = x_in_s - in_start[s] + in_start[t]
@@ -420,14 +493,13 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                         ext_result[r, e] = LOSS
                         ext_distance[r, e] = 0
                     elif flip:
-                        _replace_sorted(mopb, k, mi, mirror[ncell - 1 - t], op2)
-                        child[r, e] = base + _rank_free(op2, ref, k, binom)
+                        child[r, e] = base + _rank_inserted(
+                            others_m, k, share_m, free[mirror[ncell - 1 - t]], binom)
                     else:
-                        _replace_sorted(opb, k, si, ncell - 1 - t, op)
-                        rank = _rank_free(op, ref, k, binom)
+                        rank = _rank_inserted(others, k, share, free[ncell - 1 - t], binom)
                         if own_image:
-                            _replace_sorted(mopb, k, mi, mirror[ncell - 1 - t], op2)
-                            rank = min(rank, _rank_free(op2, ref, k, binom))
+                            rank = min(rank, _rank_inserted(
+                                others_m, k, share_m, free[mirror[ncell - 1 - t]], binom))
                         child[r, e] = base + rank
                     e += 1
             count[r] = e
@@ -453,19 +525,24 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
     n = positions.shape[0]
     nchunk = (n + ROWS - 1) // ROWS
-    iscr = np.empty((nchunk, 8, 8), np.int64)
+    iscr = np.empty((nchunk, 13, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
     seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
     stacks = np.empty((nchunk, 3, ncell), np.int64)
+    ident = np.arange(ncell)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
         b = iscr[ch, 1]
         mvb = iscr[ch, 2]
-        mv = iscr[ch, 3]
+        mmvb = iscr[ch, 3]
         op = iscr[ch, 4]
         mop = iscr[ch, 5]
+        below = iscr[ch, 6]
         cnt = iscr[ch, 7]
+        mbelow = iscr[ch, 8]
+        others = iscr[ch, 10]
+        base = iscr[ch, 11]
         board = boards[ch]
         mark = marks[ch]
         stack = stacks[ch, 0]
@@ -484,11 +561,17 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
             _turned(a, k, ncell, op)
             _mirrored(op, k, mirror, mop)
             _turned(b, k, ncell, mvb)
+            _mirrored(mvb, k, mirror, mmvb)
+            # the parent's opponent set (op, or mop mirrored) ranked among the cells its mover
+            # set leaves free: counted once against B turned, adjusted per un-move
+            _count_below(op, k, mvb, below)
+            _count_below(mop, k, mmvb, mbelow)
             m = 0
             for i in range(k):
                 s = b[i]
                 stamp += 1
                 nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
+                _insertion_base(mvb, k, k - 1 - i, ident, binom, others, base)
                 for j in range(nd):
                     t = dest[j]
                     y_in_s2 = y_in_s - in_start[s] + in_start[t]
@@ -506,25 +589,28 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                         board[s] = 2
                         if blocked:
                             continue
-                    _replace_sorted(mvb, k, k - 1 - i, ncell - 1 - t, mv)
-                    rm = _rank(mv, k, binom)
+                    gone = ncell - 1 - s  # the parent's mover set: B turned, this cell
+                    came = ncell - 1 - t  # moved back to this one
+                    rm = _rank_inserted(others, k, base, came, binom)
                     rmm = mirror_rank[rm]
                     # the parent's move, turned: from ncell - 1 - t to ncell - 1 - s
-                    plain = (ncell - 1 - t) * MOVE_RADIX + (ncell - 1 - s)
-                    image = mirror[ncell - 1 - t] * MOVE_RADIX + mirror[ncell - 1 - s]
+                    plain = came * MOVE_RADIX + gone
+                    image = mirror[came] * MOVE_RADIX + mirror[gone]
                     if rm < rmm:
-                        parent[r, m] = class_of[rm] * cb + _rank_free(op, mv, k, binom)
+                        parent[r, m] = class_of[rm] * cb + _rank_free_swapped(
+                            op, k, below, gone, came, binom)
                         code[r, m] = plain
-                    elif rm > rmm:
-                        parent[r, m] = class_of[rmm] * cb + _rank_free(mop, comb_a[rmm], k,
-                                                                         binom)
-                        code[r, m] = image
-                    else:
-                        rp = _rank_free(op, mv, k, binom)
-                        ri = _rank_free(mop, mv, k, binom)
-                        parent[r, m] = class_of[rm] * cb + min(rp, ri)
-                        code[r, m] = plain if rp < ri else image if ri < rp else \
-                            min(plain, image)
+                    else:  # mirrored; when rm == rmm the mirrored mover set is the same set
+                        ri = _rank_free_swapped(mop, k, mbelow, mirror[gone], mirror[came],
+                                                binom)
+                        if rm > rmm:
+                            parent[r, m] = class_of[rmm] * cb + ri
+                            code[r, m] = image
+                        else:
+                            rp = _rank_free_swapped(op, k, below, gone, came, binom)
+                            parent[r, m] = class_of[rm] * cb + min(rp, ri)
+                            code[r, m] = plain if rp < ri else image if ri < rp else \
+                                min(plain, image)
                     m += 1
             count[r] = m
             for i in range(k):
