@@ -29,6 +29,8 @@ Three ways to solve an index table (a dense range of slots):
 import numpy as np
 from numba import njit, prange
 
+from tbdb.solvers.prefetch import _prefetch
+
 WIN = np.int8(1)
 DRAW = np.int8(0)
 LOSS = np.int8(-1)
@@ -38,6 +40,7 @@ UNKNOWN = np.int8(2)
 NO_EXT = np.int16(32767)  # "no such child" for the smallest external loss distance
 EXT_DRAW = np.int16(-2)  # an external child is drawn, so the position cannot lose
 NO_MOVE = np.int32(-1)
+AHEAD = 4  # rows of parents prefetched ahead in _ef_apply
 
 
 # --------------------------------------------------------------------------- per-row helpers
@@ -485,9 +488,18 @@ def _ef_apply(batch, count, parent, codes, result, distance, remaining, best, le
     slot modulo ``parts`` (the thread count), so no two threads ever update the same parent
     (Numba has no atomic add on arrays).  Returns the largest distance set."""
     tops = np.zeros(parts, np.int64)
+    n = batch.shape[0]
     for t in prange(parts):
         top = 0
-        for r in range(batch.shape[0]):
+        for r in range(n):
+            if r + AHEAD < n:  # the slots a few rows on: their loads overlap this row's work
+                for e in range(count[r + AHEAD]):
+                    p = parent[r + AHEAD, e]
+                    if p % parts == t:
+                        _prefetch(result, p)
+                        _prefetch(distance, p)
+                        _prefetch(remaining, p)
+                        _prefetch(best, p)
             c = batch[r]
             lost = result[c] == LOSS
             for e in range(count[r]):

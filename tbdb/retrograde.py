@@ -107,11 +107,21 @@ def solve_index(space: IndexSpace, mode: str = "auto",
     """Solve an index table in ``mode`` ("edges", "edge-free", or "auto" by size)."""
     progress = progress or _quiet
     mode = choose_mode(space, mode)
-    if mode == "edges":
-        result, distance, best, multiplicity = _solve_edges(space, progress)
-    else:
-        result, distance, best, multiplicity = _solve_edge_free(space, progress)
+    try:
+        if mode == "edges":
+            result, distance, best, multiplicity = _solve_edges(space, progress)
+        else:
+            result, distance, best, multiplicity = _solve_edge_free(space, progress)
+    finally:
+        _release(space)
     return IndexValues(result, distance, best, multiplicity, mode)
+
+
+def _release(space) -> None:
+    """Let a table drop the batch buffers it keeps between calls (optional in the contract)."""
+    release = getattr(space, "release", None)
+    if release is not None:
+        release()
 
 
 def _solve_edges(space: IndexSpace, progress: Progress):
@@ -241,8 +251,17 @@ def check_index(space: IndexSpace, values: IndexValues,
     positions, illegal, or nothing; multiplicities), each value re-derived from one ply of moves,
     and each best move being a legal move that realises its value."""
     progress = progress or _quiet
+    bad = np.zeros(space.size, np.int8)
+    try:
+        _check_chunks(space, values, bad, progress)
+    finally:
+        _release(space)
+    return bad
+
+
+def _check_chunks(space: IndexSpace, values: IndexValues, bad: np.ndarray,
+                  progress: Progress) -> None:
     size = space.size
-    bad = np.zeros(size, np.int8)
     step = children_batch(space.max_children)
     result, distance, best = values.result, values.distance, values.best
     for lo in range(0, size, CHUNK_SLOTS):
@@ -259,7 +278,6 @@ def check_index(space: IndexSpace, values: IndexValues,
             k._check_rows(batch, count, child, move, ext_result, ext_distance, result, distance,
                           best, bad)
         progress("verify", hi, size)
-    return bad
 
 
 # --------------------------------------------------------------------------- level by level

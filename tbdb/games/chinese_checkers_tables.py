@@ -134,23 +134,35 @@ class RhombusTable:
     def census(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         return kernels._census(*self._rules, self.mirror_rank, lo, hi)
 
+    # children() and parents() return views of buffers kept between calls: valid until the
+    # next call of the same method.  A fresh 100 MB batch a call cost page faults on every
+    # call (numpy maps arrays this large anew each time), about a fifth of a parents pass.
+    def _buffers(self, what: str, k: int, layout) -> list[np.ndarray]:
+        held = self.__dict__.setdefault("_held", {}).get(what)
+        if held is None or len(held[0]) < k:
+            held = [np.empty(k if w == 0 else (k, w), dtype) for w, dtype in layout]
+            self._held[what] = held
+        return [a[:k] for a in held]
+
+    def release(self) -> None:
+        """Drop the batch buffers (the engine calls this when a solve or a check ends)."""
+        self.__dict__.pop("_held", None)
+
     def children(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:
         positions = np.ascontiguousarray(positions, np.int64)
-        k, w = len(positions), self.max_children
-        count = np.empty(k, np.int16)
-        child = np.empty((k, w), np.int64)
-        move = np.empty((k, w), np.int32)
-        ext_result = np.empty((k, w), np.int8)
-        ext_distance = np.empty((k, w), np.int16)
+        w = self.max_children
+        count, child, move, ext_result, ext_distance = self._buffers(
+            "children", len(positions),
+            [(0, np.int16), (w, np.int64), (w, np.int32), (w, np.int8), (w, np.int16)])
         kernels._children(*self._rules, self.class_of, self.mirror_rank, positions, count,
                           child, move, ext_result, ext_distance)
         return count, child, move, ext_result, ext_distance
 
     def parents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         positions = np.ascontiguousarray(positions, np.int64)
-        count = np.empty(len(positions), np.int32)
-        parent = np.empty((len(positions), self.max_parents), np.int64)
-        code = np.empty((len(positions), self.max_parents), np.int32)
+        w = self.max_parents
+        count, parent, code = self._buffers("parents", len(positions),
+                                            [(0, np.int32), (w, np.int64), (w, np.int32)])
         kernels._parents(*self._rules, self.class_of, self.mirror_rank, positions, count,
                          parent, code)
         return count, parent, code
