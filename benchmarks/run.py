@@ -3,7 +3,8 @@
     python benchmarks/run.py                 # everything (the CDC 4-piece build takes minutes)
     python benchmarks/run.py --quick         # CDC up to 3 pieces
     python benchmarks/run.py --json          # one JSON object per result
-    python benchmarks/run.py --only lookup   # a section: cdc-build, lookup, views, modes, oware
+    python benchmarks/run.py --only lookup   # a section: cdc-build, lookup, views, modes, oware,
+                                             # export, chinese-checkers (7x7-3, 6x6-3 --quick)
 
 Targets (issue #2, #3): CDC 4-piece build <= 15 min and <= 8 GB; warm lookup median <= 20 us;
 batch >= 1M positions/s; Oware 9-seed book (warm) <= 0.25 s.
@@ -263,7 +264,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="CDC up to 3 pieces only")
     ap.add_argument("--db", help="keep the CDC database here (default: a temporary file)")
     ap.add_argument("--only", choices=["cdc-build", "lookup", "views", "modes", "oware",
-                                       "export"])
+                                       "export", "chinese-checkers"])
     ap.add_argument("--export-db", help="a big database for the export section (default: the "
                                         "CDC one); --export-rows N rows are exported")
     ap.add_argument("--export-rows", type=int, default=70_000_000)
@@ -289,6 +290,9 @@ def main(argv=None) -> int:
         results += retrograde_modes("KGvRN" if args.quick else "KGMvRN")
     if args.only in (None, "oware"):
         results += oware(os.path.join(tmp, "oware.duckdb"), 12 if args.quick else 16)
+    if args.only in (None, "chinese-checkers"):
+        import chinese_checkers  # 7x7 with 3 pieces; 6x6 with --quick
+        results += chinese_checkers.run(6 if args.quick else 7, 3, tmp)
     if args.json:
         for r in results:
             print(json.dumps(r))

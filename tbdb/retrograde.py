@@ -190,11 +190,13 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
     multiplicity = np.empty(size, np.int16)
     step = children_batch(width)
     top = 0
+    real = 0  # positions; the levels stage reports those backed up so far against it
     for lo in range(0, size, CHUNK_SLOTS):
         hi = min(size, lo + CHUNK_SLOTS)
         kind, mult = space.census(lo, hi)
         result[lo:hi] = np.where(kind == 0, k.UNKNOWN, kind)
         multiplicity[lo:hi] = mult
+        real += int(np.count_nonzero(kind == 0))
         for batch in _batches(_real(result, lo, hi), step):
             count, child, move, ext_result, ext_distance = space.children(batch)
             top = max(top, k._ef_init(batch, count, child, move, ext_result, ext_distance,
@@ -204,9 +206,11 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
     no_codes = np.zeros((pstep, max(space.max_parents, 1)), np.int32)
     with_codes = None  # known after the first parents() call
     level = 0
+    backed_up = 0  # every won or lost position is backed up once (draws never are)
     while level <= top:
         for lo in range(0, size, CHUNK_SLOTS << 2):
             frontier = k._ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)))
+            backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
                 rows = space.parents(batch)
                 with_codes = len(rows) == 3 and size < 1 << 32
@@ -215,8 +219,9 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
                 k._dedupe_rows(count, parent, codes, with_codes)
                 top = max(top, k._ef_apply(batch, count, parent, codes, result, distance,
                                            remaining, best, level, numba.get_num_threads()))
-        progress("levels", level, top)
+            progress("levels", backed_up, real)
         level += 1
+    progress("levels", real, real)
     del remaining, no_codes
     k._ef_finish(result, distance)
     best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))

@@ -1,0 +1,108 @@
+"""Strongly solve a Chinese Checkers rhombus table through the CLI and report what it cost.
+
+    python benchmarks/chinese_checkers.py                      # 7x7, 3 pieces (about 7 min)
+    python benchmarks/chinese_checkers.py --board 6 --pieces 3 # 78M positions, about a minute
+    python benchmarks/chinese_checkers.py --json
+
+The build runs as `tbdb build chinese-checkers` in a child process (``os.wait4`` gives its own
+peak memory and CPU time) after a small build that compiles the kernels, so the times are run
+times. Reported: wall and CPU time, peak memory, bytes per position (peak and the solver's
+per-slot state), positions per CPU-second against the published solver (Sturtevant, ACG 2019:
+7x7 with 4 pieces, 6.3e10 positions in 17 minutes on 64 threads, WLD only at 2 bits a state),
+rows per second into DuckDB, and the file size.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+PUBLISHED_PER_THREAD = 6.3e10 / (17 * 60 * 64)  # positions per thread-second
+SOLVE_STATE_BYTES = 1 + 2 + 4 + 1 + 2  # result, distance, best move, counter, multiplicity
+
+
+def _build(args: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS bytes) of one CLI run in a child process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"tbdb {' '.join(args)} failed: {proc.stderr.read()[-500:]!r}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024.0
+
+
+def run(board: int, pieces: int, workdir: str) -> list[dict]:
+    from tbdb.games.chinese_checkers_tables import RhombusTable
+
+    warm = os.path.join(workdir, "warm.duckdb")
+    t0 = time.perf_counter()
+    _build(["build", "chinese-checkers", "--board", "4", "--pieces", "3", "--mode", "edge-free",
+            "--db", warm, "--no-progress"])
+    compile_s = time.perf_counter() - t0
+    db = os.path.join(workdir, "cc.duckdb")
+    wall, cpu, peak = _build(["build", "chinese-checkers", "--board", str(board), "--pieces",
+                              str(pieces), "--mode", "edge-free", "--db", db, "--no-progress"])
+    table = RhombusTable(board, pieces)
+    import duckdb
+    con = duckdb.connect(db, read_only=True)
+    rows = con.execute("SELECT count(*) FROM cc_positions").fetchone()[0]
+    con.close()
+    size = os.path.getsize(db)
+    raw = table.raw_positions
+    tag = f"cc {board}x{board}-{pieces}"
+    return [
+        {"name": "cc warm-up build (4x4-3) incl. Numba compile", "value": round(compile_s, 1),
+         "unit": "s"},
+        {"name": f"{tag} positions", "value": int(raw), "unit": "positions"},
+        {"name": f"{tag} slots (one per mirror pair, player to move folded in)",
+         "value": int(table.size), "unit": "slots"},
+        {"name": f"{tag} build, wall", "value": round(wall, 1), "unit": "s"},
+        {"name": f"{tag} build, CPU (user + sys)", "value": round(cpu, 1), "unit": "s"},
+        {"name": f"{tag} peak memory", "value": round(peak / 2**30, 2), "unit": "GiB"},
+        {"name": f"{tag} solver state per position", "value": round(
+            SOLVE_STATE_BYTES * table.size / raw, 2), "unit": "bytes"},
+        {"name": f"{tag} peak memory per position", "value": round(peak / raw, 2),
+         "unit": "bytes"},
+        {"name": f"{tag} positions per CPU-second", "value": round(raw / cpu),
+         "unit": "positions/s"},
+        {"name": "published solver, positions per thread-second (7x7-4, WLD only)",
+         "value": round(PUBLISHED_PER_THREAD), "unit": "positions/s"},
+        {"name": f"{tag} rows into DuckDB per second of build", "value": round(rows / wall),
+         "unit": "rows/s"},
+        {"name": f"{tag} file size", "value": round(size / 2**20, 1), "unit": "MiB"},
+    ]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--board", type=int, default=7)
+    ap.add_argument("--pieces", type=int, default=3)
+    ap.add_argument("--json", action="store_true", help="one JSON object per result")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as workdir:
+        results = run(args.board, args.pieces, workdir)
+    if args.json:
+        for r in results:
+            print(json.dumps(r))
+        return 0
+    from run import machine_line
+    print(machine_line())
+    width = max(len(r["name"]) for r in results)
+    for r in results:
+        value = r["value"]
+        value = f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
+        print(f"{r['name']:<{width}}  {value:>14}  {r['unit']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
