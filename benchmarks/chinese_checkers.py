@@ -54,7 +54,9 @@ def run(board: int, pieces: int, workdir: str) -> list[dict]:
     table = RhombusTable(board, pieces)
     import duckdb
     con = duckdb.connect(db, read_only=True)
-    rows = con.execute("SELECT count(*) FROM cc_positions").fetchone()[0]
+    # the catalogue, not cc_positions: that view writes every position's text
+    rows = con.execute("SELECT stored_rows FROM cc_tables WHERE table_name = ?",
+                       [f"{board}x{board}-{pieces}"]).fetchone()[0]
     con.close()
     size = os.path.getsize(db)
     raw = table.raw_positions

@@ -58,4 +58,6 @@ SELECT
     v.multiplicity
 FROM tb_index_values AS v
 JOIN cdc_tables AS t USING (table_id)
-JOIN tb_texts AS x ON x.layout = t.layout AND x.idx = v.idx % t.size;
+-- a LEFT join (every stored slot has its text): with an inner join DuckDB joined the texts to
+-- the tables first and then every value row to all texts of its table
+LEFT JOIN tb_texts AS x ON x.layout = t.layout AND x.idx = v.idx % t.size;
