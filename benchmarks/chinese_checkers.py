@@ -14,7 +14,6 @@ rows per second into DuckDB, and the file size.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -92,17 +91,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as workdir:
         results = run(args.board, args.pieces, workdir)
-    if args.json:
-        for r in results:
-            print(json.dumps(r))
-        return 0
-    from run import machine_line
-    print(machine_line())
-    width = max(len(r["name"]) for r in results)
-    for r in results:
-        value = r["value"]
-        value = f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
-        print(f"{r['name']:<{width}}  {value:>14}  {r['unit']}")
+    from run import report
+    report(results, args.json)
     return 0
 
 

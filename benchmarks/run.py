@@ -299,20 +299,25 @@ def main(argv=None) -> int:
     if args.only in (None, "chinese-checkers"):
         import chinese_checkers  # 7x7 with 3 pieces; 6x6 with --quick
         results += chinese_checkers.run(6 if args.quick else 7, 3, tmp)
-    if args.json:
+    report(results, args.json)
+    return 0
+
+
+def report(results: list[dict], as_json: bool) -> None:
+    """One JSON object per result, or a table under the machine line."""
+    if as_json:
         for r in results:
             print(json.dumps(r))
-    else:
-        print(machine_line())
-        width = max(len(r["name"]) for r in results)
-        for r in results:
-            value = r["value"]
-            if isinstance(value, float):
-                value = f"{value:,.3f}" if value < 100 else f"{value:,.0f}"
-            elif isinstance(value, int):
-                value = f"{value:,}"
-            print(f"{r['name']:<{width}}  {str(value):>14}  {r['unit']}")
-    return 0
+        return
+    print(machine_line())
+    width = max(len(r["name"]) for r in results)
+    for r in results:
+        value = r["value"]
+        if isinstance(value, float):
+            value = f"{value:,.3f}" if value < 100 else f"{value:,.0f}"
+        elif isinstance(value, int):
+            value = f"{value:,}"
+        print(f"{r['name']:<{width}}  {str(value):>14}  {r['unit']}")
 
 
 if __name__ == "__main__":

@@ -406,7 +406,7 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
     ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
     n = positions.shape[0]
     nchunk = (n + ROWS - 1) // ROWS
-    iscr = np.empty((nchunk, 13, 8), np.int64)
+    iscr = np.empty((nchunk, 11, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
     seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
@@ -416,11 +416,11 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
         b = iscr[ch, 1]
         opb = iscr[ch, 2]
         mv = iscr[ch, 3]
+        others = iscr[ch, 4]
         ref = iscr[ch, 5]
+        others_m = iscr[ch, 6]
         cnt = iscr[ch, 7]
         mopb = iscr[ch, 8]
-        others = iscr[ch, 4]
-        others_m = iscr[ch, 6]
         share = iscr[ch, 9]
         share_m = iscr[ch, 10]
         board = boards[ch]
@@ -525,7 +525,7 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
     n = positions.shape[0]
     nchunk = (n + ROWS - 1) // ROWS
-    iscr = np.empty((nchunk, 13, 8), np.int64)
+    iscr = np.empty((nchunk, 11, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
     seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
@@ -541,8 +541,8 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
         below = iscr[ch, 6]
         cnt = iscr[ch, 7]
         mbelow = iscr[ch, 8]
-        others = iscr[ch, 10]
-        base = iscr[ch, 11]
+        others = iscr[ch, 9]
+        base = iscr[ch, 10]
         board = boards[ch]
         mark = marks[ch]
         stack = stacks[ch, 0]

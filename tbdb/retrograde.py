@@ -203,7 +203,7 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
                                       width, result, distance, remaining, best))
         progress("children", hi, size)
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
-    no_codes = np.zeros((pstep, max(space.max_parents, 1)), np.int32)
+    no_codes = None  # zeros standing in for codes, made only for a game that gives none
     with_codes = None  # known after the first parents() call
     level = 0
     backed_up = 0  # every won or lost position is backed up once (draws never are)
@@ -215,7 +215,12 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
                 rows = space.parents(batch)
                 with_codes = len(rows) == 3 and size < 1 << 32
                 count, parent = rows[0], rows[1]
-                codes = rows[2] if with_codes else no_codes
+                if with_codes:
+                    codes = rows[2]
+                else:
+                    if no_codes is None:
+                        no_codes = np.zeros((pstep, max(space.max_parents, 1)), np.int32)
+                    codes = no_codes
                 k._dedupe_rows(count, parent, codes, with_codes)
                 top = max(top, k._ef_apply(batch, count, parent, codes, result, distance,
                                            remaining, best, level, numba.get_num_threads()))

@@ -87,6 +87,7 @@ class RhombusTable:
         self.board = board
         self.pieces = pieces
         self.name = table_name(board, pieces)
+        self._held: dict[str, list[np.ndarray]] = {}  # batch buffers, see _buffers
         geo = rhombus(board)
         self.geometry = geo
         n = geo.cells
@@ -138,7 +139,7 @@ class RhombusTable:
     # next call of the same method.  A fresh 100 MB batch a call cost page faults on every
     # call (numpy maps arrays this large anew each time), about a fifth of a parents pass.
     def _buffers(self, what: str, k: int, layout) -> list[np.ndarray]:
-        held = self.__dict__.setdefault("_held", {}).get(what)
+        held = self._held.get(what)
         if held is None or len(held[0]) < k:
             held = [np.empty(k if w == 0 else (k, w), dtype) for w, dtype in layout]
             self._held[what] = held
@@ -146,7 +147,7 @@ class RhombusTable:
 
     def release(self) -> None:
         """Drop the batch buffers (the engine calls this when a solve or a check ends)."""
-        self.__dict__.pop("_held", None)
+        self._held.clear()
 
     def children(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:
         positions = np.ascontiguousarray(positions, np.int64)
