@@ -440,6 +440,25 @@ def _ef_scan(result, distance, level, lo, hi):
     return out
 
 
+@njit(cache=True)
+def _drop_repeated_parents(parent, code, m, buf):
+    """Sort parent[:m] and drop repeated slots in place, each keeping its smallest code; the
+    new count.  (slot, code) packs into one int64: slots < 2^32, codes < 2^31."""
+    for e in range(m):
+        parent[e] = (parent[e] << 31) | code[e]
+    n = _sorted_unique(parent, m, buf)
+    out = 0
+    last = np.int64(-1)
+    for e in range(n):
+        p = buf[e] >> 31
+        if p != last:
+            parent[out] = p
+            code[out] = buf[e] & 0x7FFFFFFF
+            out += 1
+            last = p
+    return out
+
+
 @njit(cache=True, parallel=True)
 def _dedupe_rows(count, rows, codes, with_codes):
     """Sort each row of a ``parents`` batch and drop repeats, in place (count updated).  With
@@ -457,21 +476,7 @@ def _dedupe_rows(count, rows, codes, with_codes):
                     rows[r, e] = buf[e]
                 count[r] = n
                 continue
-            # (parent, code) packed into one int64 (slots < 2^32, codes < 2^31): sorted, the
-            # first of each parent holds its smallest code
-            for e in range(count[r]):
-                rows[r, e] = (rows[r, e] << 31) | codes[r, e]
-            n = _sorted_unique(rows[r], count[r], buf)
-            m = 0
-            last = np.int64(-1)
-            for e in range(n):
-                p = buf[e] >> 31
-                if p != last:
-                    rows[r, m] = p
-                    codes[r, m] = buf[e] & 0x7FFFFFFF
-                    m += 1
-                    last = p
-            count[r] = m
+            count[r] = _drop_repeated_parents(rows[r], codes[r], count[r], buf)
 
 
 @njit(cache=True, parallel=True)

@@ -204,6 +204,7 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
         progress("children", hi, size)
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
     no_codes = None  # zeros standing in for codes, made only for a game that gives none
+    distinct = getattr(space, "parents_distinct", False)  # rows already free of repeats
     with_codes = None  # known after the first parents() call
     level = 0
     backed_up = 0  # every won or lost position is backed up once (draws never are)
@@ -221,7 +222,8 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
                     if no_codes is None:
                         no_codes = np.zeros((pstep, max(space.max_parents, 1)), np.int32)
                     codes = no_codes
-                k._dedupe_rows(count, parent, codes, with_codes)
+                if not distinct:
+                    k._dedupe_rows(count, parent, codes, with_codes)
                 top = max(top, k._ef_apply(batch, count, parent, codes, result, distance,
                                            remaining, best, level, numba.get_num_threads()))
             progress("levels", backed_up, real)

@@ -115,8 +115,10 @@ def check_contract(t: RhombusTable):
     pcount, parent, _ = t.parents(real)
     assert pcount.max() <= t.max_parents
     plive = np.arange(parent.shape[1])[None, :] < pcount[:, None]
-    backward = np.unique(np.repeat(real, pcount) * t.size + parent[plive])
+    pairs = np.repeat(real, pcount) * t.size + parent[plive]
+    backward = np.unique(pairs)
     assert np.array_equal(forward, backward)
+    assert len(backward) == len(pairs)  # no row lists a parent twice (parents_distinct)
 
 
 @pytest.mark.parametrize("m,pieces", [(3, 3), (4, 3), (3, 4), (5, 2),

@@ -82,6 +82,8 @@ class RhombusTable:
     index table (layout in ``solvers.chinese_checkers``).  Slots are positions in the mover's
     frame, one per orbit of the two symmetries; ``census`` gives each slot's multiplicity."""
 
+    parents_distinct = True  # _parents drops the repeats of its few symmetric rows itself
+
     def __init__(self, board: int, pieces: int):
         check_board(board, pieces)
         self.board = board
