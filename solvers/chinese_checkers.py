@@ -102,19 +102,32 @@ def _count_below(cells, k, taken, out):
 
 
 @njit(cache=True)
-def _rank_free_swapped(cells, k, below, gone, came, binom):
-    """``_rank_free(cells, taken')`` where taken' is the set ``below`` was counted against
-    (``_count_below``) with cell ``gone`` replaced by ``came``."""
-    r = 0
+def _swap_base(cells, k, below, gone, binom, table):
+    """Prepare ``_rank_free(cells, taken')`` for every taken' = the set ``below`` was counted
+    against (``_count_below``) with cell ``gone`` replaced by some other cell ``came``: with
+    j = how many of cells[:k] lie below ``came``, the rank is table[j] (cells at i >= j have
+    one more taken cell below them).  One piece's un-moves share ``gone``, so each costs k
+    comparisons and one lookup instead of k binomial lookups."""
+    for j in range(k + 1):
+        r = 0
+        for i in range(k):
+            c = cells[i]
+            n = below[i]
+            if gone < c:
+                n -= 1
+            if i >= j:
+                n += 1
+            r += binom[c - n, i + 1]
+        table[j] = r
+
+
+@njit(cache=True)
+def _count_less(cells, k, c):
+    """How many of cells[:k] are below c."""
+    j = 0
     for i in range(k):
-        c = cells[i]
-        n = below[i]
-        if gone < c:
-            n -= 1
-        if came < c:
-            n += 1
-        r += binom[c - n, i + 1]
-    return r
+        j += cells[i] < c
+    return j
 
 
 @njit(cache=True)
@@ -531,7 +544,7 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
     n = positions.shape[0]
     nchunk = (n + ROWS - 1) // ROWS
-    iscr = np.empty((nchunk, 11, 8), np.int64)
+    iscr = np.empty((nchunk, 13, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
     seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
@@ -550,6 +563,8 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
         mbelow = iscr[ch, 8]
         others = iscr[ch, 9]
         base = iscr[ch, 10]
+        swap = iscr[ch, 11]
+        swap_m = iscr[ch, 12]
         board = boards[ch]
         mark = marks[ch]
         stack = stacks[ch, 0]
@@ -579,6 +594,9 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                 stamp += 1
                 nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
                 _insertion_base(mvb, k, k - 1 - i, ident, binom, others, base)
+                gone = ncell - 1 - s  # the parent's mover set: B turned, this cell
+                _swap_base(op, k, below, gone, binom, swap)
+                _swap_base(mop, k, mbelow, mirror[gone], binom, swap_m)
                 for j in range(nd):
                     t = dest[j]
                     y_in_s2 = y_in_s - in_start[s] + in_start[t]
@@ -596,25 +614,22 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                         board[s] = 2
                         if blocked:
                             continue
-                    gone = ncell - 1 - s  # the parent's mover set: B turned, this cell
-                    came = ncell - 1 - t  # moved back to this one
+                    came = ncell - 1 - t  # the mover's cell gone, moved back to this one
                     rm = _rank_inserted(others, k, base, came, binom)
                     rmm = mirror_rank[rm]
                     # the parent's move, turned: from ncell - 1 - t to ncell - 1 - s
                     plain = came * MOVE_RADIX + gone
                     image = mirror[came] * MOVE_RADIX + mirror[gone]
                     if rm < rmm:
-                        parent[r, m] = class_of[rm] * cb + _rank_free_swapped(
-                            op, k, below, gone, came, binom)
+                        parent[r, m] = class_of[rm] * cb + swap[_count_less(op, k, came)]
                         code[r, m] = plain
                     else:  # mirrored; when rm == rmm the mirrored mover set is the same set
-                        ri = _rank_free_swapped(mop, k, mbelow, mirror[gone], mirror[came],
-                                                binom)
+                        ri = swap_m[_count_less(mop, k, mirror[came])]
                         if rm > rmm:
                             parent[r, m] = class_of[rmm] * cb + ri
                             code[r, m] = image
                         else:
-                            rp = _rank_free_swapped(op, k, below, gone, came, binom)
+                            rp = swap[_count_less(op, k, came)]
                             parent[r, m] = class_of[rm] * cb + min(rp, ri)
                             code[r, m] = plain if rp < ri else image if ri < rp else \
                                 min(plain, image)

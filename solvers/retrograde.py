@@ -479,6 +479,17 @@ def _dedupe_rows(count, rows, codes, with_codes):
             count[r] = _drop_repeated_parents(rows[r], codes[r], count[r], buf)
 
 
+@njit(cache=True)
+def _owner(p, parts):
+    """Which of ``parts`` threads updates slot p in ``_ef_apply``: p modulo ``parts``, by a
+    mask when ``parts`` is a power of two (a 64-bit division per parent entry cost a fifth of
+    the backup).  Not by blocks of slots: the parents of one batch crowd into a few blocks,
+    and one thread would do most of the work."""
+    if parts & (parts - 1) == 0:
+        return p & (parts - 1)
+    return p % parts
+
+
 @njit(cache=True, parallel=True)
 def _ef_apply(batch, count, parent, codes, result, distance, remaining, best, level, parts):
     """Back up one batch of positions resolved at ``level`` to their (deduplicated) parents;
@@ -490,8 +501,8 @@ def _ef_apply(batch, count, parent, codes, result, distance, remaining, best, le
     decrements an unknown parent's counter and, unless an external child is drawn, becomes the
     move a loss would take if it is the longest-resisting so far; a parent whose last in-table
     child is won is lost at 1 + max(level, largest external win).  The work is split by parent
-    slot modulo ``parts`` (the thread count), so no two threads ever update the same parent
-    (Numba has no atomic add on arrays).  Returns the largest distance set."""
+    slot (``_owner`` picks one of ``parts``, the thread count), so no two threads ever update
+    the same parent (Numba has no atomic add on arrays).  Returns the largest distance set."""
     tops = np.zeros(parts, np.int64)
     n = batch.shape[0]
     for t in prange(parts):
@@ -500,7 +511,7 @@ def _ef_apply(batch, count, parent, codes, result, distance, remaining, best, le
             if r + AHEAD < n:  # the slots a few rows on: their loads overlap this row's work
                 for e in range(count[r + AHEAD]):
                     p = parent[r + AHEAD, e]
-                    if p % parts == t:
+                    if _owner(p, parts) == t:
                         _prefetch(result, p)
                         _prefetch(distance, p)
                         _prefetch(remaining, p)
@@ -509,7 +520,7 @@ def _ef_apply(batch, count, parent, codes, result, distance, remaining, best, le
             lost = result[c] == LOSS
             for e in range(count[r]):
                 p = parent[r, e]
-                if p % parts != t:
+                if _owner(p, parts) != t:
                     continue
                 rp = result[p]
                 code = codes[r, e]
