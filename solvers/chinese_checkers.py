@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit, prange
 
 from tbdb.solvers.chinese_checkers_moves import _destinations, _sort_small
-from tbdb.solvers.retrograde import _drop_repeated_parents
+from tbdb.solvers.retrograde import _drop_repeated_parents, _sorted_unique
 
 NORMAL = 0
 TERMINAL = 1  # the opponent has just won: lost for the mover, distance 0, no moves
@@ -408,11 +408,18 @@ def _mirrored(src, k, mirror, dst):
 @njit(cache=True, parallel=True)
 def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
               class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
-              ext_distance):
+              ext_distance, full, win_move):
     """Every legal move of each position (real slots), pieces in ascending cell order and
     destinations ascending: move[r, e] = from * 128 + to; child[r, e] the slot after the move,
     or -1 for a winning move (ext_result LOSS, ext_distance 0).  A terminal position has no
     moves (count 0).  Arrays: count int16[n], the others [n, W].
+
+    Without ``full``, the summary the edge-free solve starts from (``summaries``): win_move[r]
+    the first winning move (-1 none; then nothing else is looked at and count[r] is 0), else
+    count[r] the distinct in-table children; the other arrays are not written.  Two moves reach
+    the same child only when it is its own mirror image (its mover set, B turned, is), so only
+    then are child slots ranked (and sorted to drop repeats); otherwise a move is only checked
+    for legality, which makes this pass about a third of the full one.
 
     The child is seen from the opponent: its mover set is this position's B turned 180 degrees
     (the same for every move, so its rank and mirror class are found once per position) and
@@ -425,6 +432,7 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
     seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
     stacks = np.empty((nchunk, 4, ncell), np.int64)
+    rowbufs = np.empty((nchunk, 2, 1 if full else child.shape[1]), np.int64)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
         b = iscr[ch, 1]
@@ -447,6 +455,8 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
             _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
             _counts(a, b, k, in_goal, in_start, cnt)
             x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
+            if not full:
+                win_move[r] = -1
             if y_in_s > 0 and y_in_s + x_in_s == k:
                 count[r] = 0  # the opponent has just won
                 continue
@@ -466,12 +476,15 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                 base = class_of[rm] * cb
                 for q in range(k):
                     ref[q] = mv[q]
-            _free_numbers(ref, k, ncell, free)
+            ranked = full or own_image  # a summary ranks children only to drop repeats
+            if ranked:
+                _free_numbers(ref, k, ncell, free)
             # the child's opponent set is A turned (and mirrored when ``flip``) with one cell
             # replaced: keep both images of A sorted and replace in place of re-sorting
             _turned(a, k, ncell, opb)
             _mirrored(opb, k, mirror, mopb)
             e = 0
+            won_at = -1
             for i in range(k):
                 s = a[i]
                 si = k - 1 - i  # where s sits in opb
@@ -481,9 +494,9 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                     mi += 1
                 stamp += 1
                 nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
-                if not flip:
+                if ranked and not flip:
                     _insertion_base(opb, k, si, free, binom, others, share)
-                if flip or own_image:
+                if ranked and (flip or own_image):
                     _insertion_base(mopb, k, mi, free, binom, others_m, share_m)
                 for j in range(nd):
                     t = dest[j]
@@ -501,6 +514,17 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                         board[s] = 1
                         if blocked:
                             continue
+                    if not full:
+                        if won:
+                            won_at = s * MOVE_RADIX + t
+                            break
+                        if own_image:
+                            rowbufs[ch, 0, e] = base + min(
+                                _rank_inserted(others, k, share, free[ncell - 1 - t], binom),
+                                _rank_inserted(others_m, k, share_m, free[mirror[ncell - 1 - t]],
+                                               binom))
+                        e += 1
+                        continue
                     move[r, e] = s * MOVE_RADIX + t
                     if won:
                         child[r, e] = -1
@@ -516,6 +540,14 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                                 others_m, k, share_m, free[mirror[ncell - 1 - t]], binom))
                         child[r, e] = base + rank
                     e += 1
+                if won_at >= 0:
+                    break
+            if not full:
+                if won_at >= 0:
+                    e = 0
+                    win_move[r] = won_at
+                elif own_image:
+                    e = _sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
             count[r] = e
             for i in range(k):
                 board[a[i]] = 0

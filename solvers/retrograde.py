@@ -357,15 +357,37 @@ def _solve_graph(result, distance, remaining, roff, parent, ext_loss_min, ext_wi
 
 # --------------------------------------------------------------------------- edge-free
 
+@njit(cache=True)
+def _ef_set(p, n, lo, lo_move, hi, hi_move, dr, result, distance, remaining, best):
+    """Set position p before the backup from what its children give: n distinct in-table
+    children, the smallest external loss lo (NO_EXT none) and the first move to it, the largest
+    external win hi (-1 none) and the first move to it, dr an external child is drawn.  A lost
+    external child: a tentative win; no in-table child and nothing drawn: a loss; else
+    unknown, distance[p] holding what a loss would be (EXT_DRAW when it cannot lose).  Returns
+    the distance set (0 when unknown)."""
+    remaining[p] = n
+    if lo != NO_EXT:
+        result[p] = WIN
+        distance[p] = lo + 1
+        best[p] = lo_move
+    elif n == 0 and not dr:
+        result[p] = LOSS
+        distance[p] = hi + 1
+        best[p] = hi_move
+    else:
+        result[p] = UNKNOWN
+        distance[p] = EXT_DRAW if dr else hi
+        best[p] = NO_MOVE if dr else hi_move
+        return 0
+    return distance[p]
+
+
 @njit(cache=True, parallel=True)
 def _ef_init(positions, count, child, move, ext_result, ext_distance, width, result, distance,
              remaining, best):
-    """First pass of the edge-free solve over a ``children`` batch: counters of distinct
-    in-table children, the wins and losses known already (a lost external child: a tentative
-    win; every move leaves the table into a won child, or no move at all: a loss), and for the
-    rest what a loss would be: distance[p] the largest external win (-1 none; EXT_DRAW when an
-    external child is drawn, so p cannot lose) and best[p] the first move to it.  Returns the
-    largest distance set."""
+    """First pass of the edge-free solve over a ``children`` batch: each position's counter
+    of distinct in-table children and what its external children tell (``_ef_set``).
+    Returns the largest distance set."""
     k = positions.shape[0]
     nchunk = (k + 1023) // 1024
     scratch = np.empty((nchunk, 2, max(width, 1)), np.int64)
@@ -374,7 +396,6 @@ def _ef_init(positions, count, child, move, ext_result, ext_distance, width, res
         buf = scratch[ch, 0]
         uniq = scratch[ch, 1]
         for r in range(ch * 1024, min(k, (ch + 1) * 1024)):
-            p = positions[r]
             m = 0
             lo = NO_EXT
             lo_move = NO_MOVE
@@ -397,22 +418,27 @@ def _ef_init(positions, count, child, move, ext_result, ext_distance, width, res
                 else:
                     dr = True
             n = _sorted_unique(buf, m, uniq)
-            remaining[p] = n
-            if lo != NO_EXT:
-                result[p] = WIN
-                distance[p] = lo + 1
-                best[p] = lo_move
-            elif n == 0 and not dr:
-                result[p] = LOSS
-                distance[p] = hi + 1
-                best[p] = hi_move
-            else:
-                result[p] = UNKNOWN
-                distance[p] = EXT_DRAW if dr else hi
-                best[p] = NO_MOVE if dr else hi_move
-                continue
-            if distance[p] > tops[ch]:
-                tops[ch] = distance[p]
+            d = _ef_set(positions[r], n, lo, lo_move, hi, hi_move, dr, result, distance,
+                        remaining, best)
+            if d > tops[ch]:
+                tops[ch] = d
+    return tops.max() if nchunk else 0
+
+
+@njit(cache=True, parallel=True)
+def _ef_init_summaries(positions, distinct, ext_loss, ext_loss_move, ext_win, ext_win_move,
+                       ext_draw, result, distance, remaining, best):
+    """``_ef_init`` from a game's ``summaries`` (docs/kernel-contract.md) in place of its
+    children.  Returns the largest distance set."""
+    k = positions.shape[0]
+    nchunk = (k + 4095) // 4096
+    tops = np.zeros(nchunk, np.int64)
+    for ch in prange(nchunk):
+        for r in range(ch * 4096, min(k, (ch + 1) * 4096)):
+            d = _ef_set(positions[r], distinct[r], ext_loss[r], ext_loss_move[r], ext_win[r],
+                        ext_win_move[r], ext_draw[r] != 0, result, distance, remaining, best)
+            if d > tops[ch]:
+                tops[ch] = d
     return tops.max() if nchunk else 0
 
 

@@ -177,8 +177,9 @@ def _concatenate(parts: list) -> np.ndarray:
 
 
 def _solve_edge_free(space: IndexSpace, progress: Progress):
-    """Degree counting without edges: ``children`` once to set the counters, then distance by
-    distance the positions resolved at it are found by a scan and their ``parents`` updated.
+    """Degree counting without edges: ``children`` (or ``summaries``) once to set the
+    counters, then distance by distance the positions resolved at it are found by a scan and
+    their ``parents`` updated.
     When ``parents`` also gives each move's code (``docs/kernel-contract.md``), best moves
     are recorded on the way and ``children`` runs again only for drawn positions."""
     size = space.size
@@ -189,6 +190,7 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
     remaining = np.zeros(size, np.uint8 if width <= 255 else np.uint16)
     multiplicity = np.empty(size, np.int16)
     step = children_batch(width)
+    summaries = getattr(space, "summaries", None)  # the counters without listing every move
     top = 0
     real = 0  # positions; the levels stage reports those backed up so far against it
     for lo in range(0, size, CHUNK_SLOTS):
@@ -198,6 +200,10 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
         multiplicity[lo:hi] = mult
         real += int(np.count_nonzero(kind == 0))
         for batch in _batches(_real(result, lo, hi), step):
+            if summaries is not None:
+                top = max(top, k._ef_init_summaries(batch, *summaries(batch), result, distance,
+                                                    remaining, best))
+                continue
             count, child, move, ext_result, ext_distance = space.children(batch)
             top = max(top, k._ef_init(batch, count, child, move, ext_result, ext_distance,
                                       width, result, distance, remaining, best))

@@ -119,6 +119,17 @@ def check_contract(t: RhombusTable):
     backward = np.unique(pairs)
     assert np.array_equal(forward, backward)
     assert len(backward) == len(pairs)  # no row lists a parent twice (parents_distinct)
+    # summaries: the first winning move, else the number of distinct in-table children
+    distinct, ext_loss, win_move, ext_win, _, ext_draw = (np.array(a) for a in t.summaries(real))
+    wins = live & (child < 0)
+    first_win = np.where(wins.any(axis=1), np.where(wins, move, 1 << 30).min(axis=1), -1)
+    assert np.array_equal(win_move, first_win)
+    assert np.array_equal(ext_loss == 0, first_win >= 0) and (ext_win == -1).all()
+    assert not ext_draw.any()
+    kids_sorted = np.sort(np.where(live & (child >= 0), child, -1), axis=1)
+    new_kid = (kids_sorted >= 0) & np.concatenate(
+        [np.ones((len(real), 1), bool), kids_sorted[:, 1:] != kids_sorted[:, :-1]], axis=1)
+    assert np.array_equal(distinct[first_win < 0], new_kid.sum(axis=1)[first_win < 0])
 
 
 @pytest.mark.parametrize("m,pieces", [(3, 3), (4, 3), (3, 4), (5, 2),

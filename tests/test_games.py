@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import tbdb
 from tbdb import games
+from tbdb.solvers.retrograde import DRAW, LOSS, WIN
 
 NAMES = games.names()
 # the tables holding stored rows (tests damage them; tb_index_values is a view over tb_index_rows)
@@ -113,7 +114,7 @@ def test_kernels_honour_the_contract(name):
         real = np.flatnonzero(kind == 0)
         if len(real) > 4000:
             real = np.sort(rng.choice(real, 4000, replace=False))
-        count, child, move, _, _ = space.children(real)
+        count, child, move, ext_result, ext_distance = space.children(real)
         assert (count <= space.max_children).all()
         edges = {}
         first_move = {}  # (parent, child) -> the first move from parent to child
@@ -125,6 +126,8 @@ def test_kernels_honour_the_contract(name):
                     assert kind[c] == 0, (table, p, c)  # a move never reaches a non-position
                     edges.setdefault(c, set()).add(p)
                     first_move.setdefault((p, c), code)
+        if hasattr(space, "summaries"):
+            _check_summaries(space, real, count, child, move, ext_result, ext_distance)
         if "edge-free" in g.modes:
             targets = np.array(sorted(edges), np.int64)
             if len(targets) > 4000:
@@ -150,6 +153,30 @@ def test_kernels_honour_the_contract(name):
                     for p in edges[c]:
                         assert smallest[p] == first_move[(p, c)], (table, c, p)
         deps[table] = g.from_stored(table, None, retrograde.solve_index(space, "edges"))
+
+
+def _check_summaries(space, real, count, child, move, ext_result, ext_distance):
+    """A table's ``summaries`` say what its full ``children`` rows say (docs/kernel-contract.md):
+    distinct in-table children (not checked where a child is lost: the count is then unused),
+    the smallest external loss and the first move to it, the largest external win and the
+    first move to it, whether an external child is drawn."""
+    distinct, lo, lo_move, hi, hi_move, dr = (np.array(a) for a in space.summaries(real))
+    for r, p in enumerate(real.tolist()):
+        n = count[r]
+        kids, moves = child[r, :n], move[r, :n]
+        res, dist = ext_result[r, :n], ext_distance[r, :n]
+        # (distance, place in the move order): the first move in order wins a tie
+        lost = [(int(d), e) for e, (c, x, d) in enumerate(zip(kids, res, dist))
+                if c < 0 and x == LOSS]
+        won = [(-int(d), e) for e, (c, x, d) in enumerate(zip(kids, res, dist))
+               if c < 0 and x == WIN]
+        want_lo = (min(lost)[0], moves[min(lost)[1]]) if lost else (32767, -1)
+        want_hi = (-min(won)[0], moves[min(won)[1]]) if won else (-1, -1)
+        assert (lo[r], lo_move[r]) == want_lo, p
+        assert (hi[r], hi_move[r]) == want_hi, p
+        assert bool(dr[r]) == any(c < 0 and x == DRAW for c, x in zip(kids, res)), p
+        if not lost:
+            assert distinct[r] == len(set(kids[kids >= 0].tolist())), p
 
 
 def _corrupted(path, tmp_path, sql):

@@ -13,6 +13,7 @@ from math import comb
 import numpy as np
 
 from tbdb.errors import InvalidOptionError
+from tbdb.solvers.retrograde import NO_EXT
 from tbdb.solvers import chinese_checkers as kernels
 from tbdb.solvers.chinese_checkers_geometry import (BOARD_SIZES, PIECE_COUNTS, binomials,
                                                     rhombus, sublattice_max)
@@ -132,6 +133,15 @@ class RhombusTable:
         return (self.desc, self.geometry.nbr, self.mirror, self.in_goal, self.in_start,
                 self.goal, self.start, self.binom, self.comb_a, self.comb_b, self.class_rep)
 
+    @cached_property
+    def _no_rows(self):
+        """Stand-ins for the ``_children`` outputs a call does not fill: the four [n, W]
+        arrays of the full listing (one row; their width bounds a position's moves) and
+        win_move (one entry)."""
+        w = self.max_children
+        return (np.empty((1, w), np.int64), np.empty((1, w), np.int32),
+                np.empty((1, w), np.int8), np.empty((1, w), np.int16), np.empty(1, np.int32))
+
     # ------------------------------------------------------------------ the kernel contract
 
     def census(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
@@ -158,8 +168,25 @@ class RhombusTable:
             "children", len(positions),
             [(0, np.int16), (w, np.int64), (w, np.int32), (w, np.int8), (w, np.int16)])
         kernels._children(*self._rules, self.class_of, self.mirror_rank, positions, count,
-                          child, move, ext_result, ext_distance)
+                          child, move, ext_result, ext_distance, True, self._no_rows[4])
         return count, child, move, ext_result, ext_distance
+
+    def summaries(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What the edge-free solve needs of each position's children, without ranking them
+        (docs/kernel-contract.md): distinct in-table children, the first winning move (an
+        external child lost at distance 0); nothing external is won or drawn here."""
+        positions = np.ascontiguousarray(positions, np.int64)
+        distinct, ext_loss, win_move, ext_win, ext_win_move, ext_draw = self._buffers(
+            "summaries", len(positions),
+            [(0, np.int16), (0, np.int16), (0, np.int32), (0, np.int16), (0, np.int32),
+             (0, np.int8)])
+        kernels._children(*self._rules, self.class_of, self.mirror_rank, positions, distinct,
+                          *self._no_rows[:4], False, win_move)
+        np.copyto(ext_loss, np.where(win_move >= 0, 0, NO_EXT).astype(np.int16))
+        ext_win.fill(-1)
+        ext_win_move.fill(-1)
+        ext_draw.fill(0)
+        return distinct, ext_loss, win_move, ext_win, ext_win_move, ext_draw
 
     def parents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         positions = np.ascontiguousarray(positions, np.int64)
