@@ -1,7 +1,7 @@
 """Strongly solve a Chinese Checkers rhombus table through the CLI and report what it cost.
 
-    python benchmarks/chinese_checkers.py                      # 7x7, 3 pieces (about 7 min)
-    python benchmarks/chinese_checkers.py --board 6 --pieces 3 # 78M positions, about a minute
+    python benchmarks/chinese_checkers.py                      # 7x7, 3 pieces (about 2 min)
+    python benchmarks/chinese_checkers.py --board 6 --pieces 3 # 78M positions, about 20 s
     python benchmarks/chinese_checkers.py --json
 
 The build runs as `tbdb build chinese-checkers` in a child process (``os.wait4`` gives its own
