@@ -177,3 +177,30 @@ def test_verify_flags_each_planted_error(slot, field, value, flag):
     getattr(values, field)[slot] = value
     bad = retrograde.check_index(space, values)
     assert bad[slot] == flag, bad.tolist()
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 4, 5, 8])
+def test_backup_threads_own_slots_modulo_their_count(parts):
+    """``_ef_apply`` gives slot p to thread p mod parts (a mask for powers of two): every
+    thread owns its share, and neighbouring slots alternate, so a batch's parents spread."""
+    from tbdb.solvers.retrograde import _owner
+    slots = np.arange(0, 1 << 20, 7, dtype=np.int64)
+    owners = np.array([_owner(p, parts) for p in slots.tolist()])
+    assert (owners == slots % parts).all()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_edge_free_on_one_thread_matches_the_definition(seed):
+    import numba
+    space = random_graph(seed, codes=True)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        got = retrograde.solve_index(space, "edge-free")
+    finally:
+        numba.set_num_threads(threads)
+    result, distance, best = naive_solve(space)
+    real = space.kind == 0
+    assert got.result.tolist() == result.tolist()
+    assert got.distance[real].tolist() == distance[real].tolist()
+    assert got.best[real].tolist() == best[real].tolist()
