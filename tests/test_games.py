@@ -6,6 +6,7 @@ every symmetric image against the batch form, text round trips, perft against th
 slow generator, and its errors.
 """
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -330,6 +331,9 @@ def test_plan_is_ordered_and_options_are_checked(name):
     for i, table in enumerate(plan):
         assert set(g.dependencies(table)) <= set(plan[:i])
         assert g.check_table(table) == table
+    for bogus in ("bogus!", "", "9x9-5"):  # every game rejects a foreign name the same way
+        with pytest.raises(tbdb.InvalidOptionError, match=re.escape(repr(bogus))):
+            g.check_table(bogus)
     with pytest.raises(tbdb.InvalidOptionError, match="colour='red'"):
         tbdb.build(name, db="never-created.duckdb", colour="red")
     for o in g.build_options:

@@ -172,7 +172,10 @@ class CdcGame(Game):
         return 2 * Material.parse(table).size
 
     def check_table(self, table: str) -> str:
-        return self._material(table).canonical()[0].name
+        try:
+            return self._material(table).canonical()[0].name
+        except InvalidMaterialError as exc:  # the contract: a bad table name is a bad option
+            raise InvalidOptionError(str(exc)) from None
 
     def build_command(self, table: str) -> str:
         return f"tbdb build cdc --material {table}"
