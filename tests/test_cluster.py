@@ -370,3 +370,27 @@ def test_url_without_its_filesystem_package_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "'s3://bucket/tb'" in err
     assert not os.path.exists(db)
+
+
+def test_index_tables_load_in_batches_from_parquet_and_database(built, embedded, monkeypatch):
+    """load_index streams rows in batches; with batches of 7 rows every table (from its Parquet
+    file and from the database) still equals the dense arrays built here from plain SQL."""
+    import numpy as np
+
+    import tbdb.store as store_module
+    from tbdb.solvers.retrograde import NONE
+    monkeypatch.setattr(store_module, "LOAD_BATCH_ROWS", 7)
+    for db in (built[1], embedded):
+        with Store(db, read_only=True) as st:
+            for name in TABLES:
+                row = st.table("cdc", name)
+                got = st.load_index(row["table_id"], row["slots"])
+                rows = np.array(st.query(
+                    "SELECT idx, result, distance, best_move, multiplicity FROM "
+                    "tb_index_values WHERE table_id = ?", [row["table_id"]]),
+                    np.int64).reshape(-1, 5)
+                assert len(rows) > 7  # several batches
+                want = np.full((row["slots"], 4), [NONE, 0, -1, 0], np.int64)
+                want[rows[:, 0]] = rows[:, 1:]
+                assert np.array_equal(np.stack([got.result, got.distance, got.best,
+                                                got.multiplicity], axis=1), want), (db, name)
