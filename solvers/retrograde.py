@@ -95,22 +95,26 @@ def _row_value(count, child, ext_result, ext_distance, result, distance):
 
 
 @njit(cache=True)
+def _realises(r, d, cr, cd):
+    """Whether a move to a child of value (cr, cd) realises value (r, d) for the mover: a win
+    in d goes to a child lost in d - 1, a loss in d to a child won in d - 1, a draw to a child
+    neither won nor lost (drawn, or not yet decided where cycles are draws)."""
+    if r == WIN:
+        return cr == LOSS and cd == d - 1
+    if r == LOSS:
+        return cr == WIN and cd == d - 1
+    return cr != WIN and cr != LOSS
+
+
+@njit(cache=True)
 def _row_best(count, child, move, ext_result, ext_distance, result, distance, r, d):
-    """The first move realising value (r, d): for a win a child lost in d - 1, for a loss a
-    child won in d - 1, for a draw a drawn child; -1 if there is none."""
-    want = LOSS if r == WIN else WIN if r == LOSS else DRAW
+    """The first move realising value (r, d) (``_realises``); -1 if there is none."""
     for e in range(count):
         c = child[e]
         if c >= 0:
-            cr = result[c]
-            cd = distance[c]
-        else:
-            cr = ext_result[e]
-            cd = ext_distance[e]
-        if want == DRAW:
-            if cr != WIN and cr != LOSS:
+            if _realises(r, d, result[c], distance[c]):
                 return move[e]
-        elif cr == want and cd == d - 1:
+        elif _realises(r, d, ext_result[e], ext_distance[e]):
             return move[e]
     return NO_MOVE
 
@@ -243,7 +247,6 @@ def _best_of_rows(off, target, code, result, distance, best):
         r = result[p]
         if r != WIN and r != LOSS and r != DRAW:
             continue
-        want = LOSS if r == WIN else WIN if r == LOSS else DRAW
         d = distance[p]
         for e in range(off[p], off[p + 1]):
             t = target[e]
@@ -252,11 +255,7 @@ def _best_of_rows(off, target, code, result, distance, best):
                 cd = distance[t]
             else:
                 cr, cd = _unpack_ext(t)
-            if want == DRAW:
-                if cr != WIN and cr != LOSS:
-                    best[p] = code[e]
-                    break
-            elif cr == want and cd == d - 1:
+            if _realises(r, d, cr, cd):
                 best[p] = code[e]
                 break
 
