@@ -439,16 +439,11 @@ def _upgrade(args) -> int:
     try:
         tbdb_file = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = "
                                 "'alembic_version'").fetchall()[0][0]
-        at = (con.execute("SELECT max(version_num) FROM alembic_version").fetchall()[0][0]
-              if tbdb_file else None)
     finally:
         con.close()
     if not tbdb_file:
         from tbdb.errors import NotADatabaseError
         raise NotADatabaseError(f"{path!r} is not a tbdb database; nothing to upgrade")
-    if at == head_revision():  # nothing to migrate: opening it for writing would still
-        print(f"{path}: at schema {at} (current: {at}); nothing to do")  # rewrite its header
-        return 0
     with Store(path) as store:
         print(f"{path}: at schema {store.revision()} (current: {head_revision()})")
     return 0

