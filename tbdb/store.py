@@ -713,11 +713,11 @@ class ValuesFile:
         return tuple(int(t.column(c)[0].as_py()) for c in t.column_names) if len(t) else None
 
 
-def _arrow_batches(cursor, rows: int):
+def _arrow_batches(relation, rows: int):
     """A DuckDB relation streamed as Arrow record batches of at most ``rows`` rows (a relation,
-    not an executed cursor: DuckDB 2 copies a cursor's whole result first; it also renamed
-    ``fetch_record_batch`` to ``to_arrow_reader``)."""
-    reader = getattr(cursor, "to_arrow_reader", None) or cursor.fetch_arrow_reader
+    not an executed cursor: DuckDB 2 copies a cursor's whole result first).  DuckDB 2 calls the
+    relation's reader ``to_arrow_reader``, DuckDB 1 ``fetch_arrow_reader``."""
+    reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
     return reader(rows)
 
 
