@@ -380,3 +380,12 @@ def test_the_sample_parses_and_is_guessed_as_uttt():
     from tbdb import games
     assert GAME.parse(GAME.sample) == Position.start().push("4:0").push("0:4")
     assert games.guess(GAME.sample).name == "uttt"
+
+
+def test_start_is_an_alias_for_lookups_not_the_notation():
+    # the notation round-trips exactly (the conformance property); 'start' is a convenience of
+    # coerce, so Python lookups, the CLI and --from still take it
+    with pytest.raises(tbdb.InvalidPositionError, match="'start'.*'" + "." * 81 + " x -'"):
+        GAME.parse("start")
+    assert GAME.coerce("start") == Position.start()
+    assert GAME.text(GAME.coerce("start")) == "." * 81 + " x -"

@@ -23,7 +23,7 @@ import shlex
 
 import numpy as np
 
-from tbdb.errors import InvalidOptionError
+from tbdb.errors import InvalidOptionError, InvalidPositionError
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, TableData
 from tbdb.games.uttt import SCORINGS, Position, _scoring_code, key_text
 from tbdb.games import uttt_tables as tables
@@ -88,7 +88,7 @@ class UtttGame(Game):
             raise InvalidOptionError("a uttt build takes either --from POSITION or "
                                      "--max-empties K (and --scoring)")
         if root is not None:
-            position = self.parse(root)
+            position = self.coerce(root)
             if position.is_game_over():
                 raise InvalidOptionError(f"--from {root!r}: the game is over in that position; "
                                          f"there is nothing to solve")
@@ -170,7 +170,15 @@ class UtttGame(Game):
     # ------------------------------------------------------------------ positions
 
     def parse(self, text: str) -> Position:
+        """A position from the notation as tbdb writes it, which round-trips exactly; 'start'
+        is read by ``coerce`` (Python lookups, the CLI, ``--from``) and perft, not here."""
+        if text == "start":
+            raise InvalidPositionError(f"{text!r} is not a uttt position text; write it as "
+                                       f"{Position.start().text!r}")
         return Position.parse(text)
+
+    def coerce(self, position) -> Position:
+        return Position.parse(position) if isinstance(position, str) else position
 
     def recognises(self, text: str) -> bool:
         return isinstance(text, str) and bool(_LOOKS_LIKE.fullmatch(text))
