@@ -35,7 +35,7 @@ class Tablebase:
         if game is not None:
             return games.get(game)
         if isinstance(position, str):
-            return games.guess(position)
+            return games.guess(position.strip())  # lookups forgive a pasted newline (coerce)
         for g in games.all_games():
             if g.accepts(position):
                 return g

@@ -357,3 +357,21 @@ def test_random_text_raises_only_a_quoting_invalid_position_error(name, text):
         assert repr(text) in str(exc)
     else:
         assert g.text(p) == text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lookups_forgive_surrounding_whitespace_and_the_notation_does_not(name):
+    g = games.get(name)
+    padded = " \t" + g.sample + "\n"  # as pasted from a terminal or read from a file
+    assert g.text(g.coerce(padded)) == g.sample
+    with pytest.raises(tbdb.InvalidPositionError, match=re.escape(repr(padded))):
+        g.parse(padded)
+
+
+def test_a_padded_text_looks_up_like_the_text(built):
+    g, path = built
+    with tbdb.open(path) as tb:
+        for p in _sample_positions(g, path, n=3, seed=11):
+            text = g.text(p)
+            assert tb.lookup(text + "\n").to_dict() == tb.lookup(p, game=g.name).to_dict()
+            assert tb.lookup("  " + text, game=g.name).position == text

@@ -62,6 +62,9 @@ def test_lookup_is_what_the_cli_prints(name, db, client, samples, capsys):
         assert got.status_code == 200, got.text
         assert main(["lookup", name, text, "--db", db, "--json"]) == 0
         assert got.json() == json.loads(capsys.readouterr().out)
+    padded = client.get(_url(name, positions[0] + "\n"))  # read as the CLI reads it
+    assert padded.status_code == 200
+    assert padded.json() == client.get(_url(name, positions[0])).json()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -158,10 +161,22 @@ def test_unknown_game_is_404(client):
 @pytest.mark.parametrize("name", NAMES)
 def test_malformed_position_is_400_quoting_it(name, client):
     for text in ("not a position", "x" * 300):
-        for path in (f"/api/{name}", f"/api/{name}/line"):
+        for path in (f"/api/{name}", f"/api/{name}/line", f"/api/{name}/diagram"):
             got = client.get(f"{path}?position={urlquote(text)}")
             assert got.status_code == 400, (path, text, got.text)
             assert repr(text[:20])[:-1] in got.json()["error"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_diagram_is_the_cli_picture_of_the_position(name, client):
+    g = games.get(name)
+    for text in (g.sample, " " + g.sample + "\n"):
+        got = client.get(f"/api/{name}/diagram?position={urlquote(text)}")
+        assert got.status_code == 200, got.text
+        assert got.json() == {"game": name, "position": g.sample,
+                              "diagram": g.diagram(g.parse(g.sample))}
+    got = client.get(f"/api/{name}/diagram")
+    assert got.status_code == 400 and "position" in got.json()["error"]
 
 
 def test_missing_position_and_bad_options_are_400(client):

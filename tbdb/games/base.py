@@ -236,8 +236,10 @@ class Game:
         return self.position_type is not None and isinstance(obj, self.position_type)
 
     def coerce(self, position: Any) -> Any:
-        """A position object of this game from text or from an object of this game."""
-        return self.parse(position) if isinstance(position, str) else position
+        """A position object of this game from text or from an object of this game: the
+        lenient reading of lookups, so surrounding whitespace (a pasted newline) is dropped;
+        ``parse`` stays exact."""
+        return self.parse(position.strip()) if isinstance(position, str) else position
 
     def text(self, position: Any) -> str:
         return position.text

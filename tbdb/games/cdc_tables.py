@@ -234,7 +234,7 @@ class CdcGame(Game):
     def coerce(self, position) -> Position:
         if isinstance(position, Position):
             return position
-        return Position.parse(position)
+        return Position.parse(position.strip() if isinstance(position, str) else position)
 
     def _entry(self, board, side: int = 0, key: int | None = None) -> tuple:
         """(canonical material, colour swap, desc, size) of a board's material (its ``key``:

@@ -178,7 +178,7 @@ class UtttGame(Game):
         return Position.parse(text)
 
     def coerce(self, position) -> Position:
-        return Position.parse(position) if isinstance(position, str) else position
+        return Position.parse(position.strip()) if isinstance(position, str) else position
 
     def recognises(self, text: str) -> bool:
         return isinstance(text, str) and bool(_LOOKS_LIKE.fullmatch(text))

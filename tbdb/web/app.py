@@ -53,7 +53,7 @@ class Explorer:
             raise _BadRequest(f"give the position: /api/{g.name}?position=... "
                               f"(e.g. {g.sample!r})")
         options = resolve(f"{g.name} lookup", g.lookup_options, params, text=True)
-        position = g.parse(text)
+        position = g.coerce(text)  # as tbdb lookup reads it
         with self.lock:
             r = self.tb.lookup(position, game=g.name, **options)
             if line_only:
@@ -65,7 +65,8 @@ class Explorer:
         g = games.get(game_name)
         if text is None:
             raise _BadRequest(f"give the position: /api/{g.name}/diagram?position=...")
-        return {"game": g.name, "position": text, "diagram": g.diagram(g.parse(text))}
+        position = g.coerce(text)
+        return {"game": g.name, "position": g.text(position), "diagram": g.diagram(position)}
 
     def tables(self) -> list[dict]:
         with self.lock:
