@@ -5,6 +5,7 @@ command must answer with one line quoting the input, exit 2, and leave every fil
 was; only ``build`` writes, and it never leaves half a table.
 """
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -226,7 +227,7 @@ def test_a_five_piece_position_names_the_table_and_the_command(kcvp_db, capsys):
 
 OWARE_BAD = ["4" * 4300 + " 0 0 0 0 0 0 0 0 0 0 0", "\u0663 0 0 0 0 0 0 0 0 0 0 1",
              "\uff13 0 0 0 0 0 0 0 0 0 0 1", "1 2 3", "0 0 0 0 0 0 0 0 0 0 0 -1",
-             "0 0 0 0 0 0 0 0 0 0 0  1", "0 0 0 0 0 0 0 0 0 0 0 1\n"]
+             "0 0 0 0 0 0 0 0 0 0 0  1"]
 
 
 @pytest.mark.parametrize("text", OWARE_BAD, ids=range(len(OWARE_BAD)))
@@ -238,6 +239,18 @@ def test_oware_accepts_only_the_documented_notation(text, kcvp_db, capsys):
     assert len(str(info.value)) < 500  # a quote, not a 4,300-digit echo
     _one_line_error(capsys, main(["lookup", "oware", text, "--db", kcvp_db]),
                     repr(text)[:40])
+
+
+def test_oware_notation_is_exact_but_lookups_forgive_a_pasted_newline(kcvp_db, capsys):
+    from tbdb.games.oware import OwarePosition
+    text = "0 0 0 0 0 0 0 0 0 0 0 1"
+    with pytest.raises(tbdb.InvalidPositionError, match=re.escape(repr(text + "\n"))):
+        OwarePosition.parse(text + "\n")
+    errors = []
+    for given in (text, text + "\n", " " + text):
+        errors.append(_one_line_error(capsys, main(["lookup", "oware", given, "--db", kcvp_db]),
+                                      f"position {text!r} needs table 'seeds-01'"))
+    assert len(set(errors)) == 1
 
 
 # --------------------------------------------------------------------------- damage
