@@ -10,8 +10,9 @@ import shutil
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
@@ -40,11 +41,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(every_game_db):
+@contextmanager
+def _serving(db: str):
     port = _free_port()
-    config = uvicorn.Config(create_app(every_game_db), host="127.0.0.1", port=port,
-                            log_level="warning")
+    config = uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -55,6 +55,12 @@ def server(every_game_db):
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server(every_game_db):
+    with _serving(every_game_db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +103,21 @@ def _check_uttt(board, position) -> None:
     assert shown == want
 
 
-CHECK_BOARD = {"shogi": _check_shogi, "uttt": _check_uttt}
+def _check_chinese_checkers(board, position) -> None:
+    """A coloured hole per piece; the caption names the player to move, or for a distance
+    table's placement the goal point (its last field is no player)."""
+    holes = [e.get_attribute("fill") for e in board.find_elements(By.CSS_SELECTOR, "circle")]
+    assert len(holes) == len(position.cells)
+    assert sum(fill != "#eee" for fill in holes) == sum(1 for c in position.cells if c)
+    caption = board.find_element(By.CSS_SELECTOR, "[data-caption]").text
+    if hasattr(position, "goal"):
+        assert f"goal point {position.goal}" in caption and "to move" not in caption, caption
+    else:
+        assert caption.endswith(f"player {position.mover} to move"), caption
+
+
+CHECK_BOARD = {"shogi": _check_shogi, "uttt": _check_uttt,
+               "chinese-checkers": _check_chinese_checkers}
 
 
 def _click_at_centre(driver, board, element) -> None:
@@ -207,3 +227,24 @@ def test_stats_page_lists_every_game(server, browser, every_game_db):
     assert not errors, errors
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "stats.png"))
+
+
+def test_a_star_distance_placement_is_drawn_with_its_goal(browser, tmp_path):
+    db = str(tmp_path / "distance.duckdb")
+    tbdb.build("chinese-checkers", db=db, progress=False, distance=1)
+    g = games.get("chinese-checkers")
+    with tbdb.open(db) as tb:
+        text = tb.sql("SELECT placement FROM cc_distance WHERE k = 1 ORDER BY moves DESC, idx "
+                      "LIMIT 1").fetchall()[0][0]
+        expected = tb.lookup(text)
+    with _serving(db) as url:
+        browser.get(f"{url}/?game=chinese-checkers&position={quote(text)}")
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves li"))
+        board = browser.find_element(By.CSS_SELECTOR, "#board [data-board]")
+        _check_chinese_checkers(board, g.parse(text))
+        first = browser.find_elements(By.CSS_SELECTOR, "#moves li")[0]
+        assert first.get_attribute("data-move") == expected.best_move
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "chinese-checkers-distance.png"))
+        errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors

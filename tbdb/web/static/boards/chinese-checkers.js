@@ -26,7 +26,11 @@ export function render(position, result) {
       svg += `<circle cx="${cx}" cy="${cy}" r="${d * 0.38}" fill="${p >= 0 ? PLAYERS[p] : "#eee"}" stroke="#777"/>`;
     });
   });
-  svg += `<text x="10" y="${lines.length * dy + 40}" font-size="12" fill="#555">${esc(board)} · player ${esc(mover)} to move</text>`;
+  // a distance table's last field is the goal point of its lone player, not a player to move
+  const caption = board.startsWith("star-distance")
+    ? `one player into goal point ${esc(mover)} (0 top, clockwise)`
+    : `player ${esc(mover)} to move`;
+  svg += `<text data-caption x="10" y="${lines.length * dy + 40}" font-size="12" fill="#555">${esc(board)} · ${caption}</text>`;
   // arrows, worst first so the best is drawn on top
   for (const m of ((result && result.moves) || []).slice().reverse()) {
     const path = m.move.split("-").map(Number);
