@@ -490,16 +490,18 @@ def _locate_one(board, side, desc, swap, size):
 
 
 @njit(cache=True, parallel=True)
-def _locate_many(boards, sides, desc, swap, size, out_slot, out_sym):
-    """Slots (``side * size + canonical idx`` in the stored orientation) and symmetries of many
-    boards of one material: boards int8[n, 32] piece codes, sides int8[n]."""
-    n = boards.shape[0]
+def _locate_many(boards, sides, rows, desc, swap, size, out_slot, out_sym):
+    """Slots (``side * size + canonical idx`` in the stored orientation) and symmetries of the
+    boards ``rows`` names, all of one material: boards int8[n, 32] piece codes, sides int8[n];
+    row ``rows[j]`` is written at ``out_slot[rows[j]]`` (no gathered copy of the boards)."""
+    n = rows.shape[0]
     nchunk = (n + 4095) // 4096
     scratch = np.empty((nchunk, 2, 16), np.int64)
     for ch in prange(nchunk):
         sq = scratch[ch, 0]
         tmp = scratch[ch, 1]
-        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+        for j in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            r = rows[j]
             _slots_of_board(boards[r], desc, swap, sq)
             idx, s = _canonical(sq, desc, tmp)
             out_slot[r] = (sides[r] ^ swap) * size + idx
@@ -558,6 +560,9 @@ def _patterns(squares):
     return out
 
 
+POW6 = np.array([6 ** c for c in range(14)], np.int64)  # a material key's term per piece code
+
+
 @njit(cache=True, parallel=True)
 def _material_keys(boards):
     """A number per board naming its material: sum over pieces of 6 ** code (int64[n]).
@@ -571,7 +576,7 @@ def _material_keys(boards):
         for s in range(NSQ):
             c = boards[i, s]
             if c >= 0:
-                key += np.int64(6) ** c
+                key += POW6[c]
                 if c < 7:
                     red += 1
                 else:
@@ -580,22 +585,35 @@ def _material_keys(boards):
     return keys
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _first_overfull(boards, limit, max_pieces):
     """The first row (int8[n, 32], codes already known to be -1..13) with more pieces of a kind
-    than ``limit[code]`` or more than ``max_pieces`` pieces; -1 if there is none."""
-    counts = np.zeros(14, np.int64)
-    for r in range(boards.shape[0]):
-        counts[:] = 0
-        total = 0
-        for s in range(boards.shape[1]):
-            c = boards[r, s]
-            if c >= 0:
-                counts[c] += 1
-                total += 1
-        if total > max_pieces:
-            return r
-        for c in range(14):
-            if counts[c] > limit[c]:
-                return r
+    than ``limit[code]`` or more than ``max_pieces`` pieces; -1 if there is none.  Chunks of
+    rows are searched in parallel, each for its own first such row."""
+    n = boards.shape[0]
+    nchunk = (n + 4095) // 4096
+    first = np.full(nchunk, -1, np.int64)
+    counts = np.zeros((nchunk, 14), np.int64)
+    for ch in prange(nchunk):
+        count = counts[ch]
+        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            count[:] = 0
+            total = 0
+            bad = False
+            for s in range(boards.shape[1]):
+                c = boards[r, s]
+                if c >= 0:
+                    count[c] += 1
+                    total += 1
+            if total > max_pieces:
+                bad = True
+            for c in range(14):
+                if count[c] > limit[c]:
+                    bad = True
+            if bad:
+                first[ch] = r
+                break
+    for ch in range(nchunk):
+        if first[ch] >= 0:
+            return first[ch]
     return -1

@@ -188,6 +188,21 @@ def test_batch_piece_codes_are_checked(kcvp_db, row, cell, code):
         tb.lookup_arrays("cdc", boards.astype(float), sides)
 
 
+@pytest.mark.parametrize("rows", [(5000, 9000), (9000, 5000), (0, 1), (8191, 4096), (12999,)])
+def test_batch_of_more_pieces_than_the_game_has_names_the_first_bad_row(kcvp_db, rows):
+    # rows across the 4096-row chunks the check searches in parallel
+    boards, sides = _boards(*["8/8/8/pKC5 r", "8/8/8/pK1C4 b"] * 6500)
+    two_kings = boards[0].copy()
+    two_kings[2] = 0  # a second red king (code 0) on c1: a side has one
+    too_many = boards[0].copy()
+    too_many[16:19] = 6  # three red soldiers more: six pieces, beyond the tables' five
+    for r in rows:
+        boards[r] = two_kings if r % 2 else too_many
+    first = min(rows)
+    with tbdb.open(kcvp_db) as tb, pytest.raises(ValueError, match=rf"^row {first}: more"):
+        tb.lookup_arrays("cdc", boards, sides)
+
+
 def test_batch_game_over_rows_agree_with_single_lookups(kcvp_db):
     texts = ["8/8/8/KC6 b", "8/8/8/kc6 r", "8/8/8/pKC5 r", "8/8/8/C1p5 b"]
     boards, sides = _boards(*texts)

@@ -358,10 +358,7 @@ class CdcGame(Game):
             name, swap, desc, size = self._entry(boards[rows[0]].tolist(), sides[rows[0]])
             which[rows] = len(tables)
             tables.append(name)
-            sub_slot = np.empty(len(rows), np.int64)
-            sub_sym = np.empty(len(rows), np.int8)
-            kernels._locate_many(boards[rows], sides[rows], desc, swap, size, sub_slot, sub_sym)
-            slots[rows], sym[rows] = sub_slot, sub_sym
+            kernels._locate_many(boards, sides, rows, desc, swap, size, slots, sym)
         return BatchLocation(tables, which, slots, sym, over)
 
     def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
@@ -380,7 +377,9 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
     for name, arr in (("boards", boards), ("sides", sides)):
         if not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"{name} must be an integer array, not {arr.dtype}")
-    bad = np.flatnonzero(((boards < -1) | (boards > 13)).any(axis=1))
+    # two reductions find whether any code is out of range; the rows are searched only then
+    bad = np.flatnonzero(((boards < -1) | (boards > 13)).any(axis=1)) \
+        if boards.size and (boards.min() < -1 or boards.max() > 13) else ()
     if len(bad):
         raise ValueError(f"row {int(bad[0])}: piece codes are -1 (empty) or 0..13, got "
                          f"{boards[bad[0]].tolist()}")
@@ -388,10 +387,10 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
     if len(bad):
         raise ValueError(f"row {int(bad[0])}: a side is 0 (red) or 1 (black), got "
                          f"{sides[bad[0]].item()!r}")
-    boards = np.ascontiguousarray(boards.astype(np.int8))
+    boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))
     bad = kernels._first_overfull(boards, np.array(MAX_PER_SIDE * 2, np.int64), MAX_PIECES)
     if bad >= 0:
         raise ValueError(f"row {bad}: more pieces of a kind than a side has, or more "
                          f"than {MAX_PIECES} pieces: {boards[bad].tolist()}")
-    return np.ascontiguousarray(boards), np.ascontiguousarray(sides.astype(np.int8))
+    return boards, np.ascontiguousarray(sides.astype(np.int8, copy=False))
 
