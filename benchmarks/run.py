@@ -120,15 +120,22 @@ def lookups(db: str) -> list[dict]:
         codes = pieces[i % len(pieces)]
         boards[i, rng.choice(32, len(codes), replace=False)] = codes
     tb.lookup_arrays("cdc", boards[:1000], sides[:1000])
-    t0 = time.perf_counter()
-    tb.lookup_arrays("cdc", boards, sides)
-    batch_s = time.perf_counter() - t0
+    # the first million-row call can also pay for fresh pages from the OS (before the batch
+    # kernels stopped copying the boards, 1.7x as long as later calls); an engine probes over
+    # and over, so the median of five is reported beside it
+    batch_s = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        tb.lookup_arrays("cdc", boards, sides)
+        batch_s.append(time.perf_counter() - t0)
     tb.close()
     return [
         {"name": f"lookup median, warm table ({material})", "value": round(median_us, 2),
          "unit": "us"},
-        {"name": "lookup_arrays batch (1M random positions)", "value": round(n / batch_s),
-         "unit": "positions/s"},
+        {"name": "lookup_arrays batch (1M random positions), first call", "value":
+         round(n / batch_s[0]), "unit": "positions/s"},
+        {"name": "lookup_arrays batch (1M random positions), median of 5", "value":
+         round(n / statistics.median(batch_s)), "unit": "positions/s"},
     ]
 
 
