@@ -5,6 +5,7 @@ from typing import Any, Iterable
 
 from tbdb import games
 from tbdb.errors import MissingTableError, TbdbError
+from tbdb.games.base import read_padded
 from tbdb.options import check_names, resolve
 from tbdb import sql_functions
 from tbdb.probe import ProbeStats, Prober
@@ -35,7 +36,7 @@ class Tablebase:
         if game is not None:
             return games.get(game)
         if isinstance(position, str):
-            return games.guess(position.strip())  # lookups forgive a pasted newline (coerce)
+            return read_padded(games.guess, position)  # as coerce reads it
         for g in games.all_games():
             if g.accepts(position):
                 return g

@@ -366,6 +366,9 @@ def test_lookups_forgive_surrounding_whitespace_and_the_notation_does_not(name):
     assert g.text(g.coerce(padded)) == g.sample
     with pytest.raises(tbdb.InvalidPositionError, match=re.escape(repr(padded))):
         g.parse(padded)
+    for bad in ("   ", " no position\n"):  # bad either way: the error quotes it as given
+        with pytest.raises(tbdb.InvalidPositionError, match=re.escape(repr(bad))):
+            g.coerce(bad)
 
 
 def test_a_padded_text_looks_up_like_the_text(built):
@@ -375,3 +378,5 @@ def test_a_padded_text_looks_up_like_the_text(built):
             text = g.text(p)
             assert tb.lookup(text + "\n").to_dict() == tb.lookup(p, game=g.name).to_dict()
             assert tb.lookup("  " + text, game=g.name).position == text
+        with pytest.raises(tbdb.InvalidPositionError, match=re.escape(repr(" x\n"))):
+            tb.lookup(" x\n")  # no game reads it: the text as given is quoted

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from tbdb.errors import InvalidPositionError
 from tbdb.options import Option
 
 
@@ -239,7 +240,7 @@ class Game:
         """A position object of this game from text or from an object of this game: the
         lenient reading of lookups, so surrounding whitespace (a pasted newline) is dropped;
         ``parse`` stays exact."""
-        return self.parse(position.strip()) if isinstance(position, str) else position
+        return read_padded(self.parse, position) if isinstance(position, str) else position
 
     def text(self, position: Any) -> str:
         return position.text
@@ -315,3 +316,19 @@ class Game:
     def divide(self, position: Any, depth: int, **options) -> list[tuple[str, int]]:
         return [(s.move, self.perft(s.position, depth - 1, **options))
                 for s in self.successors(position)]
+
+
+def read_padded(read: Callable[[str], Any], text: str) -> Any:
+    """``read(text)``, or else ``read`` of the text without the whitespace around it (a pasted
+    newline): lookups forgive it; a text bad either way raises the error that quotes it as
+    given."""
+    try:
+        return read(text)
+    except InvalidPositionError as exc:
+        stripped = text.strip()
+        if stripped == text:
+            raise
+        try:
+            return read(stripped)
+        except InvalidPositionError:
+            raise exc from None

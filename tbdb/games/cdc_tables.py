@@ -11,7 +11,7 @@ import numpy as np
 from tbdb.errors import InvalidMaterialError, InvalidOptionError, InvalidPositionError, \
     MissingTableError
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData
+    TableData, read_padded
 from tbdb.games.cdc import MAX_PER_SIDE, MAX_PIECES, Material, Move, Position, all_materials
 from tbdb.options import Option
 from tbdb.solvers import cdc as kernels
@@ -234,7 +234,8 @@ class CdcGame(Game):
     def coerce(self, position) -> Position:
         if isinstance(position, Position):
             return position
-        return Position.parse(position.strip() if isinstance(position, str) else position)
+        return read_padded(Position.parse, position) if isinstance(position, str) \
+            else Position.parse(position)
 
     def _entry(self, board, side: int = 0, key: int | None = None) -> tuple:
         """(canonical material, colour swap, desc, size) of a board's material (its ``key``:

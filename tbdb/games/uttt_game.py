@@ -24,7 +24,8 @@ import shlex
 import numpy as np
 
 from tbdb.errors import InvalidOptionError, InvalidPositionError
-from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, TableData
+from tbdb.games.base import (BatchLocation, Game, GameOver, Location, StatRow, TableData,
+                             read_padded)
 from tbdb.games.uttt import SCORINGS, Position, _scoring_code, key_text
 from tbdb.games import uttt_tables as tables
 from tbdb.options import Option
@@ -178,7 +179,7 @@ class UtttGame(Game):
         return Position.parse(text)
 
     def coerce(self, position) -> Position:
-        return Position.parse(position.strip()) if isinstance(position, str) else position
+        return read_padded(Position.parse, position) if isinstance(position, str) else position
 
     def recognises(self, text: str) -> bool:
         return isinstance(text, str) and bool(_LOOKS_LIKE.fullmatch(text))
