@@ -680,37 +680,59 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
 
 # --------------------------------------------------------------------------- probing
 
-@njit(cache=True)
-def _locate(boards, movers, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots, syms):
-    """Slot and symmetry of positions given as boards int8[n, N] (0 empty, 1 first player,
-    2 second player) and movers int8[n] (1 or 2): syms bit 0 = turned 180 degrees with colours
-    swapped (second player to move), bit 1 = mirrored.  Boards must hold k pieces a side."""
-    n, ncell = boards.shape
-    mv = np.empty(k, np.int64)
-    op = np.empty(k, np.int64)
-    tmp = np.empty(k, np.int64)
-    for r in range(n):
-        ia = 0
-        ib = 0
-        if movers[r] == 1:
-            for c in range(ncell):
-                if boards[r, c] == 1:
-                    mv[ia] = c
-                    ia += 1
-                elif boards[r, c] == 2:
-                    op[ib] = c
-                    ib += 1
-        else:
-            for c in range(ncell - 1, -1, -1):
-                if boards[r, c] == 2:
-                    mv[ia] = ncell - 1 - c
-                    ia += 1
-                elif boards[r, c] == 1:
-                    op[ib] = ncell - 1 - c
-                    ib += 1
-        slots[r], mirrored = _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of,
-                                      mirror_rank, tmp)
-        syms[r] = (0 if movers[r] == 1 else 1) | (2 if mirrored else 0)
+@njit(cache=True, parallel=True)
+def _piece_counts(boards, ones, twos):
+    """Each row's pieces of player 1 and of player 2 (boards int8[n, N]), in one pass."""
+    for r in prange(boards.shape[0]):
+        a = 0
+        b = 0
+        for c in range(boards.shape[1]):
+            v = boards[r, c]
+            a += v == 1
+            b += v == 2
+        ones[r] = a
+        twos[r] = b
+
+
+@njit(cache=True, parallel=True)
+def _locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
+            syms):
+    """Slot and symmetry of the positions ``rows`` names, given as boards int8[n, N] (0 empty,
+    1 first player, 2 second player) and movers int8[n] (1 or 2), written at their rows: syms
+    bit 0 = turned 180 degrees with colours swapped (second player to move), bit 1 = mirrored.
+    Those boards must hold k pieces a side.  Chunks of rows run in parallel, each with its own
+    scratch."""
+    ncell = boards.shape[1]
+    n = rows.shape[0]
+    nchunk = (n + 4095) // 4096
+    scratch = np.empty((nchunk, 3, k), np.int64)
+    for ch in prange(nchunk):
+        mv = scratch[ch, 0]
+        op = scratch[ch, 1]
+        tmp = scratch[ch, 2]
+        for j in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            r = rows[j]
+            ia = 0
+            ib = 0
+            if movers[r] == 1:
+                for c in range(ncell):
+                    if boards[r, c] == 1:
+                        mv[ia] = c
+                        ia += 1
+                    elif boards[r, c] == 2:
+                        op[ib] = c
+                        ib += 1
+            else:
+                for c in range(ncell - 1, -1, -1):
+                    if boards[r, c] == 2:
+                        mv[ia] = ncell - 1 - c
+                        ia += 1
+                    elif boards[r, c] == 1:
+                        op[ib] = ncell - 1 - c
+                        ib += 1
+            slots[r], mirrored = _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of,
+                                          mirror_rank, tmp)
+            syms[r] = (0 if movers[r] == 1 else 1) | (2 if mirrored else 0)
 
 
 @njit(cache=True)

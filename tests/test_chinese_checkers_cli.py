@@ -176,3 +176,24 @@ def test_hostile_input_is_one_line_exit_2_and_leaves_the_database_alone(db, args
 def test_a_malformed_position_is_one_line_from_the_real_command(db):
     r = run("lookup", GAME, "7x7-1 1/2 1", "--db", db)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "'7x7-1 1/2 1'" in r.stderr
+
+
+def test_a_batch_mixing_piece_counts_answers_each_row_as_a_single_lookup(tmp_path):
+    path = str(tmp_path / "mixed.duckdb")
+    tbdb.build(GAME, db=path, board=4, pieces=1, progress=False)
+    tbdb.build(GAME, db=path, board=4, pieces=2, progress=False)
+    g = games.get(GAME)
+    with tbdb.open(path) as tb:
+        texts = [r[0] for r in tb.sql("SELECT position FROM cc_positions WHERE result <> "
+                                      "'illegal' AND idx % 5 = 1").fetchall()]
+        positions = [g.parse(t) for t in texts]
+        rng = random.Random(8)
+        positions += [rng.choice(g.images(p)) for p in positions]  # second player to move too
+        rng.shuffle(positions)  # the two tables' rows interleaved
+        assert {p.pieces for p in positions} == {1, 2}
+        result, distance, best = tb.lookup_arrays(GAME, *g.encode_batch(positions))
+        for p, res, dist, code in zip(positions, result.tolist(), distance.tolist(),
+                                      best.tolist()):
+            r = tb.lookup(p)
+            assert (res, dist) == ({"win": 1, "draw": 0, "loss": -1}[r.outcome], r.distance)
+            assert (g.move_text(p, code, 0) if code >= 0 else None) == r.best_move

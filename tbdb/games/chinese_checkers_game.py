@@ -313,9 +313,8 @@ class ChineseCheckersGame(Game):
         """boards int[n, N] (N = M * M cells row by row from the top tip: 0 empty, 1 first
         player, 2 second player) and movers int[n] (1 or 2).  Rows may differ in pieces a side
         (each row's table is the one of its piece count)."""
-        boards, movers, m = _check_batch(boards, movers)
+        boards, movers, m, pieces = _check_batch(boards, movers)
         n = len(boards)
-        pieces = (boards == 1).sum(axis=1)
         which = np.full(n, -1, np.int32)
         keys = np.zeros(n, np.int64)
         sym = np.zeros(n, np.int8)
@@ -331,8 +330,8 @@ class ChineseCheckersGame(Game):
             t = _table(m, p)
             which[rows] = len(tables)
             tables.append(t.name)
-            keys[rows], s = t.locate(boards[rows], movers[rows])
-            sym[rows] = _sym_code(s, m)
+            t.locate_rows(boards, movers, rows, keys, sym)
+            sym[rows] = _sym_code(sym[rows], m)
         return BatchLocation(tables, which, keys, sym, np.zeros(n, np.int8))
 
     def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
@@ -447,9 +446,9 @@ def _illegal_reason(position: Position) -> str:
     return "with 6 pieces, a goal cell its owner can never reach"
 
 
-def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int]:
-    """The batch arrays as int8 and the board size, or ``ValueError`` naming the first bad
-    row."""
+def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """The batch arrays as int8, the board size and each row's pieces a side, or
+    ``ValueError`` naming the first bad row."""
     boards = np.asarray(boards)
     movers = np.asarray(movers)
     if boards.ndim != 2 or boards.shape[1] not in BOARD_SQUARES or \
@@ -460,7 +459,9 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int]:
         if not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"{name} must be an integer array, not {arr.dtype}")
     m = BOARD_SQUARES[boards.shape[1]]
-    bad = np.flatnonzero(((boards < 0) | (boards > 2)).any(axis=1))
+    # two reductions find whether any cell is out of range; the rows are searched only then
+    bad = np.flatnonzero(((boards < 0) | (boards > 2)).any(axis=1)) \
+        if boards.size and (boards.min() < 0 or boards.max() > 2) else ()
     if len(bad):
         raise ValueError(f"row {int(bad[0])}: cells are 0 (empty), 1 or 2, got "
                          f"{boards[bad[0]].tolist()}")
@@ -468,12 +469,14 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int]:
     if len(bad):
         raise ValueError(f"row {int(bad[0])}: the player to move is 1 or 2, got "
                          f"{movers[bad[0]].item()!r}")
-    ones, twos = (boards == 1).sum(axis=1), (boards == 2).sum(axis=1)
+    boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))  # codes 0..2 by now
+    ones, twos = np.empty(len(boards), np.int64), np.empty(len(boards), np.int64)
+    kernels._piece_counts(boards, ones, twos)
     bad = np.flatnonzero((ones != twos) | ~np.isin(ones, PIECE_COUNTS) | (2 * ones > m * m))
     if len(bad):
         raise ValueError(f"row {int(bad[0])}: the players have {int(ones[bad[0]])} and "
                          f"{int(twos[bad[0]])} pieces; each has one of {PIECE_COUNTS}")
-    return (np.ascontiguousarray(boards, np.int8), np.ascontiguousarray(movers, np.int8), m)
+    return boards, np.ascontiguousarray(movers.astype(np.int8, copy=False)), m, ones
 
 
 def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: int,

@@ -207,9 +207,15 @@ class RhombusTable:
         movers = np.ascontiguousarray(movers, np.int8)
         slots = np.empty(len(boards), np.int64)
         syms = np.empty(len(boards), np.int8)
-        kernels._locate(boards, movers, self.pieces, self.block, self.mirror, self.binom,
-                        self.comb_a, self.class_of, self.mirror_rank, slots, syms)
+        self.locate_rows(boards, movers, np.arange(len(boards)), slots, syms)
         return slots, syms
+
+    def locate_rows(self, boards: np.ndarray, movers: np.ndarray, rows: np.ndarray,
+                    slots: np.ndarray, syms: np.ndarray) -> None:
+        """``locate`` of the rows ``rows`` names (int8 C-ordered arrays, trusted), written at
+        those rows of ``slots`` and ``syms``: a batch of several tables needs no copies."""
+        kernels._locate(boards, movers, rows, self.pieces, self.block, self.mirror, self.binom,
+                        self.comb_a, self.class_of, self.mirror_rank, slots, syms)
 
     def boards(self, slots: np.ndarray) -> np.ndarray:
         """int8[n, N] boards of slots in the stored frame: 1 the mover, 2 the opponent."""
