@@ -80,6 +80,56 @@ def run(board: int, pieces: int, workdir: str) -> list[dict]:
         {"name": f"{tag} rows into DuckDB per second of build", "value": round(rows / wall),
          "unit": "rows/s"},
         {"name": f"{tag} file size", "value": round(size / 2**20, 1), "unit": "MiB"},
+    ] + lookups(db, board, pieces, tag)
+
+
+def lookups(db: str, board: int, pieces: int, tag: str, n: int = 1_000_000) -> list[dict]:
+    """Load the table, then time single lookups (text in) and the batch form on n random
+    placements (rows whose mover has already won dropped: the batch refuses them)."""
+    import statistics
+
+    import numpy as np
+
+    import tbdb
+    from tbdb.games.chinese_checkers_game import _rhombus_rules
+
+    cells = board * board
+    rng = np.random.default_rng(0)
+    boards = np.zeros((n, cells), np.int8)
+    for i in range(n):
+        c = rng.choice(cells, 2 * pieces, replace=False)
+        boards[i, c[:pieces]] = 1
+        boards[i, c[pieces:]] = 2
+    movers = rng.integers(1, 3, n).astype(np.int8)
+    _, _, goals = _rhombus_rules(board, pieces)
+    for player in (1, 2):
+        at = boards[:, np.array(goals[player])]
+        won = (at != 0).all(axis=1) & (at == player).any(axis=1)
+        keep = ~(won & (movers == player))
+        boards, movers = boards[keep], movers[keep]
+    with tbdb.open(db) as tb:
+        t0 = time.perf_counter()
+        tb.load("chinese-checkers")
+        load_s = time.perf_counter() - t0
+        texts = [r[0] for r in tb.sql("SELECT position FROM cc_positions WHERE idx % 1009 = 3 "
+                                      "AND result <> 'illegal' LIMIT 2000").fetchall()]
+        times = []
+        for text in texts:
+            t0 = time.perf_counter_ns()
+            tb.lookup(text, game="chinese-checkers")
+            times.append(time.perf_counter_ns() - t0)
+        tb.lookup_arrays("chinese-checkers", boards[:100], movers[:100])
+        batch = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            tb.lookup_arrays("chinese-checkers", boards, movers)
+            batch.append(time.perf_counter() - t0)
+    return [
+        {"name": f"{tag} tb.load()", "value": round(load_s, 1), "unit": "s"},
+        {"name": f"{tag} lookup median (text in, loaded)",
+         "value": round(statistics.median(times[100:] or times) / 1000, 1), "unit": "us"},
+        {"name": f"{tag} lookup_arrays ({len(boards):,} random positions), median of 5",
+         "value": round(len(boards) / statistics.median(batch)), "unit": "positions/s"},
     ]
 
 

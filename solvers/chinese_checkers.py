@@ -694,6 +694,35 @@ def _piece_counts(boards, ones, twos):
         twos[r] = b
 
 
+@njit(cache=True, inline="always")
+def _locate_row(boards, movers, r, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
+                syms, mv, op, tmp):
+    """Slot and symmetry of row ``r`` written at ``r`` (``_locate``; mv, op, tmp: k scratch
+    each)."""
+    ncell = boards.shape[1]
+    ia = 0
+    ib = 0
+    if movers[r] == 1:
+        for c in range(ncell):
+            if boards[r, c] == 1:
+                mv[ia] = c
+                ia += 1
+            elif boards[r, c] == 2:
+                op[ib] = c
+                ib += 1
+    else:
+        for c in range(ncell - 1, -1, -1):
+            if boards[r, c] == 2:
+                mv[ia] = ncell - 1 - c
+                ia += 1
+            elif boards[r, c] == 1:
+                op[ib] = ncell - 1 - c
+                ib += 1
+    slots[r], mirrored = _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of, mirror_rank,
+                                  tmp)
+    syms[r] = (0 if movers[r] == 1 else 1) | (2 if mirrored else 0)
+
+
 @njit(cache=True, parallel=True)
 def _locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
             syms):
@@ -702,37 +731,23 @@ def _locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror
     bit 0 = turned 180 degrees with colours swapped (second player to move), bit 1 = mirrored.
     Those boards must hold k pieces a side.  Chunks of rows run in parallel, each with its own
     scratch."""
-    ncell = boards.shape[1]
     n = rows.shape[0]
     nchunk = (n + 4095) // 4096
     scratch = np.empty((nchunk, 3, k), np.int64)
     for ch in prange(nchunk):
-        mv = scratch[ch, 0]
-        op = scratch[ch, 1]
-        tmp = scratch[ch, 2]
         for j in range(ch * 4096, min(n, (ch + 1) * 4096)):
-            r = rows[j]
-            ia = 0
-            ib = 0
-            if movers[r] == 1:
-                for c in range(ncell):
-                    if boards[r, c] == 1:
-                        mv[ia] = c
-                        ia += 1
-                    elif boards[r, c] == 2:
-                        op[ib] = c
-                        ib += 1
-            else:
-                for c in range(ncell - 1, -1, -1):
-                    if boards[r, c] == 2:
-                        mv[ia] = ncell - 1 - c
-                        ia += 1
-                    elif boards[r, c] == 1:
-                        op[ib] = ncell - 1 - c
-                        ib += 1
-            slots[r], mirrored = _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of,
-                                          mirror_rank, tmp)
-            syms[r] = (0 if movers[r] == 1 else 1) | (2 if mirrored else 0)
+            _locate_row(boards, movers, rows[j], k, cb, mirror, binom, comb_a, class_of,
+                        mirror_rank, slots, syms, scratch[ch, 0], scratch[ch, 1], scratch[ch, 2])
+
+
+@njit(cache=True)
+def _locate_few(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank,
+                slots, syms):
+    """``_locate`` on one thread: a single lookup would wait microseconds for the thread pool."""
+    scratch = np.empty((3, k), np.int64)
+    for j in range(rows.shape[0]):
+        _locate_row(boards, movers, rows[j], k, cb, mirror, binom, comb_a, class_of,
+                    mirror_rank, slots, syms, scratch[0], scratch[1], scratch[2])
 
 
 @njit(cache=True)

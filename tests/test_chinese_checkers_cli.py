@@ -6,6 +6,7 @@ import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tbdb
@@ -197,3 +198,9 @@ def test_a_batch_mixing_piece_counts_answers_each_row_as_a_single_lookup(tmp_pat
             r = tb.lookup(p)
             assert (res, dist) == ({"win": 1, "draw": 0, "loss": -1}[r.outcome], r.distance)
             assert (g.move_text(p, code, 0) if code >= 0 else None) == r.best_move
+        # a batch of more than 4096 rows a table runs on every core: the same answers
+        reps = 2 + 3 * 4096 // len(positions)
+        boards, movers = g.encode_batch(positions)
+        big = tb.lookup_arrays(GAME, np.tile(boards, (reps, 1)), np.tile(movers, reps))
+        for small, large in zip((result, distance, best), big):
+            assert np.array_equal(np.tile(small, reps), large)

@@ -214,8 +214,9 @@ class RhombusTable:
                     slots: np.ndarray, syms: np.ndarray) -> None:
         """``locate`` of the rows ``rows`` names (int8 C-ordered arrays, trusted), written at
         those rows of ``slots`` and ``syms``: a batch of several tables needs no copies."""
-        kernels._locate(boards, movers, rows, self.pieces, self.block, self.mirror, self.binom,
-                        self.comb_a, self.class_of, self.mirror_rank, slots, syms)
+        kernel = kernels._locate if len(rows) > 4096 else kernels._locate_few
+        kernel(boards, movers, rows, self.pieces, self.block, self.mirror, self.binom,
+               self.comb_a, self.class_of, self.mirror_rank, slots, syms)
 
     def boards(self, slots: np.ndarray) -> np.ndarray:
         """int8[n, N] boards of slots in the stored frame: 1 the mover, 2 the opponent."""
