@@ -121,23 +121,27 @@ def _rows_text(cells, rows) -> str:
     return "/".join("".join(".123456"[cells[i]] for i in row) for row in rows)
 
 
+_CELL_CODES = bytes.maketrans(b".123456", bytes(range(7)))  # a cell's symbol -> its code
+
+
 def _parse_rows(text: str, body: str, rows, players: int, what: str) -> list[int]:
     parts = body.split("/")
     if len(parts) != len(rows):
         raise InvalidPositionError(f"malformed {what} position {text!r}: {len(parts)} rows, "
                                    f"expected {len(rows)}")
-    cells: list[int] = []
     symbols = "." + "123456"[:players]
     for part, row in zip(parts, rows):
         if len(part) != len(row):
             raise InvalidPositionError(f"malformed {what} position {text!r}: row {part!r} has "
                                        f"{len(part)} cells, expected {len(row)}")
-        for ch in part:
-            if ch not in symbols:
-                raise InvalidPositionError(f"malformed {what} position {text!r}: unknown cell "
-                                           f"{ch!r} (expected one of {symbols!r})")
-            cells.append(symbols.index(ch))
-    return cells
+    cells = "".join(parts)
+    unknown = set(cells).difference(symbols)
+    if unknown:
+        ch = next(c for c in cells if c in unknown)
+        raise InvalidPositionError(f"malformed {what} position {text!r}: unknown cell "
+                                   f"{ch!r} (expected one of {symbols!r})")
+    # every cell is one of the ASCII symbols now: translate them all at C speed
+    return list(cells.encode("ascii").translate(_CELL_CODES))
 
 
 def _moves_of(cells, nbr_array, player) -> list[tuple[Cell, Cell]]:
