@@ -117,8 +117,13 @@ def _check_path(cells: list[int], nbr, path: tuple[Cell, ...]) -> str | None:
     return None
 
 
+_CELL_SYMBOLS = bytes.maketrans(bytes(range(7)), b".123456")  # a cell's code -> its symbol
+
+
 def _rows_text(cells, rows) -> str:
-    return "/".join("".join(".123456"[cells[i]] for i in row) for row in rows)
+    """The rows joined by '/'; cells are numbered row by row, so each row is one slice."""
+    line = bytes(cells).translate(_CELL_SYMBOLS).decode("ascii")
+    return "/".join(line[row[0]:row[-1] + 1] for row in rows)
 
 
 _CELL_CODES = bytes.maketrans(b".123456", bytes(range(7)))  # a cell's symbol -> its code

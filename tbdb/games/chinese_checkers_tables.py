@@ -7,7 +7,7 @@ Table names: ``{m}x{m}-{p}`` for the rhombus (``7x7-3``: 7 x 7 board, 3 pieces a
 from __future__ import annotations
 
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 from math import comb
 
 import numpy as np
@@ -58,6 +58,7 @@ def raw_positions(board: int, pieces: int) -> int:
     return 2 * comb(n, pieces) * comb(n - pieces, pieces)
 
 
+@lru_cache(maxsize=None)  # every lookup checks its table is buildable: a few us of numpy
 def slots(board: int, pieces: int) -> int:
     """Slots of the table (without building it): mirror classes of the mover's set x the
     opponent's sets."""
