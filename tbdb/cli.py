@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
                             help="with --cluster: copy the values into the database (one "
                                  "self-contained file) instead of reading them from the "
                                  "Parquet files under --out")
-        gl = lg.add_parser(name, help=g.title, description=f"Look up a {g.title} position, "
+        gl = lg.add_parser(name, help=g.title, description=f"Look up a position: {g.title}; "
                                                            f"e.g. {g.sample!r}.")
         gl.add_argument("position", help=f"position text, e.g. {g.sample!r}, or '-' for stdin")
         _game_options(gl, g.lookup_options)
