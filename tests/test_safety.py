@@ -351,3 +351,27 @@ def test_a_really_full_disk(tmp_path):
         assert r.returncode == 0 and "3 tables" in r.stdout, r.stdout + r.stderr
     finally:
         subprocess.run(["umount", "-l", str(small)])
+
+
+def test_first_row_outside_names_the_first_row_of_any_batch_shape():
+    from tbdb.games.base import first_row_outside
+    assert first_row_outside(np.zeros((0, 9), np.int8), 0, 2) is None
+    assert first_row_outside(np.array([[0, 1], [2, 2]]), 0, 2) is None
+    assert first_row_outside(np.array([1, 2, 0, 3]), 1, 2) == 2  # 1-D: sides, movers
+    assert first_row_outside(np.array([[0, 0], [0, 300], [-5, 0]], np.int64), -1, 13) == 1
+    hands = np.zeros((4, 2, 8), np.int8)
+    hands[3, 1, 7] = -1
+    assert first_row_outside(hands, 0, 18) == 3
+
+
+@pytest.mark.parametrize("game, arrays, needle", [
+    ("tictactoe", (np.array([[0] * 9, [0] * 8 + [-1]]),), "row 1: cells are 0"),
+    ("chinese-checkers", (np.array([[1, 1] + [0] * 21 + [2, 2], [0] * 24 + [3]]),
+                          np.array([1, 1])), "row 1: cells are 0"),
+    ("chinese-checkers", (np.array([[1, 1] + [0] * 21 + [2, 2]] * 3), np.array([1, 2, 0])),
+     "row 2: the player to move is 1 or 2, got 0"),
+])
+def test_batch_range_errors_name_the_row(game, arrays, needle):
+    from tbdb import games
+    with pytest.raises(ValueError, match=needle):
+        games.get(game).batch_locate(*arrays)

@@ -131,6 +131,16 @@ class BatchLocation:
     plies: np.ndarray | None = None
 
 
+def first_row_outside(values: np.ndarray, low: int, high: int) -> int | None:
+    """The first row of a batch array (n, ...) holding a value outside ``low..high``, or None
+    (a batch's range check: two reductions say whether there is one, and only then are the
+    rows searched)."""
+    if not values.size or (values.min() >= low and values.max() <= high):
+        return None
+    outside = (values < low) | (values > high)
+    return int(np.flatnonzero(outside.reshape(len(values), -1).any(axis=1))[0])
+
+
 class Game:
     """Base class of every game; subclasses set the attributes and override the methods."""
     name: str = ""

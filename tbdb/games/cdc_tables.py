@@ -11,7 +11,7 @@ import numpy as np
 from tbdb.errors import InvalidMaterialError, InvalidOptionError, InvalidPositionError, \
     MissingTableError
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData, read_padded
+    TableData, first_row_outside, read_padded
 from tbdb.games.cdc import MAX_PER_SIDE, MAX_PIECES, Material, Move, Position, all_materials
 from tbdb.options import Option
 from tbdb.solvers import cdc as kernels
@@ -378,16 +378,14 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
     for name, arr in (("boards", boards), ("sides", sides)):
         if not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"{name} must be an integer array, not {arr.dtype}")
-    # two reductions find whether any code is out of range; the rows are searched only then
-    bad = np.flatnonzero(((boards < -1) | (boards > 13)).any(axis=1)) \
-        if boards.size and (boards.min() < -1 or boards.max() > 13) else ()
-    if len(bad):
-        raise ValueError(f"row {int(bad[0])}: piece codes are -1 (empty) or 0..13, got "
-                         f"{boards[bad[0]].tolist()}")
-    bad = np.flatnonzero((sides != 0) & (sides != 1))
-    if len(bad):
-        raise ValueError(f"row {int(bad[0])}: a side is 0 (red) or 1 (black), got "
-                         f"{sides[bad[0]].item()!r}")
+    bad = first_row_outside(boards, -1, 13)
+    if bad is not None:
+        raise ValueError(f"row {bad}: piece codes are -1 (empty) or 0..13, got "
+                         f"{boards[bad].tolist()}")
+    bad = first_row_outside(sides, 0, 1)
+    if bad is not None:
+        raise ValueError(f"row {bad}: a side is 0 (red) or 1 (black), got "
+                         f"{sides[bad].item()!r}")
     boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))
     bad = kernels._first_overfull(boards, np.array(MAX_PER_SIDE * 2, np.int64), MAX_PIECES)
     if bad >= 0:

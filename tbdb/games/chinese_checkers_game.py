@@ -24,7 +24,8 @@ from functools import lru_cache
 import numpy as np
 
 from tbdb.errors import InvalidOptionError, InvalidPositionError, MissingTableError
-from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData
+from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
+    first_row_outside
 from tbdb.games.chinese_checkers import (STAR_SEATS, Position, StarPosition, _blocked,
                                          _rhombus_rules, check_players, perft_divide)
 from tbdb.games.chinese_checkers_distance import (MOVE_RADIX, PREFIX, DistanceValues,
@@ -459,16 +460,13 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         if not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"{name} must be an integer array, not {arr.dtype}")
     m = BOARD_SQUARES[boards.shape[1]]
-    # two reductions find whether any cell is out of range; the rows are searched only then
-    bad = np.flatnonzero(((boards < 0) | (boards > 2)).any(axis=1)) \
-        if boards.size and (boards.min() < 0 or boards.max() > 2) else ()
-    if len(bad):
-        raise ValueError(f"row {int(bad[0])}: cells are 0 (empty), 1 or 2, got "
-                         f"{boards[bad[0]].tolist()}")
-    bad = np.flatnonzero((movers != 1) & (movers != 2))
-    if len(bad):
-        raise ValueError(f"row {int(bad[0])}: the player to move is 1 or 2, got "
-                         f"{movers[bad[0]].item()!r}")
+    bad = first_row_outside(boards, 0, 2)
+    if bad is not None:
+        raise ValueError(f"row {bad}: cells are 0 (empty), 1 or 2, got {boards[bad].tolist()}")
+    bad = first_row_outside(movers, 1, 2)
+    if bad is not None:
+        raise ValueError(f"row {bad}: the player to move is 1 or 2, got "
+                         f"{movers[bad].item()!r}")
     boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))  # codes 0..2 by now
     ones, twos = np.empty(len(boards), np.int64), np.empty(len(boards), np.int64)
     kernels._piece_counts(boards, ones, twos)

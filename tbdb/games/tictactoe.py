@@ -18,7 +18,7 @@ import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData
+    TableData, first_row_outside
 from tbdb.solvers import tictactoe as kernels
 
 _TEXT = re.compile(r"[xo.]{9}")
@@ -209,10 +209,10 @@ class TicTacToeGame(Game):
             raise ValueError(f"expected boards of shape (n, 9), got {boards.shape}")
         if not np.issubdtype(boards.dtype, np.integer):
             raise ValueError(f"boards must be an integer array, not {boards.dtype}")
-        bad = np.flatnonzero(((boards < 0) | (boards > 2)).any(axis=1))
-        if len(bad):
-            raise ValueError(f"row {int(bad[0])}: cells are 0 (empty), 1 (x) or 2 (o), got "
-                             f"{boards[bad[0]].tolist()}")
+        bad = first_row_outside(boards, 0, 2)
+        if bad is not None:
+            raise ValueError(f"row {bad}: cells are 0 (empty), 1 (x) or 2 (o), got "
+                             f"{boards[bad].tolist()}")
         for r, row in enumerate(boards.tolist()):
             problem = TicTacToePosition(tuple(row))._impossible()
             if problem:
