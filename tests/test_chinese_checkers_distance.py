@@ -228,3 +228,16 @@ def test_check_finds_a_wrong_entry():
     far = int(np.argmax(dist))
     wrong[far] = 1
     assert (table.check(wrong) == 2).any()
+
+
+def test_cc_positions_holds_the_rhombus_tables_only(tmp_path):
+    # beside distance tables, cc_positions once gave each placement a row with no position
+    path = str(tmp_path / "both.duckdb")
+    tbdb.build(GAME, db=path, distance=2, progress=False)
+    tbdb.build(GAME, db=path, board=3, pieces=1, progress=False)
+    with tbdb.open(path) as tb:
+        rows = tb.sql("SELECT table_name, count(*), count(position) FROM cc_positions "
+                      "GROUP BY table_name").fetchall()
+        stored = tb.sql("SELECT stored_rows FROM cc_tables WHERE table_name = '3x3-1'"
+                        ).fetchall()[0][0]
+    assert rows == [("3x3-1", stored, stored)]

@@ -65,7 +65,9 @@ JOIN cc_tables AS t USING (table_id)
 -- LEFT joins (every stored slot has both texts): with inner joins DuckDB joined the texts to
 -- the table first and every value row to all of them, and a count over 7x7-3 ran for hours
 LEFT JOIN tb_texts AS a ON a.layout = t.layout AND a.idx = v.idx // t.block
-LEFT JOIN tb_texts AS b ON b.layout = t.layout AND b.idx = -1 - v.idx % t.block;
+LEFT JOIN tb_texts AS b ON b.layout = t.layout AND b.idx = -1 - v.idx % t.block
+-- the rhombus tables only: a star-distance-K table has no board (its rows are in cc_distance)
+WHERE t.board IS NOT NULL;
 
 
 -- ------------------------------------------------------------------ star distance tables
