@@ -91,6 +91,7 @@ def lookups(db: str, board: int, pieces: int, tag: str, n: int = 1_000_000) -> l
     import numpy as np
 
     import tbdb
+    from run import call_seconds, lookup_median_us
     from tbdb.games.chinese_checkers_game import _rhombus_rules
 
     cells = board * board
@@ -113,21 +114,13 @@ def lookups(db: str, board: int, pieces: int, tag: str, n: int = 1_000_000) -> l
         load_s = time.perf_counter() - t0
         texts = [r[0] for r in tb.sql("SELECT position FROM cc_positions WHERE idx % 1009 = 3 "
                                       "AND result <> 'illegal' LIMIT 2000").fetchall()]
-        times = []
-        for text in texts:
-            t0 = time.perf_counter_ns()
-            tb.lookup(text, game="chinese-checkers")
-            times.append(time.perf_counter_ns() - t0)
+        median_us = lookup_median_us(tb, texts, game="chinese-checkers")
         tb.lookup_arrays("chinese-checkers", boards[:100], movers[:100])
-        batch = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            tb.lookup_arrays("chinese-checkers", boards, movers)
-            batch.append(time.perf_counter() - t0)
+        batch = call_seconds(lambda: tb.lookup_arrays("chinese-checkers", boards, movers))
     return [
         {"name": f"{tag} tb.load()", "value": round(load_s, 1), "unit": "s"},
         {"name": f"{tag} lookup median (text in, loaded)",
-         "value": round(statistics.median(times[100:] or times) / 1000, 1), "unit": "us"},
+         "value": round(median_us, 1), "unit": "us"},
         {"name": f"{tag} lookup_arrays ({len(boards):,} random positions), median of 5",
          "value": round(len(boards) / statistics.median(batch)), "unit": "positions/s"},
     ]

@@ -93,6 +93,29 @@ def cdc_build(db: str, max_pieces: int) -> list[dict]:
     ]
 
 
+def call_seconds(call, repeats: int = 5) -> list[float]:
+    """Wall seconds of each of ``repeats`` calls of ``call()``."""
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        call()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def lookup_median_us(tb, texts: list[str], warm: int = 50, **options) -> float:
+    """Median microseconds of ``tb.lookup`` over ``texts``, after the first ``warm`` of them
+    (the table in memory, the kernels compiled)."""
+    for t in texts[:warm]:
+        tb.lookup(t, **options)
+    times = []
+    for t in texts:
+        t0 = time.perf_counter_ns()
+        tb.lookup(t, **options)
+        times.append(time.perf_counter_ns() - t0)
+    return statistics.median(times) / 1000
+
+
 def lookups(db: str) -> list[dict]:
     import tbdb
     from tbdb.games.cdc import Position
@@ -101,14 +124,7 @@ def lookups(db: str) -> list[dict]:
                       "LIMIT 1").fetchall()[0][0]
     texts = [r[0] for r in tb.sql("SELECT position FROM cdc_positions WHERE material = ? "
                                   "AND idx % 101 = 7 LIMIT 4000", params=[material]).fetchall()]
-    for t in texts[:50]:
-        tb.lookup(t)  # warm: the table is in memory and the kernels compiled
-    times = []
-    for t in texts:
-        t0 = time.perf_counter_ns()
-        tb.lookup(t)
-        times.append(time.perf_counter_ns() - t0)
-    median_us = statistics.median(times) / 1000
+    median_us = lookup_median_us(tb, texts)
     # the batch form: a million random placements of the materials of the sample
     positions = [Position.parse(t) for t in texts]
     rng = np.random.default_rng(0)
@@ -123,11 +139,7 @@ def lookups(db: str) -> list[dict]:
     # the first million-row call can also pay for fresh pages from the OS (before the batch
     # kernels stopped copying the boards, 1.7x as long as later calls); an engine probes over
     # and over, so the median of five is reported beside it
-    batch_s = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        tb.lookup_arrays("cdc", boards, sides)
-        batch_s.append(time.perf_counter() - t0)
+    batch_s = call_seconds(lambda: tb.lookup_arrays("cdc", boards, sides))
     tb.close()
     return [
         {"name": f"lookup median, warm table ({material})", "value": round(median_us, 2),
