@@ -1,7 +1,10 @@
 """The Python query API: ``tbdb.open(path)`` and ``tbdb.lookup(position)``."""
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Iterable
+
+import duckdb
 
 from tbdb import games
 from tbdb.errors import MissingTableError, TbdbError
@@ -10,7 +13,7 @@ from tbdb.options import check_names, resolve
 from tbdb import sql_functions
 from tbdb.probe import ProbeStats, Prober
 from tbdb.results import LookupResult
-from tbdb.store import Store, default_db_path
+from tbdb.store import Store, damaged, default_db_path, is_damage
 
 
 class ClosedError(TbdbError, ValueError):
@@ -42,6 +45,17 @@ class Tablebase:
                 return g
         return games.guess(str(position))
 
+    @contextlib.contextmanager
+    def _reading(self):
+        """DuckDB's error for a block it cannot read (the file cut short or overwritten) as
+        ``DamagedDatabaseError`` naming the file."""
+        try:
+            yield
+        except duckdb.Error as exc:
+            if is_damage(exc):
+                raise damaged(self.path, exc) from exc
+            raise
+
     def _check_open(self) -> None:
         if self.closed:
             raise ClosedError(f"tablebase {self.path!r} is closed")
@@ -53,7 +67,8 @@ class Tablebase:
         self._check_open()
         g = self._game(position, game)
         opts = resolve(f"{g.name} lookup", g.lookup_options, options)
-        return self.prober.lookup(g, position, **opts)
+        with self._reading():
+            return self.prober.lookup(g, position, **opts)
 
     def get(self, position: Any, *, game: str | None = None, **options) -> LookupResult | None:
         """As ``lookup``, but None for a position whose table is not built."""
@@ -73,7 +88,8 @@ class Tablebase:
         self._check_open()
         g = games.get(game)
         check_names(f"{g.name} lookup_arrays", g.lookup_options, options)
-        return self.prober.lookup_arrays(g, *arrays, **options)  # the game checks the arrays
+        with self._reading():
+            return self.prober.lookup_arrays(g, *arrays, **options)  # the game checks them
 
     def load(self, game: str, *tables: str) -> int:
         """Read tables of ``game`` into memory now (every built one when none is named), so
@@ -87,7 +103,8 @@ class Tablebase:
         before = self.prober.stats.tables_loaded
         for name in names:
             table = g.check_table(name)
-            self.prober.table(g, table, f"table {table!r}", full=True)
+            with self._reading():
+                self.prober.table(g, table, f"table {table!r}", full=True)
         return self.prober.stats.tables_loaded - before
 
     def stats(self) -> ProbeStats:

@@ -15,7 +15,7 @@ import sys
 import duckdb
 
 from tbdb.options import resolve
-from tbdb.store import DEFAULT_DB_ENV, default_db_path, is_disk_full
+from tbdb.store import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, is_disk_full
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
@@ -177,11 +177,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tbdb {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except duckdb.Error as exc:
+        db = getattr(args, "db", None) or default_db_path()
+        if is_damage(exc):  # a block DuckDB read while answering: cut short or overwritten
+            print(f"tbdb {args.command}: error: {damaged(db, exc)}", file=sys.stderr)
+            return 2
         if not is_disk_full(exc):
             raise
         # the disk filled outside a table's transaction (opening, views, checkpoints): a table
         # is only ever kept whole, so rerunning after freeing space resumes
-        db = getattr(args, "db", None) or default_db_path()
         print(f"tbdb {args.command}: error: the disk holding {db!r} is full: free space and run "
               f"the same command again (finished tables are kept)", file=sys.stderr)
         return 2

@@ -18,6 +18,7 @@ engine's ``Game`` API only); Dask is an optional extra (``tbdb[cluster]``).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -133,6 +134,10 @@ def _export(store: Store, g, out: str, table: str) -> None:
     write_table_files(out, g.name, table, data, seconds or 0.0)
 
 
+# how long to try reaching a scheduler (the tests shorten it)
+CONNECT_TIMEOUT = "30s"
+
+
 def _client(cluster: str, workers: int | None):
     distributed = _dask()
     if cluster == "local":
@@ -141,10 +146,20 @@ def _client(cluster: str, workers: int | None):
                                          dashboard_address=None)
         return distributed.Client(local), local, max(1, (os.cpu_count() or 1) // n)
     try:
-        return distributed.Client(cluster, timeout="30s"), None, None
+        return distributed.Client(cluster, timeout=CONNECT_TIMEOUT), None, None
     except OSError as exc:
         raise InvalidOptionError(f"--cluster {cluster!r}: cannot reach the scheduler "
                                  f"({exc})") from None
+
+
+@contextlib.contextmanager
+def _close_on_error(client):
+    try:
+        yield
+    except BaseException:
+        if client is not None:
+            client.close()
+        raise
 
 
 def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | None = "local",
@@ -181,11 +196,21 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
                                      f"address such as tcp://HOST:8786")
         if workers is not None and workers < 1:
             raise InvalidOptionError(f"--workers {workers}: give at least 1")
-    place.makedirs(place.root)
     path = str(db) if db is not None else default_db_path()
     start = time.perf_counter()
     summary = ClusterSummary(g.name, path, len(tables))
-    with Store(path) as store:
+    remote = None
+    if client is None and cluster != "local":
+        # reach the scheduler before creating anything: one that cannot be reached leaves
+        # neither a new database nor the --out directory behind
+        client, _, threads = _client(cluster, workers)
+        remote = client
+        summary.start_seconds = time.perf_counter() - start
+        summary.workers = len(client.scheduler_info()["workers"])
+    with _close_on_error(remote):
+        place.makedirs(place.root)
+        store = Store(path)
+    with store:
         store.plan(g.name, tables)
         states = store.states(g.name)
         for t in rebuild:
@@ -230,6 +255,8 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
             if own is not None:
                 client.close()
                 own.close()
+            elif remote is not None:
+                remote.close()
     summary.values_in = "the database" if copy else f"Parquet files under {out!r}"
     summary.seconds = time.perf_counter() - start
     return summary
@@ -320,6 +347,9 @@ def import_values(db: str | None, out: str) -> ImportSummary:
     place = OutDir.of(out)
     if place.size(place.root) is None and not place.listdir(place.root):
         raise FileNotFoundError(f"no directory {out!r} to import tables from")
+    if place.local and not os.path.isdir(place.root):
+        raise NotADirectoryError(f"{out!r} is not a directory: give the --out directory of "
+                                 f"the build to import tables from")
     summary = ImportSummary(path, str(out))
     with Store(path) as store:
         recorded = store.query("SELECT t.game, t.table_name, f.table_id, f.sha256 "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tbdb.errors import InvalidOptionError
+from tbdb.safe_files import publish
 
 
 class OutUnavailableError(InvalidOptionError):
@@ -52,14 +53,16 @@ class OutDir:
             self.fs.makedirs(path, exist_ok=True)
 
     def open(self, path: str, mode: str):
-        return open(path, mode) if self.fs is None else self.fs.open(path, mode)
+        """``mode`` 'wb' makes a new file: locally it is created exclusively, so a link planted
+        at the (fresh, temporary) name is refused rather than written through."""
+        if self.fs is None:
+            return open(path, "xb" if mode == "wb" else mode)
+        return self.fs.open(path, mode)
 
     def publish(self, tmp: str, final: str) -> None:
         """Make a completely written temporary file the final one."""
         if self.fs is None:
-            with open(tmp, "rb") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, final)
+            publish(tmp, final)
         else:
             self.fs.mv(tmp, final)
 

@@ -40,6 +40,11 @@ class NotADatabaseError(TbdbError, ValueError):
     tbdb database this version cannot read (written by a newer tbdb, or needing an upgrade)."""
 
 
+class DamagedDatabaseError(NotADatabaseError):
+    """A tbdb database file that DuckDB cannot read whole: cut short (truncated), or with
+    blocks overwritten (their checksums do not match)."""
+
+
 class DamagedTableError(TbdbError, KeyError):
     """A built table is missing rows it must have."""
 

@@ -18,6 +18,7 @@ import sys
 import duckdb
 
 from tbdb.errors import TbdbError
+from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
 
 BATCH = 10_000
 READING = {"SELECT", "EXPLAIN", "PRAGMA"}  # statement types tbdb sql runs
@@ -56,10 +57,19 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else text
 
 
+def _raise_damage(exc: duckdb.Error) -> None:
+    """A damaged file is not the query's fault: DuckDB's error goes on to ``tbdb.cli``, which
+    names the file and what to do."""
+    from tbdb.store import is_damage
+    if is_damage(exc):
+        raise exc
+
+
 def _execute(con, query: str):
     try:
         return con.execute(query)
     except duckdb.Error as exc:
+        _raise_damage(exc)
         raise SqlError(_first_line(str(exc))) from None
 
 
@@ -73,6 +83,7 @@ def run(args) -> int:
                                                and os.path.samefile(target, path)):
             raise SqlError(f"--parquet {args.parquet!r} is the database itself; name another "
                            f"file")
+        check_target(args.parquet, "--parquet")  # before the query runs: nothing half-done
     with tbdb.open(path) as tb:
         con = tb.store.con
         try:  # no statement may undo READ_CONFIG
@@ -116,6 +127,7 @@ def _batches(cur):
         try:
             rows = cur.fetchmany(BATCH)
         except duckdb.Error as exc:
+            _raise_damage(exc)
             raise SqlError(_first_line(str(exc))) from None
         if not rows:
             return
@@ -133,8 +145,9 @@ def _json_value(v):
 
 
 def _write_parquet(con, query: str, path: str) -> None:
-    """Every row to ``path`` through a temporary file (renamed when complete), streamed in
-    Arrow batches from a relation (a DB-API result would copy every row first)."""
+    """Every row to ``path`` through a fresh temporary file (``tbdb.safe_files``: renamed when
+    complete, never written through a link), streamed in Arrow batches from a relation (a
+    DB-API result would copy every row first)."""
     import pyarrow.parquet as pq
     try:
         relation = con.sql(query)
@@ -144,16 +157,17 @@ def _write_parquet(con, query: str, path: str) -> None:
         fetch = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
         reader = fetch(BATCH * 10)
     except duckdb.Error as exc:
+        _raise_damage(exc)
         raise SqlError(_first_line(str(exc))) from None
-    tmp = f"{path}.tbdb-partial"
+    check_target(path, "--parquet")
+    fd, tmp = temporary_beside(path)
     try:
-        with pq.ParquetWriter(tmp, reader.schema) as writer:
+        with os.fdopen(fd, "wb") as f, pq.ParquetWriter(f, reader.schema) as writer:
             for batch in reader:
                 writer.write_batch(batch)
-        os.replace(tmp, path)
+        publish(tmp, path)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        remove_quietly(tmp)
 
 
 def _print_table(cur, columns: list[str], limit: int | None) -> None:

@@ -18,6 +18,9 @@ import datetime as dt
 import json
 import os
 import re
+import shutil
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -26,8 +29,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tbdb.errors import (DatabaseBusyError, MissingTableError, MissingValuesFileError,
-                         NotADatabaseError)
+from tbdb.errors import (DamagedDatabaseError, DatabaseBusyError, MissingTableError,
+                         MissingValuesFileError, NotADatabaseError)
+from tbdb.safe_files import kind, plain_mode
 
 DEFAULT_DB_ENV = "TBDB_DB"
 DEFAULT_DB = "tbdb.duckdb"
@@ -105,20 +109,68 @@ def _busy(path: str, exc: Exception):
 
 
 def check_path(path: str, create: bool) -> None:
-    """Clear errors for paths DuckDB would answer with a cryptic one."""
-    if os.path.isdir(path):
+    """Clear errors for paths DuckDB would answer with a cryptic one, or hang on: only a
+    regular file (or, to create, a new path) is ever opened.  ``os.stat`` only: opening a FIFO
+    would wait for a writer forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise NotADatabaseError(f"cannot open {path!r}: {exc.strerror}") from None
+    if mode is not None and stat.S_ISDIR(mode):
         raise NotADatabaseError(f"{path!r} is a directory, not a database file")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise NotADatabaseError(f"{path!r} is {kind(mode)}, not a database file; tbdb opens "
+                                f"only regular files")
     parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.exists(path):
+    if mode is None:
         if not create:
             raise FileNotFoundError(f"no tbdb database at {path!r}")
         if not os.path.isdir(parent):
             raise FileNotFoundError(f"cannot create {path!r}: directory {parent!r} does not exist")
         if not os.access(parent, os.W_OK):
             raise PermissionError(f"cannot create {path!r}: directory {parent!r} is not writable")
-    elif create and (not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222):
+        return
+    if os.path.getsize(path) == 0:
+        # not created over: an empty file may be someone's placeholder, and DuckDB refuses it
+        raise NotADatabaseError(f"{path!r} is an empty file (0 bytes), not a tbdb database: "
+                                f"remove it, or name a new path, for `tbdb build` to create one")
+    if create and (not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222):
         # the mode bits too: root may write anything, but a file made read-only means "keep"
         raise PermissionError(f"database {path!r} is read-only; a build needs to write it")
+
+
+# what DuckDB says of a file cut short or with blocks overwritten
+_DAMAGE = ("corrupt database file", "could not read enough bytes", "does not match stored checksum")
+
+
+def is_damage(exc: BaseException) -> bool:
+    return any(d in str(exc).lower() for d in _DAMAGE)
+
+
+def damaged(path: str, exc: BaseException) -> DamagedDatabaseError:
+    """The error for a database file DuckDB cannot read whole (``exc``: what DuckDB said)."""
+    return DamagedDatabaseError(
+        f"database {path!r} is damaged (cut short or overwritten: {_first_line(str(exc))}): "
+        f"not a tbdb database tbdb can read; restore it from a copy, or build its tables "
+        f"again into a new file")
+
+
+def check_blocks(con, path: str) -> None:
+    """Read every row of every table once, so DuckDB checks every block's checksum: what a
+    build, an upgrade or an import does before writing a byte (a file with a block overwritten
+    is refused, not built on).  Linear in the file's size; readers skip it (a lookup reads a
+    few blocks, and a damaged one fails then)."""
+    tables = con.execute("SELECT schema_name, table_name FROM duckdb_tables() WHERE "
+                         "database_name = current_database()").fetchall()
+    try:
+        for schema, table in tables:
+            con.execute(f'SELECT count(hash(t)) FROM "{schema}"."{table}" AS t').fetchall()
+    except duckdb.Error as exc:
+        if is_damage(exc):
+            raise damaged(path, exc) from None
+        raise
 
 
 def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -132,9 +184,13 @@ def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
         text = str(exc)
         if "lock" in text:
             _busy(path, exc)
+        if is_damage(exc):
+            raise damaged(path, exc) from exc
         raise NotADatabaseError(f"{path!r} is not a tbdb database: DuckDB cannot open it "
                                 f"({_first_line(text)})") from exc
     except (duckdb.Error, RuntimeError) as exc:
+        if is_damage(exc):
+            raise damaged(path, exc) from exc
         raise NotADatabaseError(f"{path!r} is not a tbdb database: DuckDB cannot open it "
                                 f"({_first_line(str(exc))})") from exc
     try:
@@ -173,6 +229,40 @@ def _seal(con) -> None:
     if on:  # never leave a reader able to touch other files
         raise NotADatabaseError("cannot switch off DuckDB's external access for a read-only "
                                 "connection")
+
+
+def remove_stale_creations(path: str) -> None:
+    """Remove what builds killed while creating ``path`` left beside it
+    (``<path>.creating-<pid>...``), but only where that process is gone: a live build's is
+    in use."""
+    head, name = os.path.split(os.path.abspath(path))
+    found = re.compile(re.escape(name) + r"\.creating-(\d+)")
+    for entry in os.listdir(head):
+        m = found.match(entry)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        leftover = os.path.join(head, entry)
+        if os.path.isdir(leftover) and not os.path.islink(leftover):
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            try:
+                os.remove(leftover)
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # this process's own (a thread of it creating the file now)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    except OverflowError:
+        return False
+    return True
 
 
 def _first_line(text: str) -> str:
@@ -222,14 +312,16 @@ class Store:
 
     def _create(self) -> None:
         """A new file appears with its whole schema or not at all: the schema is made in a
-        temporary file beside it, which is then linked into place (a build killed while
-        creating leaves no half-made database behind, and of two builds creating the same file
-        at once the second finds the first's)."""
+        fresh private directory beside it (``<path>.creating-<pid>-<random>``, made
+        exclusively: no link planted there is followed), and the file is then linked into
+        place (a build killed while creating leaves no half-made database behind, and of two
+        builds creating the same file at once the second finds the first's).  What builds
+        killed while creating left (their process is gone) is removed first."""
         path = self.path
-        tmp = f"{path}.creating-{os.getpid()}"
-        for leftover in (tmp, tmp + ".wal"):
-            if os.path.exists(leftover):
-                os.remove(leftover)
+        remove_stale_creations(path)
+        head, name = os.path.split(os.path.abspath(path))
+        work = tempfile.mkdtemp(prefix=f"{name}.creating-{os.getpid()}-", dir=head)
+        tmp = os.path.join(work, name)
         self.path = tmp
         try:
             self._migrate()
@@ -237,6 +329,7 @@ class Store:
                 con = connect(tmp, read_only=False)
                 con.execute("CHECKPOINT")
                 con.close()
+            os.chmod(tmp, plain_mode())  # not the directory's 0700 privacy: a plain file's
             try:
                 os.link(tmp, path)
             except FileExistsError:
@@ -246,9 +339,7 @@ class Store:
                     os.replace(tmp, path)
         finally:
             self.path = path
-            for leftover in (tmp, tmp + ".wal"):
-                if os.path.exists(leftover):
-                    os.remove(leftover)
+            shutil.rmtree(work, ignore_errors=True)
 
     def _require_values_files(self) -> None:
         """``MissingValuesFileError`` naming the first Parquet file the catalogue records that
@@ -276,11 +367,17 @@ class Store:
             try:
                 rev = self.revision(con)
                 tables = con.execute("SELECT count(*) FROM duckdb_tables()").fetchall()[0][0]
+                if rev is not None:
+                    check_blocks(con, self.path)  # whole before a byte is written
             finally:
                 con.close()
             if rev is None and tables:
                 raise NotADatabaseError(f"{self.path!r} is a DuckDB file with other tables, not "
                                         f"a tbdb database; tbdb will not add its tables to it")
+            if rev is None:  # an empty DuckDB file is someone else's too: only new paths
+                raise NotADatabaseError(f"{self.path!r} is a DuckDB file without tables, not a "
+                                        f"tbdb database; tbdb creates its databases only at "
+                                        f"new paths: remove it or name another")
             if rev is not None and rev not in revisions():
                 raise NotADatabaseError(f"database {self.path!r} was written by a newer tbdb "
                                         f"(schema {rev!r}): upgrade tbdb to build into it")

@@ -13,6 +13,7 @@ import threading
 from importlib import resources
 from typing import Any
 
+import duckdb
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
@@ -21,10 +22,11 @@ from starlette.staticfiles import StaticFiles
 
 import tbdb
 from tbdb import games
-from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError, TbdbError,
-                         UnknownGameError, quote)
+from tbdb.errors import (DamagedDatabaseError, DamagedTableError, InvalidOptionError,
+                         MissingTableError, TbdbError, UnknownGameError, quote)
 from tbdb.lookup_json import lookup_json
 from tbdb.options import resolve
+from tbdb.store import damaged, is_damage
 from tbdb.web.histogram import histogram
 
 STATIC = resources.files("tbdb.web") / "static"
@@ -148,24 +150,29 @@ def _plain(value: Any) -> Any:
 
 
 def _error(exc: Exception) -> JSONResponse:
-    """Malformed input: 400; a missing table or an unknown game: 404; a damaged table: 500.
+    """Malformed input: 400; a missing table or an unknown game: 404; a damaged table or
+    file: 500.
     Every message is tbdb's one line, which quotes the input."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, (MissingTableError, UnknownGameError)):
         status = 404
-    elif isinstance(exc, DamagedTableError):
+    elif isinstance(exc, (DamagedTableError, DamagedDatabaseError)):
         status = 500
     else:
         status = 400
     return JSONResponse({"error": text}, status_code=status)
 
 
-def _guarded(fn):
+def _guarded(fn, db: str):
     def endpoint(request: Request):
         try:
             return JSONResponse(fn(request))
         except (TbdbError, ValueError, KeyError) as exc:
             return _error(exc)
+        except duckdb.Error as exc:
+            if not is_damage(exc):
+                raise
+            return _error(damaged(db, exc))  # a block read for this request is damaged
     return endpoint
 
 
@@ -181,14 +188,14 @@ def create_app(db: str) -> Starlette:
         def endpoint(request: Request):
             if request.path_params["game"] not in games.names():
                 return unknown_game(request)
-            return _guarded(fn)(request)
+            return _guarded(fn, db)(request)
         return endpoint
 
     routes = [
         Route("/", lambda request: FileResponse(str(STATIC / "index.html"))),
         Route("/stats", lambda request: FileResponse(str(STATIC / "stats.html"))),
-        Route("/api/games", _guarded(lambda request: explorer.games())),
-        Route("/api/tables", _guarded(lambda request: explorer.tables())),
+        Route("/api/games", _guarded(lambda request: explorer.games(), db)),
+        Route("/api/tables", _guarded(lambda request: explorer.tables(), db)),
         # a table name may hold '/' (uttt's 'standard/from/...'): the path convertor takes it
         Route("/api/tables/{game}/{table:path}/histogram", game_route(
             lambda request: explorer.histogram(request.path_params["game"],
