@@ -438,7 +438,7 @@ def _upgrade(args) -> int:
     from tbdb.store import Store, check_path, connect, head_revision
     path = args.db or default_db_path()
     check_path(path, create=False)
-    con = connect(path, read_only=True)
+    con = connect(path, read_only=True, values=False)
     try:
         tbdb_file = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = "
                                 "'alembic_version'").fetchall()[0][0]

@@ -173,10 +173,12 @@ def check_blocks(con, path: str) -> None:
         raise
 
 
-def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection with tbdb's settings; DuckDB's errors turned into tbdb's."""
+def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with tbdb's settings; DuckDB's errors turned into tbdb's.
+    ``values=False``: a read-only connection that will not read tables' values (a look at the
+    schema), so the values files are not verified and stay closed to it."""
     # read-only: external access is switched off once the Parquet files the catalogue records
-    # are allowed (``_seal``): DuckDB takes that list only while access is still on
+    # that verify are allowed (``_seal``): DuckDB takes that list only while access is still on
     config = dict(_NO_EXTENSIONS if read_only else WRITE_CONFIG)
     try:
         con = duckdb.connect(path, read_only=read_only, config=config)
@@ -199,7 +201,9 @@ def connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
         pass  # this process already holds the file with its configuration locked (tbdb sql)
     if read_only:
         try:
-            _seal(con)
+            from tbdb.untrusted import check_catalogue, readable_paths
+            check_catalogue(con, path)  # before any query on the file's tables
+            _seal(con, readable_paths(con, path) if values else [])
         except BaseException:
             con.close()
             raise
@@ -215,17 +219,17 @@ def values_files(con) -> list[str]:
         return []
 
 
-def _seal(con) -> None:
-    """READ_CONFIG on a read-only connection, with exactly the Parquet files the catalogue
-    records readable (the view ``tb_index_values`` reads them) and nothing else outside."""
-    paths = values_files(con)
+def _seal(con, paths: list[str]) -> None:
+    """READ_CONFIG on a read-only connection, with exactly the verified Parquet files ``paths``
+    readable (the view ``tb_index_values`` reads them) and nothing else outside."""
     try:
         if paths:
             con.execute("SET allowed_paths = ?", [paths])
         con.execute("SET enable_external_access = false")
     except duckdb.InvalidInputException:
         pass  # an earlier connection of this process to the file sealed it (and maybe locked it)
-    (on,), = con.execute("SELECT current_setting('enable_external_access')").fetchall()
+    (on,), = con.execute("SELECT system.main.current_setting('enable_external_access')"
+                         ).fetchall()
     if on:  # never leave a reader able to touch other files
         raise NotADatabaseError("cannot switch off DuckDB's external access for a read-only "
                                 "connection")
@@ -280,7 +284,8 @@ class Store:
             self.con = connect(self.path, read_only=True)
             try:
                 self._require_current()
-                self._require_values_files()
+                from tbdb.untrusted import apply_own_views
+                apply_own_views(self.con, index_view_sql(self._require_values_files()))
             except BaseException:
                 self.con.close()
                 raise
@@ -341,16 +346,16 @@ class Store:
             self.path = path
             shutil.rmtree(work, ignore_errors=True)
 
-    def _require_values_files(self) -> None:
-        """``MissingValuesFileError`` naming the first Parquet file the catalogue records that
-        is not there as recorded: every query of ``tb_index_values`` reads them all."""
-        rows = self.query("SELECT t.game, t.table_name, f.path, f.rows, f.bytes, f.sha256 "
-                          "FROM tb_index_files f JOIN tb_tables t USING (table_id) "
-                          "ORDER BY f.path")
-        bad = []
-        for game, table, *f in rows:
+    def _require_values_files(self) -> list[str]:
+        """The Parquet files the catalogue records, else ``MissingValuesFileError`` naming the
+        first that is not there as recorded (every query of ``tb_index_values`` reads them
+        all), or ``NotADatabaseError`` for one recorded where tbdb never puts one."""
+        from tbdb.untrusted import recorded_files
+        bad, paths = [], []
+        for game, table, *f in recorded_files(self.con):
             try:
-                ValuesFile(*f).check(self.path, f"{game} table {table!r}")
+                ValuesFile(*f).check(self.path, game, table)
+                paths.append(f[0])
             except MissingValuesFileError as exc:
                 bad.append(exc)
         if len(bad) == 1:
@@ -359,11 +364,12 @@ class Store:
             what, _, how = str(bad[0]).partition(": put it back")
             raise MissingValuesFileError(f"{what}, and {len(bad) - 1} more of its tables' files "
                                          f"are not there either: put them back{how}")
+        return paths
 
     def _migrate(self) -> None:
         """Create or migrate the file to the current schema (builds and ``tbdb upgrade``)."""
         if os.path.exists(self.path):
-            con = connect(self.path, read_only=True)
+            con = connect(self.path, read_only=True, values=False)
             try:
                 rev = self.revision(con)
                 tables = con.execute("SELECT count(*) FROM duckdb_tables()").fetchall()[0][0]
@@ -555,21 +561,11 @@ class Store:
         return other
 
     def _index_view(self) -> None:
-        """Rewrite the view ``tb_index_values``: the stored rows and every recorded file's
-        (``read_parquet`` takes its list of files as a constant)."""
-        sql = (sql_dir_file("04_index_values.sql").read_text().rstrip().rstrip(";"))
-        # files not there are left out: a read-only open refuses the database until they are
-        # back or imported (``_require_values_files``), a build or import can still open it
-        paths = [p for p in values_files(self.con) if os.path.exists(p)]
-        if paths:
-            files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
-            sql += (
-                "\nUNION ALL\n"
-                "SELECT f.table_id, p.idx, CAST(p.result AS SMALLINT), p.distance, p.best_move, "
-                "p.multiplicity\n"
-                f"FROM read_parquet([{files}], filename = true) AS p\n"
-                "JOIN tb_index_files AS f ON f.path = p.filename")
-        self.con.execute(sql)
+        """Rewrite the view ``tb_index_values`` with every recorded file there (files not
+        there are left out: a read-only open refuses the database until they are back or
+        imported (``_require_values_files``), a build or import can still open it)."""
+        self.con.execute(index_view_sql([p for p in values_files(self.con)
+                                         if os.path.exists(p)]))
 
     def write_table(self, game: str, table: str, data, seconds: float,
                     next_table: str | None = None, values_file: ValuesFile | None = None) -> int:
@@ -684,12 +680,10 @@ class Store:
     def _checked_file(self, table_id: int) -> ValuesFile | None:
         f = self.values_file(table_id)
         if f is not None:
-            f.check(self.path, self._table_name(table_id))
+            rows = self.query("SELECT game, table_name FROM tb_tables WHERE table_id = ?",
+                              [table_id])
+            f.check(self.path, *(rows[0] if rows else (None, None)))
         return f
-
-    def _table_name(self, table_id: int) -> str:
-        rows = self.query("SELECT game, table_name FROM tb_tables WHERE table_id = ?", [table_id])
-        return f"{rows[0][0]} table {rows[0][1]!r}" if rows else f"table id {table_id}"
 
     def load_index(self, table_id: int, slots: int):
         """An index table's values as arrays over its slots (NONE where no row).  The rows
@@ -783,20 +777,12 @@ class ValuesFile:
                          "bytes": pa.array([self.bytes], pa.int64()),
                          "sha256": [self.sha256]})
 
-    def check(self, db: str, what: str) -> None:
-        """``MissingValuesFileError`` unless the file is there with the size recorded (the
-        checksum is for imports and verify: reading it on every lookup would cost a pass)."""
-        how = (f"put it back, or copy the tables into the database from where they are now "
-               f"with: tbdb import DIR --db {db}")
-        try:
-            size = os.path.getsize(self.path)
-        except OSError:
-            raise MissingValuesFileError(f"{what} keeps its values in {self.path!r}, which is "
-                                         f"missing (moved or deleted?): {how}") from None
-        if size != self.bytes:
-            raise MissingValuesFileError(f"{what} keeps its values in {self.path!r}, which is "
-                                         f"{size} bytes, not the {self.bytes} recorded "
-                                         f"(changed since it was built?): {how}")
+    def check(self, db: str, game: str | None, table: str | None) -> None:
+        """Errors unless this is the values file of ``game`` table ``table`` of ``db`` as
+        recorded, sha256 included: the database is untrusted input, and the file was hashed
+        once by this process (``tbdb.untrusted.check_values_file``)."""
+        from tbdb.untrusted import check_values_file
+        check_values_file(self.path, self.bytes, self.sha256, db, game, table)
 
     def batches(self, rows: int):
         """Its rows as Arrow record batches of at most ``rows`` rows."""
@@ -816,6 +802,23 @@ def _arrow_batches(relation, rows: int):
     relation's reader ``to_arrow_reader``, DuckDB 1 ``fetch_arrow_reader``."""
     reader = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
     return reader(rows)
+
+
+def index_view_sql(paths: list[str]) -> str:
+    """``CREATE OR REPLACE VIEW tb_index_values``: the stored rows and the rows of the Parquet
+    files ``paths`` (``read_parquet`` takes its list of files as a constant)."""
+    from tbdb.sql_files import statements
+    from tbdb.untrusted import INDEX_VIEW_FILE
+    sql, = statements(sql_dir_file(INDEX_VIEW_FILE))
+    if paths:
+        files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+        sql += (
+            "\nUNION ALL\n"
+            "SELECT f.table_id, p.idx, CAST(p.result AS SMALLINT), p.distance, p.best_move, "
+            "p.multiplicity\n"
+            f"FROM read_parquet([{files}], filename = true) AS p\n"
+            "JOIN tb_index_files AS f ON f.path = p.filename")
+    return sql
 
 
 def sql_dir_file(name: str) -> Path:

@@ -1,0 +1,172 @@
+"""A database file is untrusted input: what a read-only connection checks before it believes
+anything the file holds.
+
+Whoever wrote the file may have recorded any path as a values file (``tb_index_files``),
+redefined tbdb's views to read files, replaced a table by a view, given a table a generated
+column, or defined a macro named like a DuckDB function (a macro in the file's schema is found
+before DuckDB's own function).  So a read-only connection:
+
+* checks the catalogue first (``check_catalogue``), with DuckDB's own system functions named in
+  full, before it runs any query on the file's tables: it still has external access then;
+* lets DuckDB open only the Parquet files that verify (``ValuesFile.check``): recorded at
+  ``DIR/<game>/<table>.values.parquet`` for a table of the file, and with the sha256 recorded at
+  the build;
+* reads through tbdb's own views, recreated as TEMP views on the connection
+  (``apply_own_views``): DuckDB resolves a name in the temporary schema first, so every query
+  naming ``draw_analysis`` or ``cdc_positions`` (tbdb's and the user's alike) runs tbdb's SQL.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+
+import duckdb
+
+from tbdb.errors import MissingValuesFileError, NotADatabaseError
+
+# tbdb's tables (``tbdb.models``; tests/test_untrusted_db.py checks the list): its code and
+# views read them, so each must be a plain table of plain columns
+TABLES = ("alembic_version", "tb_tables", "tb_stats", "tb_index_rows", "tb_index_files",
+          "tb_key_values", "tb_score_runs", "tb_texts", "build_checkpoints", "build_levels")
+VALUES_SUFFIX = ".values.parquet"
+# the view tb_index_values with no files (``tbdb.store.index_view_sql`` adds them)
+INDEX_VIEW_FILE = "04_index_values.sql"
+# {(real path, device, inode, size, mtime, ctime): sha256} of files hashed by this process: a
+# file is hashed once however often it is opened (the server, lookups of one table); any
+# change to the file changes its ctime
+_HASHED: dict[tuple, str] = {}
+
+
+def check_catalogue(con: duckdb.DuckDBPyConnection, db: str) -> None:
+    """``NotADatabaseError`` unless the names tbdb reads in the file are what tbdb made: its
+    tables plain tables without generated columns or defaults, and no macro named like a DuckDB
+    function.  Runs only DuckDB's system functions, named in full (a macro in the file cannot
+    stand in for them)."""
+    def refuse(what: str):
+        raise NotADatabaseError(f"{db!r} is not a tbdb database as tbdb writes it: {what}; tbdb "
+                                f"does not read such a file")
+    # macros first: one named like an operator ('+', '||') or a function stands in for it in
+    # any later query, these two excepted (comparisons, NOT and IN are no functions to shadow)
+    found = con.execute(
+        "SELECT DISTINCT f.function_name FROM system.main.duckdb_functions() f WHERE NOT "
+        "f.internal AND f.database_name <> 'temp' AND f.function_name IN (SELECT function_name "
+        "FROM system.main.duckdb_functions() WHERE internal) ORDER BY 1").fetchall()
+    if found:
+        refuse(f"it defines a macro {found[0][0]!r} in place of DuckDB's function of that name")
+    names = ", ".join(f"'{t}'" for t in TABLES)
+    found = con.execute(
+        f"SELECT view_name FROM system.main.duckdb_views() WHERE NOT internal AND NOT temporary "
+        f"AND schema_name = 'main' AND view_name IN ({names}) ORDER BY view_name").fetchall()
+    if found:
+        refuse(f"{found[0][0]!r} is a view where tbdb keeps a table")
+    found = con.execute(
+        f"SELECT table_name, column_name FROM system.main.duckdb_columns() WHERE database_name "
+        f"<> 'temp' AND schema_name = 'main' AND table_name IN ({names}) "
+        f"AND column_default IS NOT NULL ORDER BY table_name, column_index").fetchall()
+    if found:
+        refuse(f"table {found[0][0]!r} has a computed column {found[0][1]!r}")
+
+
+def recorded_files(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """(game or None, table or None, path, rows, bytes, sha256) of every ``tb_index_files``
+    row, joined to its table by id (none for a file of no table); ``check_catalogue`` first."""
+    (catalog,), = con.execute("SELECT system.main.current_database()").fetchall()
+    where = '"' + catalog.replace('"', '""') + '".main'
+    try:
+        return con.execute(
+            f"SELECT t.game, t.table_name, f.path, f.rows, f.bytes, f.sha256 "
+            f"FROM {where}.tb_index_files AS f LEFT JOIN {where}.tb_tables AS t "
+            f"ON t.table_id = f.table_id ORDER BY f.path").fetchall()
+    except duckdb.CatalogException:  # a schema before 0004 (or not tbdb's): none
+        return []
+
+
+def readable_paths(con: duckdb.DuckDBPyConnection, db: str) -> list[str]:
+    """The recorded values files that verify (the ones a read-only connection may open);
+    ``Store`` names the others when it opens the file."""
+    from tbdb.store import ValuesFile
+    check_catalogue(con, db)
+    out = []
+    for game, table, *f in recorded_files(con):
+        try:
+            ValuesFile(*f).check(db, game, table)
+        except (MissingValuesFileError, NotADatabaseError):
+            continue
+        out.append(f[0])
+    return out
+
+
+def check_values_file(path: str, size: int, sha256: str, db: str, game: str | None,
+                      table: str | None) -> None:
+    """Errors unless ``path`` is the values file of ``game`` table ``table`` as a build
+    records it: ``DIR/<game>/<table>.values.parquet``, a file inside DIR (no link out of it),
+    of ``size`` bytes and the sha256 recorded."""
+    from tbdb.cluster_files import TablePaths
+    what = f"{game} table {table!r}"
+    if game is None or table is None:
+        raise NotADatabaseError(f"{db!r} records a values file {path!r} for a table it does not "
+                                f"have; tbdb does not read such a file")
+    home = os.path.dirname(os.path.dirname(path))
+    if not os.path.isabs(path) or os.path.normpath(path) != path or \
+            TablePaths.of(home, game, table).values != path:
+        raise NotADatabaseError(f"{db!r} records {path!r} as the values file of {what}, which "
+                                f"tbdb keeps only as DIR/{game}/<table>{VALUES_SUFFIX}; tbdb "
+                                f"does not read such a file")
+    real = os.path.realpath(path)
+    if not real.startswith(os.path.realpath(home) + os.sep):
+        raise NotADatabaseError(f"{db!r} records {path!r} as the values file of {what}, a link "
+                                f"out of its directory; tbdb does not read such a file")
+    how = (f"put it back, or copy the tables into the database from where they are now "
+           f"with: tbdb import DIR --db {db}")
+    try:
+        st = os.stat(real)
+    except OSError:
+        raise MissingValuesFileError(f"{what} keeps its values in {path!r}, which is missing "
+                                     f"(moved or deleted?): {how}") from None
+    if st.st_size != size:
+        raise MissingValuesFileError(f"{what} keeps its values in {path!r}, which is "
+                                     f"{st.st_size} bytes, not the {size} recorded "
+                                     f"(changed since it was built?): {how}")
+    if _sha256(real, st) != sha256:
+        raise MissingValuesFileError(f"{what} keeps its values in {path!r}, whose sha256 is not "
+                                     f"the one recorded (changed since it was built?): {how}")
+
+
+def _sha256(real: str, st: os.stat_result) -> str:
+    key = (real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    if key not in _HASHED:
+        h = hashlib.sha256()
+        with open(real, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 22), b""):
+                h.update(chunk)
+        _HASHED[key] = h.hexdigest()
+    return _HASHED[key]
+
+
+_CREATE = re.compile(r"^CREATE OR REPLACE (VIEW|MACRO)\b", re.I)
+
+
+def temporary(statement: str) -> str:
+    """A ``CREATE OR REPLACE VIEW|MACRO`` statement of ``sql/`` as its TEMP form."""
+    if not _CREATE.match(statement):
+        raise ValueError(f"not a CREATE OR REPLACE VIEW or MACRO statement: "
+                         f"{statement[:60]!r}")
+    return _CREATE.sub(lambda m: f"CREATE OR REPLACE TEMP {m.group(1).upper()}", statement, 1)
+
+
+def apply_own_views(con: duckdb.DuckDBPyConnection, index_view: str) -> None:
+    """tbdb's views as TEMP views of this connection, in front of whatever the file defines by
+    those names: ``index_view`` (``tb_index_values`` over the verified files), the other
+    generic ones (``sql/*.sql``), then each game's (``sql/games``)."""
+    from tbdb import games
+    from tbdb.sql_files import sql_dir, statements
+    con.execute(temporary(index_view))
+    for f in sorted(sql_dir().glob("*.sql")):
+        if f.name != INDEX_VIEW_FILE:
+            for st in statements(f):
+                con.execute(temporary(st))
+    for game in games.all_games():
+        if game.views:
+            for st in statements(sql_dir() / "games" / game.views):
+                con.execute(temporary(st))
