@@ -168,7 +168,9 @@ def _perft_line(board, nbr, goals, players, mover, depth, moves, nmoves, index, 
     return total
 
 
-@njit(cache=True, parallel=True)
+# nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
+# stays interruptible (tbdb/command.py in_worker)
+@njit(cache=True, parallel=True, nogil=True)
 def _perft(board, nbr, goals, players, mover, depth, max_moves):
     """Perft of a star (or any) position: leaf count ``depth`` plies below, with the game over
     once a player meets its win condition.  Parallel over the first move; returns (total,

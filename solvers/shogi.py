@@ -423,7 +423,9 @@ def _legal_moves(board, hands, colour, out):
     return _gen_legal(board, hands, colour, k, ek, origins, n, eorigins, ne, amap, out, buf)
 
 
-@njit(cache=True)
+# nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
+# stays interruptible (tbdb/command.py in_worker)
+@njit(cache=True, nogil=True)
 def _perft(board, hands, colour, depth):
     """Leaf count of the move tree ``depth`` plies deep (iterative; bulk-counts the last ply)."""
     if depth <= 0:

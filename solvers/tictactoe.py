@@ -166,7 +166,9 @@ def _orbits(keys):
     return out
 
 
-@njit(cache=True)
+# nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
+# stays interruptible (tbdb/command.py in_worker)
+@njit(cache=True, nogil=True)
 def _perft(board, depth):
     """Leaves of the move tree ``depth`` plies deep (a finished game is a leaf only at depth 0)."""
     if depth == 0:

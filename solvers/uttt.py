@@ -216,7 +216,9 @@ def _expand_states(states):
     return out
 
 
-@njit(cache=True, parallel=True)
+# nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
+# stays interruptible (tbdb/command.py in_worker)
+@njit(cache=True, parallel=True, nogil=True)
 def _perft_states(states, depth, chunk):
     """Sum of ``_perft_one(state, depth)`` over states int16[n, NS], in parallel over chunks of
     ``chunk`` states (one scratch slice per chunk)."""

@@ -5,13 +5,41 @@
     tb = tbdb.open("tb.duckdb")
     r = tb.lookup("4g2K/8/8/8 r")     # r.outcome, r.distance, r.best_move, r.moves, r.line()
 """
-from tbdb.api import Tablebase, lookup, open
-from tbdb.build import build, verify
+import importlib
+import sys
+import types
+
 from tbdb.errors import (BuildOptionError, DamagedTableError, DatabaseBusyError,
                          InvalidMaterialError, InvalidMoveError, InvalidOptionError,
                          InvalidPositionError, MissingTableError, NotADatabaseError, TbdbError,
                          UnknownGameError)
-from tbdb.results import LineStep, LookupResult, MoveResult
+
+# Loaded on first use: `import tbdb` stays cheap, so the tbdb command can install its signal
+# handlers before NumPy, Numba and DuckDB load (tbdb/command.py).
+_LAZY = {"Tablebase": "tbdb.api", "open": "tbdb.api", "lookup": "tbdb.api",
+         "build": "tbdb.build", "verify": "tbdb.build", "LookupResult": "tbdb.results",
+         "MoveResult": "tbdb.results", "LineStep": "tbdb.results"}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tbdb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name, value):
+        # importing the submodule tbdb.build sets it as the attribute `build`: the name is the
+        # function's (as it was when this file imported it eagerly)
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Tablebase", "open", "lookup", "build", "verify", "LookupResult", "MoveResult", "LineStep",

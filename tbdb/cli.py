@@ -12,6 +12,10 @@ import os
 import signal
 import sys
 
+if __name__ == "__main__":  # python -m tbdb.cli: stop cleanly before the heavy imports below
+    from tbdb.command import exit_on_signals
+    exit_on_signals("tbdb")
+
 import duckdb
 
 from tbdb.options import resolve
@@ -19,6 +23,7 @@ from tbdb.store import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, is_d
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
+READ_ONLY = ("lookup", "perft", "games", "sql", "status", "verify")  # Ctrl-C: leave at once
 
 
 class _Parser(argparse.ArgumentParser):
@@ -164,11 +169,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(games.names())}", file=sys.stderr)
         return 2
     args = _parser().parse_args(args_in)
-    if args.command == "build" and argv is None:  # the tbdb command, not a call from Python
-        signal.signal(signal.SIGINT, _stop_now)
-        signal.signal(signal.SIGTERM, _stop_now)
+    run = _COMMANDS[args.command]
+    if argv is None:  # the tbdb command, not a call from Python
+        run = _on_signals(args.command, run)
     try:
-        return _COMMANDS[args.command](args)
+        return run(args)
     except BrokenPipeError:
         # `tbdb sql ... | head`: the reader has gone; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -196,6 +201,23 @@ def main(argv: list[str] | None = None) -> int:
 def _one_line(exc: Exception) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _on_signals(command: str, run):
+    """How ``command`` stops on Ctrl-C and SIGTERM (tbdb/command.py installed an exit before
+    the imports): the command to run."""
+    from tbdb.command import exit_on_signals, in_worker
+    if command == "build":
+        signal.signal(signal.SIGINT, _stop_now)
+        signal.signal(signal.SIGTERM, _stop_now)
+    elif command in READ_ONLY:
+        exit_on_signals(f"tbdb {command}")
+        if command != "sql":  # sql stays on the main thread: Ctrl-C cancels its query
+            return lambda args: in_worker(run, args)
+    else:  # upgrade and import: a KeyboardInterrupt lets their transaction roll back
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return run
 
 
 def _stop_now(signum, frame) -> None:

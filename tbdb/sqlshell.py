@@ -13,11 +13,13 @@ import datetime as dt
 import decimal
 import json
 import os
+import signal
 import sys
+import threading
 
 import duckdb
 
-from tbdb.errors import TbdbError
+from tbdb.errors import TbdbError, quote
 from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
 
 BATCH = 10_000
@@ -32,6 +34,10 @@ def statements(con: duckdb.DuckDBPyConnection, text: str) -> list:
     """The statements of ``text`` (DuckDB's parser), each checked to be a read."""
     if not text or not text.strip().strip(";").strip():
         raise SqlError("empty query: give a SELECT statement (or no query for a prompt)")
+    try:  # a byte that is not UTF-8 (in sys.argv, or at the prompt) arrives as a surrogate
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SqlError(f"the query is not valid UTF-8: {quote(text)}") from None
     try:
         found = duckdb.extract_statements(text)
     except duckdb.Error as exc:
@@ -96,8 +102,34 @@ def run(args) -> int:
         for i, st in enumerate(found):
             if i and not (args.csv or args.json or args.parquet):
                 print()
-            _run_one(con, st.query, args)
+            _run_cancellable(con, st.query, args)
     return 0
+
+
+def _run_cancellable(con, query: str, args) -> None:
+    """``_run_one``, where Ctrl-C cancels the query (DuckDB's ``interrupt``) and raises
+    ``KeyboardInterrupt`` (the command exits 130; the prompt goes on).  The default handler
+    would raise inside DuckDB's wait, which reports it as ``RuntimeError: Query interrupted``."""
+    if threading.current_thread() is not threading.main_thread():
+        _run_one(con, query, args)  # only the main thread handles signals
+        return
+    hit = []
+
+    def cancel(signum, frame):
+        hit.append(signum)
+        con.interrupt()
+
+    previous = signal.signal(signal.SIGINT, cancel)
+    try:
+        _run_one(con, query, args)
+    except Exception:
+        if hit:  # the interrupted query's error (duckdb.InterruptException, as a SqlError)
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if hit:
+        raise KeyboardInterrupt
 
 
 def _run_one(con, query: str, args) -> None:
@@ -194,6 +226,10 @@ def _print_table(cur, columns: list[str], limit: int | None) -> None:
 def _prompt(con, args) -> int:
     """An interactive read-only prompt: statements end with ';', Ctrl-D leaves."""
     interactive = sys.stdin.isatty()
+    if hasattr(sys.stdin, "reconfigure"):  # a byte that is not UTF-8: an error line, not a crash
+        sys.stdin.reconfigure(errors="surrogateescape")
+    if interactive and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C clears the line
     if interactive:
         print("tbdb sql (read-only). End statements with ';'. Ctrl-D to leave. "
               "Try: SELECT * FROM draw_analysis LIMIT 5;")
@@ -204,6 +240,10 @@ def _prompt(con, args) -> int:
                 sys.stdin.readline()
         except EOFError:
             line = None
+        except KeyboardInterrupt:  # interactive: drop what was typed, as a shell does
+            print()
+            buffer = ""
+            continue
         if line is None or (not interactive and line == ""):
             if buffer.strip():
                 _prompt_run(con, buffer, args)
@@ -217,6 +257,9 @@ def _prompt(con, args) -> int:
 def _prompt_run(con, text: str, args) -> None:
     try:
         for st in statements(con, text):
-            _run_one(con, st.query, args)
+            _run_cancellable(con, st.query, args)
     except SqlError as exc:
         print(f"error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        print("interrupted: the query was cancelled", file=sys.stderr)
