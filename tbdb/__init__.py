@@ -8,15 +8,16 @@
 from tbdb.api import Tablebase, lookup, open
 from tbdb.build import build, verify
 from tbdb.errors import (BuildOptionError, DamagedTableError, DatabaseBusyError,
-                         InvalidMaterialError, InvalidMoveError, InvalidOptionError,
-                         InvalidPositionError, MissingTableError, NotADatabaseError, TbdbError,
-                         UnknownGameError)
+                         InvalidArrayError, InvalidMaterialError, InvalidMoveError,
+                         InvalidOptionError, InvalidPositionError, MissingTableError,
+                         NotADatabaseError, TbdbError, UnknownGameError)
 from tbdb.results import LineStep, LookupResult, MoveResult
 
 __all__ = [
     "Tablebase", "open", "lookup", "build", "verify", "LookupResult", "MoveResult", "LineStep",
     "TbdbError", "DatabaseBusyError", "NotADatabaseError", "DamagedTableError",
-    "InvalidPositionError", "InvalidMoveError", "InvalidMaterialError", "UnknownGameError",
+    "InvalidPositionError", "InvalidArrayError", "InvalidMoveError", "InvalidMaterialError",
+    "UnknownGameError",
     "MissingTableError", "InvalidOptionError", "BuildOptionError",
 ]
 __version__ = "0.2.0"

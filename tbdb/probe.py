@@ -143,9 +143,15 @@ class Prober:
             if got is not None:
                 return Location(name, loc.key, loc.sym, loc.plies), got
         self.stats.misses += 1
-        cmd = game.cover_command(loc.key, text, **options)
         raise MissingTableError(f"{what} is in no built {game.name} table of {self.store.path!r}"
-                                f"; build one that holds it with: {cmd} --db {self.store.path}")
+                                + self._cover(game, loc.key, text, **options))
+
+    def _cover(self, game, key, text: str | None, **options) -> str:
+        """The end of a miss's message: the build that would hold ``key``, or that none can."""
+        cmd = game.cover_command(key, text, **options)
+        if cmd is None:
+            return "; no build this tbdb can make holds it (too far from the end of the game)"
+        return f"; build one that holds it with: {cmd} --db {self.store.path}"
 
     # ------------------------------------------------------------------ single positions
 
@@ -268,10 +274,9 @@ class Prober:
         if len(todo):
             self.stats.misses += 1
             key = tuple(int(x) for x in keys[todo[0]])
-            cmd = game.cover_command(key, None, **options)
             raise MissingTableError(f"row {int(rows[todo[0]])} is in no built {game.name} table "
-                                    f"of {self.store.path!r}; build one that holds it with: "
-                                    f"{cmd} --db {self.store.path}")
+                                    f"of {self.store.path!r}"
+                                    + self._cover(game, key, None, **options))
         return result, distance, best
 
     def lookup_arrays(self, game, *arrays, **options):
