@@ -10,9 +10,9 @@ import sys
 import types
 
 from tbdb.errors import (BuildOptionError, DamagedTableError, DatabaseBusyError,
-                         InvalidMaterialError, InvalidMoveError, InvalidOptionError,
-                         InvalidPositionError, MissingTableError, NotADatabaseError, TbdbError,
-                         UnknownGameError)
+                         InvalidArrayError, InvalidMaterialError, InvalidMoveError,
+                         InvalidOptionError, InvalidPositionError, MissingTableError,
+                         NotADatabaseError, TbdbError, UnknownGameError)
 
 # Loaded on first use: `import tbdb` stays cheap, so the tbdb command can install its signal
 # handlers before NumPy, Numba and DuckDB load (tbdb/command.py).
@@ -44,7 +44,8 @@ sys.modules[__name__].__class__ = _Package
 __all__ = [
     "Tablebase", "open", "lookup", "build", "verify", "LookupResult", "MoveResult", "LineStep",
     "TbdbError", "DatabaseBusyError", "NotADatabaseError", "DamagedTableError",
-    "InvalidPositionError", "InvalidMoveError", "InvalidMaterialError", "UnknownGameError",
+    "InvalidPositionError", "InvalidArrayError", "InvalidMoveError", "InvalidMaterialError",
+    "UnknownGameError",
     "MissingTableError", "InvalidOptionError", "BuildOptionError",
 ]
 __version__ = "0.2.0"

@@ -9,6 +9,11 @@ class InvalidPositionError(TbdbError, ValueError):
     """Position text that does not parse, or describes an impossible position."""
 
 
+class InvalidArrayError(TbdbError, ValueError):
+    """Arrays of the batch form (``lookup_arrays``) of the wrong shape or type, or holding a row
+    that is no position of the encoding; the message names the first such row."""
+
+
 class InvalidMoveError(TbdbError, ValueError):
     """Move text that does not parse or is not legal in the position."""
 
@@ -65,9 +70,15 @@ BuildOptionError = InvalidOptionError
 
 
 
-def quote(text, limit: int = 200) -> str:
-    """``repr(text)``, or for a very long text its start and its length: an error quotes what
-    the user typed, but one line must not echo 4,300 digits back."""
-    if isinstance(text, str) and len(text) > limit:
-        return f"{text[:limit // 2]!r}... ({len(text):,} characters)"
-    return repr(text)
+def quote(value, limit: int = 200) -> str:
+    """``repr(value)`` for an error message, or for a long one its first ``limit // 2``
+    characters, an ellipsis and the length: an error quotes what the user gave, but one line must
+    not echo 100,000 characters back (the command line, the web API's 400s, Python alike)."""
+    if isinstance(value, str):
+        if len(value) > limit:
+            return f"{value[:limit // 2]!r}... ({len(value):,} characters)"
+        return repr(value)
+    text = repr(value)  # bytes, lists, arrays: their repr, cut the same way
+    if len(text) > limit:
+        return f"{text[:limit // 2]}... ({len(text):,} characters)"
+    return text

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from tbdb.errors import InvalidOptionError
+from tbdb.errors import InvalidOptionError, quote
 
 
 @dataclass(frozen=True)
@@ -47,19 +47,21 @@ class Option:
                 # int() would accept '٣' and '1_000'; the documented form is ASCII digits
                 if not (text.isascii() and text.lstrip("-").isdigit()) or len(text) > 12:
                     raise InvalidOptionError(f"{self.name} must be {self.describe()}, "
-                                             f"not {value!r}")
+                                             f"not {quote(value)}")
                 value = int(text)
             elif isinstance(value, bool) or not _is_integer(value):
-                raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {value!r}")
+                raise InvalidOptionError(f"{self.name} must be {self.describe()}, not "
+                                         f"{quote(value)}")
             value = int(value)
             if (self.min is not None and value < self.min) or \
                     (self.max is not None and value > self.max):
-                raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {value!r}")
+                raise InvalidOptionError(f"{self.name} must be {self.describe()}, not "
+                                         f"{quote(value)}")
             return value
         if not isinstance(value, str):
-            raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {value!r}")
+            raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {quote(value)}")
         if self.choices and value not in self.choices:
-            raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {value!r}")
+            raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {quote(value)}")
         return value
 
 
@@ -83,7 +85,8 @@ def resolve(what: str, declared: Iterable[Option], given: dict[str, Any],
     declared = {o.name: o for o in declared}
     unknown = [k for k in given if k not in declared]
     if unknown:
-        names = ", ".join(f"{k}={given[k]!r}" for k in unknown)
+        names = ", ".join(f"{k if len(str(k)) <= 40 else quote(k)}={quote(given[k])}"
+                          for k in unknown)
         known = ", ".join(sorted(declared)) or "no options"
         raise InvalidOptionError(f"{what} does not take {names} (it takes: {known})")
     out = {}

@@ -8,7 +8,10 @@ batch form, and probe statistics.
 """
 from __future__ import annotations
 
+import functools
+import threading
 from dataclasses import dataclass
+
 import numpy as np
 
 from tbdb import games
@@ -90,8 +93,20 @@ class _Table:
         return int(score), int(move)
 
 
+def _locked(method):
+    """Run ``method`` holding the prober's lock: its DuckDB connection is not safe to use from
+    two threads at once, and its table cache fills lazily (a half-read table seen by another
+    thread gave TypeErrors and false MissingTableErrors).  Reentrant: lookups nest."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 class Prober:
-    """Lookups over one open store (``tbdb.Tablebase`` holds one)."""
+    """Lookups over one open store (``tbdb.Tablebase`` holds one); safe to share between
+    threads (each public method holds one lock; lookups are CPU-bound under the GIL anyway)."""
     LOAD_LIMIT = 50_000_000  # rows beyond which single lookups query the file, not memory
 
     def __init__(self, store):
@@ -99,9 +114,11 @@ class Prober:
         self.tables: dict[tuple[str, str], _Table] = {}
         self.stats = ProbeStats()
         self._built_names: dict[str, list[str]] = {}  # games that search their tables
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ tables
 
+    @_locked
     def table(self, game, name: str, what: str, full: bool = False) -> _Table:
         t = self.tables.get((game.name, name))
         if t is None:
@@ -143,12 +160,19 @@ class Prober:
             if got is not None:
                 return Location(name, loc.key, loc.sym, loc.plies), got
         self.stats.misses += 1
-        cmd = game.cover_command(loc.key, text, **options)
         raise MissingTableError(f"{what} is in no built {game.name} table of {self.store.path!r}"
-                                f"; build one that holds it with: {cmd} --db {self.store.path}")
+                                + self._cover(game, loc.key, text, **options))
+
+    def _cover(self, game, key, text: str | None, **options) -> str:
+        """The end of a miss's message: the build that would hold ``key``, or that none can."""
+        cmd = game.cover_command(key, text, **options)
+        if cmd is None:
+            return "; no build this tbdb can make holds it (too far from the end of the game)"
+        return f"; build one that holds it with: {cmd} --db {self.store.path}"
 
     # ------------------------------------------------------------------ single positions
 
+    @_locked
     def value(self, game, position, **options) -> tuple:
         """The stored value of a position object: (Location or GameOver, value) where value is
         (result, distance, best code) for win/draw/loss games, (score, best code) for score
@@ -185,6 +209,7 @@ class Prober:
         return game.derive_best(position, got,
                                 lambda child: self.value(game, child, **options)[1])
 
+    @_locked
     def lookup(self, game, position, **options) -> LookupResult:
         position = game.coerce(position)
         loc, got = self.value(game, position, **options)
@@ -201,6 +226,7 @@ class Prober:
         return r._attach(lambda: self.moves(game, position, best, **options),
                          lambda: self.line(game, position, **options))
 
+    @_locked
     def moves(self, game, position, best: str | None = None, **options) -> list[MoveResult]:
         """Every legal move with what it leads to: best first, the stored best move first among
         moves of equal value, the rest of a tie in the game's move order."""
@@ -219,6 +245,7 @@ class Prober:
         out.sort(key=lambda m: (m.value_key(), m.move != best))
         return out
 
+    @_locked
     def line(self, game, position, **options) -> list[LineStep]:
         """Best moves from ``position`` to the end of the game (or to a repeated position, for a
         draw), with the value of each position reached for its side to move."""
@@ -268,12 +295,12 @@ class Prober:
         if len(todo):
             self.stats.misses += 1
             key = tuple(int(x) for x in keys[todo[0]])
-            cmd = game.cover_command(key, None, **options)
             raise MissingTableError(f"row {int(rows[todo[0]])} is in no built {game.name} table "
-                                    f"of {self.store.path!r}; build one that holds it with: "
-                                    f"{cmd} --db {self.store.path}")
+                                    f"of {self.store.path!r}"
+                                    + self._cover(game, key, None, **options))
         return result, distance, best
 
+    @_locked
     def lookup_arrays(self, game, *arrays, **options):
         """The batch form: the game turns its arrays into (table, key, symmetry) per row; here
         the rows are grouped by table and their values gathered.  Win/draw/loss games return

@@ -468,14 +468,15 @@ class Store:
 
     def require_table(self, game: str, table: str, what: str, how: str) -> dict:
         """The catalogue row of a built table, else ``MissingTableError`` saying how to build
-        it (``what`` names what needs it, ``how`` is the build command)."""
+        it (``what`` names what needs it, ``how`` is the build command, None: there is none)."""
         row = self.table(game, table)
         if row is None:
             state = self.states(game).get(table)
             raise MissingTableError(
                 f"{what} needs table {table!r} of {game}, which is not built in {self.path!r}"
                 + (f" (state: {state})" if state and state != "done" else "")
-                + f"; build it with: {how} --db {self.path}")
+                + (f"; build it with: {how} --db {self.path}" if how else
+                   "; this tbdb builds no such table"))
         return row
 
     # ------------------------------------------------------------------ checkpoints

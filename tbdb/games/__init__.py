@@ -29,7 +29,7 @@ def get(name: str) -> Game:
     game = _loaded.get(name)
     if game is None:
         if not isinstance(name, str) or name not in REGISTRY:
-            raise UnknownGameError(f"unknown game {name!r}; known games: {', '.join(names())}")
+            raise UnknownGameError(f"unknown game {quote(name)}; known games: {', '.join(names())}")
         module, cls = REGISTRY[name].split(":")
         game = _loaded[name] = getattr(import_module(module), cls)()
     return game

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from tbdb.errors import InvalidPositionError
+from tbdb.errors import InvalidPositionError, quote
 from tbdb.options import Option
 
 
@@ -179,8 +179,10 @@ class Game:
         """``table`` if it names a table of this game, else ``InvalidOptionError``."""
         raise NotImplementedError
 
-    def build_command(self, table: str) -> str:
-        """The ``tbdb build`` command (without --db) that builds ``table``."""
+    def build_command(self, table: str) -> str | None:
+        """The ``tbdb build`` command (without --db) that builds ``table``: one the command line
+        accepts as it is, or None when no build of this tbdb makes the table (a message then says
+        so plainly instead of suggesting a command that would be refused)."""
         raise NotImplementedError
 
     def space(self, table: str, deps: dict[str, Any]):
@@ -249,8 +251,15 @@ class Game:
     def coerce(self, position: Any) -> Any:
         """A position object of this game from text or from an object of this game: the
         lenient reading of lookups, so surrounding whitespace (a pasted newline) is dropped;
-        ``parse`` stays exact."""
-        return read_padded(self.parse, position) if isinstance(position, str) else position
+        ``parse`` stays exact.  Anything else (None, bytes, a number, another game's object)
+        is an ``InvalidPositionError`` quoting it: the one check of every game's lookups, so an
+        engine's wrong argument never surfaces as an AttributeError deep inside a game."""
+        if isinstance(position, str):
+            return read_padded(self.parse, position)
+        if not self.accepts(position):
+            raise InvalidPositionError(f"{self.name} lookups take position text or a position "
+                                       f"object of the game, not {quote(position)}")
+        return position
 
     def text(self, position: Any) -> str:
         return position.text
@@ -286,8 +295,9 @@ class Game:
         """Of the built tables, those to search for a located key."""
         return []
 
-    def cover_command(self, key: Any, text: str | None, **options) -> str:
-        """The ``tbdb build`` command (without --db) that would store the position."""
+    def cover_command(self, key: Any, text: str | None, **options) -> str | None:
+        """The ``tbdb build`` command (without --db) that would store the position, or None
+        (as ``build_command``)."""
         raise NotImplementedError
 
     def successors(self, position: Any, **options) -> list[Successor]:

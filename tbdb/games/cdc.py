@@ -256,18 +256,18 @@ def _parse_rank(rank: str) -> tuple[int, ...] | str:
     for ch in rank:
         if ch in "12345678":
             if prev_digit:
-                return f"two digits in a row in {rank!r}"
+                return f"two digits in a row in {quote(rank)}"
             cells.extend([-1] * int(ch))
             prev_digit = True
         elif ch.upper() in LETTERS:
             cells.append(LETTERS.index(ch.upper()) + (7 if ch.islower() else 0))
             prev_digit = False
         else:
-            return f"unknown piece {ch!r}"
+            return f"unknown piece {quote(ch)}"
         if len(cells) > 8:
             break
     if len(cells) != 8:
-        return f"rank {rank!r} covers {len(cells)} files, not 8"
+        return f"rank {quote(rank)} covers {len(cells)} files, not 8"
     return tuple(cells)
 
 
@@ -372,7 +372,7 @@ class Position:
         if isinstance(move, str):
             move = Move.parse(move)
         if move not in self.legal_moves():
-            raise InvalidMoveError(f"move {str(move)!r} is not legal in {self.text!r}")
+            raise InvalidMoveError(f"move {quote(str(move))} is not legal in {self.text!r}")
         board = list(self.board)
         board[move.to_sq] = board[move.from_sq]
         board[move.from_sq] = -1

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbdb.errors import InvalidMaterialError, InvalidOptionError, InvalidPositionError, \
-    MissingTableError
+from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionError, \
+    InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData, first_row_outside, read_padded
+    TableData, first_row_outside
 from tbdb.games.cdc import MAX_PER_SIDE, MAX_PIECES, Material, Move, Position, all_materials
 from tbdb.options import Option
 from tbdb.solvers import cdc as kernels
@@ -148,7 +148,7 @@ class CdcGame(Game):
             if max_pieces is not None:
                 raise InvalidOptionError(
                     f"give either a material or a maximum number of pieces, not both "
-                    f"(material={material!r}, max_pieces={max_pieces!r})")
+                    f"(material={quote(material)}, max_pieces={max_pieces!r})")
             tables = _closure(self._material(material))
         else:
             max_pieces = DEFAULT_MAX_PIECES if max_pieces is None else max_pieces
@@ -159,7 +159,7 @@ class CdcGame(Game):
     def _material(text: str) -> Material:
         m = Material.parse(text)
         if m.pieces > MAX_PIECES:
-            raise InvalidMaterialError(f"material {text!r} has {m.pieces} pieces; tbdb builds "
+            raise InvalidMaterialError(f"material {quote(text)} has {m.pieces} pieces; tbdb builds "
                                        f"CDC tables of 2 to {MAX_PIECES} pieces")
         return m
 
@@ -230,12 +230,6 @@ class CdcGame(Game):
 
     def recognises(self, text: str) -> bool:
         return isinstance(text, str) and text.count("/") == 3 and text[-2:] in (" r", " b")
-
-    def coerce(self, position) -> Position:
-        if isinstance(position, Position):
-            return position
-        return read_padded(Position.parse, position) if isinstance(position, str) \
-            else Position.parse(position)
 
     def _entry(self, board, side: int = 0, key: int | None = None) -> tuple:
         """(canonical material, colour swap, desc, size) of a board's material (its ``key``:
@@ -352,8 +346,9 @@ class CdcGame(Game):
                 missing = 0 if key == -1 else 1
                 bad = rows[sides[rows] != missing]
                 if len(bad):
-                    raise ValueError(f"row {int(bad.min())}: the side that has just moved has no "
-                                     f"piece (or the board is empty): no game reaches it")
+                    raise InvalidArrayError(f"row {int(bad.min())}: the side that has just moved "
+                                            f"has no "
+                                            f"piece (or the board is empty): no game reaches it")
                 over[rows] = LOSS
                 continue
             name, swap, desc, size = self._entry(boards[rows[0]].tolist(), sides[rows[0]])
@@ -373,23 +368,23 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
     boards = np.asarray(boards)
     sides = np.asarray(sides)
     if boards.ndim != 2 or boards.shape[1] != 32 or sides.shape != (len(boards),):
-        raise ValueError(f"expected boards of shape (n, 32) and sides of shape (n,), got "
-                         f"{boards.shape} and {sides.shape}")
+        raise InvalidArrayError(f"expected boards of shape (n, 32) and sides of shape (n,), got "
+                                f"{boards.shape} and {sides.shape}")
     for name, arr in (("boards", boards), ("sides", sides)):
         if not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"{name} must be an integer array, not {arr.dtype}")
+            raise InvalidArrayError(f"{name} must be an integer array, not {arr.dtype}")
     bad = first_row_outside(boards, -1, 13)
     if bad is not None:
-        raise ValueError(f"row {bad}: piece codes are -1 (empty) or 0..13, got "
-                         f"{boards[bad].tolist()}")
+        raise InvalidArrayError(f"row {bad}: piece codes are -1 (empty) or 0..13, got "
+                                f"{quote(boards[bad].tolist())}")
     bad = first_row_outside(sides, 0, 1)
     if bad is not None:
-        raise ValueError(f"row {bad}: a side is 0 (red) or 1 (black), got "
-                         f"{sides[bad].item()!r}")
+        raise InvalidArrayError(f"row {bad}: a side is 0 (red) or 1 (black), got "
+                                f"{sides[bad].item()!r}")
     boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))
     bad = kernels._first_overfull(boards, np.array(MAX_PER_SIDE * 2, np.int64), MAX_PIECES)
     if bad >= 0:
-        raise ValueError(f"row {bad}: more pieces of a kind than a side has, or more "
-                         f"than {MAX_PIECES} pieces: {boards[bad].tolist()}")
+        raise InvalidArrayError(f"row {bad}: more pieces of a kind than a side has, or more "
+                                f"than {MAX_PIECES} pieces: {quote(boards[bad].tolist())}")
     return boards, np.ascontiguousarray(sides.astype(np.int8, copy=False))
 

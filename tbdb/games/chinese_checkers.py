@@ -34,7 +34,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError
+from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.solvers import chinese_checkers_moves as moves_kernels
 from tbdb.solvers.chinese_checkers_geometry import (BOARD_SIZES, PIECE_COUNTS, rhombus,
                                                     star)
@@ -55,11 +55,11 @@ class Move:
     @classmethod
     def parse(cls, text: str) -> Move:
         if not isinstance(text, str) or not _MOVE.fullmatch(text):
-            raise InvalidMoveError(f"malformed Chinese Checkers move {text!r}: expected the "
+            raise InvalidMoveError(f"malformed Chinese Checkers move {quote(text)}: expected the "
                                    f"cells visited joined by '-', such as '12-17' or '3-12-23'")
         path = tuple(int(c) for c in text.split("-"))
         if len(set(path)) != len(path):
-            raise InvalidMoveError(f"move {text!r} visits a cell twice")
+            raise InvalidMoveError(f"move {quote(text)} visits a cell twice")
         return cls(path)
 
     @property
@@ -132,19 +132,20 @@ _CELL_CODES = bytes.maketrans(b".123456", bytes(range(7)))  # a cell's symbol ->
 def _parse_rows(text: str, body: str, rows, players: int, what: str) -> list[int]:
     parts = body.split("/")
     if len(parts) != len(rows):
-        raise InvalidPositionError(f"malformed {what} position {text!r}: {len(parts)} rows, "
+        raise InvalidPositionError(f"malformed {what} position {quote(text)}: {len(parts)} rows, "
                                    f"expected {len(rows)}")
     symbols = "." + "123456"[:players]
     for part, row in zip(parts, rows):
         if len(part) != len(row):
-            raise InvalidPositionError(f"malformed {what} position {text!r}: row {part!r} has "
+            raise InvalidPositionError(f"malformed {what} position {quote(text)}: row "
+                                       f"{quote(part)} has "
                                        f"{len(part)} cells, expected {len(row)}")
     cells = "".join(parts)
     unknown = set(cells).difference(symbols)
     if unknown:
         ch = next(c for c in cells if c in unknown)
-        raise InvalidPositionError(f"malformed {what} position {text!r}: unknown cell "
-                                   f"{ch!r} (expected one of {symbols!r})")
+        raise InvalidPositionError(f"malformed {what} position {quote(text)}: unknown cell "
+                                   f"{quote(ch)} (expected one of {symbols!r})")
     # every cell is one of the ASCII symbols now: translate them all at C speed
     return list(cells.encode("ascii").translate(_CELL_CODES))
 
@@ -188,7 +189,7 @@ class _Board:
             move = Move.parse(move)
         s, t = move.from_cell, move.to_cell
         if self.cells[s] != self.mover:
-            raise InvalidMoveError(f"move {str(move)!r}: cell {s} holds no piece of player "
+            raise InvalidMoveError(f"move {quote(str(move))}: cell {s} holds no piece of player "
                                    f"{self.mover} in {self.text!r}")
         cells = list(self.cells)
         cells[s] = 0
@@ -196,7 +197,8 @@ class _Board:
         if problem is None and (s, t) not in self._move_pairs():
             problem = "the rules forbid it here"
         if problem is not None:
-            raise InvalidMoveError(f"move {str(move)!r} is not legal in {self.text!r}: {problem}")
+            raise InvalidMoveError(f"move {quote(str(move))} is not legal in {self.text!r}: "
+                                   f"{problem}")
         return self._after(s, t)
 
 
@@ -248,22 +250,24 @@ class Position(_Board):
     @classmethod
     def parse(cls, text: str) -> Position:
         if not isinstance(text, str):
-            raise InvalidPositionError(f"a Chinese Checkers position is text, not {text!r}")
+            raise InvalidPositionError(f"a Chinese Checkers position is text, not {quote(text)}")
         parts = text.split(" ")
         head = _RHOMBUS_HEAD.fullmatch(parts[0]) if len(parts) == 3 else None
         if head is None or parts[2] not in ("1", "2") or head.group(1) != head.group(2):
             raise InvalidPositionError(
-                f"malformed Chinese Checkers position {text!r}: expected 'MxM-P', the rows "
+                f"malformed Chinese Checkers position {quote(text)}: expected 'MxM-P', the rows "
                 f"from the top tip joined by '/', and the player to move (e.g. "
                 f"'3x3-1 1/../.../../2 1')")
         m, pieces = int(head.group(1)), int(head.group(3))
         if m not in BOARD_SIZES or pieces not in PIECE_COUNTS or 2 * pieces > m * m:
-            raise InvalidPositionError(f"Chinese Checkers position {text!r}: the rhombus is 3x3 "
+            raise InvalidPositionError(f"Chinese Checkers position {quote(text)}: the rhombus is "
+                                       f"3x3 "
                                        f"to 9x9 with {PIECE_COUNTS} pieces a side that fit")
         cells = _parse_rows(text, parts[1], rhombus(m).rows, 2, "Chinese Checkers")
         for player in (1, 2):
             if cells.count(player) != pieces:
-                raise InvalidPositionError(f"Chinese Checkers position {text!r}: player {player} "
+                raise InvalidPositionError(f"Chinese Checkers position {quote(text)}: player "
+                                           f"{player} "
                                            f"has {cells.count(player)} pieces, not {pieces}")
         return cls(m, pieces, tuple(cells), int(parts[2]))
 
@@ -365,7 +369,7 @@ def _star_rules(players: int):
 def check_players(players: int) -> None:
     if players not in STAR_SEATS:
         raise InvalidOptionError(f"the star is played by {sorted(STAR_SEATS)} players, not "
-                                 f"{players!r}")
+                                 f"{quote(players)}")
 
 
 @dataclass(frozen=True)
@@ -389,25 +393,27 @@ class StarPosition(_Board):
     @classmethod
     def parse(cls, text: str) -> StarPosition:
         if not isinstance(text, str):
-            raise InvalidPositionError(f"a Chinese Checkers star position is text, not {text!r}")
+            raise InvalidPositionError(f"a Chinese Checkers star position is text, not "
+                                       f"{quote(text)}")
         parts = text.split(" ")
         head = _STAR_HEAD.fullmatch(parts[0]) if len(parts) == 3 else None
         if head is None or not re.fullmatch(r"[1-6]", parts[2]):
             raise InvalidPositionError(
-                f"malformed Chinese Checkers star position {text!r}: expected 'star-N', the 17 "
+                f"malformed Chinese Checkers star position {quote(text)}: expected 'star-N', the "
+                f"17 "
                 f"rows from the top tip joined by '/', and the player to move")
         players = int(head.group(1))
         if players not in STAR_SEATS:
-            raise InvalidPositionError(f"star position {text!r}: the star is played by "
+            raise InvalidPositionError(f"star position {quote(text)}: the star is played by "
                                        f"{sorted(STAR_SEATS)} players")
         mover = int(parts[2])
         if not 1 <= mover <= players:
-            raise InvalidPositionError(f"star position {text!r}: no player {mover} among "
+            raise InvalidPositionError(f"star position {quote(text)}: no player {mover} among "
                                        f"{players}")
         cells = _parse_rows(text, parts[1], star().rows, players, "Chinese Checkers star")
         for p in range(1, players + 1):
             if cells.count(p) != STAR_PIECES:
-                raise InvalidPositionError(f"star position {text!r}: player {p} has "
+                raise InvalidPositionError(f"star position {quote(text)}: player {p} has "
                                            f"{cells.count(p)} pieces, not {STAR_PIECES}")
         return cls(players, tuple(cells), mover)
 

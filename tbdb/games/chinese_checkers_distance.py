@@ -22,7 +22,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from tbdb.errors import InvalidPositionError, MissingTableError
+from tbdb.errors import InvalidPositionError, MissingTableError, quote
 from tbdb.games.chinese_checkers import STAR_PIECES, _Board, _moves_of, _parse_rows, _rows_text
 from tbdb.games.chinese_checkers_tables import (DISTANCE_PIECES, DistanceTable,
                                                 distance_table_name)
@@ -56,18 +56,18 @@ class Placement(_Board):
     @classmethod
     def parse(cls, text: str) -> Placement:
         if not isinstance(text, str):
-            raise InvalidPositionError(f"a star placement is text, not {text!r}")
+            raise InvalidPositionError(f"a star placement is text, not {quote(text)}")
         parts = text.split(" ")
         head = _HEAD.fullmatch(parts[0]) if len(parts) == 3 else None
         if head is None or parts[2] not in ("0", "1", "2", "3", "4", "5"):
             raise InvalidPositionError(
-                f"malformed star placement {text!r}: expected 'star-distance-K', the 17 rows "
+                f"malformed star placement {quote(text)}: expected 'star-distance-K', the 17 rows "
                 f"of the star from the top tip joined by '/' ('1' a piece, '.' empty) and the "
                 f"goal point 0..5 (0 top, clockwise; 3 bottom)")
         pieces = int(head.group(1))
         cells = _parse_rows(text, parts[1], star().rows, 1, "star placement")
         if not 1 <= pieces <= STAR_PIECES or cells.count(1) != pieces:
-            raise InvalidPositionError(f"star placement {text!r}: {cells.count(1)} pieces on "
+            raise InvalidPositionError(f"star placement {quote(text)}: {cells.count(1)} pieces on "
                                        f"the board, but the head says {pieces} (1 to "
                                        f"{STAR_PIECES})")
         return cls(tuple(cells), int(parts[2]))

@@ -23,7 +23,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from tbdb.errors import InvalidOptionError, InvalidPositionError, MissingTableError
+from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, \
+    MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
     first_row_outside
 from tbdb.games.chinese_checkers import (STAR_SEATS, Position, StarPosition, _blocked,
@@ -55,7 +56,7 @@ def check_buildable(board: int, pieces: int) -> None:
     if n > MAX_SLOTS:
         raise InvalidOptionError(
             f"the {board}x{board} rhombus with {pieces} pieces a side has {n:,} slots; tbdb "
-            f"builds tables of up to {MAX_SLOTS:,} (board={board!r}, pieces={pieces!r})")
+            f"builds tables of up to {MAX_SLOTS:,} (board={quote(board)}, pieces={pieces!r})")
 
 
 def _sym_code(sym, m: int):
@@ -95,7 +96,7 @@ class ChineseCheckersGame(Game):
         if (board is None) != (pieces is None) or (board is None and distance is None):
             raise InvalidOptionError(f"a Chinese Checkers build needs --board M and --pieces P "
                                      f"(the rhombus), --distance K (the star's distance tables) "
-                                     f"or both (board={board!r}, pieces={pieces!r}, "
+                                     f"or both (board={quote(board)}, pieces={pieces!r}, "
                                      f"distance={distance!r})")
         out = []
         if board is not None:
@@ -454,26 +455,27 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
     movers = np.asarray(movers)
     if boards.ndim != 2 or boards.shape[1] not in BOARD_SQUARES or \
             movers.shape != (len(boards),):
-        raise ValueError(f"expected boards of shape (n, M*M) with M from 3 to 9 and movers of "
-                         f"shape (n,), got {boards.shape} and {movers.shape}")
+        raise InvalidArrayError(f"expected boards of shape (n, M*M) with M from 3 to 9 and movers "
+                                f"of shape (n,), got {boards.shape} and {movers.shape}")
     for name, arr in (("boards", boards), ("movers", movers)):
         if not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"{name} must be an integer array, not {arr.dtype}")
+            raise InvalidArrayError(f"{name} must be an integer array, not {arr.dtype}")
     m = BOARD_SQUARES[boards.shape[1]]
     bad = first_row_outside(boards, 0, 2)
     if bad is not None:
-        raise ValueError(f"row {bad}: cells are 0 (empty), 1 or 2, got {boards[bad].tolist()}")
+        raise InvalidArrayError(f"row {bad}: cells are 0 (empty), 1 or 2, got "
+                                f"{quote(boards[bad].tolist())}")
     bad = first_row_outside(movers, 1, 2)
     if bad is not None:
-        raise ValueError(f"row {bad}: the player to move is 1 or 2, got "
-                         f"{movers[bad].item()!r}")
+        raise InvalidArrayError(f"row {bad}: the player to move is 1 or 2, got "
+                                f"{movers[bad].item()!r}")
     boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))  # codes 0..2 by now
     ones, twos = np.empty(len(boards), np.int64), np.empty(len(boards), np.int64)
     kernels._piece_counts(boards, ones, twos)
     bad = np.flatnonzero((ones != twos) | ~np.isin(ones, PIECE_COUNTS) | (2 * ones > m * m))
     if len(bad):
-        raise ValueError(f"row {int(bad[0])}: the players have {int(ones[bad[0]])} and "
-                         f"{int(twos[bad[0]])} pieces; each has one of {PIECE_COUNTS}")
+        raise InvalidArrayError(f"row {int(bad[0])}: the players have {int(ones[bad[0]])} and "
+                                f"{int(twos[bad[0]])} pieces; each has one of {PIECE_COUNTS}")
     return boards, np.ascontiguousarray(movers.astype(np.int8, copy=False)), m, ones
 
 
@@ -496,5 +498,6 @@ def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: in
                 illegal[i] = True
     if illegal.any():
         r = int(rows[np.argmax(illegal)])
-        raise ValueError(f"row {r}: the position cannot arise (the player to move has already "
-                         f"won, or a goal can never be filled): {boards[r].tolist()}")
+        raise InvalidArrayError(f"row {r}: the position cannot arise (the player to move has "
+                                f"already won, or a goal can never be filled): "
+                                f"{quote(boards[r].tolist())}")

@@ -12,7 +12,7 @@ from math import comb
 
 import numpy as np
 
-from tbdb.errors import InvalidOptionError
+from tbdb.errors import InvalidOptionError, quote
 from tbdb.solvers.retrograde import NO_EXT
 from tbdb.solvers import chinese_checkers as kernels
 from tbdb.solvers.chinese_checkers_geometry import (BOARD_SIZES, PIECE_COUNTS, binomials,
@@ -33,19 +33,19 @@ def parse_table_name(name: str) -> tuple[int, int]:
     """(board, pieces) of a rhombus table name such as ``7x7-3``."""
     match = _NAME.fullmatch(name) if isinstance(name, str) else None
     if not match or match.group(1) != match.group(2):
-        raise InvalidOptionError(f"not a Chinese Checkers table name: {name!r} (expected "
+        raise InvalidOptionError(f"not a Chinese Checkers table name: {quote(name)} (expected "
                                  f"'MxM-P' such as '7x7-3')")
     board, pieces = int(match.group(1)), int(match.group(3))
     try:
         check_board(board, pieces)
     except InvalidOptionError as err:
-        raise InvalidOptionError(f"no Chinese Checkers table {name!r}: {err}") from None
+        raise InvalidOptionError(f"no Chinese Checkers table {quote(name)}: {err}") from None
     return board, pieces
 
 
 def check_board(board: int, pieces: int) -> None:
     if board not in BOARD_SIZES:
-        raise InvalidOptionError(f"the rhombus is 3x3 to 9x9, not {board!r}")
+        raise InvalidOptionError(f"the rhombus is 3x3 to 9x9, not {quote(board)}")
     if pieces not in PIECE_COUNTS:
         raise InvalidOptionError(f"pieces a side must be one of {PIECE_COUNTS}, not {pieces!r}")
     if 2 * pieces > board * board:
@@ -264,7 +264,7 @@ def distance_table_name(pieces: int) -> str:
 def parse_distance_table_name(name: str) -> int:
     match = _DISTANCE_NAME.fullmatch(name) if isinstance(name, str) else None
     if not match or int(match.group(1)) not in DISTANCE_PIECES:
-        raise InvalidOptionError(f"not a Chinese Checkers distance table: {name!r} (expected "
+        raise InvalidOptionError(f"not a Chinese Checkers distance table: {quote(name)} (expected "
                                  f"'star-distance-K' with K from 1 to {DISTANCE_PIECES[-1]})")
     return int(match.group(1))
 
@@ -318,7 +318,8 @@ class DistanceTable:
     def cells(self, rank: int) -> list[int]:
         """The cells (ascending) of the placement at ``rank``, for the bottom goal."""
         if not 0 <= rank < self.size:
-            raise InvalidOptionError(f"{self.name} has ranks 0 to {self.size - 1}, not {rank!r}")
+            raise InvalidOptionError(f"{self.name} has ranks 0 to {self.size - 1}, not "
+                                     f"{quote(rank)}")
         out = []
         for i in range(self.pieces, 0, -1):
             c = i - 1
@@ -336,7 +337,7 @@ class DistanceTable:
         if len(cells) != self.pieces or len(set(cells)) != self.pieces or \
                 not all(0 <= c < self.geometry.cells for c in cells):
             raise InvalidOptionError(f"a placement of {self.pieces} distinct star cells, not "
-                                     f"{cells!r}")
+                                     f"{quote(cells)}")
         rotate = self.geometry.rotate
         for _ in range((GOAL_POINT - goal_point) % 6):
             cells = [int(rotate[c]) for c in cells]

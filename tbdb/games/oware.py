@@ -80,7 +80,7 @@ class OwarePosition:
         house = parse_move(move) if isinstance(move, str) else move
         after = self.play(house) if 0 <= house < 6 else None
         if after is None:
-            raise InvalidMoveError(f"move {move!r} is not legal in {self.text!r}")
+            raise InvalidMoveError(f"move {quote(move)} is not legal in {self.text!r}")
         return after[0]
 
 

@@ -13,9 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tbdb.errors import MissingTableError, quote
+from tbdb.errors import InvalidArrayError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
-    Successor, TableData
+    Successor, TableData, first_row_outside
 from tbdb.games.oware import HOUSES, TOTAL_SEEDS, OwarePosition
 from tbdb.options import Option
 from tbdb.solvers import oware as kernels
@@ -75,12 +75,13 @@ class OwareGame(Game):
         except (IndexError, ValueError):
             n = -1
         if table != table_name(n) or not 0 <= n <= kernels.MAX_SOLVE_N:
-            raise InvalidOptionError(f"no Oware table {table!r}: tables are seeds-00 .. "
+            raise InvalidOptionError(f"no Oware table {quote(table)}: tables are seeds-00 .. "
                                      f"seeds-{kernels.MAX_SOLVE_N}")
         return table
 
-    def build_command(self, table: str) -> str:
-        return f"tbdb build oware --max-seeds {max(seeds_of(table), 1)}"
+    def build_command(self, table: str) -> str | None:
+        n = seeds_of(table)  # the batch form names books up to 48 seeds; tbdb builds up to 18
+        return f"tbdb build oware --max-seeds {max(n, 1)}" if n <= kernels.MAX_SOLVE_N else None
 
     def solve(self, table: str, deps: dict, mode: str = "auto", progress=None) -> TableData:
         return self.describe(table, kernels.solve_book(seeds_of(table), list(deps.values())))
@@ -200,22 +201,28 @@ class OwareGame(Game):
         """houses int[n, 12] (mover's view), plies left (a number or int[n], each 1..200)."""
         houses = np.asarray(houses)
         if houses.ndim != 2 or houses.shape[1] != HOUSES:
-            raise ValueError(f"expected houses of shape (n, 12), got {houses.shape}")
+            raise InvalidArrayError(f"expected houses of shape (n, 12), got {houses.shape}")
         if not np.issubdtype(houses.dtype, np.integer):
-            raise ValueError(f"houses must be an integer array, not {houses.dtype}")
-        seeds = houses.astype(np.int64).sum(axis=1)
-        bad = np.flatnonzero((houses < 0).any(axis=1) | (seeds > TOTAL_SEEDS))
-        if len(bad):
-            raise ValueError(f"row {int(bad[0])}: houses hold 0 or more seeds, "
-                             f"{TOTAL_SEEDS} in all at most; got {houses[bad[0]].tolist()}")
+            raise InvalidArrayError(f"houses must be an integer array, not {houses.dtype}")
+        # each house in range before any arithmetic: a sum of huge values wraps past the check
+        bad = first_row_outside(houses, 0, TOTAL_SEEDS)
+        seeds = None if bad is not None else houses.astype(np.int64).sum(axis=1)
+        if bad is None and (seeds > TOTAL_SEEDS).any():
+            bad = int(np.argmax(seeds > TOTAL_SEEDS))
+        if bad is not None:
+            raise InvalidArrayError(f"row {bad}: houses hold 0 or more seeds, {TOTAL_SEEDS} in "
+                                    f"all at most; got {quote(houses[bad].tolist())}")
         t = np.asarray(turns_left)
         if not np.issubdtype(t.dtype, np.integer):
-            raise ValueError(f"turns_left must be integers, not {t.dtype}")
+            raise InvalidArrayError(f"turns_left must be integers, not {t.dtype}")
+        if t.shape not in ((), (len(houses),)):
+            raise InvalidArrayError(f"expected turns_left as a number or of shape "
+                                    f"({len(houses)},), got {t.shape}")
         t = np.broadcast_to(t, (len(houses),))
-        bad = np.flatnonzero((t < 1) | (t > MAX_T))
-        if len(bad):
-            raise ValueError(f"row {int(bad[0])}: turns_left must be from 1 to {MAX_T}, got "
-                             f"{t[bad[0]].item()!r}")
+        bad = first_row_outside(t, 1, MAX_T)
+        if bad is not None:
+            raise InvalidArrayError(f"row {bad}: turns_left must be from 1 to {MAX_T}, got "
+                                    f"{t[bad].item()!r}")
         houses = np.ascontiguousarray(houses, np.int8)
         idx = kernels._rank_many(houses)
         present = np.unique(seeds)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tbdb.errors import InvalidMoveError, InvalidPositionError
+from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
 from tbdb.solvers import shogi as kernels
 from tbdb.solvers import shogi_sfen
 
@@ -75,16 +75,16 @@ class Move:
     @classmethod
     def parse(cls, text: str) -> Move:
         if not isinstance(text, str):
-            raise InvalidMoveError(f"a USI move is text, not {text!r}")
+            raise InvalidMoveError(f"a USI move is text, not {quote(text)}")
         m = re.fullmatch(r"([1-9][a-i])([1-9][a-i])(\+?)|([PLNSGBR])\*([1-9][a-i])", text)
         if not m:
-            raise InvalidMoveError(f"malformed USI move {text!r}: expected like '7g7f', "
+            raise InvalidMoveError(f"malformed USI move {quote(text)}: expected like '7g7f', "
                                    f"'8h2b+' or 'G*5b'")
         if m.group(4):
             return cls(parse_square(m.group(5)), None, False, LETTERS.index(m.group(4)))
         frm, to = parse_square(m.group(1)), parse_square(m.group(2))
         if frm == to:
-            raise InvalidMoveError(f"USI move {text!r} does not move")
+            raise InvalidMoveError(f"USI move {quote(text)} does not move")
         return cls(to, frm, bool(m.group(3)))
 
     @property
@@ -102,7 +102,7 @@ class Move:
 def _parse_board(text: str, rows: str) -> list[int]:
     ranks = rows.split("/")
     if len(ranks) != 9:
-        raise InvalidPositionError(f"SFEN {text!r} has {len(ranks)} ranks, expected 9")
+        raise InvalidPositionError(f"SFEN {quote(text)} has {len(ranks)} ranks, expected 9")
     board = [0] * 81
     for r, row in enumerate(ranks):
         f = 9  # files run 9..1 left to right
@@ -110,23 +110,24 @@ def _parse_board(text: str, rows: str) -> list[int]:
         for ch in row:
             if ch in "0123456789":
                 if promoted or ch == "0":
-                    raise InvalidPositionError(f"bad rank {row!r} in SFEN {text!r}")
+                    raise InvalidPositionError(f"bad rank {quote(row)} in SFEN {quote(text)}")
                 f -= int(ch)
                 continue
             if ch == "+":
                 if promoted:
-                    raise InvalidPositionError(f"bad rank {row!r} in SFEN {text!r}")
+                    raise InvalidPositionError(f"bad rank {quote(row)} in SFEN {quote(text)}")
                 promoted = True
                 continue
             t = LETTERS.find(ch.upper())
             if t < 1 or f < 1 or (promoted and t > kernels.ROOK):
-                raise InvalidPositionError(f"bad rank {row!r} in SFEN {text!r}")
+                raise InvalidPositionError(f"bad rank {quote(row)} in SFEN {quote(text)}")
             code = (t + (kernels.PROMOTED if promoted else 0)) + (16 if ch.islower() else 0)
             board[(f - 1) * 9 + r] = code
             f -= 1
             promoted = False
         if f != 0 or promoted:
-            raise InvalidPositionError(f"rank {row!r} of SFEN {text!r} does not have 9 files")
+            raise InvalidPositionError(f"rank {quote(row)} of SFEN {quote(text)} does not have 9 "
+                                       f"files")
     return board
 
 
@@ -136,7 +137,7 @@ def _parse_hands(text: str, hand: str) -> tuple[tuple[int, ...], tuple[int, ...]
         for num, ch in re.findall(r"([0-9]*)(.)", hand, flags=re.DOTALL):
             t = LETTERS.find(ch.upper())
             if t < 1 or t == kernels.KING or num.startswith("0"):
-                raise InvalidPositionError(f"bad hand {hand!r} in SFEN {text!r}")
+                raise InvalidPositionError(f"bad hand {quote(hand)} in SFEN {quote(text)}")
             counts[1 if ch.islower() else 0][t] += int(num) if num else 1
     return tuple(counts[0]), tuple(counts[1])
 
@@ -196,7 +197,7 @@ class Position:
         or illegal (not one king each, a dead piece, two pawns on a file, too many pieces, or
         the side not to move in check)."""
         if not isinstance(text, str):
-            raise InvalidPositionError(f"an SFEN position is text, not {text!r}")
+            raise InvalidPositionError(f"an SFEN position is text, not {quote(text)}")
         if text.isascii():
             position = cls._parse_fast(text)
             if position is not None:
@@ -211,7 +212,7 @@ class Position:
         parts = START_SFEN.split() if body == "startpos" else body.split()
         if len(parts) not in (3, 4) or parts[1] not in ("b", "w") or \
                 (len(parts) == 4 and not (parts[3].isascii() and parts[3].isdigit())):
-            raise InvalidPositionError(f"malformed SFEN {text!r}: expected board, side (b/w), "
+            raise InvalidPositionError(f"malformed SFEN {quote(text)}: expected board, side (b/w), "
                                        f"hands and an optional move number")
         board = _parse_board(text, parts[0])
         hands = _parse_hands(text, parts[2])
@@ -256,14 +257,16 @@ class Position:
         sfen = getattr(board, "sfen", None)
         if callable(sfen):
             return cls.parse(sfen())
-        raise InvalidPositionError(f"expected SFEN text or a board with .sfen(), not {board!r}")
+        raise InvalidPositionError(f"expected SFEN text or a board with .sfen(), not "
+                                   f"{quote(board)}")
 
     def _validate(self, text: str) -> None:
         board = self.board
         for colour in (BLACK, WHITE):
             kings = board.count(kernels.KING + 16 * colour)
             if kings != 1:
-                raise InvalidPositionError(f"SFEN {text!r}: {'black' if colour == BLACK else 'white'}"
+                raise InvalidPositionError(f"SFEN {quote(text)}: "
+                                           f"{'black' if colour == BLACK else 'white'}"
                                            f" has {kings} kings, expected 1")
         total = [0] * 9
         pawn_files = set()
@@ -273,12 +276,13 @@ class Position:
                 base = t - kernels.PROMOTED if t > kernels.KING else t
                 total[base] += 1
                 if t <= kernels.KNIGHT and kernels._dead(code >> 4, t, sq):
-                    raise InvalidPositionError(f"SFEN {text!r}: the {piece_text(code)} on "
+                    raise InvalidPositionError(f"SFEN {quote(text)}: the {piece_text(code)} on "
                                                f"{square_name(sq)} can never move")
                 if t == kernels.PAWN:
                     key = (code >> 4, sq // 9)
                     if key in pawn_files:
-                        raise InvalidPositionError(f"SFEN {text!r}: two unpromoted pawns of one "
+                        raise InvalidPositionError(f"SFEN {quote(text)}: two unpromoted pawns of "
+                                                   f"one "
                                                    f"side on file {sq // 9 + 1} (nifu)")
                     pawn_files.add(key)
         for colour in (BLACK, WHITE):
@@ -286,11 +290,11 @@ class Position:
                 total[t] += self.hands[colour][t]
         for t, most in MAX_OF_TYPE.items():
             if total[t] > most:
-                raise InvalidPositionError(f"SFEN {text!r} has {total[t]} pieces of type "
+                raise InvalidPositionError(f"SFEN {quote(text)} has {total[t]} pieces of type "
                                            f"{LETTERS[t]}; shogi has {most}")
         if kernels._attacked(np.frombuffer(bytes(board), np.int8),
                              board.index(kernels.KING + 16 * (1 - self.side)), self.side):
-            raise InvalidPositionError(f"SFEN {text!r}: the side not to move is in check")
+            raise InvalidPositionError(f"SFEN {quote(text)}: the side not to move is in check")
 
     @cached_property  # lookups quote it in messages: write it once per position
     def sfen(self) -> str:
@@ -370,7 +374,7 @@ class Position:
             text = str(move)
         code = move.code
         if code not in set(self.legal_codes().tolist()):
-            raise InvalidMoveError(f"move {text!r} is not legal in {self.sfen!r}")
+            raise InvalidMoveError(f"move {quote(text)} is not legal in {self.sfen!r}")
         board, hands = self.board_array(), self.hands_array()
         kernels._do_move(board, hands, self.side, code)
         return Position(tuple(int(c) for c in board),

@@ -13,10 +13,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from tbdb.errors import InvalidMaterialError, InvalidOptionError, InvalidPositionError, \
-    MissingTableError
+from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionError, \
+    InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData
+    TableData, first_row_outside
 from tbdb.games.shogi import LETTERS, START_SFEN, Move, Position, _hand_text
 from tbdb.games.shogi_tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
     parse_table_name, table_name, table_of
@@ -155,7 +155,7 @@ class ShogiGame(Game):
         if table is not None:
             if pieces is not None:
                 raise InvalidOptionError(f"give either a table or a number of pieces, not both "
-                                         f"(table={table!r}, pieces={pieces!r})")
+                                         f"(table={quote(table)}, pieces={pieces!r})")
             return [self.check_table(table)]
         return all_tables(DEFAULT_PIECES if pieces is None else pieces)
 
@@ -168,7 +168,8 @@ class ShogiGame(Game):
         except InvalidMaterialError as exc:
             raise InvalidOptionError(str(exc)) from None
         if not 1 <= len(types) <= MAX_PIECES - 2:
-            raise InvalidOptionError(f"shogi table {table!r} has {len(types) + 2} pieces; tbdb "
+            raise InvalidOptionError(f"shogi table {quote(table)} has {len(types) + 2} pieces; "
+                                     f"tbdb "
                                      f"builds shogi tables of 3 to {MAX_PIECES} pieces")
         return table
 
@@ -214,7 +215,8 @@ class ShogiGame(Game):
         other move numbers, a missing one, 'sfen ...' and 'startpos'."""
         position = Position.parse(text)
         if position.sfen != text:
-            raise InvalidPositionError(f"SFEN {text!r} is not written as tbdb writes it; write "
+            raise InvalidPositionError(f"SFEN {quote(text)} is not written as tbdb writes it; "
+                                       f"write "
                                        f"it as {position.sfen!r}")
         return position
 
@@ -234,7 +236,9 @@ class ShogiGame(Game):
                                              and callable(getattr(obj, "sfen", None)))
 
     def coerce(self, position) -> Position:
-        return Position.from_board(position)
+        if isinstance(position, str) or self.accepts(position):  # SFEN, or a board with .sfen()
+            return Position.from_board(position)
+        return super().coerce(position)
 
     def start(self) -> Position:
         return Position.parse(START_SFEN)
@@ -302,7 +306,7 @@ class ShogiGame(Game):
         k._batch_keys(boards, hands, sides, keys)
         if n and keys.min() < 0:
             row = int(np.argmax(keys < 0))
-            raise ValueError(f"row {row}: {_BATCH_ERRORS[int(keys[row])]}")
+            raise InvalidArrayError(f"row {row}: {_BATCH_ERRORS[int(keys[row])]}")
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
@@ -324,7 +328,7 @@ class ShogiGame(Game):
             s, swap, mirror = _table(name).locate_many(boards[rows], hands[rows], sides[rows])
             if (s < 0).any():
                 bad = np.arange(n)[rows][np.argmax(s < 0)]
-                raise ValueError(f"row {int(bad)}: no stored position (kings side by side?)")
+                raise InvalidArrayError(f"row {int(bad)}: no stored position (kings side by side?)")
             which[rows] = len(tables)
             tables.append(name)
             slots[rows] = s
@@ -361,12 +365,17 @@ def _check_batch(boards, hands, sides):
     boards, hands, sides = np.asarray(boards), np.asarray(hands), np.asarray(sides)
     n = len(boards) if boards.ndim else 0
     if boards.shape != (n, 81) or hands.shape != (n, 2, 8) or sides.shape != (n,):
-        raise ValueError(f"expected boards of shape (n, 81), hands (n, 2, 8) and sides (n,), "
-                         f"got {boards.shape}, {hands.shape} and {sides.shape}")
+        raise InvalidArrayError(f"expected boards of shape (n, 81), hands (n, 2, 8) and sides "
+                                f"(n,), got {boards.shape}, {hands.shape} and {sides.shape}")
     for what, arr in (("boards", boards), ("hands", hands), ("sides", sides)):
         if not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"{what} must be an integer array, not {arr.dtype}")
-        if arr.size and (arr.min() < -128 or arr.max() > 127):
-            raise ValueError(f"{what} holds values outside int8")
+            raise InvalidArrayError(f"{what} must be an integer array, not {arr.dtype}")
+    # the coarse ranges on the arrays as given (a cast to int8 would wrap 256 to a valid 0);
+    # the key kernel checks the values in detail
+    for arr, code, high in ((boards, -1, 30), (hands, -3, 18), (sides, -4, 1)):
+        bad = first_row_outside(arr, 0, high)
+        if bad is not None:
+            raise InvalidArrayError(f"row {bad}: {_BATCH_ERRORS[code]}, got "
+                                    f"{quote(arr[bad].tolist())}")
     return (np.ascontiguousarray(boards, np.int8), np.ascontiguousarray(hands, np.int8),
             np.ascontiguousarray(sides, np.int8))

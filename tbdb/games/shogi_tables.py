@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tbdb.errors import InvalidMaterialError, InvalidPositionError
+from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidPositionError, quote
 from tbdb.games.shogi import LETTERS, Move, Position
 from tbdb.solvers import shogi as moves_k
 from tbdb.solvers import shogi_tables as k
@@ -30,15 +30,16 @@ MAX_PIECES = 4  # kings included: what the build goals cover (larger tables inde
 def parse_table_name(name: str) -> tuple[int, ...]:
     """Piece types (solvers/shogi.py numbering) of a table name, strongest first."""
     if not isinstance(name, str):
-        raise InvalidMaterialError(f"a shogi table name is text, not {name!r}")
+        raise InvalidMaterialError(f"a shogi table name is text, not {quote(name)}")
     m = re.fullmatch(r"K([RBGSNLP]*)K", name)
     if not m:
-        raise InvalidMaterialError(f"malformed shogi table name {name!r}: expected 'K', pieces "
+        raise InvalidMaterialError(f"malformed shogi table name {quote(name)}: expected 'K', "
+                                   f"pieces "
                                    f"from {ORDER}, 'K' (e.g. 'KGK', 'KRGK')")
     pieces = m.group(1)
     ordered = "".join(sorted(pieces, key=ORDER.index))
     if pieces != ordered:
-        raise InvalidMaterialError(f"shogi table name {name!r} is not strongest first; "
+        raise InvalidMaterialError(f"shogi table name {quote(name)} is not strongest first; "
                                    f"write it as {'K' + ordered + 'K'!r}")
     return tuple(LETTERS.index(c) for c in pieces)
 
@@ -185,8 +186,8 @@ class ShogiTable:
         sides = np.ascontiguousarray(sides, np.int8)
         n = len(boards)
         if boards.shape != (n, 81) or hands.shape != (n, 2, 8) or sides.shape != (n,):
-            raise ValueError(f"expected boards (n, 81), hands (n, 2, 8) and sides (n,), got "
-                             f"{boards.shape}, {hands.shape} and {sides.shape}")
+            raise InvalidArrayError(f"expected boards (n, 81), hands (n, 2, 8) and sides (n,), got "
+                                    f"{boards.shape}, {hands.shape} and {sides.shape}")
         slots = np.empty(n, np.int64)
         mirrored = np.empty(n, np.int8)
         k._slots_of_many(self.desc, boards, hands, sides, slots, mirrored)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError, quote
+from tbdb.errors import InvalidArrayError, InvalidMoveError, InvalidOptionError, \
+    InvalidPositionError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
 from tbdb.solvers import tictactoe as kernels
@@ -81,10 +82,10 @@ class TicTacToePosition:
         cell = move
         if isinstance(move, str):
             if not re.fullmatch(r"[0-8]", move):
-                raise InvalidMoveError(f"malformed tic-tac-toe move {move!r}: a cell 0-8")
+                raise InvalidMoveError(f"malformed tic-tac-toe move {quote(move)}: a cell 0-8")
             cell = int(move)
         if cell not in self.legal_moves():
-            raise InvalidMoveError(f"move {str(move)!r} is not legal in {self.text!r}")
+            raise InvalidMoveError(f"move {quote(str(move))} is not legal in {self.text!r}")
         cells = list(self.cells)
         cells[cell] = self.mover
         return TicTacToePosition(tuple(cells))
@@ -128,7 +129,8 @@ class TicTacToeGame(Game):
 
     def check_table(self, table: str) -> str:
         if table != TABLE:
-            raise InvalidOptionError(f"no tic-tac-toe table {table!r}: the one table is {TABLE!r}")
+            raise InvalidOptionError(f"no tic-tac-toe table {quote(table)}: the one table is "
+                                     f"{TABLE!r}")
         return table
 
     def build_command(self, table: str) -> str:
@@ -206,17 +208,17 @@ class TicTacToeGame(Game):
         """boards int[n, 9]: cells row by row from the top left, 0 empty, 1 x, 2 o."""
         boards = np.asarray(boards)
         if boards.ndim != 2 or boards.shape[1] != 9:
-            raise ValueError(f"expected boards of shape (n, 9), got {boards.shape}")
+            raise InvalidArrayError(f"expected boards of shape (n, 9), got {boards.shape}")
         if not np.issubdtype(boards.dtype, np.integer):
-            raise ValueError(f"boards must be an integer array, not {boards.dtype}")
+            raise InvalidArrayError(f"boards must be an integer array, not {boards.dtype}")
         bad = first_row_outside(boards, 0, 2)
         if bad is not None:
-            raise ValueError(f"row {bad}: cells are 0 (empty), 1 (x) or 2 (o), got "
-                             f"{boards[bad].tolist()}")
+            raise InvalidArrayError(f"row {bad}: cells are 0 (empty), 1 (x) or 2 (o), got "
+                                    f"{quote(boards[bad].tolist())}")
         for r, row in enumerate(boards.tolist()):
             problem = TicTacToePosition(tuple(row))._impossible()
             if problem:
-                raise ValueError(f"row {r}: {problem}")
+                raise InvalidArrayError(f"row {r}: {problem}")
         n = len(boards)
         keys = np.zeros((n, 3), np.int64)
         sym = np.empty(n, np.int8)

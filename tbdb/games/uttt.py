@@ -22,7 +22,7 @@ from itertools import product
 
 import numpy as np
 
-from tbdb.errors import InvalidMoveError, InvalidPositionError
+from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
 from tbdb.solvers import uttt as kernels
 from tbdb.solvers import uttt_keys as keys
 
@@ -81,7 +81,7 @@ class Move:
     def parse(cls, text: str) -> Move:
         if (not isinstance(text, str) or len(text) != 3 or text[1] != ":"
                 or text[0] not in "012345678" or text[2] not in "012345678"):
-            raise InvalidMoveError(f"malformed uttt move {text!r}: expected 'board:cell' with "
+            raise InvalidMoveError(f"malformed uttt move {quote(text)}: expected 'board:cell' with "
                                    f"board and cell 0-8, e.g. '4:0'")
         return cls(int(text[0]), int(text[2]))
 
@@ -148,12 +148,12 @@ class Position:
         if text == "start":
             return cls.start()
         if not isinstance(text, str):
-            raise InvalidPositionError(f"a uttt position is text, not {text!r}")
+            raise InvalidPositionError(f"a uttt position is text, not {quote(text)}")
         parts = text.split(" ")
         if (len(parts) != 3 or len(parts[0]) != 81 or parts[1] not in ("x", "o")
                 or parts[2] not in tuple("012345678-")):
             raise InvalidPositionError(
-                f"malformed uttt position {text!r}: expected 81 characters 'x', 'o' or '.' "
+                f"malformed uttt position {quote(text)}: expected 81 characters 'x', 'o' or '.' "
                 f"(board-major), a space, the side to move 'x' or 'o', a space and the board to "
                 f"play in '0'-'8' or '-' (or 'start')")
         cells = parts[0]
@@ -161,13 +161,13 @@ class Position:
             block = cells[9 * b:9 * b + 9]
             if block not in REDUCED and set(block) - set("xo."):
                 raise InvalidPositionError(
-                    f"malformed uttt position {text!r}: small board {b} is {block!r}; cells are "
-                    f"'x', 'o' or '.', and a closed board may be written XXXXXXXXX, OOOOOOOOO "
-                    f"or DDDDDDDDD")
+                    f"malformed uttt position {quote(text)}: small board {b} is {quote(block)}; "
+                    f"cells are 'x', 'o' or '.', and a closed board may be written XXXXXXXXX, "
+                    f"OOOOOOOOO or DDDDDDDDD")
         position = cls(cells, "xo".index(parts[1]), None if parts[2] == "-" else int(parts[2]))
         reason = _impossible(position)
         if reason:
-            raise InvalidPositionError(f"impossible uttt position {text!r}: {reason}")
+            raise InvalidPositionError(f"impossible uttt position {quote(text)}: {reason}")
         return position
 
     @property
@@ -234,7 +234,7 @@ class Position:
         if isinstance(move, str):
             move = Move.parse(move)
         if move not in self.legal_moves():
-            raise InvalidMoveError(f"move {str(move)!r} is not legal in {self.text!r}")
+            raise InvalidMoveError(f"move {quote(str(move))} is not legal in {self.text!r}")
         i = move.code
         cells = self.cells[:i] + SIDE_LETTERS[self.side] + self.cells[i + 1:]
         nxt = None if _status(cells[9 * move.cell:9 * move.cell + 9]) != "." else move.cell

@@ -23,9 +23,9 @@ import shlex
 
 import numpy as np
 
-from tbdb.errors import InvalidOptionError, InvalidPositionError
+from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.games.base import (BatchLocation, Game, GameOver, Location, StatRow, TableData,
-                             read_padded)
+                             first_row_outside, read_padded)
 from tbdb.games.uttt import SCORINGS, Position, _scoring_code, key_text
 from tbdb.games import uttt_tables as tables
 from tbdb.options import Option
@@ -91,11 +91,12 @@ class UtttGame(Game):
         if root is not None:
             position = self.coerce(root)
             if position.is_game_over():
-                raise InvalidOptionError(f"--from {root!r}: the game is over in that position; "
+                raise InvalidOptionError(f"--from {quote(root)}: the game is over in that "
+                                         f"position; "
                                          f"there is nothing to solve")
             if position.empties > MAX_FROM_EMPTIES:
                 raise InvalidOptionError(
-                    f"--from {root!r}: {position.empties} empty cells in open boards; this "
+                    f"--from {quote(root)}: {position.empties} empty cells in open boards; this "
                     f"machine builds from roots with at most {MAX_FROM_EMPTIES} (the positions "
                     f"below would not fit in memory)")
             return [tables.table_name(scoring, root_key=position.key)]
@@ -164,8 +165,11 @@ class UtttGame(Game):
         store = tables.store_name(scoring)
         return [store] if store in built else []
 
-    def cover_command(self, key, text: str | None = None, scoring: str = "standard") -> str:
+    def cover_command(self, key, text: str | None = None,
+                      scoring: str = "standard") -> str | None:
         root = text if text is not None else key_text((int(key[0]), int(key[1])))
+        if Position.parse(root).empties > MAX_FROM_EMPTIES:
+            return None  # ``plan`` refuses such a root: the positions below would not fit
         return f"tbdb build uttt --from {shlex.quote(root)}" + _scoring_flag(scoring)
 
     # ------------------------------------------------------------------ positions
@@ -174,12 +178,14 @@ class UtttGame(Game):
         """A position from the notation as tbdb writes it, which round-trips exactly; 'start'
         is read by ``coerce`` (Python lookups, the CLI, ``--from``) and perft, not here."""
         if text == "start":
-            raise InvalidPositionError(f"{text!r} is not a uttt position text; write it as "
+            raise InvalidPositionError(f"{quote(text)} is not a uttt position text; write it as "
                                        f"{Position.start().text!r}")
         return Position.parse(text)
 
     def coerce(self, position) -> Position:
-        return read_padded(Position.parse, position) if isinstance(position, str) else position
+        if isinstance(position, str):  # Position.parse: 'start' too
+            return read_padded(Position.parse, position)
+        return super().coerce(position)
 
     def recognises(self, text: str) -> bool:
         return isinstance(text, str) and bool(_LOOKS_LIKE.fullmatch(text))
@@ -224,28 +230,35 @@ class UtttGame(Game):
         int[n] (0 x, 1 o to move), constraint int[n] (0..8, -1 any)."""
         cells, side, constraint = (np.asarray(a) for a in (cells, side, constraint))
         if cells.ndim != 2 or cells.shape[1] != 81:
-            raise ValueError(f"expected cells of shape (n, 81), got {cells.shape}")
+            raise InvalidArrayError(f"expected cells of shape (n, 81), got {cells.shape}")
         n = len(cells)
         if side.shape != (n,) or constraint.shape != (n,):
-            raise ValueError(f"expected side and constraint of shape ({n},), got {side.shape} "
-                             f"and {constraint.shape}")
+            raise InvalidArrayError(f"expected side and constraint of shape ({n},), got "
+                                    f"{side.shape} and {constraint.shape}")
         for name, a in (("cells", cells), ("side", side), ("constraint", constraint)):
             if not np.issubdtype(a.dtype, np.integer):
-                raise ValueError(f"{name} must be an integer array, not {a.dtype}")
-        clip = lambda a: np.clip(a, -128, 127).astype(np.int8)  # noqa: E731 - out of range stays out
+                raise InvalidArrayError(f"{name} must be an integer array, not {a.dtype}")
+        # ranges first, on the arrays as given: a cast to int8 would wrap 256 to a valid 0
+        for name, a, low, high in (("cells", cells, 0, 5), ("side", side, 0, 1),
+                                   ("constraint", constraint, -1, 8)):
+            bad = first_row_outside(a, low, high)
+            if bad is not None:
+                raise InvalidArrayError(f"row {bad}: {name} values are {low}..{high}, got "
+                                        f"{quote(a[bad].tolist())}")
+        cells, side, constraint = (a.astype(np.int8) for a in (cells, side, constraint))
         keys = np.empty((n, 3), np.int64)
         sym = np.empty(n, np.int8)
         over = np.empty(n, np.int8)
         done = np.empty(n, np.bool_)
         err = np.empty(n, np.int8)
-        batch_kernels._locate_rows(np.ascontiguousarray(clip(cells)), clip(side),
-                                   clip(constraint), _scoring_code(scoring), keys, sym, over,
-                                   done, err)
+        batch_kernels._locate_rows(np.ascontiguousarray(cells), side, constraint,
+                                   _scoring_code(scoring), keys, sym, over, done, err)
         bad = np.flatnonzero(err)
         if len(bad):
             r = int(bad[0])
-            raise ValueError(f"row {r}: {batch_kernels.REASONS.get(int(err[r]), 'refused')} "
-                             f"(side {int(side[r])}, constraint {int(constraint[r])})")
+            reason = batch_kernels.REASONS.get(int(err[r]), "refused")
+            raise InvalidArrayError(f"row {r}: {reason} (side {int(side[r])}, constraint "
+                                    f"{int(constraint[r])})")
         which = np.where(done, -1, 0).astype(np.int32)
         return BatchLocation([None], which, keys, sym, over)
 

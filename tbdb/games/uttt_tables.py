@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbdb.errors import InvalidOptionError
+from tbdb.errors import InvalidOptionError, quote
 from tbdb.games.uttt import SCORINGS, Key, Position, _scoring_code
 from tbdb.solvers import uttt_keys as keys_kernels
 from tbdb.solvers import uttt_tables as kernels
@@ -159,7 +159,7 @@ def store_name(scoring: str) -> str:
 def parse_table_name(name: str) -> TableName:
     m = _NAME.fullmatch(name)
     if not m:
-        raise InvalidOptionError(f"malformed uttt table name {name!r}: expected "
+        raise InvalidOptionError(f"malformed uttt table name {quote(name)}: expected "
                                  f"'<scoring>/from/<word0>.<word1>', '<scoring>/empties/<K>' or "
                                  f"'<scoring>/positions'")
     if m.group(5):
