@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tbdb import games, level_store, retrograde
-from tbdb.errors import InvalidOptionError
+from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
+                         MissingValuesFileError)
 from tbdb.memory import reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
 from tbdb.store import Store, default_db_path
+from tbdb.verify_rows import catalogue_problems
 
 MODE_OPTION = Option("mode", "retrograde mode: auto (by table size), edges (in memory, fastest "
                              "for small tables) or edge-free (a few bytes per position)",
@@ -240,15 +242,19 @@ def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
 
 @dataclass
 class VerifyReport:
-    """``problems``: {"game:table": (count, examples)}; ``unchecked``: tables that are not
-    completely built ({"game:table": state})."""
+    """``problems``: {"game:table": (count, examples)} of stored fields that disagree with the
+    rules; ``damage``: {"game:table": [what is wrong, ...]} of tables whose rows disagree with
+    the catalogue or cannot be loaded (these, and the tables that read them, are not checked
+    against the rules); ``unchecked``: tables that are not completely built ({"game:table":
+    state})."""
     problems: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    damage: dict[str, list[str]] = field(default_factory=dict)
     unchecked: dict[str, str] = field(default_factory=dict)
     checked: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.problems and not self.unchecked
+        return not self.problems and not self.damage and not self.unchecked
 
 
 def verify(db: str | None = None, game: str | None = None, *, progress: bool | str = True,
@@ -268,7 +274,13 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
             for t, state in sorted(states.items()):
                 if state != "done":
                     report.unchecked[f"{name}:{t}"] = state
-            done = [t for t, s in states.items() if s == "done"
+            # rows against the catalogue first: a table whose counts disagree is not loaded
+            # (a duplicated or stray row would be silently overwritten, or raise IndexError)
+            counted = catalogue_problems(store, name)
+            for t, problems in counted.items():
+                if tables is None or t in tables:
+                    report.damage[f"{name}:{t}"] = problems
+            done = [t for t, s in states.items() if s == "done" and t not in counted
                     and (tables is None or t in tables)]
             order = sorted(done, key=lambda t: (len(g.dependencies(t)), t))
             weight = _weights(g, order)
@@ -277,8 +289,14 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
             cache: dict[str, object] = {}
             try:
                 for t in order:
-                    values = cache.get(t) or load_table(g, store, t)
-                    deps = _dependencies(g, t, store, cache)
+                    try:
+                        values = cache.get(t) or load_table(g, store, t)
+                        deps = _dependencies(g, t, store, cache)
+                    except (DamagedTableError, MissingTableError, MissingValuesFileError) as exc:
+                        # it, or a table it reads, cannot be loaded: say why, check the rest
+                        report.damage[f"{name}:{t}"] = [f"not checked: {exc}"]
+                        bar.finished(weight[t], t)
+                        continue
                     examples, bad = g.verify(t, values, deps)
                     examples2, bad2 = _verify_catalogue(g, store, t, values)
                     if bad or bad2:

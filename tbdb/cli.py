@@ -119,9 +119,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--all", action="store_true", help="one line per table, not a summary")
 
     v = sub.add_parser("verify", help="re-derive every stored field from the rules",
-                       description="Check every stored value, best move, multiplicity and "
-                                   "count against one ply of moves and the stored values of "
-                                   "the children; exit 1 on any mismatch or unbuilt table.")
+                       description="Check the stored rows against the catalogue and the "
+                                   "checkpoints (row counts, duplicated, stray or missing "
+                                   "rows), then every stored value, best move, multiplicity "
+                                   "and count against one ply of moves and the stored values "
+                                   "of the children; exit 1 on any mismatch, damaged or "
+                                   "unbuilt table, naming each table not checked.")
     v.add_argument("--db", help=DB_HELP)
     v.add_argument("--game", help="only this game")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -448,6 +451,9 @@ def _verify(args) -> int:
     report = tbdb.verify(args.db, args.game, progress=not args.no_progress)
     for table, (count, examples) in report.problems.items():
         print(f"{table}: {count} inconsistent stored fields, e.g. {'; '.join(examples[:5])}")
+    for table, damage in report.damage.items():
+        for what in damage:
+            print(f"{table}: {what}")
     for table, state in report.unchecked.items():
         print(f"{table}: not checked: the table is {state}, not done (run its build again)")
     if report.ok:

@@ -29,8 +29,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from tbdb.errors import (DamagedDatabaseError, DatabaseBusyError, MissingTableError,
-                         MissingValuesFileError, NotADatabaseError)
+from tbdb.errors import (DamagedDatabaseError, DamagedTableError, DatabaseBusyError,
+                         MissingTableError, MissingValuesFileError, NotADatabaseError)
 from tbdb.safe_files import kind, plain_mode
 
 DEFAULT_DB_ENV = "TBDB_DB"
@@ -693,6 +693,7 @@ class Store:
         from tbdb.retrograde import IndexValues
         from tbdb.solvers.retrograde import NONE
         f = self._checked_file(table_id)
+        name = self._table_name(table_id)  # for a damage report: not while the rows stream
         if f is not None:
             batches = f.batches(LOAD_BATCH_ROWS)
         else:
@@ -703,13 +704,32 @@ class Store:
         distance = np.zeros(slots, np.int16)
         best = np.full(slots, -1, np.int32)
         multiplicity = np.zeros(slots, np.int16)
+        rows = 0
         for batch in batches:
             at = batch.column("idx").to_numpy()
+            if len(at) and (at.min() < 0 or at.max() >= slots):
+                # numpy would wrap a negative idx or raise IndexError past the end
+                bad = int(at[(at < 0) | (at >= slots)][0])
+                raise self._damaged(table_id, f"a row at idx {bad}, outside its {slots} slots",
+                                    name)
+            rows += len(at)
             result[at] = batch.column("result").to_numpy()
             distance[at] = batch.column("distance").to_numpy()
             best[at] = batch.column("best_move").to_numpy()
             multiplicity[at] = batch.column("multiplicity").to_numpy()
+        # a slot stored twice is silently overwritten above; count what is left, by chunks (no
+        # whole-table mask beside a 10^9-slot table)
+        filled = sum(int(np.count_nonzero(result[lo:lo + LOAD_BATCH_ROWS] != NONE))
+                     for lo in range(0, slots, LOAD_BATCH_ROWS))
+        if filled != rows:
+            raise self._damaged(table_id, f"{rows} rows for {filled} slots (a slot stored twice, "
+                                          f"or a row with no value)", name)
         return IndexValues(result, distance, best, multiplicity)
+
+    def _damaged(self, table_id: int, what: str, name: str | None = None) -> DamagedTableError:
+        name = name or self._table_name(table_id)
+        return DamagedTableError(f"{name} in {self.path!r} is damaged: it holds {what}; build "
+                                 f"it again with --rebuild")
 
     def index_row(self, table_id: int, idx: int) -> tuple[int, int, int] | None:
         """(result, distance, best move) of one slot, straight from the file (large tables)."""
@@ -732,6 +752,10 @@ class Store:
         keys = np.stack([np.asarray(cols[c], np.int64)
                          for c in ("key0", "key1", "key_constraint")], axis=1) \
             if len(cols["key0"]) else np.zeros((0, 3), np.int64)
+        twice = np.flatnonzero((keys[1:] == keys[:-1]).all(axis=1))  # sorted: twins are adjacent
+        if len(twice):
+            raise self._damaged(table_id, f"{len(twice)} keys stored twice, e.g. key "
+                                          f"{tuple(int(k) for k in keys[twice[0]])}")
         return (keys, np.asarray(cols["result"], np.int8), np.asarray(cols["distance"], np.int16),
                 np.asarray(cols["best_move"], np.int32),
                 np.asarray(cols["multiplicity"], np.int16), np.asarray(cols["level"], np.int16))
@@ -746,14 +770,42 @@ class Store:
         """A score table's runs (``tbdb.games.base.RunValues``)."""
         from tbdb.games.base import RunValues
         cols = self.con.execute(
-            "SELECT idx, turns_left_from, score, best_move FROM tb_score_runs WHERE table_id = ? "
-            "ORDER BY idx, turns_left_from", [table_id]).fetchnumpy()
+            "SELECT idx, turns_left_from, turns_left_to, score, best_move FROM tb_score_runs "
+            "WHERE table_id = ? ORDER BY idx, turns_left_from", [table_id]).fetchnumpy()
+        idx = np.asarray(cols["idx"], np.int64)
+        if len(idx) and (idx[0] < 0 or idx[-1] >= positions):
+            bad = int(idx[0] if idx[0] < 0 else idx[-1])
+            raise self._damaged(table_id, f"runs at idx {bad}, outside its {positions} positions")
+        self._check_runs(table_id, idx, np.asarray(cols["turns_left_from"], np.int64),
+                         np.asarray(cols["turns_left_to"], np.int64), positions, horizon)
         offsets = np.zeros(positions + 1, np.int64)
-        np.cumsum(np.bincount(np.asarray(cols["idx"], np.int64), minlength=positions),
-                  out=offsets[1:])
+        np.cumsum(np.bincount(idx, minlength=positions), out=offsets[1:])
         return RunValues(offsets, np.asarray(cols["turns_left_from"], np.int16),
                          np.asarray(cols["score"], np.int8),
                          np.asarray(cols["best_move"], np.int8), horizon)
+
+    def _check_runs(self, table_id: int, idx, start, end, positions: int, horizon: int) -> None:
+        """Each position's runs (sorted by idx, then start) must tile 1..horizon turns left
+        exactly: a lookup takes the run whose [from, to] holds its turns left, so a gap or an
+        overlap answers nothing or two values."""
+        first = np.ones(len(idx), bool)
+        first[1:] = idx[1:] != idx[:-1]
+        last = np.ones(len(idx), bool)
+        last[:-1] = first[1:]
+        wrong = np.zeros(len(idx), bool)
+        wrong[first] = start[first] != 1
+        wrong[last] |= end[last] != horizon
+        follows = ~last[:-1]  # run i is followed by run i + 1 of the same position
+        wrong[:-1][follows] |= end[:-1][follows] != start[1:][follows] - 1
+        wrong |= end < start
+        if wrong.any():
+            at = int(np.argmax(wrong))
+            raise self._damaged(table_id, f"{int(np.count_nonzero(wrong))} runs that do not tile "
+                                          f"1..{horizon} turns left, e.g. at idx {int(idx[at])} "
+                                          f"turns {int(start[at])}..{int(end[at])}")
+        if np.count_nonzero(first) != positions:
+            raise self._damaged(table_id, f"runs for {int(np.count_nonzero(first))} of its "
+                                          f"{positions} positions")
 
     def run_row(self, table_id: int, idx: int, plies: int) -> tuple[int, int] | None:
         rows = self.query("SELECT score, best_move FROM tb_score_runs WHERE table_id = ? AND "

@@ -285,6 +285,112 @@ def test_a_missing_row_is_a_damaged_table_with_the_repair_command(copy_db, capsy
     assert main(["lookup", "cdc", "8/8/8/KCp5 r", "--db", copy_db]) == 0
 
 
+def _table_id(name):
+    return f"(SELECT table_id FROM tb_tables WHERE table_name = '{name}')"
+
+
+def _damaged_verify(db, tmp_path, capsys, sql, table, *needles):
+    """``tbdb verify`` on a copy of ``db`` damaged by ``sql``: exit 1, the table and its problem
+    named, no traceback; the undamaged file still verifies clean."""
+    copy = str(tmp_path / "damaged.duckdb")
+    shutil.copy(db, copy)
+    con = duckdb.connect(copy)
+    con.execute(sql)
+    con.close()
+    assert main(["verify", "--db", copy, "--no-progress"]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and err == "", err
+    named = [ln for ln in out.splitlines() if ln.startswith(f"{table}:")]
+    assert named, out
+    for n in needles:
+        assert n in named[0], out
+    assert main(["verify", "--db", db, "--no-progress"]) == 0
+    assert "every stored field agrees" in capsys.readouterr().out
+
+
+KCVP_ROW = f"table_id = {_table_id('KCvP')} AND idx = (SELECT min(idx) FROM tb_index_rows " \
+           f"WHERE table_id = {_table_id('KCvP')})"
+
+
+@pytest.mark.parametrize("sql, table, needles", [
+    (f"INSERT INTO tb_index_rows SELECT * FROM tb_index_rows WHERE {KCVP_ROW}",
+     "cdc:KCvP", ["14,881 value rows", "tb_tables.positions says 14,880"]),
+    # the counts made to agree: the load still finds the slot stored twice
+    (f"INSERT INTO tb_index_rows SELECT * FROM tb_index_rows WHERE {KCVP_ROW}; "
+     "UPDATE tb_tables SET positions = positions + 1 WHERE table_name = 'KCvP'; "
+     "UPDATE build_checkpoints SET rows = rows + 1 WHERE table_name = 'KCvP'",
+     "cdc:KCvP", ["damaged", "14881 rows for 14880 slots"]),
+    ("UPDATE tb_tables SET positions = positions - 1 WHERE table_name = 'CvP'",
+     "cdc:CvP", ["tb_tables.positions says 495"]),
+    ("UPDATE build_checkpoints SET rows = rows + 1 WHERE table_name = 'KCvP'",
+     "cdc:KCvP", ["build_checkpoints.rows is 14881"]),
+    ("DELETE FROM build_checkpoints WHERE table_name = 'CvP'",
+     "cdc:CvP", ["no build_checkpoints row", "not checked"]),
+    (f"UPDATE tb_index_rows SET idx = 99999 WHERE {KCVP_ROW}",
+     "cdc:KCvP", ["idx 99999, outside its 14880 slots"]),
+    (f"UPDATE tb_index_rows SET idx = -1 WHERE {KCVP_ROW}",
+     "cdc:KCvP", ["idx -1, outside"]),
+])
+def test_verify_names_damaged_index_rows_and_catalogue(sql, table, needles, kcvp_db, tmp_path,
+                                                       capsys):
+    _damaged_verify(kcvp_db, tmp_path, capsys, sql, table, *needles)
+
+
+def test_verify_names_the_tables_that_read_a_table_it_cannot_load(kcvp_db, tmp_path, capsys):
+    _damaged_verify(kcvp_db, tmp_path, capsys,
+                    "DELETE FROM build_checkpoints WHERE table_name = 'CvP'",
+                    "cdc:KCvP", "not checked", "'CvP'")
+
+
+@pytest.fixture(scope="module")
+def oware_db(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("oware") / "tb.duckdb")
+    tbdb.build("oware", db=path, progress=False, max_seeds=4)
+    return path
+
+
+SEEDS_4_RUN = f"rowid = (SELECT min(rowid) FROM tb_score_runs WHERE table_id = " \
+              f"{_table_id('seeds-04')} AND turns_left_to < 200)"
+
+
+@pytest.mark.parametrize("sql, needles", [
+    (f"UPDATE tb_score_runs SET turns_left_to = turns_left_to + 1 WHERE {SEEDS_4_RUN}",
+     ["do not tile 1..200 turns left"]),
+    (f"UPDATE tb_score_runs SET turns_left_to = turns_left_to - 1 WHERE {SEEDS_4_RUN}",
+     ["do not tile 1..200 turns left"]),
+    (f"UPDATE tb_score_runs SET idx = 5000 WHERE {SEEDS_4_RUN}", ["idx 5000, outside"]),
+    (f"INSERT INTO tb_score_runs SELECT * FROM tb_score_runs WHERE {SEEDS_4_RUN}",
+     ["value rows", "tb_tables.positions says"]),
+])
+def test_verify_names_damaged_oware_runs(sql, needles, oware_db, tmp_path, capsys):
+    _damaged_verify(oware_db, tmp_path, capsys, sql, "oware:seeds-04", *needles)
+
+
+@pytest.fixture(scope="module")
+def uttt_db(tmp_path_factory):
+    from tbdb import games
+    path = str(tmp_path_factory.mktemp("uttt") / "tb.duckdb")
+    tbdb.build("uttt", db=path, progress=False, **games.get("uttt").example_build)
+    return path
+
+
+UTTT_ROW = "rowid = (SELECT min(rowid) FROM tb_key_values)"
+UTTT = "uttt:standard/positions"
+
+
+@pytest.mark.parametrize("sql, needles", [
+    (f"INSERT INTO tb_key_values SELECT * FROM tb_key_values WHERE {UTTT_ROW}",
+     ["1,355 value rows", "tb_tables.positions says 1,354"]),
+    (f"INSERT INTO tb_key_values SELECT * FROM tb_key_values WHERE {UTTT_ROW}; "
+     "UPDATE tb_tables SET positions = positions + 1 WHERE table_name = 'standard/positions'; "
+     "UPDATE build_checkpoints SET rows = rows + 1 WHERE table_name = 'standard/positions'",
+     ["damaged", "1 keys stored twice"]),
+    (f"DELETE FROM tb_key_values WHERE {UTTT_ROW}", ["1,353 value rows"]),
+])
+def test_verify_names_damaged_key_rows(sql, needles, uttt_db, tmp_path, capsys):
+    _damaged_verify(uttt_db, tmp_path, capsys, sql, UTTT, *needles)
+
+
 # --------------------------------------------------------------------------- interrupts
 
 def test_sigterm_during_a_build_rolls_back_and_resumes(tmp_path):

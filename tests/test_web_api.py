@@ -249,7 +249,7 @@ def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
     try:
         line = proc.stdout.readline()
         assert f"http://127.0.0.1:{port}/" in line, line
-        for _ in range(100):  # the banner comes just before uvicorn binds the port
+        for _ in range(100):  # the port is bound before the banner; uvicorn accepts soon after
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=5) as r:
                     assert r.status == 200 and json.loads(r.read())
@@ -263,6 +263,51 @@ def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
         proc.terminate()
         proc.wait(10)
     assert open(db, "rb").read() == before
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_refuses_a_port_in_use_and_an_unknown_host_before_the_banner(db, capsys):
+    import socket
+    before = open(db, "rb").read()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--db", db, "--port", str(port)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+        assert "'127.0.0.1'" in err and str(port) in err and "in use" in err, err
+    assert main(["serve", "--db", db, "--host", "no-such-host.invalid"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "'no-such-host.invalid'" in err, err
+    assert open(db, "rb").read() == before
+
+
+@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("localhost", False),
+                                          ("0.0.0.0", True)])
+def test_serve_hands_uvicorn_its_bound_sockets_and_warns_off_loopback(host, warned, db,
+                                                                      monkeypatch, capsys):
+    import uvicorn
+    served = []
+
+    def run(server, sockets=None):  # instead of serving forever: what uvicorn was given
+        served.extend((s.getsockname()[1], s.fileno() >= 0) for s in sockets)
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    port = _free_port()
+    assert main(["serve", "--db", db, "--host", host, "--port", str(port)]) == 0
+    out, err = capsys.readouterr()
+    assert served and all(p == port and open_ for p, open_ in served), served
+    assert f"http://{host}:{port}/" in out
+    if warned:
+        assert err.count("\n") == 1 and repr(host) in err and "no authentication" in err, err
+    else:
+        assert err == ""
 
 
 # ------------------------------------------------------------------ the tables' histograms
