@@ -686,6 +686,10 @@ class Store:
             f.check(self.path, *(rows[0] if rows else (None, None)))
         return f
 
+    def _table_name(self, table_id: int) -> str:
+        rows = self.query("SELECT game, table_name FROM tb_tables WHERE table_id = ?", [table_id])
+        return f"{rows[0][0]} table {rows[0][1]!r}" if rows else f"table id {table_id}"
+
     def load_index(self, table_id: int, slots: int):
         """An index table's values as arrays over its slots (NONE where no row).  The rows
         stream in batches into the dense arrays: reading them whole first held about 40 bytes

@@ -166,7 +166,11 @@ def test_batch_form_refuses_bad_rows_by_number(example_db):
             tb.lookup_arrays("uttt", cells, np.array([0, 1, 0]), con)  # counts do not fit
         with pytest.raises(ValueError, match="shape"):
             tb.lookup_arrays("uttt", cells[:, :80], side, con)
-        with pytest.raises(tbdb.MissingTableError, match="--from"):
+        far = random_root(random.Random(5), 20, 22)  # above the example root: not stored
+        with pytest.raises(tbdb.MissingTableError, match="tbdb build uttt --from"):
+            tb.lookup_arrays("uttt", *g.encode_batch([far]))
+        # the start is beyond any --from build this machine makes: no command is suggested
+        with pytest.raises(tbdb.MissingTableError, match="no build this tbdb can make"):
             tb.lookup_arrays("uttt", *g.encode_batch([Position.start()]))
 
 
@@ -339,9 +343,14 @@ def test_cli_lookup_json_line_and_sql(cli_db, capsys):
 
 
 def test_cli_lookup_of_a_position_not_stored_names_the_build(cli_db, capsys):
+    far = random_root(random.Random(5), 20, 22).text  # above the example root: not stored
+    assert main(["lookup", "uttt", far, "--db", cli_db]) == 2
+    err = capsys.readouterr().err
+    assert f"tbdb build uttt --from '{far}'" in err
+    # the start is beyond any --from build this machine makes: said so, no command suggested
     assert main(["lookup", "uttt", "start", "--db", cli_db]) == 2
     err = capsys.readouterr().err
-    assert "tbdb build uttt --from" in err and "'" + "." * 81 + " x -'" in err
+    assert "no build this tbdb can make holds it" in err and "--from" not in err
     assert main(["lookup", "uttt", EXAMPLE_ROOT, "--scoring", "codingame", "--db", cli_db]) == 2
     assert "--scoring codingame" in capsys.readouterr().err
 
