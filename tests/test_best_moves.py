@@ -2,7 +2,7 @@
 import pytest
 
 import tbdb
-from tests import naive
+from tests import naive_cdc as naive
 
 TABLES = ["KCvP", "CCvR", "GvCP", "KvNN"]
 

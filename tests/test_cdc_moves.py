@@ -1,10 +1,10 @@
-"""The kernels' CDC move generation: hand-checked rules and agreement with tests/naive.py."""
+"""The kernels' CDC move generation: hand-checked rules and agreement with tests/naive_cdc.py."""
 import random
 
 import pytest
 
 from tbdb.games.cdc import LETTERS, MAX_PER_SIDE, Position
-from tests import naive
+from tests import naive_cdc as naive
 
 
 def moves(text):

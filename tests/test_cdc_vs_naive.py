@@ -16,7 +16,7 @@ import pytest
 import tbdb
 
 sys.path.insert(0, os.path.dirname(__file__))
-import naive  # noqa: E402
+import naive_cdc as naive  # noqa: E402
 
 # Tables built into the database (each build also builds every table it needs).
 TABLES = [

@@ -1,4 +1,4 @@
-"""The CDC rules, as implemented by the naive reference (tests/naive.py), on hand-checked cases.
+"""The CDC rules, as implemented by the naive reference (tests/naive_cdc.py), on hand-checked cases.
 
 These tests document the rules of /work/shared/rules/cdc.md.  Board diagrams in the
 comments show rank 4 at the top; squares are a1 (bottom left) .. h4 (top right).
@@ -15,7 +15,7 @@ from math import comb
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-import naive  # noqa: E402
+import naive_cdc as naive  # noqa: E402
 
 
 def moves(text: str) -> set[str]:

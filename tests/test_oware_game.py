@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 import tbdb
-from tests import naive
+from tests import naive_oware as naive
 
 MAX_SEEDS = 8
 

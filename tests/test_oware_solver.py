@@ -1,4 +1,4 @@
-"""Oware (Abapa) book kernels against the naive reference (tests/naive.py)."""
+"""Oware (Abapa) book kernels against the naive reference (tests/naive_oware.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tbdb.solvers import oware as ow
-from tests import naive
+from tests import naive_oware as naive
 
 SMALL_N = 5  # books compared exhaustively with the naive evaluator
 SMALL_T = 60
