@@ -199,7 +199,7 @@ EDGE_FREE_PROBE = """
 import sys, time
 import numpy as np
 from tbdb import retrograde
-from tbdb.games.cdc_tables import CdcGame
+from tbdb.games.cdc import CdcGame
 g = CdcGame()
 table, mode = sys.argv[1], sys.argv[2]
 deps, order, todo = {}, [], [table]

@@ -104,7 +104,7 @@ def test_best_move_is_the_first_move_listed_on_every_image(kcvp_db):
 
 def _images(p):
     """The four board symmetries of a position, and each with colours swapped."""
-    from tbdb.solvers.cdc import SYM
+    from tbdb.solvers.cdc.index import SYM
     out = []
     for s in range(4):
         board = [-1] * 32

@@ -1,4 +1,4 @@
-"""The CDC text fast path (solvers/cdc_text.py) against the Python parser it stands in for: it
+"""The CDC text fast path (solvers/cdc/text.py) against the Python parser it stands in for: it
 accepts exactly what the Python parser accepts, reads the same board, and leaves every error
 (with its wording) to the Python parser; a parsed position locates to the slot a position
 built square by square does."""
@@ -10,7 +10,7 @@ import pytest
 from tbdb import games
 from tbdb.errors import InvalidPositionError
 from tbdb.games.cdc import MAX_PER_SIDE, Position
-from tbdb.solvers import cdc_text
+from tbdb.solvers.cdc import text as text_kernels
 
 MUTATIONS = "KGMRNCPkgmrncp0123456789/ rbx\t"
 
@@ -27,8 +27,8 @@ def _kernel(text):
     if not text.isascii():
         return None
     board = np.full(32, 99, np.int8)
-    side, key = cdc_text._read_text(np.frombuffer(text.encode("ascii"), np.uint8),
-                                    cdc_text.CODE, np.array(MAX_PER_SIDE, np.int64), board)
+    side, key = text_kernels.read_text(np.frombuffer(text.encode("ascii"), np.uint8),
+                                       text_kernels.CODE, np.array(MAX_PER_SIDE, np.int64), board)
     if side < 0:
         return None
     assert key == sum(6 ** c for c in board.tolist() if c >= 0)

@@ -106,7 +106,7 @@ def test_every_needed_subtable_matches_naive(tb):
     """Every smaller material the tables need (through captures) is in the database and
     matches the naive solver.  (The closure comes from the plan, not from the naive solver's
     cache, which other test files in the same process also fill.)"""
-    from tbdb.games.cdc_tables import CdcGame
+    from tbdb.games.cdc import CdcGame
     game = CdcGame()
     needed = sorted({m for t in TABLES for m in game.plan(material=t)} - set(TABLES))
     assert needed  # e.g. CCvR, CvRR, GvPP, ...

@@ -26,8 +26,9 @@ def test_the_wheel_holds_only_tbdb_and_works_beside_other_migrations(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"tbdb"}, tops
-    for needed in ("tbdb/solvers/cdc.py", "tbdb/migrations/env.py", "tbdb/sql/01_draw_analysis.sql",
-                   "tbdb/sql/games/cdc.sql", "tbdb/migrations/versions/0003_generic.py"):
+    for needed in ("tbdb/solvers/cdc/index.py", "tbdb/games/cdc/game.py", "tbdb/migrations/env.py",
+                   "tbdb/sql/01_draw_analysis.sql", "tbdb/sql/games/cdc.sql",
+                   "tbdb/migrations/versions/0003_generic.py"):
         assert needed in names, needed
     installed = tmp_path / "installed"
     zipfile.ZipFile(wheel).extractall(installed)

@@ -12,7 +12,7 @@ import pytest
 
 from tbdb import retrograde
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
-from tbdb.games.cdc_tables import CdcGame
+from tbdb.games.cdc import CdcGame
 
 TABLES = ["KvP", "CvP", "KCvP", "PPvK", "CCvR", "CCvRR", "GGvPP", "KGvRN"]
 

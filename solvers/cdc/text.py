@@ -1,4 +1,6 @@
-"""CDC position text to board in one Numba call: the fast path of
+"""CDC notation kernels.
+
+``read_text``: position text to board in one Numba call, the fast path of
 ``tbdb.games.cdc.Position.parse`` (a text lookup otherwise spends a third of its time reading
 the text in Python, square by square).
 
@@ -7,9 +9,12 @@ covering eight files each, separated by ``/``, one space, ``r`` or ``b``, and no
 pieces of a kind than the game has.  Whatever it does not accept it leaves to the Python parser,
 which raises the error that quotes the text: the kernel never decides an error.
 ``tests/test_cdc_text.py`` compares both parsers.
+
+``patterns``: the board text of many placements, a letter per slot (a table's ``texts`` stream
+fills in the piece letters in SQL).
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 NSQ = 32
 _LETTERS = b"KGMRNCP"  # type 0..6; upper case red (code = type), lower case black (7 + type)
@@ -30,7 +35,7 @@ CODE = _code_table()
 
 
 @njit(cache=True)
-def _read_text(text, code, limit, board):
+def read_text(text, code, limit, board):
     """Read ``text`` (uint8 ASCII) into ``board`` (int8[32], a1 first).  Returns (side to move
     0 red / 1 black, material key = sum over pieces of 6 ** code), or side -1 when the text is
     not exactly the notation or a side has too many pieces of a kind."""
@@ -77,3 +82,41 @@ def _read_text(text, code, limit, board):
         if counts[c] > limit[c % 7]:
             return -1, key
     return side, key
+
+
+@njit(cache=True, parallel=True)
+def patterns(squares):
+    """Board text of many placements with slot j written as chr(65 + j) ('A', 'B', ...):
+    squares int8[n, k] -> uint8[n, 36] ASCII, zero padded (ranks 4 to 1, digits for empties)."""
+    n, k = squares.shape
+    out = np.zeros((n, 36), np.uint8)
+    nchunk = (n + 4095) // 4096
+    cells = np.empty((nchunk, NSQ), np.int8)
+    for ch in prange(nchunk):
+        cell = cells[ch]
+        for i in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            for s in range(NSQ):
+                cell[s] = -1
+            for j in range(k):
+                cell[squares[i, j]] = j
+            p = 0
+            for row in range(3, -1, -1):
+                if row < 3:
+                    out[i, p] = 47  # '/'
+                    p += 1
+                empty = 0
+                for col in range(8):
+                    j = cell[row * 8 + col]
+                    if j < 0:
+                        empty += 1
+                        continue
+                    if empty:
+                        out[i, p] = 48 + empty
+                        p += 1
+                        empty = 0
+                    out[i, p] = 65 + j
+                    p += 1
+                if empty:
+                    out[i, p] = 48 + empty
+                    p += 1
+    return out

@@ -9,7 +9,7 @@ from tbdb.games.base import Game
 
 # name -> "module:Class", imported on first use so `tbdb --help` stays quick
 REGISTRY = {
-    "cdc": "tbdb.games.cdc_tables:CdcGame",
+    "cdc": "tbdb.games.cdc.game:CdcGame",
     "chinese-checkers": "tbdb.games.chinese_checkers_game:ChineseCheckersGame",
     "oware": "tbdb.games.oware_tables:OwareGame",
     "shogi": "tbdb.games.shogi_game:ShogiGame",

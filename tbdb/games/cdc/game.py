@@ -1,8 +1,7 @@
-"""Chinese Dark Chess as a plug-in of the generic engine: tables, their index spaces, lookups.
+"""Chinese Dark Chess as a plug-in of the generic engine: the ``Game`` the registry names.
 
-A table is a canonical material (``KCvP``; it also answers the colour-swapped ``PvKC``).  Its
-slots are ``side * size + idx`` (side to move 0 red / 1 black, idx the placement index of
-``solvers.cdc``); captures lead to smaller tables, whose values the ``children`` kernel reads.
+What to build (``plan``, ``dependencies``; tables and their spaces in ``tables``), what a built
+table holds (``describe``), positions (parse, locate, moves, symmetries) and the batch forms.
 """
 from __future__ import annotations
 
@@ -12,105 +11,22 @@ from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionEr
     InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
-from tbdb.games.cdc import MAX_PER_SIDE, MAX_PIECES, Material, Move, Position, all_materials
+from tbdb.games.cdc.material import MAX_PER_SIDE, MAX_PIECES, Material, all_materials
+from tbdb.games.cdc.position import Move, Position
+from tbdb.games.cdc.tables import CdcSpace, closure
 from tbdb.options import Option
-from tbdb.solvers import cdc as kernels
+from tbdb.solvers.cdc import index as index_kernels
+from tbdb.solvers.cdc import locate as locate_kernels
+from tbdb.solvers.cdc import moves as move_kernels
+from tbdb.solvers.cdc import text as text_kernels
 from tbdb.solvers.retrograde import LOSS, _tally
 
 DEFAULT_MAX_PIECES = 3
-_SYM = kernels.SYM.tolist()  # plain lists: indexing them from Python is several times faster
-_CAPTURE = kernels.CAPTURE_FLAG
+_SYM = index_kernels.SYM.tolist()  # plain lists: several times faster to index from Python
+_CAPTURE = move_kernels.CAPTURE_FLAG
 # material keys sum 6 ** code; a side has at most 5 of a kind, so red's pieces sum below 6 ** 7
 _BLACK_UNIT = 6 ** 7
 _MOVE_TEXT = [str(Move.from_code(code)) for code in range(2 * _CAPTURE)]
-
-
-def _closure(material: Material) -> set[Material]:
-    """A canonical material and every table its captures lead to, recursively."""
-    out: set[Material] = set()
-    stack = [material.canonical()[0]]
-    while stack:
-        m = stack.pop()
-        if m in out:
-            continue
-        out.add(m)
-        stack.extend(c.canonical()[0] for c in m.capture_children().values() if c is not None)
-    return out
-
-
-class CdcSpace:
-    """The index space of one material table (``docs/kernel-contract.md``).  ``deps`` maps the
-    canonical names of the capture children to their solved ``IndexValues``."""
-
-    def __init__(self, m: Material, deps: dict):
-        self.m = m
-        self.half = m.size
-        self.size = 2 * m.size
-        self.max_children = 8 * max(len(m.red), len(m.black))  # steps and cannon jumps
-        self.max_parents = 4 * m.pieces
-        k = m.pieces
-        codes = m.slot_codes
-        children = m.capture_children()
-        self.slot_child = np.zeros((k, k), np.int64)
-        self.cdesc = np.zeros((k, kernels.DESC_LEN), np.int64)
-        self.cswap = np.zeros(k, np.int64)
-        self.ckind = np.zeros(k, np.int64)
-        self.coff = np.zeros(k, np.int64)
-        self.csize = np.zeros(k, np.int64)
-        parts_res, parts_dist, offset, seen = [], [], 0, {}
-        for o, code in enumerate(codes):
-            if code not in children:
-                continue  # nobody on the board can capture this piece
-            child = children[code]
-            if child is None:
-                self.ckind[o] = 1  # the victim's side has no piece left
-                continue
-            cm, swap = child.canonical()
-            solved = deps[cm.name]
-            if cm.name not in seen:
-                seen[cm.name] = offset
-                parts_res.append(solved.result)
-                parts_dist.append(solved.distance)
-                offset += len(solved.result)
-            self.cdesc[o] = cm.desc
-            self.cswap[o] = swap
-            self.coff[o] = seen[cm.name]
-            self.csize[o] = cm.size
-            # where each remaining piece goes among the child table's slots
-            free = list(cm.slot_codes)
-            taken = [False] * len(free)
-            for j, cj in enumerate(codes):
-                if j == o:
-                    continue
-                want = (1 - cj // 7) * 7 + cj % 7 if swap else cj
-                slot = next(s for s in range(len(free)) if not taken[s] and free[s] == want)
-                taken[slot] = True
-                self.slot_child[o, j] = slot
-        self.cres = np.concatenate(parts_res) if parts_res else np.zeros(1, np.int8)
-        self.cdist = np.concatenate(parts_dist) if parts_dist else np.zeros(1, np.int16)
-
-    def census(self, lo: int, hi: int):
-        h = self.half
-        if lo == 0 and hi == 2 * h:  # both sides share the placements: classify them once
-            kind, mult = kernels._census(self.m.desc, h, 0, h)
-            return np.concatenate([kind, kind]), np.concatenate([mult, mult])
-        return kernels._census(self.m.desc, h, lo, hi)
-
-    def children(self, positions: np.ndarray):
-        n, w = len(positions), self.max_children
-        # empty, not zeros: the kernel writes every entry a reader may look at (up to count)
-        out = (np.empty(n, np.int16), np.empty((n, w), np.int64), np.empty((n, w), np.int32),
-               np.empty((n, w), np.int8), np.empty((n, w), np.int16))
-        kernels._children(self.m.desc, self.half, positions, self.slot_child, self.cdesc,
-                          self.cswap, self.ckind, self.coff, self.csize, self.cres, self.cdist,
-                          *out)
-        return out
-
-    def parents(self, positions: np.ndarray):
-        n = len(positions)
-        out = (np.zeros(n, np.int32), np.zeros((n, self.max_parents), np.int64))
-        kernels._parents(self.m.desc, self.half, positions, *out)
-        return out
 
 
 def _side_counts(values, size: int, side: int) -> np.ndarray:
@@ -149,7 +65,7 @@ class CdcGame(Game):
                 raise InvalidOptionError(
                     f"give either a material or a maximum number of pieces, not both "
                     f"(material={quote(material)}, max_pieces={max_pieces!r})")
-            tables = _closure(self._material(material))
+            tables = closure(self._material(material))
         else:
             max_pieces = DEFAULT_MAX_PIECES if max_pieces is None else max_pieces
             tables = {m for m in all_materials(max_pieces) if m.is_canonical}
@@ -202,8 +118,8 @@ class CdcGame(Game):
         def texts():
             for lo in range(0, len(canonical_idx), 1 << 20):
                 idx = canonical_idx[lo:lo + (1 << 20)]
-                squares = kernels._unrank_many(m.desc, idx)
-                yield idx, kernels._patterns(squares).view("S36").ravel().astype(str)
+                squares = index_kernels.unrank_many(m.desc, idx)
+                yield idx, text_kernels.patterns(squares).view("S36").ravel().astype(str)
 
         return TableData(
             storage="index", values=values,
@@ -217,7 +133,7 @@ class CdcGame(Game):
     def slot_text(self, table: str, slot) -> str:
         m = Material.parse(table)
         side, idx = divmod(int(slot), m.size)
-        squares = kernels._unrank_many(m.desc, np.array([idx], np.int64))[0]
+        squares = index_kernels.unrank_many(m.desc, np.array([idx], np.int64))[0]
         board = [-1] * 32
         for code, sq in zip(m.slot_codes, squares):
             board[int(sq)] = code
@@ -288,8 +204,8 @@ class CdcGame(Game):
         if not mover_has:
             return GameOver(LOSS)  # the side to move has nothing left: it has lost
         name, swap, desc, size = self._entry(board, position.side, key)
-        slot, sym = kernels._locate_one(np.array(board, np.int8) if parsed is None else parsed,
-                                        position.side, desc, swap, size)
+        array = np.array(board, np.int8) if parsed is None else parsed
+        slot, sym = locate_kernels.locate_one(array, position.side, desc, swap, size)
         return Location(name, int(slot), int(sym))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
@@ -334,7 +250,7 @@ class CdcGame(Game):
         slots = np.zeros(n, np.int64)
         sym = np.zeros(n, np.int8)
         over = np.zeros(n, np.int8)
-        keys = kernels._material_keys(boards)
+        keys = locate_kernels.material_keys(boards)
         tables: list[str] = []
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
@@ -354,12 +270,12 @@ class CdcGame(Game):
             name, swap, desc, size = self._entry(boards[rows[0]].tolist(), sides[rows[0]])
             which[rows] = len(tables)
             tables.append(name)
-            kernels._locate_many(boards, sides, rows, desc, swap, size, slots, sym)
+            locate_kernels.locate_many(boards, sides, rows, desc, swap, size, slots, sym)
         return BatchLocation(tables, which, slots, sym, over)
 
     def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
         out = np.empty(len(codes), np.int32)
-        kernels._map_moves(codes.astype(np.int32), sym, out)
+        locate_kernels.map_moves(codes.astype(np.int32), sym, out)
         return out
 
 
@@ -382,9 +298,10 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
         raise InvalidArrayError(f"row {bad}: a side is 0 (red) or 1 (black), got "
                                 f"{sides[bad].item()!r}")
     boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))
-    bad = kernels._first_overfull(boards, np.array(MAX_PER_SIDE * 2, np.int64), MAX_PIECES)
+    bad = locate_kernels.first_overfull(boards, np.array(MAX_PER_SIDE * 2, np.int64), MAX_PIECES)
     if bad >= 0:
         raise InvalidArrayError(f"row {bad}: more pieces of a kind than a side has, or more "
                                 f"than {MAX_PIECES} pieces: {quote(boards[bad].tolist())}")
     return boards, np.ascontiguousarray(sides.astype(np.int8, copy=False))
+
 
