@@ -13,7 +13,7 @@ REGISTRY = {
     "chinese-checkers": "tbdb.games.chinese_checkers_game:ChineseCheckersGame",
     "oware": "tbdb.games.oware_tables:OwareGame",
     "shogi": "tbdb.games.shogi_game:ShogiGame",
-    "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",
+    "tictactoe": "tbdb.games.tictactoe.game:TicTacToeGame",
     "uttt": "tbdb.games.uttt_game:UtttGame",
 }
 

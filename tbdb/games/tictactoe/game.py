@@ -1,114 +1,19 @@
-"""Tic-tac-toe: the smallest complete game on the engine (walked through in
-``docs/adding-a-game.md``).
+"""Tic-tac-toe as a plug-in of the generic engine: the ``Game`` the registry names.
 
-Position text: the nine cells row by row from the top left, ``x``, ``o`` or ``.``; x moves
-first, so the side to move follows from the counts (``x.o......``; ``.........`` is the start).
-Moves: the cell number 0-8 (0 top left, 4 centre, 8 bottom right).
-
-One table, ``all``: every position reachable from the empty board (5,478, or 765 up to the 8
-symmetries of the square), solved level by level (level = empty cells) and stored by exact
-canonical key.
+The smallest complete game (walked through in ``docs/adding-a-game.md``): one table (``tables``),
+positions and their text (``position``), kernels in ``solvers/tictactoe/``.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 import numpy as np
 
-from tbdb.errors import InvalidArrayError, InvalidMoveError, InvalidOptionError, \
-    InvalidPositionError, quote
+from tbdb.errors import InvalidArrayError, InvalidOptionError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
-from tbdb.solvers import tictactoe as kernels
-
-_TEXT = re.compile(r"[xo.]{9}")
-TABLE = "all"
-
-
-@dataclass(frozen=True)
-class TicTacToePosition:
-    """Nine cells (0 empty, 1 x, 2 o), row by row from the top left."""
-    cells: tuple[int, ...]
-
-    @classmethod
-    def parse(cls, text: str) -> TicTacToePosition:
-        if not isinstance(text, str) or not _TEXT.fullmatch(text):
-            raise InvalidPositionError(f"malformed tic-tac-toe position {quote(text)}: expected "
-                                       f"nine cells of 'x', 'o' or '.', row by row "
-                                       f"(e.g. 'x...o....')")
-        position = cls(tuple(".xo".index(ch) for ch in text))
-        problem = position._impossible()
-        if problem:
-            raise InvalidPositionError(f"tic-tac-toe position {quote(text)} cannot arise: "
-                                       f"{problem}")
-        return position
-
-    def _impossible(self) -> str | None:
-        xs, os = self.cells.count(1), self.cells.count(2)
-        if xs not in (os, os + 1):
-            return f"{xs} x and {os} o (x moves first, then each in turn)"
-        board = np.array(self.cells, np.int8)
-        x_line, o_line = kernels._has_line(board, 1), kernels._has_line(board, 2)
-        if x_line and o_line:
-            return "both players have a line"
-        if x_line and xs != os + 1:
-            return "x has a line but o has moved since"
-        if o_line and xs != os:
-            return "o has a line but x has moved since"
-        return None
-
-    @property
-    def text(self) -> str:
-        return "".join(".xo"[c] for c in self.cells)
-
-    def __str__(self) -> str:
-        return self.text
-
-    def board(self) -> np.ndarray:
-        return np.array(self.cells, np.int8)
-
-    @property
-    def mover(self) -> int:
-        return 1 if self.cells.count(1) == self.cells.count(2) else 2
-
-    def is_over(self) -> bool:
-        return int(kernels._status(self.board())[1]) != kernels.UNKNOWN
-
-    def legal_moves(self) -> list[int]:
-        return [] if self.is_over() else [i for i in range(9) if self.cells[i] == 0]
-
-    def push(self, move: int | str) -> TicTacToePosition:
-        cell = move
-        if isinstance(move, str):
-            if not re.fullmatch(r"[0-8]", move):
-                raise InvalidMoveError(f"malformed tic-tac-toe move {quote(move)}: a cell 0-8")
-            cell = int(move)
-        if cell not in self.legal_moves():
-            raise InvalidMoveError(f"move {quote(str(move))} is not legal in {self.text!r}")
-        cells = list(self.cells)
-        cells[cell] = self.mover
-        return TicTacToePosition(tuple(cells))
-
-
-class TicTacToeSpace:
-    """The level space of every position reachable from the empty board."""
-    max_children = 9
-
-    def roots(self) -> np.ndarray:
-        return np.zeros((1, 2), np.int64)  # the empty board: code 0
-
-    def level(self, keys: np.ndarray) -> np.ndarray:
-        return kernels._levels(np.ascontiguousarray(keys, np.int64))
-
-    def expand(self, keys: np.ndarray):
-        n = len(keys)
-        terminal = np.empty(n, np.int8)
-        count = np.empty(n, np.int16)
-        child = np.zeros((n, 9, 2), np.int64)
-        move = np.zeros((n, 9), np.int32)
-        kernels._expand(np.ascontiguousarray(keys, np.int64), terminal, count, child, move)
-        return terminal, count, child, move
+from tbdb.games.tictactoe.position import TEXT, TicTacToePosition
+from tbdb.games.tictactoe.tables import TABLE, TicTacToeSpace
+from tbdb.solvers.tictactoe import index as index_kernels
+from tbdb.solvers.tictactoe import moves as move_kernels
 
 
 class TicTacToeGame(Game):
@@ -141,7 +46,7 @@ class TicTacToeGame(Game):
 
     def key_columns(self, table: str, keys: np.ndarray):
         keys = np.ascontiguousarray(keys, np.int64)
-        return np.zeros(len(keys), np.int16), kernels._orbits(keys)
+        return np.zeros(len(keys), np.int16), index_kernels.orbits(keys)
 
     def describe(self, table: str, levels: list) -> TableData:
         stats, raw, fixed = [], 0, 0
@@ -163,7 +68,7 @@ class TicTacToeGame(Game):
 
     def slot_text(self, table: str, key) -> str:
         board = np.empty(9, np.int8)
-        kernels._decode(int(key[0]), board)
+        index_kernels.decode(int(key[0]), board)
         return TicTacToePosition(tuple(int(c) for c in board)).text
 
     # ------------------------------------------------------------------ positions
@@ -172,7 +77,7 @@ class TicTacToeGame(Game):
         return TicTacToePosition.parse(text)
 
     def recognises(self, text: str) -> bool:
-        return isinstance(text, str) and bool(_TEXT.fullmatch(text))
+        return isinstance(text, str) and bool(TEXT.fullmatch(text))
 
     def diagram(self, position: TicTacToePosition) -> str:
         t = position.text
@@ -180,12 +85,12 @@ class TicTacToeGame(Game):
                          for r in range(3))
 
     def locate(self, position: TicTacToePosition) -> Location | GameOver:
-        code, sym = kernels._canonical(position.board())
+        code, sym = index_kernels.canonical(position.board())
         return Location(TABLE, (int(code), 0, 0), int(sym))
 
     def move_text(self, position, code: int, sym: int) -> str:
         # the canonical board is the image under sym: cell c there is cell inverse(c) here
-        return str(int(kernels.SYM[kernels.INVERSE[sym], code]))
+        return str(int(index_kernels.SYM[index_kernels.INVERSE[sym], code]))
 
     def successors(self, position: TicTacToePosition) -> list[Successor]:
         return [Successor(str(cell), position.push(cell)) for cell in position.legal_moves()]
@@ -195,7 +100,7 @@ class TicTacToeGame(Game):
         for s in range(1, 8):
             cells = [0] * 9
             for i, c in enumerate(position.cells):
-                cells[kernels.SYM[s, i]] = c
+                cells[index_kernels.SYM[s, i]] = c
             out.append(TicTacToePosition(tuple(cells)))
         return out
 
@@ -222,11 +127,11 @@ class TicTacToeGame(Game):
         n = len(boards)
         keys = np.zeros((n, 3), np.int64)
         sym = np.empty(n, np.int8)
-        kernels._canonical_many(np.ascontiguousarray(boards, np.int8), keys, sym)
+        index_kernels.canonical_many(np.ascontiguousarray(boards, np.int8), keys, sym)
         return BatchLocation([TABLE], np.zeros(n, np.int32), keys, sym, np.zeros(n, np.int8))
 
     def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
-        inverse = kernels.SYM[kernels.INVERSE[sym.astype(np.int64)]]  # [n, 9]
+        inverse = index_kernels.SYM[index_kernels.INVERSE[sym.astype(np.int64)]]  # [n, 9]
         safe = np.where(codes >= 0, codes, 0)
         return np.where(codes >= 0, inverse[np.arange(len(codes)), safe], -1).astype(np.int32)
 
@@ -234,4 +139,4 @@ class TicTacToeGame(Game):
         return TicTacToePosition((0,) * 9)
 
     def perft(self, position: TicTacToePosition, depth: int) -> int:
-        return int(kernels._perft(position.board(), depth))
+        return int(move_kernels.perft(position.board(), depth))
