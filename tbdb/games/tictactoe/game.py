@@ -121,7 +121,7 @@ class TicTacToeGame(Game):
             raise InvalidArrayError(f"row {bad}: cells are 0 (empty), 1 (x) or 2 (o), got "
                                     f"{quote(boards[bad].tolist())}")
         for r, row in enumerate(boards.tolist()):
-            problem = TicTacToePosition(tuple(row))._impossible()
+            problem = TicTacToePosition(tuple(row)).impossible()
             if problem:
                 raise InvalidArrayError(f"row {r}: {problem}")
         n = len(boards)

@@ -29,13 +29,14 @@ class TicTacToePosition:
                                        f"nine cells of 'x', 'o' or '.', row by row "
                                        f"(e.g. 'x...o....')")
         position = cls(tuple(".xo".index(ch) for ch in text))
-        problem = position._impossible()
+        problem = position.impossible()
         if problem:
             raise InvalidPositionError(f"tic-tac-toe position {quote(text)} cannot arise: "
                                        f"{problem}")
         return position
 
-    def _impossible(self) -> str | None:
+    def impossible(self) -> str | None:
+        """What makes this position unreachable from the empty board, or None."""
         xs, os = self.cells.count(1), self.cells.count(2)
         if xs not in (os, os + 1):
             return f"{xs} x and {os} o (x moves first, then each in turn)"
