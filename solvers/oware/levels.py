@@ -1,9 +1,5 @@
-"""Oware (Abapa) endgame books under the 200-ply limit: Numba kernels.
-
-Rules: docs/rules/oware.md.  A position is 12 house counts seen from the player to move
-(houses 0-5 the mover's, 6-11 the opponent's, sowing 0 -> 1 -> ... -> 11 -> 0).  Book ``n`` holds
-the ``C(n + 11, 11)`` positions with ``n`` seeds, indexed by lexicographic rank (house 0 most
-significant; rank 0 = all seeds in house 11).
+"""Oware (Abapa) solver kernels: a book solved one plies-left step at a time, its events sorted
+into runs, and the one-step check that verification replays.
 
 Value with ``t`` plies left (``t`` = 1 .. ``MAX_T``)::
 
@@ -11,335 +7,34 @@ Value with ``t`` plies left (``t`` = 1 .. ``MAX_T``)::
     V(s, t) = max over legal m of captured(m) - V(flip(child(s, m)), t - 1)
     V(s, t) = seeds on the mover's side              (no legal move, t >= 1)
 
-A book is stored as *runs*: for each position the maximal ranges of ``t`` over which
-``(score, best_move)`` is constant (``best_move`` = lowest optimal house, -1 = no legal move)::
+Runs (the layout of a solved book, ``tbdb.games.oware.book.Book``): for each position the
+maximal ranges of ``t`` over which ``(score, best_move)`` is constant::
 
     run_offsets int64[N + 1]   runs of position i are run_offsets[i] .. run_offsets[i+1] - 1
     run_from    int16[R]       first t of the run (the first run of a position starts at t = 1)
     run_score   int8[R]        V(s, t) on the run
     run_move    int8[R]        best move on the run (0..5, or -1: no legal move)
 
-A run ends where the next run of the same position starts; the last one lasts up to ``MAX_T``.
-
-``Book.stable_from`` is the smallest t such that every score of the book is the same for all
-t' in t .. MAX_T (``MAX_T`` itself if the scores still change at the last step);
-``Book.moves_stable_from`` is the same for the (score, best_move) pairs.
-
-Books are built one seed count at a time: ``solve_book(n, lower_books)`` needs only the runs of
-books 0 .. n - 2 (a capture takes at least 2 seeds), e.g. reloaded from a database, and replays
-them as value changes while t advances; ``solve_books(max_n)`` builds 0 .. max_n in turn.
-
-Global index space used inside the solver for book ``n``: books ``0 .. n`` laid end to end
-(``base[m] = sum_{j < m} C(j + 11, 11)``; global index of position ``i`` of book ``m`` is
-``base[m] + i``), followed by two constant cells: ``ZERO = base[n + 1]`` (always 0) and
-``HIGH = base[n + 1] + 1`` (always 127).
-
-Kernels whose name starts with ``_`` take arrays and scalars only and trust their input; the plain
-Python functions at the end (``solve_book``, ``solve_books``, ``Book``) validate and wrap them.
+Indices are in the global index space of ``index`` (books 0 .. n end to end, then ZERO and
+HIGH).  The Python driver that validates the input and calls these kernels is
+``tbdb.games.oware.book`` (``solve_book``).
 """
-
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from math import comb
-
-import numba
 import numpy as np
 from numba import njit, prange
 
-HOUSES = 12
+from tbdb.solvers.oware.index import BOOK_SIZES
+from tbdb.solvers.oware.moves import IDX_BITS, IDX_MASK
+
 MAX_T = 200
-#: Largest seed count the index tables cover (all 48 seeds of a full game).
-NMAX = 48
-#: Largest seed count ``solve_book`` accepts: a move packs a global index into 27 bits.
-MAX_SOLVE_N = 18
-
-# _F[k, r] = C(r + k, k): the number of ways to put at most r seeds into k houses, i.e. exactly
-# r seeds into k + 1 houses.  rank() sums differences of these (hockey-stick identity).
-_F = np.zeros((HOUSES, NMAX + 1), dtype=np.int64)
-for _k in range(HOUSES):
-    for _r in range(NMAX + 1):
-        _F[_k, _r] = comb(_r + _k, _k)
-del _k, _r
-
-#: Positions per book: ``BOOK_SIZES[n] = C(n + 11, 11)``.
-BOOK_SIZES = np.array([comb(n + 11, 11) for n in range(NMAX + 1)], dtype=np.int64)
-
-
-def book_size(n: int) -> int:
-    """Number of positions with ``n`` seeds: ``C(n + 11, 11)``."""
-    if n < 0:
-        raise ValueError(f"seed count must be >= 0, got {n!r}")
-    return comb(n + 11, 11)
-
-
-def book_bases(n: int) -> np.ndarray:
-    """``base int64[n + 2]``: ``base[m]`` = first global index of book ``m`` (books 0..n laid end
-    to end); ``base[n + 1]`` = total size of books 0..n (the solver's ZERO cell index)."""
-    out = np.zeros(n + 2, dtype=np.int64)
-    out[1:] = np.cumsum(BOOK_SIZES[: n + 1])
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# Index
-# --------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def _rank(houses):
-    """Lexicographic rank of ``houses`` (int8[12]) among positions with the same seed count."""
-    r = 0
-    for i in range(HOUSES):
-        r += houses[i]
-    idx = 0
-    for i in range(HOUSES - 1):
-        k = HOUSES - 1 - i
-        a = houses[i]
-        # positions with the same prefix and a smaller digit at house i
-        idx += _F[k, r] - _F[k, r - a]
-        r -= a
-    return idx
-
-
-@njit(cache=True)
-def _rank_flipped(board):
-    """``_rank`` of the board seen from the other side (house i <- board[(i + 6) % 12])."""
-    r = 0
-    for i in range(HOUSES):
-        r += board[i]
-    return _rank_flipped_n(board, r)
-
-
-@njit(cache=True)
-def _rank_flipped_n(board, r):
-    """``_rank_flipped`` of a board known to hold ``r`` seeds."""
-    idx = _F[11, r] - _F[11, r - board[6]]
-    r -= board[6]
-    idx += _F[10, r] - _F[10, r - board[7]]
-    r -= board[7]
-    idx += _F[9, r] - _F[9, r - board[8]]
-    r -= board[8]
-    idx += _F[8, r] - _F[8, r - board[9]]
-    r -= board[9]
-    idx += _F[7, r] - _F[7, r - board[10]]
-    r -= board[10]
-    idx += _F[6, r] - _F[6, r - board[11]]
-    r -= board[11]
-    idx += _F[5, r] - _F[5, r - board[0]]
-    r -= board[0]
-    idx += _F[4, r] - _F[4, r - board[1]]
-    r -= board[1]
-    idx += _F[3, r] - _F[3, r - board[2]]
-    r -= board[2]
-    idx += _F[2, r] - _F[2, r - board[3]]
-    r -= board[3]
-    idx += _F[1, r] - _F[1, r - board[4]]
-    return idx
-
-
-@njit(cache=True)
-def _unrank(n, idx, out):
-    """Write into ``out`` (int8[12]) the position of rank ``idx`` in book ``n``."""
-    r = n
-    for i in range(HOUSES - 1):
-        k = HOUSES - 1 - i
-        a = 0
-        while a < r and _F[k, r] - _F[k, r - a - 1] <= idx:
-            a += 1
-        idx -= _F[k, r] - _F[k, r - a]
-        out[i] = a
-        r -= a
-    out[HOUSES - 1] = r
-
-
-@njit(cache=True)
-def _next_position(h):
-    """Advance ``h`` (int8[12]) in place to the next position of its book (lexicographic order).
-    Must not be called on the last position ``(n, 0, ..., 0)``."""
-    if h[11] > 0:
-        h[10] += 1
-        h[11] -= 1
-        return
-    j = 10
-    while h[j] == 0:
-        j -= 1
-    s = h[j]
-    h[j] = 0
-    h[j - 1] += 1
-    h[11] = s - 1
-
-
-@njit(cache=True)
-def _rank_many(houses_2d):
-    """``int8[M, 12]`` positions -> ``int64[M]`` ranks (each within its own seed count)."""
-    m = houses_2d.shape[0]
-    out = np.empty(m, dtype=np.int64)
-    for j in range(m):
-        out[j] = _rank(houses_2d[j])
-    return out
-
-
-@njit(cache=True)
-def _unrank_many(n, idx):
-    """``int64[M]`` ranks in book ``n`` -> ``int8[M, 12]`` positions."""
-    m = idx.shape[0]
-    out = np.empty((m, HOUSES), dtype=np.int8)
-    for j in range(m):
-        _unrank(n, idx[j], out[j])
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# Moves
-# --------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def _sow(houses, h, out):
-    """Play house ``h`` (0..5) of ``houses`` (int8[12], mover's view).
-
-    Writes the board after the move into ``out`` (int8[12]), still in the mover's orientation
-    (not flipped; see ``_flip``/``_rank_flipped``), with captured houses emptied.  Returns the
-    number of seeds captured (0 for a grand slam, which is played but captures nothing), or -1 if
-    the move is illegal (empty house, or the opponent would have no seed: the feeding rule)."""
-    s = np.int64(houses[h])
-    if s == 0:
-        return -1
-    for j in range(HOUSES):
-        out[j] = houses[j]
-    out[h] = 0
-    if s <= 11:
-        for j in range(1, s + 1):
-            p = h + j
-            if p >= HOUSES:
-                p -= HOUSES
-            out[p] += 1
-        last = h + s
-        if last >= HOUSES:
-            last -= HOUSES
-    else:
-        # every house but the origin gets q seeds, then r more seeds go round once more
-        q = s // 11
-        rem = s - 11 * q
-        for j in range(HOUSES):
-            if j != h:
-                out[j] += q
-        for j in range(1, rem + 1):
-            out[(h + j) % HOUSES] += 1
-        last = (h + rem) % HOUSES if rem > 0 else (h + 11) % HOUSES
-    opp = 0
-    for j in range(6, HOUSES):
-        opp += out[j]
-    if opp == 0:
-        return -1
-    cap = 0
-    j = last
-    while j >= 6 and (out[j] == 2 or out[j] == 3):
-        cap += out[j]
-        j -= 1
-    if cap == 0 or cap == opp:  # nothing to take, or a grand slam
-        return 0
-    for i in range(j + 1, last + 1):
-        out[i] = 0
-    return cap
-
-
-@njit(cache=True)
-def _flip(board, out):
-    """``out[i] = board[(i + 6) % 12]``: the board seen from the other player."""
-    for i in range(HOUSES):
-        out[i] = board[(i + 6) % HOUSES]
-
-
-@njit(cache=True)
-def _transitions(n):
-    """Every move of every position of book ``n``.
-
-    Returns ``(child int32[N, 6], captured int8[N, 6])`` with ``N = C(n + 11, 11)``: for position
-    ``i`` and house ``h``, ``captured[i, h]`` is the number of seeds captured (-1 = illegal move)
-    and ``child[i, h]`` the rank, in book ``n - captured[i, h]``, of the position after the move
-    seen from the new mover (-1 if illegal)."""
-    N = _F[11, n]
-    child = np.empty((N, 6), dtype=np.int32)
-    captured = np.empty((N, 6), dtype=np.int8)
-    pos = np.empty(HOUSES, dtype=np.int8)
-    out = np.empty(HOUSES, dtype=np.int8)
-    _unrank(n, 0, pos)
-    for i in range(N):
-        if i > 0:
-            _next_position(pos)
-        for h in range(6):
-            cap = _sow(pos, h, out)
-            captured[i, h] = cap
-            child[i, h] = -1 if cap < 0 else _rank_flipped_n(out, n - cap)
-    return child, captured
-
-
-# A solver move is one uint32: bits 0-26 the global index of the (flipped) child, bits 27-31 the
-# number of seeds captured.  27 bits cover every global index up to n = MAX_SOLVE_N.
-_IDX_BITS = 27
-_IDX_MASK = (1 << _IDX_BITS) - 1
-
-
-@njit(cache=True)
-def _moves_chunk(c, chunk, n, N, base, packed, pos, out):
-    """``_moves`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
-    int8[12] scratch."""
-    zero = base[n + 1]
-    high = zero + 1
-    lo = c * chunk
-    hi = min(N, lo + chunk)
-    _unrank(n, lo, pos)
-    for i in range(lo, hi):
-        if i > lo:
-            _next_position(pos)
-        legal = 0
-        for h in range(6):
-            cap = _sow(pos, h, out)
-            if cap >= 0:
-                g = base[n - cap] + _rank_flipped_n(out, n - cap)
-                packed[i, h] = (cap << _IDX_BITS) | g
-                legal += 1
-            else:
-                packed[i, h] = high
-        if legal == 0:
-            own = 0
-            for h in range(6):
-                own += pos[h]
-            packed[i, 0] = (own << _IDX_BITS) | zero
-
-
-@njit(cache=True, nogil=True)
-def _moves(n, base, chunk):
-    """The move table of book ``n`` as the solver uses it (global indices, see the module doc).
-
-    Returns ``packed uint32[N, 6]``.  For a legal move ``h`` of position ``i`` capturing ``cap``
-    seeds, ``packed[i, h] = cap << 27 | g`` with ``g = base[n - cap] + rank(flipped child)``.  The
-    solver scores a move as ``key = 8 * (cap - V(g)) + 7 - h``: the maximum over h gives the
-    value (``key >> 3``) and, among equal values, the lowest house (``h = 7 - (key & 7)``).  An
-    illegal move is ``HIGH`` (``base[n + 1] + 1``, a cell always holding 127), so it never wins.
-    A position without a legal move has ``own_seeds << 27 | ZERO`` in slot 0 (``ZERO`` =
-    ``base[n + 1]``, a cell always holding 0) and HIGH elsewhere: its value is its own seeds and
-    a winning slot 0 whose index is ZERO means "no move".  Needs ``n <= MAX_SOLVE_N``;
-    ``chunk`` = positions per task.  (Serial: a one-off pass, cheap next to the steps; a
-    parallel version would add seconds of compile time.)"""
-    N = _F[11, n]
-    nchunks = (N + chunk - 1) // chunk
-    packed = np.empty((N, 6), dtype=np.uint32)
-    scratch = np.empty((nchunks, 2, HOUSES), dtype=np.int8)
-    for c in range(nchunks):
-        _moves_chunk(c, chunk, n, N, base, packed, scratch[c, 0], scratch[c, 1])
-    return packed
-
 
 # --------------------------------------------------------------------------------------------
 # Solver
 # --------------------------------------------------------------------------------------------
 #
 # Book n is solved for t = 1, 2, ... (t = plies left).  One int8 array ``vals`` in the global
-# index space (module doc) holds V(., t - 1) when step t starts and V(., t) when it ends.
+# index space (``index``) holds V(., t - 1) when step t starts and V(., t) when it ends.
 #
 # The smaller books are not recomputed: their runs are replayed as "value change events" (a run
 # starting at t says "from t on, position p is worth s"): before step t the runs starting at
@@ -373,7 +68,7 @@ def _moves(n, base, chunk):
 
 
 @njit(cache=True, nogil=True)
-def _lower_count(run_offsets, run_from, run_score, toff):
+def lower_count(run_offsets, run_from, run_score, toff):
     """Replay schedule, pass 1, for one smaller book (its runs, layout in the module doc): add to
     ``toff[t + 1]`` (int64[MAX_T + 2]) the number of its positions whose score changes at step t
     (a run whose score differs from the previous run's, or from 0 for the first run: the solver
@@ -389,9 +84,9 @@ def _lower_count(run_offsets, run_from, run_score, toff):
 
 
 @njit(cache=True, nogil=True)
-def _lower_fill(base_m, run_offsets, run_from, run_score, fill, pos, score):
+def lower_fill(base_m, run_offsets, run_from, run_score, fill, pos, score):
     """Replay schedule, pass 2, for the smaller book whose first global index is ``base_m``: the
-    same changes as ``_lower_count``, written at ``fill[t]`` (then incremented) into
+    same changes as ``lower_count``, written at ``fill[t]`` (then incremented) into
     ``pos int32[R]`` (global index) and ``score int8[R]``."""
     N = run_offsets.shape[0] - 1
     for p in range(N):
@@ -408,8 +103,8 @@ def _lower_fill(base_m, run_offsets, run_from, run_score, fill, pos, score):
 
 
 @njit(cache=True, nogil=True)
-def _reverse_edges(n, base, packed):
-    """Parents of every position that can be a child of book ``n`` (``packed`` from ``_moves``).
+def reverse_edges(n, base, packed):
+    """Parents of every position that can be a child of book ``n`` (``packed`` from ``moves``).
 
     Keys are compact indices: a global index ``p < base[n - 1]`` (books 0 .. n - 2) keeps its
     value, position ``i`` of book ``n`` becomes ``lo + i`` with ``lo = base[n - 1]`` (0 if
@@ -423,7 +118,7 @@ def _reverse_edges(n, base, packed):
     rev_off = np.zeros(lo + N + 1, dtype=np.int32)
     for i in range(N):
         for h in range(6):
-            g = np.int64(packed[i, h] & _IDX_MASK)
+            g = np.int64(packed[i, h] & IDX_MASK)
             if g < zero:
                 k = g if g < lo else g - base_n + lo
                 rev_off[k + 1] += 1
@@ -433,7 +128,7 @@ def _reverse_edges(n, base, packed):
     rev_par = np.empty(rev_off[lo + N], dtype=np.int32)
     for i in range(N):
         for h in range(6):
-            g = np.int64(packed[i, h] & _IDX_MASK)
+            g = np.int64(packed[i, h] & IDX_MASK)
             if g < zero:
                 k = g if g < lo else g - base_n + lo
                 rev_par[fill[k]] = i
@@ -462,7 +157,7 @@ def _eval_chunk(c, chunk, N, base_n, zero, packed, vals, move, cur64, ev_local, 
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1`` (``chunk``
     a multiple of 8).  For every dirty position i (byte i of the flags ``cur64``, uint64 words,
     is 1; the flags are cleared) compute its value and best move from ``vals`` (V at t - 1, see
-    ``_moves`` for the scoring); if (score, move) differs from the stored one, set ``move[i]``
+    ``moves`` for the scoring); if (score, move) differs from the stored one, set ``move[i]``
     and append the event (i - c * chunk, score, move) to chunk c's segment (which must have room
     for one event per position of the chunk, plus one).  ``vals`` is only read: phase 2 stores the
     scores.  ``step_cnt[c, t]`` = events appended."""
@@ -481,11 +176,11 @@ def _eval_chunk(c, chunk, N, base_n, zero, packed, vals, move, cur64, ev_local, 
             best = np.int64(-32768)
             for h in range(6):
                 x = packed[i, h]
-                k = (np.int64(x >> _IDX_BITS) - np.int64(vals[x & _IDX_MASK])) * 8 + (7 - h)
+                k = (np.int64(x >> IDX_BITS) - np.int64(vals[x & IDX_MASK])) * 8 + (7 - h)
                 best = k if k > best else best
             sc = best >> 3
             mv = 7 - (best & 7)
-            if mv == 0 and (packed[i, 0] & _IDX_MASK) == zero:
+            if mv == 0 and (packed[i, 0] & IDX_MASK) == zero:
                 mv = -1
             # branch-free append (the slot past the end is scratch): a mispredicted branch here
             # would stall on the loads above and serialise the cache misses of the positions
@@ -525,9 +220,9 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev_local
 
 @njit(cache=True, nogil=True)
 def _core_state(n, base, chunk, runs_guess):
-    """Allocate ``_solve_core``'s state (kept out of the parallel function: there numba would
+    """Allocate ``solve_core``'s state (kept out of the parallel function: there numba would
     turn every array initialisation into a parallel loop that wakes the thread pool)."""
-    N = _F[11, n]
+    N = BOOK_SIZES[n]
     vals = np.zeros(base[n + 1] + 2, dtype=np.int8)  # V(., t - 1), then V(., t) for book n
     vals[base[n + 1] + 1] = 127  # HIGH: target of illegal moves
     move = np.full(N, -2, dtype=np.int8)  # -2: no step yet, so every position has an event at t=1
@@ -581,14 +276,14 @@ def _grow_events(N, chunk, seg_start, seg_cap, seg_used, ev_local, ev_score, ev_
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def _solve_core(n, base, packed, rev_off, rev_par, low_toff, low_pos, low_score,
+def solve_core(n, base, packed, rev_off, rev_par, low_toff, low_pos, low_score,
                 lower_stable, chunk, parallel, par_min_dirty, runs_guess):
     """Iterate book ``n`` over t = 1 .. until stable (see the stopping rule above).
 
-    ``base`` from ``book_bases(n)``; ``packed`` from ``_moves``; ``rev_*`` from
-    ``_reverse_edges``; ``low_toff int64[MAX_T + 2]``, ``low_pos int32[L]``, ``low_score int8[L]``:
+    ``base`` from ``book_bases(n)``; ``packed`` from ``moves``; ``rev_*`` from
+    ``reverse_edges``; ``low_toff int64[MAX_T + 2]``, ``low_pos int32[L]``, ``low_score int8[L]``:
     the score changes of books 0 .. n - 2 at step t are ``low_toff[t] .. low_toff[t + 1] - 1``
-    (from ``_lower_count``/``_lower_fill``); ``lower_stable`` = max stable_from of
+    (from ``lower_count``/``lower_fill``); ``lower_stable`` = max stable_from of
     books 0 .. n - 2 (1 if none); ``chunk`` = positions per task, a multiple of 8 and at most
     65536; ``parallel``: run the chunks of a step in parallel (prange) when about
     ``par_min_dirty`` positions or more are dirty (estimated from the changes that flagged
@@ -598,7 +293,7 @@ def _solve_core(n, base, packed, rev_off, rev_par, low_toff, low_pos, low_score,
     step_cnt int32[K, MAX_T + 1], stable_from, moves_stable_from, t_end)``: chunk k's events
     start at ``seg_start[k]``, ``step_cnt[k, t]`` of them for step t = 1, 2, ... in turn; an event
     is (position - k * chunk, score, best move); ``t_end`` = the last step computed."""
-    N = _F[11, n]
+    N = BOOK_SIZES[n]
     base_n = base[n]
     rev_lo = base[n - 1] if n >= 1 else 0
     zero = base[n + 1]
@@ -695,8 +390,8 @@ def _fill_runs_chunk(c, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move,
 
 
 @njit(cache=True, nogil=True)
-def _events_to_runs(N, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move, t_end):
-    """Sort ``_solve_core``'s events by position into runs (layout in the module doc).  Returns
+def events_to_runs(N, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move, t_end):
+    """Sort ``solve_core``'s events by position into runs (layout in the module doc).  Returns
     ``(run_offsets int64[N + 1], run_from int16[R], run_score int8[R], run_move int8[R])``."""
     nchunks = seg_start.shape[0]
     off = np.zeros(N + 1, dtype=np.int64)
@@ -715,198 +410,8 @@ def _events_to_runs(N, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move, 
     return off, run_from, run_score, run_move
 
 
-@njit(cache=True)
-def _lookup(run_offsets, run_from, run_score, run_move, idx, t):
-    """``(score, best_move)`` of position ``idx`` at ``t`` plies left (1 <= t <= MAX_T)."""
-    lo = run_offsets[idx]
-    hi = run_offsets[idx + 1] - 1
-    while lo < hi:  # last run with run_from <= t
-        mid = (lo + hi + 1) // 2
-        if run_from[mid] <= t:
-            lo = mid
-        else:
-            hi = mid - 1
-    return run_score[lo], run_move[lo]
-
-
-@njit(cache=True)
-def _lookup_many(run_offsets, run_from, run_score, run_move, t):
-    """Scores and best moves of every position of a book at ``t``: ``(int8[N], int8[N])``."""
-    N = run_offsets.shape[0] - 1
-    score = np.empty(N, dtype=np.int8)
-    move = np.empty(N, dtype=np.int8)
-    for i in range(N):
-        s, m = _lookup(run_offsets, run_from, run_score, run_move, i, t)
-        score[i] = s
-        move[i] = m
-    return score, move
-
-
-# --------------------------------------------------------------------------------------------
-# Python API
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class Book:
-    """The solved book of ``n`` seeds (array layout in the module doc).
-
-    ``stable_from``: smallest t such that every score is the same for all t' in t .. MAX_T
-    (MAX_T if some score still changes at the last step).  ``moves_stable_from``
-    (>= stable_from): the same for (score, best_move) pairs."""
-
-    n: int
-    stable_from: int
-    moves_stable_from: int
-    run_offsets: np.ndarray  # int64[N + 1]
-    run_from: np.ndarray  # int16[R]
-    run_score: np.ndarray  # int8[R]
-    run_move: np.ndarray  # int8[R]
-
-    @property
-    def size(self) -> int:
-        return len(self.run_offsets) - 1
-
-    @property
-    def num_runs(self) -> int:
-        return len(self.run_from)
-
-    def lookup(self, idx: int, t: int) -> tuple[int, int]:
-        """``(score, best_move)`` of position ``idx`` with ``t`` plies left."""
-        if not 0 <= idx < self.size:
-            raise IndexError(f"position index {idx!r} out of range for book {self.n}")
-        if not 1 <= t <= MAX_T:
-            raise ValueError(f"plies left must be in 1..{MAX_T}, got {t!r}")
-        s, m = _lookup(self.run_offsets, self.run_from, self.run_score, self.run_move, idx, t)
-        return int(s), int(m)
-
-    def values_at(self, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(score int8[N], best_move int8[N])`` of every position at ``t`` plies left."""
-        if not 1 <= t <= MAX_T:
-            raise ValueError(f"plies left must be in 1..{MAX_T}, got {t!r}")
-        return _lookup_many(self.run_offsets, self.run_from, self.run_score, self.run_move, t)
-
-
-#: Positions per task of a step.
-CHUNK = 4096
-#: Books smaller than this are solved on one thread (``parallel=None``): their steps are short,
-#: and with every core busy (other processes) the per-step thread barriers cost more than the
-#: second thread gains.
-PARALLEL_MIN_POSITIONS = 1_000_000
-#: In a parallel book, a step runs in parallel only if about this many positions are dirty.
-PARALLEL_MIN_DIRTY = 50_000
-#: ``solve_books`` solves books n and n + 1 side by side from this size of book n on (below,
-#: a book takes less time than handing it to a thread).
-PAIR_MIN_POSITIONS = 10_000
-
-
-def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
-    """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds.
-
-    ``lower_books``: a sequence of ``Book`` (or any objects with the attributes ``n``,
-    ``stable_from``, ``run_offsets``, ``run_from``, ``run_score``) that contains the books
-    0 .. n - 2; others are ignored (book n - 1, if given, only sizes the event buffers).  Their
-    runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
-    Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
-    has more than one thread).  The result does not depend on it."""
-    if not 0 <= n <= MAX_SOLVE_N:
-        raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
-    by_n = {}
-    for b in lower_books:
-        by_n[int(b.n)] = b
-    missing = [m for m in range(n - 1) if m not in by_n]
-    if missing:
-        raise ValueError(f"book {n} needs the books of {missing!r} seeds")
-    lower = []
-    for m in range(n - 1):
-        b = by_n[m]
-        off = np.ascontiguousarray(b.run_offsets, dtype=np.int64)
-        rf = np.ascontiguousarray(b.run_from, dtype=np.int16)
-        rs = np.ascontiguousarray(b.run_score, dtype=np.int8)
-        if len(off) != book_size(m) + 1 or off[0] != 0 or off[-1] != len(rf) or len(rs) != len(rf):
-            raise ValueError(f"book {m}: run arrays do not match its {book_size(m)} positions")
-        lower.append((off, rf, rs))
-    lower_stable = max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
-    base = book_bases(n)
-    # replay schedule of the smaller books' score changes, grouped by step
-    low_toff = np.zeros(MAX_T + 2, dtype=np.int64)
-    for off, rf, rs in lower:
-        _lower_count(off, rf, rs, low_toff)
-    np.cumsum(low_toff, out=low_toff)
-    low_pos = np.empty(int(low_toff[-1]), dtype=np.int32)
-    low_sc = np.empty(int(low_toff[-1]), dtype=np.int8)
-    fill = low_toff.copy()
-    for m, (off, rf, rs) in enumerate(lower):
-        _lower_fill(int(base[m]), off, rf, rs, fill, low_pos, low_sc)
-    del lower, fill
-    # event buffer: a little more than the runs per position of the books just below (it grows
-    # by half if too small); runs per position grow by about 1.5 per seed from n = 9 on
-    runs_guess = 8
-    for m, extra in ((n - 1, 2.5), (n - 2, 5.0)):
-        if m >= 0 and m in by_n:
-            ratio = len(by_n[m].run_from) / book_size(m)
-            runs_guess = max(runs_guess, int(ratio * 1.05 + extra) + 1)
-    N = book_size(n)
-    if parallel is None:
-        parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
-    packed = _moves(n, base, CHUNK)
-    rev_off, rev_par = _reverse_edges(n, base, packed)
-    (ev_local, ev_score, ev_move, seg_start, step_cnt,
-     stable_from, moves_stable_from, t_end) = _solve_core(
-        n, base, packed, rev_off, rev_par, low_toff, low_pos, low_sc, lower_stable, CHUNK,
-        bool(parallel), PARALLEL_MIN_DIRTY, runs_guess)
-    del packed, rev_off, rev_par, low_toff, low_pos, low_sc
-    off, rf, rs, rm = _events_to_runs(N, CHUNK, seg_start, step_cnt, ev_local, ev_score, ev_move,
-                                      t_end)
-    return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm)
-
-
-def solve_books(max_n: int, parallel: bool | None = None) -> list[Book]:
-    """Solve the books of 0 .. ``max_n`` seeds; ``result[n]`` is book ``n``.
-
-    Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
-    Python threads (the kernels release the GIL) while both are small enough to be solved on
-    one thread each (see ``solve_book``'s ``parallel``); bigger books go one at a time, each
-    using Numba's threads."""
-    if not 0 <= max_n <= MAX_SOLVE_N:
-        raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
-    books: list[Book] = []
-
-    def threaded(m):
-        if parallel is not None:
-            return not parallel
-        return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        n = 0
-        while n <= max_n:
-            if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-                a = pool.submit(solve_book, n, books, False)
-                b = pool.submit(solve_book, n + 1, books, False)
-                books += [a.result(), b.result()]
-                n += 2
-            else:
-                books.append(solve_book(n, books, parallel))
-                n += 1
-    return books
-
-
 @njit(parallel=True, cache=True)
-def _lookup_rows(run_offsets, run_from, run_score, run_move, idx, t):
-    """``(score int8[M], best_move int8[M])`` of positions ``idx int64[M]`` of one book at plies
-    left ``t int16[M]`` (each 1 <= t <= MAX_T)."""
-    m = idx.shape[0]
-    score = np.empty(m, dtype=np.int8)
-    move = np.empty(m, dtype=np.int8)
-    for j in prange(m):
-        s, mv = _lookup(run_offsets, run_from, run_score, run_move, idx[j], t[j])
-        score[j] = s
-        move[j] = mv
-    return score, move
-
-
-@njit(parallel=True, cache=True)
-def _check_step(move_child, gain, prev, own_seeds, score, move, bad):
+def check_step(move_child, gain, prev, own_seeds, score, move, bad):
     """One plies-left step of a book's verification.  For each position i: the best of
     ``gain[i, h] - prev[move_child[i, h]]`` over its legal moves (``move_child`` -1: illegal),
     the lowest such house, or its own seeds and -1 with no legal move; flags ``bad[i]`` where

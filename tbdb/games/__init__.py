@@ -11,7 +11,7 @@ from tbdb.games.base import Game
 REGISTRY = {
     "cdc": "tbdb.games.cdc_tables:CdcGame",
     "chinese-checkers": "tbdb.games.chinese_checkers_game:ChineseCheckersGame",
-    "oware": "tbdb.games.oware_tables:OwareGame",
+    "oware": "tbdb.games.oware.game:OwareGame",
     "shogi": "tbdb.games.shogi_game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",
     "uttt": "tbdb.games.uttt_game:UtttGame",
