@@ -104,7 +104,8 @@ def lower_fill(base_m, run_offsets, run_from, run_score, fill, pos, score):
 
 @njit(cache=True, nogil=True)
 def reverse_edges(n, base, packed):
-    """Parents of every position that can be a child of book ``n`` (``packed`` from ``moves``).
+    """Parents of every position that can be a child of book ``n`` (``packed``
+    from ``moves.move_table``).
 
     Keys are compact indices: a global index ``p < base[n - 1]`` (books 0 .. n - 2) keeps its
     value, position ``i`` of book ``n`` becomes ``lo + i`` with ``lo = base[n - 1]`` (0 if
@@ -157,7 +158,7 @@ def _eval_chunk(c, chunk, N, base_n, zero, packed, vals, move, cur64, ev_local, 
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1`` (``chunk``
     a multiple of 8).  For every dirty position i (byte i of the flags ``cur64``, uint64 words,
     is 1; the flags are cleared) compute its value and best move from ``vals`` (V at t - 1, see
-    ``moves`` for the scoring); if (score, move) differs from the stored one, set ``move[i]``
+    ``move_table`` for the scoring); if (score, move) differs from the stored one, set ``move[i]``
     and append the event (i - c * chunk, score, move) to chunk c's segment (which must have room
     for one event per position of the chunk, plus one).  ``vals`` is only read: phase 2 stores the
     scores.  ``step_cnt[c, t]`` = events appended."""
@@ -280,7 +281,7 @@ def solve_core(n, base, packed, rev_off, rev_par, low_toff, low_pos, low_score,
                 lower_stable, chunk, parallel, par_min_dirty, runs_guess):
     """Iterate book ``n`` over t = 1 .. until stable (see the stopping rule above).
 
-    ``base`` from ``book_bases(n)``; ``packed`` from ``moves``; ``rev_*`` from
+    ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from
     ``reverse_edges``; ``low_toff int64[MAX_T + 2]``, ``low_pos int32[L]``, ``low_score int8[L]``:
     the score changes of books 0 .. n - 2 at step t are ``low_toff[t] .. low_toff[t + 1] - 1``
     (from ``lower_count``/``lower_fill``); ``lower_stable`` = max stable_from of

@@ -104,7 +104,7 @@ IDX_MASK = (1 << IDX_BITS) - 1
 
 @njit(cache=True)
 def _moves_chunk(c, chunk, n, N, base, packed, pos, out):
-    """``moves`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
+    """``move_table`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
     int8[12] scratch."""
     zero = base[n + 1]
     high = zero + 1
@@ -131,7 +131,7 @@ def _moves_chunk(c, chunk, n, N, base, packed, pos, out):
 
 
 @njit(cache=True, nogil=True)
-def moves(n, base, chunk):
+def move_table(n, base, chunk):
     """The move table of book ``n`` as the solver uses it (global indices, see ``index``).
 
     Returns ``packed uint32[N, 6]``.  For a legal move ``h`` of position ``i`` capturing ``cap``

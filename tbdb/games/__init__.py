@@ -14,7 +14,7 @@ REGISTRY = {
     "oware": "tbdb.games.oware.game:OwareGame",
     "shogi": "tbdb.games.shogi_game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",
-    "uttt": "tbdb.games.uttt_game:UtttGame",
+    "uttt": "tbdb.games.uttt.game:UtttGame",
 }
 
 _loaded: dict[str, Game] = {}

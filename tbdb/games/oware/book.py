@@ -26,7 +26,7 @@ import numpy as np
 from tbdb.solvers.oware.index import book_bases, book_size
 from tbdb.solvers.oware.levels import (MAX_T, events_to_runs, lower_count, lower_fill,
                                        reverse_edges, solve_core)
-from tbdb.solvers.oware.moves import MAX_SOLVE_N, moves
+from tbdb.solvers.oware.moves import MAX_SOLVE_N, move_table
 from tbdb.solvers.oware.runs import lookup, lookup_many
 
 
@@ -132,7 +132,7 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     N = book_size(n)
     if parallel is None:
         parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
-    packed = moves(n, base, CHUNK)
+    packed = move_table(n, base, CHUNK)
     rev_off, rev_par = reverse_edges(n, base, packed)
     (ev_local, ev_score, ev_move, seg_start, step_cnt,
      stable_from, moves_stable_from, t_end) = solve_core(
