@@ -1,4 +1,4 @@
-"""Micro-benchmark of the Oware book solver (solvers/oware.py).
+"""Micro-benchmark of the Oware book solver (tbdb/games/oware/book.py over solvers/oware/).
 
     python benchmarks/oware_solver.py            # compile, 9-, 12- and 16-seed builds
     python benchmarks/oware_solver.py --max-n 12 # skip the 16-seed build (takes minutes)
@@ -26,7 +26,7 @@ _CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 t0 = time.perf_counter()
-from tbdb.solvers import oware
+from tbdb.games.oware import book as oware
 t1 = time.perf_counter()
 books = oware.solve_books({max_n})
 t2 = time.perf_counter()
@@ -80,7 +80,7 @@ def run(max_n: int = 16) -> list[dict]:
 
     # Warm 9-seed book, in this process.
     sys.path.insert(0, ROOT)
-    from tbdb.solvers import oware
+    from tbdb.games.oware import book as oware
 
     oware.solve_books(9)
     times = []

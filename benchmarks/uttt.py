@@ -51,7 +51,7 @@ print(json.dumps({"rows": s.rows, "seconds": seconds,
 
 
 def perft(depth: int) -> dict:
-    from tbdb.games.uttt import Position, perft as count
+    from tbdb.games.uttt.position import Position, perft as count
     count(Position.start(), 5)  # compile / load the cache
     t0 = time.perf_counter()
     n = count(Position.start(), depth)
@@ -100,13 +100,13 @@ def count_legal(k: int) -> dict:
     """Canonical legal positions with at most K empty cells, counted by the enumeration's
     counting pass only (nothing stored): what ``--max-empties K`` would hold."""
     import numpy as np
-    from tbdb.solvers import uttt_tables as kernels
+    from tbdb.solvers.uttt import levels as kernels
     firsts = kernels.ALPHA[:kernels.UPTO[k]]
     e = kernels.CODE_EMPTIES
     pairs = np.array([(a, b) for a in firsts for b in firsts if e[a] + e[b] <= k], np.int16)
     counts = np.zeros(len(pairs), np.int64)
     t0 = time.perf_counter()
-    kernels._legal_keys(pairs, k, counts, np.empty((0, 2), np.int64), False)
+    kernels.legal_keys_pass(pairs, k, counts, np.empty((0, 2), np.int64), False)
     n = int(counts.sum())
     # a build holds each key (16 bytes) several times over: sorted levels, values, children
     return {"bench": "uttt max-empties count", "K": k, "rows": n,
@@ -121,7 +121,7 @@ def level_bounds(k: int) -> list[dict]:
     constraints (any or one of the j open boards) and the two sides; and rows ~ bound / 8 (the
     symmetries), before legality.  At K = 1 the build stores 0.83 of that."""
     import numpy as np
-    from tbdb.solvers.uttt_keys import CODE_EMPTIES
+    from tbdb.solvers.uttt.keys import CODE_EMPTIES
     c = np.bincount(CODE_EMPTIES, minlength=10).astype(object)
     poly = {(0, 0): 1}  # (empties, open boards) -> assignments, exact integers
     for _ in range(9):

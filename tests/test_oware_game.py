@@ -219,9 +219,9 @@ def test_batch_lookup_agrees_with_single_lookups(oware_db):
 
 def test_rows_streamed_in_small_batches_are_the_same_rows(oware_db, tmp_path, monkeypatch):
     from tbdb import tables
-    from tbdb.games import oware_tables
+    from tbdb.games.oware import game as oware_game
     monkeypatch.setattr(tables, "BATCH", 1000)
-    monkeypatch.setattr(oware_tables, "BATCH", 1000)
+    monkeypatch.setattr(oware_game, "BATCH", 1000)
     small = tmp_path / "small-batches.duckdb"
     tbdb.build("oware", db=str(small), max_seeds=MAX_SEEDS, progress=False)
     queries = ["SELECT count(*), sum(hash(seeds, idx, turns_left_from, turns_left_to, score, "

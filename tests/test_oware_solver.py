@@ -1,4 +1,5 @@
-"""Oware (Abapa) book kernels against the naive reference (tests/naive_oware.py)."""
+"""Oware (Abapa) book kernels (tbdb.solvers.oware) and their driver (tbdb.games.oware.book)
+against the naive reference (tests/naive_oware.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import random
 import numpy as np
 import pytest
 
-from tbdb.solvers import oware as ow
+from tbdb.games.oware.book import Book, solve_book, solve_books
+from tbdb.solvers.oware import index, moves
+from tbdb.solvers.oware.levels import MAX_T
 from tests import naive_oware as naive
 
 SMALL_N = 5  # books compared exhaustively with the naive evaluator
@@ -16,7 +19,7 @@ SMALL_T = 60
 
 @pytest.fixture(scope="module")
 def books():
-    return ow.solve_books(9)
+    return solve_books(9)
 
 
 def board(*houses):
@@ -26,7 +29,7 @@ def board(*houses):
 
 def sow(houses, h):
     out = np.zeros(12, dtype=np.int8)
-    cap = ow._sow(np.asarray(houses, dtype=np.int8), h, out)
+    cap = moves.sow(np.asarray(houses, dtype=np.int8), h, out)
     return int(cap), tuple(int(x) for x in out)
 
 
@@ -34,7 +37,7 @@ def position_value(books, houses, t):
     """(score, best move) from the solved books."""
     houses = tuple(houses)
     b = books[sum(houses)]
-    return b.lookup(int(ow._rank(np.array(houses, dtype=np.int8))), t)
+    return b.lookup(int(index.rank(np.array(houses, dtype=np.int8))), t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -44,12 +47,12 @@ def position_value(books, houses, t):
 
 @pytest.mark.parametrize("n", range(0, 9))
 def test_rank_is_the_lexicographic_bijection(n):
-    N = ow.book_size(n)
+    N = index.book_size(n)
     assert N == len(naive.oware_compositions(n))
-    houses = ow._unrank_many(n, np.arange(N, dtype=np.int64))
+    houses = index.unrank_many(n, np.arange(N, dtype=np.int64))
     assert houses.dtype == np.int8 and houses.shape == (N, 12)
     assert [tuple(r) for r in houses.tolist()] == list(naive.oware_compositions(n))
-    ranks = ow._rank_many(houses)
+    ranks = index.rank_many(houses)
     assert ranks.dtype == np.int64
     assert np.array_equal(ranks, np.arange(N))
     assert tuple(houses[0]) == (0,) * 11 + (n,)  # rank 0: all seeds in house 11
@@ -58,23 +61,23 @@ def test_rank_is_the_lexicographic_bijection(n):
 
 def test_rank_spot_checks_at_12_seeds():
     n = 12
-    N = ow.book_size(n)
+    N = index.book_size(n)
     assert N == 1_352_078  # C(23, 11)
     rng = np.random.default_rng(12)
     idx = np.concatenate(([0, 1, N - 2, N - 1], rng.integers(0, N - 1, 500)))
-    houses = ow._unrank_many(n, idx)
-    assert np.array_equal(ow._rank_many(houses), idx)
+    houses = index.unrank_many(n, idx)
+    assert np.array_equal(index.rank_many(houses), idx)
     assert (houses.sum(axis=1) == n).all() and (houses >= 0).all()
     assert tuple(houses[0]) == (0,) * 11 + (12,)
     assert tuple(houses[1]) == (0,) * 10 + (1, 11)
     assert tuple(houses[3]) == (12,) + (0,) * 11
     # consecutive ranks are consecutive in lexicographic order
-    nxt = ow._unrank_many(n, idx[4:] + 1)
+    nxt = index.unrank_many(n, idx[4:] + 1)
     for a, b in zip(houses[4:].tolist(), nxt.tolist()):
         assert tuple(a) < tuple(b)
     # the naive rank counts the same compositions
     for h in houses[:20].tolist():
-        assert ow._rank(np.array(h, dtype=np.int8)) == _count_smaller(h)
+        assert index.rank(np.array(h, dtype=np.int8)) == _count_smaller(h)
 
 
 def _count_smaller(h):
@@ -92,11 +95,11 @@ def _count_smaller(h):
 
 
 def test_book_size():
-    assert [ow.book_size(n) for n in range(4)] == [1, 12, 78, 364]
-    assert ow.book_size(16) == 13_037_895
-    assert list(ow.book_bases(2)) == [0, 1, 13, 91]
+    assert [index.book_size(n) for n in range(4)] == [1, 12, 78, 364]
+    assert index.book_size(16) == 13_037_895
+    assert list(index.book_bases(2)) == [0, 1, 13, 91]
     with pytest.raises(ValueError):
-        ow.book_size(-1)
+        index.book_size(-1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,9 +109,9 @@ def test_book_size():
 
 @pytest.mark.parametrize("n", range(0, 7))
 def test_sow_and_transitions_match_naive(n):
-    child, captured = ow._transitions(n)
+    child, captured = moves.transitions(n)
     assert child.dtype == np.int32 and captured.dtype == np.int8
-    assert child.shape == captured.shape == (ow.book_size(n), 6)
+    assert child.shape == captured.shape == (index.book_size(n), 6)
     for i, pos in enumerate(naive.oware_compositions(n)):
         for h in range(6):
             ref = naive.oware_sow(pos, h)
@@ -118,7 +121,7 @@ def test_sow_and_transitions_match_naive(n):
                 continue
             assert (cap, after) == (ref[1], ref[0])
             flipped = np.zeros(12, dtype=np.int8)
-            ow._flip(np.array(after, dtype=np.int8), flipped)
+            moves.flip(np.array(after, dtype=np.int8), flipped)
             kid, kcap = naive.oware_play(pos, h)
             assert tuple(flipped) == kid
             assert captured[i, h] == kcap
@@ -227,10 +230,10 @@ def test_random_positions_up_to_9_seeds(books):
     for _ in range(40):
         n = rnd.randint(6, 9)
         t = rnd.randint(1, max_t[n])
-        idx = rnd.randrange(ow.book_size(n))
-        pos = naive.oware_unrank(n, idx) if n <= 7 else tuple(int(x) for x in ow._unrank_many(
+        idx = rnd.randrange(index.book_size(n))
+        pos = naive.oware_unrank(n, idx) if n <= 7 else tuple(int(x) for x in index.unrank_many(
             n, np.array([idx], dtype=np.int64))[0])
-        assert ow._rank(np.array(pos, dtype=np.int8)) == idx
+        assert index.rank(np.array(pos, dtype=np.int8)) == idx
         score, move = books[n].lookup(idx, t)
         assert score == naive.oware_value(pos, t), (pos, t)
         opt = naive.oware_optimal_moves(pos, t)
@@ -239,7 +242,7 @@ def test_random_positions_up_to_9_seeds(books):
 
 def test_run_layout(books):
     for b in books:
-        N = ow.book_size(b.n)
+        N = index.book_size(b.n)
         off = b.run_offsets
         assert off.dtype == np.int64 and off.shape == (N + 1,) and off[0] == 0
         assert b.run_from.dtype == np.int16 and b.run_score.dtype == np.int8
@@ -256,7 +259,7 @@ def test_run_layout(books):
         differ = ((b.run_score[inner] != b.run_score[prev[inner]])
                   | (b.run_move[inner] != b.run_move[prev[inner]]))
         assert differ.all()
-        assert b.run_from.max() <= b.moves_stable_from <= ow.MAX_T
+        assert b.run_from.max() <= b.moves_stable_from <= MAX_T
         assert 1 <= b.stable_from <= b.moves_stable_from
 
 
@@ -265,28 +268,28 @@ def test_stable_from_is_consistent(books):
         s = b.stable_from
         ref_score, _ = b.values_at(s)
         # runs: no score changes after stable_from
-        for t in sorted({s, s + 1, (s + ow.MAX_T) // 2, ow.MAX_T}):
-            if t <= ow.MAX_T:
+        for t in sorted({s, s + 1, (s + MAX_T) // 2, MAX_T}):
+            if t <= MAX_T:
                 assert np.array_equal(b.values_at(t)[0], ref_score)
         # minimal: something changes between stable_from - 1 and stable_from
         if s > 1:
             assert not np.array_equal(b.values_at(s - 1)[0], ref_score)
-        assert np.array_equal(b.values_at(b.moves_stable_from)[1], b.values_at(ow.MAX_T)[1])
+        assert np.array_equal(b.values_at(b.moves_stable_from)[1], b.values_at(MAX_T)[1])
     # against the naive evaluator: V(s, stable_from) == V(s, 200), and the book is not
     # constant from stable_from - 1
     for n in range(0, 4):
         s = books[n].stable_from
         comps = naive.oware_compositions(n)
         for pos in comps:
-            assert naive.oware_value(pos, s) == naive.oware_value(pos, ow.MAX_T)
+            assert naive.oware_value(pos, s) == naive.oware_value(pos, MAX_T)
         if s > 1:
             assert any(naive.oware_value(pos, s - 1) != naive.oware_value(pos, s) for pos in comps)
     rnd = random.Random(7)
     for n in (4,):
         s = books[n].stable_from
-        for idx in rnd.sample(range(ow.book_size(n)), 10):
+        for idx in rnd.sample(range(index.book_size(n)), 10):
             pos = naive.oware_unrank(n, idx)
-            assert naive.oware_value(pos, ow.MAX_T) == naive.oware_value(pos, s) == books[n].lookup(idx, 150)[0]
+            assert naive.oware_value(pos, MAX_T) == naive.oware_value(pos, s) == books[n].lookup(idx, 150)[0]
 
 
 def test_known_stable_points(books):
@@ -297,23 +300,24 @@ def test_known_stable_points(books):
 
 def test_solve_book_resumes_from_stored_books(books):
     # Book 9 from copies of books 0..7 (as if reloaded from a database) matches the full build.
-    stored = [ow.Book(b.n, b.stable_from, b.moves_stable_from, b.run_offsets.copy(),
+    stored = [Book(b.n, b.stable_from, b.moves_stable_from, b.run_offsets.copy(),
                       b.run_from.copy(), b.run_score.copy(), b.run_move.copy())
               for b in books[:8]]
-    b9 = ow.solve_book(9, stored[::-1])  # any order, extra books ignored
+    b9 = solve_book(9, stored[::-1])  # any order, extra books ignored
     ref = books[9]
     assert (b9.stable_from, b9.moves_stable_from) == (ref.stable_from, ref.moves_stable_from)
     for name in ("run_offsets", "run_from", "run_score", "run_move"):
         assert np.array_equal(getattr(b9, name), getattr(ref, name))
     with pytest.raises(ValueError, match="needs the books"):
-        ow.solve_book(9, stored[:7])
+        solve_book(9, stored[:7])
     with pytest.raises(ValueError):
-        ow.solve_book(-1, [])
+        solve_book(-1, [])
 
 
 def test_parallel_and_serial_paths_agree(books, monkeypatch):
-    monkeypatch.setattr(ow, "PARALLEL_MIN_DIRTY", 1)  # every step in parallel
-    b8 = ow.solve_book(8, books[:7], parallel=True)
+    from tbdb.games.oware import book
+    monkeypatch.setattr(book, "PARALLEL_MIN_DIRTY", 1)  # every step in parallel
+    b8 = solve_book(8, books[:7], parallel=True)
     for name in ("run_offsets", "run_from", "run_score", "run_move"):
         assert np.array_equal(getattr(b8, name), getattr(books[8], name))
     assert b8.stable_from == books[8].stable_from
@@ -321,8 +325,8 @@ def test_parallel_and_serial_paths_agree(books, monkeypatch):
 
 def test_lookup_validates(books):
     with pytest.raises(IndexError):
-        books[3].lookup(ow.book_size(3), 1)
+        books[3].lookup(index.book_size(3), 1)
     with pytest.raises(ValueError):
         books[3].lookup(0, 0)
     with pytest.raises(ValueError):
-        books[3].lookup(0, ow.MAX_T + 1)
+        books[3].lookup(0, MAX_T + 1)

@@ -13,9 +13,9 @@ import pytest
 import tbdb
 from tbdb import retrograde
 from tbdb.cli import main
-from tbdb.games import uttt_tables
 from tbdb.games.uttt import Move, Position
-from tbdb.games.uttt_game import EXAMPLE_ROOT, UtttGame
+from tbdb.games.uttt.game import EXAMPLE_ROOT, UtttGame
+from tbdb.games.uttt.tables import UtttSubtree
 from tests import naive_uttt as naive
 from tests.uttt_helpers import from_naive, naive_canonical, random_games, random_root, to_naive
 
@@ -31,7 +31,7 @@ def run(*args, **kwargs):
 
 def _solve(root: Position, scoring: str) -> dict:
     """{key: (result, distance, best)} of every position below root, by the engine."""
-    space = uttt_tables.UtttSubtree(root, scoring)
+    space = UtttSubtree(root, scoring)
     levels = retrograde.solve_levels(space, retrograde.enumerate_levels(space))
     out = {}
     for v in levels.values():

@@ -37,7 +37,7 @@ SELECT CAST(2 + row_number() OVER (ORDER BY v) AS INTEGER),
        array_to_string(list_transform(d, lambda x: ['.', 'x', 'o'][x + 1]), '')
 FROM open_fillings;
 
--- The nine board codes of a key (see solvers/uttt_keys.py: word0 = (((c0 R + c1) R + c2) R + c3)
+-- The nine board codes of a key (see solvers/uttt/keys.py: word0 = (((c0 R + c1) R + c2) R + c3)
 -- * 584 + c4 // 19, word1 = ((((c4 % 19) R + c5) R + c6) R + c7) R + c8) * 20 + side * 10 + con,
 -- R = 11096).
 CREATE OR REPLACE MACRO uttt_codes(key0, key1) AS [

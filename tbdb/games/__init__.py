@@ -11,10 +11,10 @@ from tbdb.games.base import Game
 REGISTRY = {
     "cdc": "tbdb.games.cdc.game:CdcGame",
     "chinese-checkers": "tbdb.games.chinese_checkers_game:ChineseCheckersGame",
-    "oware": "tbdb.games.oware_tables:OwareGame",
+    "oware": "tbdb.games.oware.game:OwareGame",
     "shogi": "tbdb.games.shogi_game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe.game:TicTacToeGame",
-    "uttt": "tbdb.games.uttt_game:UtttGame",
+    "uttt": "tbdb.games.uttt.game:UtttGame",
 }
 
 _loaded: dict[str, Game] = {}

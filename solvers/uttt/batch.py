@@ -7,10 +7,10 @@ drawn), ``side`` int8[n] (0 X, 1 O to move) and ``con`` int8[n] (0..8, or -1 for
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.uttt import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY, S_SIDE,
-                               S_WON_O, S_WON_X, _game_over, _terminal_value)
-from tbdb.solvers.uttt_keys import _board_code, _canonical_codes
-from tbdb.solvers.uttt_tables import _legal
+from tbdb.solvers.uttt.keys import board_code, canonical_codes
+from tbdb.solvers.uttt.levels import legal
+from tbdb.solvers.uttt.moves import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY,
+                                     S_SIDE, S_WON_O, S_WON_X, game_over, terminal_value)
 
 # why a row was refused (0: fine)
 BAD_VALUE, BAD_BLOCK, BAD_LINES, BAD_COUNT, ILLEGAL = 1, 2, 3, 4, 5
@@ -94,7 +94,7 @@ def _row_state(cells, side, con, st):
 
 
 @njit(cache=True, parallel=True)
-def _locate_rows(cells, side, con, scoring, keys, sym, over, done, err):
+def locate_rows(cells, side, con, scoring, keys, sym, over, done, err):
     """For each row: err int8 (0 or a refusal code); done bool (the game is over: value for the
     side to move in over int8); else keys int64[n, 3] (word0, word1, canonical constraint, -1
     any) and sym int8 (the symmetry carrying the row onto its canonical representative)."""
@@ -115,17 +115,17 @@ def _locate_rows(cells, side, con, scoring, keys, sym, over, done, err):
             e = _row_state(cells[i], side[i], con[i], st)
             if e == 0:
                 for b in range(9):
-                    codes[b] = _board_code(st, b)
-                if not _legal(codes, st[S_SIDE], st[S_CON]):
+                    codes[b] = board_code(st, b)
+                if not legal(codes, st[S_SIDE], st[S_CON]):
                     e = ILLEGAL
             err[i] = e
             if e != 0:
                 continue
-            if _game_over(st):
+            if game_over(st):
                 done[i] = True
-                over[i] = _terminal_value(st, scoring)
+                over[i] = terminal_value(st, scoring)
                 continue
-            w0, w1, g = _canonical_codes(codes, st[S_SIDE], st[S_CON])
+            w0, w1, g = canonical_codes(codes, st[S_SIDE], st[S_CON])
             keys[i, 0] = w0
             keys[i, 1] = w1
             k = w1 % 10

@@ -23,8 +23,8 @@ from itertools import product
 import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
-from tbdb.solvers import uttt as kernels
-from tbdb.solvers import uttt_keys as keys
+from tbdb.solvers.uttt import keys
+from tbdb.solvers.uttt import moves as kernels
 
 Board = int  # 0..8, a small board of the meta-board
 Cell = int  # 0..8, a cell of a small board
@@ -94,7 +94,7 @@ class Move:
 @dataclass(frozen=True)
 class Canonical:
     """Where a position is stored: its exact canonical ``key`` (two int64 words), the symmetry
-    ``symmetry`` (0..7, see ``solvers.uttt_keys.SYM``) that carries the position onto the
+    ``symmetry`` (0..7, see ``tbdb.solvers.uttt.keys.SYM``) that carries the position onto the
     canonical representative, and that representative's ``constraint`` (None: any board)."""
     key: Key
     symmetry: int
@@ -117,7 +117,7 @@ class Canonical:
 def key_text(key: Key) -> str:
     """The text of the canonical representative of a key (closed boards by status alone)."""
     codes = np.empty(9, np.int16)
-    side, con = keys._decode_codes(np.int64(key[0]), np.int64(key[1]), codes)
+    side, con = keys.decode_codes(np.int64(key[0]), np.int64(key[1]), codes)
     blocks = []
     for code in codes.tolist():
         if code < keys.FIRST_OPEN:
@@ -196,7 +196,7 @@ class Position:
         return sum(self.block(b).count(".") for b in range(9) if self.statuses[b] == ".")
 
     def state(self) -> np.ndarray:
-        """The kernels' state row (int16[NS], layout in ``solvers.uttt``)."""
+        """The kernels' state row (int16[NS], layout in ``tbdb.solvers.uttt.moves``)."""
         st = np.zeros(kernels.NS, np.int16)
         for b in range(9):
             s = self.statuses[b]
@@ -215,18 +215,18 @@ class Position:
         return st
 
     def is_game_over(self) -> bool:
-        return bool(kernels._game_over(self.state()))
+        return bool(kernels.game_over(self.state()))
 
     def result(self, scoring: str = "standard") -> int | None:
         """+1/0/-1 for the side to move if the game is over, else None."""
         st = self.state()
-        if not kernels._game_over(st):
+        if not kernels.game_over(st):
             return None
-        return int(kernels._terminal_value(st, _scoring_code(scoring)))
+        return int(kernels.terminal_value(st, scoring_code(scoring)))
 
     def legal_moves(self) -> list[Move]:
         out = np.empty(kernels.MAX_MOVES, np.int16)
-        n = kernels._moves(self.state(), out)
+        n = kernels.legal_moves(self.state(), out)
         return [Move.from_code(c) for c in out[:n].tolist()]
 
     def push(self, move: Move | str) -> Position:
@@ -252,7 +252,7 @@ class Position:
         return Position("".join(out), self.side, con)
 
     def canonical(self) -> Canonical:
-        w0, w1, g = keys._canonical(self.state(), np.empty(9, np.int16))
+        w0, w1, g = keys.canonical(self.state(), np.empty(9, np.int16))
         con = int(w1 % 10)
         return Canonical((int(w0), int(w1)), int(g), None if con == 9 else con)
 
@@ -266,7 +266,7 @@ class Position:
         return cls.parse(key_text(key))
 
 
-def _scoring_code(scoring: str) -> int:
+def scoring_code(scoring: str) -> int:
     if scoring not in SCORINGS:
         raise ValueError(f"unknown uttt scoring {scoring!r}; expected one of "
                          f"{', '.join(SCORINGS)}")
@@ -312,7 +312,7 @@ def _sums(sets: list[set[int]]) -> set[int]:
 
 def _impossible(p: Position) -> str | None:
     """Why a position cannot arise in a game, or None.  The conditions are those of
-    ``solvers.uttt_tables`` (a last move that fits, mark counts, the game not over before it),
+    ``tbdb.solvers.uttt.levels`` (a last move that fits, mark counts, the game not over before it),
     here with explicit boards read cell by cell."""
     me, last = SIDE_LETTERS[p.side], SIDE_LETTERS[1 - p.side]
     blocks = [p.block(b) for b in range(9)]

@@ -1,6 +1,6 @@
 """Ultimate Tic-Tac-Toe on the engine: exact solved tables keyed by canonical key and constraint.
 
-Builds (one per root or K, per scoring; see ``tbdb.games.uttt_tables``):
+Builds (one per root or K, per scoring; see ``tables``):
 
 * ``<scoring>/from/<word0>.<word1>``: every position reachable from a root (``tbdb build uttt
   --from POS``), named by the root's canonical key;
@@ -26,12 +26,12 @@ import numpy as np
 from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.games.base import (BatchLocation, Game, GameOver, Location, StatRow, TableData,
                              first_row_outside, read_padded)
-from tbdb.games.uttt import SCORINGS, Position, _scoring_code, key_text
-from tbdb.games import uttt_tables as tables
+from tbdb.games.uttt import tables
+from tbdb.games.uttt.position import SCORINGS, Position, key_text, scoring_code
 from tbdb.options import Option
-from tbdb.solvers import uttt as move_kernels
-from tbdb.solvers import uttt_batch as batch_kernels
-from tbdb.solvers import uttt_keys as key_kernels
+from tbdb.solvers.uttt import batch as batch_kernels
+from tbdb.solvers.uttt import keys as key_kernels
+from tbdb.solvers.uttt import moves as move_kernels
 
 _LOOKS_LIKE = re.compile(r"start|[xoXOD.]{81} [xo] [0-8-]")
 SAMPLE = "....o" + "." * 31 + "x" + "." * 44 + " x 4"  # start, 4:0, 0:4
@@ -53,7 +53,7 @@ SCORING = Option("scoring", "rule set for a game that ends with no open board: s
 def orbit_sizes(keys: np.ndarray) -> np.ndarray:
     keys = np.ascontiguousarray(keys, np.int64).reshape(-1, 2)
     out = np.empty(len(keys), np.int16)
-    key_kernels._orbit_sizes(keys, out)
+    key_kernels.orbit_sizes(keys, out)
     return out
 
 
@@ -251,8 +251,8 @@ class UtttGame(Game):
         over = np.empty(n, np.int8)
         done = np.empty(n, np.bool_)
         err = np.empty(n, np.int8)
-        batch_kernels._locate_rows(np.ascontiguousarray(cells), side, constraint,
-                                   _scoring_code(scoring), keys, sym, over, done, err)
+        batch_kernels.locate_rows(np.ascontiguousarray(cells), side, constraint,
+                                  scoring_code(scoring), keys, sym, over, done, err)
         bad = np.flatnonzero(err)
         if len(bad):
             r = int(bad[0])

@@ -2,7 +2,7 @@
 
 Position text: twelve non-negative integers separated by single spaces, houses 0-5 of the player
 to move first, then houses 6-11 of the opponent: ``0 0 0 0 0 1 0 0 0 0 0 0``.
-Moves: the house number 0-5.  Rules: docs/rules/oware.md; kernels: ``solvers.oware``.
+Moves: the house number 0-5.  Rules: docs/rules/oware.md; kernels: ``tbdb.solvers.oware``.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbdb.solvers import oware as kernels
 from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
+from tbdb.solvers.oware import index, moves
 
 HOUSES = 12
 TOTAL_SEEDS = 48  # a game of Oware has 48 seeds; no position holds more
@@ -52,12 +52,12 @@ class OwarePosition:
     @property
     def index(self) -> int:
         """Rank among the positions with the same number of seeds (rules: lexicographic)."""
-        return int(kernels._rank(self.array()))
+        return int(index.rank(self.array()))
 
     @classmethod
     def from_index(cls, seeds: int, idx: int) -> OwarePosition:
         out = np.empty(HOUSES, np.int8)
-        kernels._unrank(seeds, idx, out)
+        index.unrank(seeds, idx, out)
         return cls(tuple(int(x) for x in out))
 
     def array(self) -> np.ndarray:
@@ -67,7 +67,7 @@ class OwarePosition:
         """(the position after sowing ``house``, seen from the new mover; seeds captured), or
         None if the move is illegal."""
         out = np.empty(HOUSES, np.int8)
-        captured = kernels._sow(self.array(), house, out)
+        captured = moves.sow(self.array(), house, out)
         if captured < 0:
             return None
         flipped = tuple(int(out[(i + 6) % HOUSES]) for i in range(HOUSES))

@@ -1,9 +1,10 @@
 """Oware endgame books as a plug-in of the generic engine: one table per seed count
-(``seeds-12``), stored as score runs by plies left.
+(``seeds-12``, ``tables``), stored as score runs by plies left.
 
 A book stores, per position, runs of plies-left ``t`` over which (score, best move) is
 constant; the last run of a position reaches 200.  Book n reads books 0..n-2 (a capture takes at
-least two seeds); its own solver (``solvers.oware``) replays their runs as value changes.
+least two seeds); its own solver (``book.solve_book`` over ``tbdb.solvers.oware``) replays their
+runs as value changes.
 """
 from __future__ import annotations
 
@@ -16,21 +17,16 @@ import pyarrow.compute as pc
 from tbdb.errors import InvalidArrayError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
     Successor, TableData, first_row_outside
-from tbdb.games.oware import HOUSES, TOTAL_SEEDS, OwarePosition
+from tbdb.games.oware.book import Book, solve_book
+from tbdb.games.oware.position import HOUSES, TOTAL_SEEDS, OwarePosition
+from tbdb.games.oware.tables import seeds_of, table_name
 from tbdb.options import Option
-from tbdb.solvers import oware as kernels
+from tbdb.solvers.oware import index, levels, moves
+from tbdb.solvers.oware.moves import MAX_SOLVE_N
 
-MAX_T = kernels.MAX_T
+MAX_T = levels.MAX_T
 DEFAULT_MAX_SEEDS = 12
 BATCH = 1 << 20
-
-
-def table_name(seeds: int) -> str:
-    return f"seeds-{seeds:02d}"
-
-
-def seeds_of(table: str) -> int:
-    return int(table.split("-")[1])
 
 
 class OwareGame(Game):
@@ -48,7 +44,7 @@ class OwareGame(Game):
     build_options = (
         Option("max_seeds", f"the books for 0..N seeds on the board (default "
                             f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 5 GB)",
-               min=1, max=kernels.MAX_SOLVE_N, metavar="N"),
+               min=1, max=MAX_SOLVE_N, metavar="N"),
     )
     lookup_options = (
         Option("turns_left", f"plies left before the {MAX_T}-ply limit", min=1, max=MAX_T,
@@ -74,27 +70,27 @@ class OwareGame(Game):
             n = seeds_of(table)
         except (IndexError, ValueError):
             n = -1
-        if table != table_name(n) or not 0 <= n <= kernels.MAX_SOLVE_N:
+        if table != table_name(n) or not 0 <= n <= MAX_SOLVE_N:
             raise InvalidOptionError(f"no Oware table {quote(table)}: tables are seeds-00 .. "
-                                     f"seeds-{kernels.MAX_SOLVE_N}")
+                                     f"seeds-{MAX_SOLVE_N}")
         return table
 
     def build_command(self, table: str) -> str | None:
         n = seeds_of(table)  # the batch form names books up to 48 seeds; tbdb builds up to 18
-        return f"tbdb build oware --max-seeds {max(n, 1)}" if n <= kernels.MAX_SOLVE_N else None
+        return f"tbdb build oware --max-seeds {max(n, 1)}" if n <= MAX_SOLVE_N else None
 
     def solve(self, table: str, deps: dict, mode: str = "auto", progress=None) -> TableData:
-        return self.describe(table, kernels.solve_book(seeds_of(table), list(deps.values())))
+        return self.describe(table, solve_book(seeds_of(table), list(deps.values())))
 
-    def from_stored(self, table: str, row: dict | None, values) -> kernels.Book:
-        if isinstance(values, kernels.Book):
+    def from_stored(self, table: str, row: dict | None, values) -> Book:
+        if isinstance(values, Book):
             return values
         params = row["params"]
-        return kernels.Book(seeds_of(table), int(params["stable_from"]),
-                            int(params["moves_stable_from"]), values.offsets, values.start,
-                            values.score.astype(np.int8), values.move.astype(np.int8))
+        return Book(seeds_of(table), int(params["stable_from"]), int(params["moves_stable_from"]),
+                    values.offsets, values.start, values.score.astype(np.int8),
+                    values.move.astype(np.int8))
 
-    def describe(self, table: str, book: kernels.Book) -> TableData:
+    def describe(self, table: str, book: Book) -> TableData:
         n = book.n
         last = book.run_offsets[1:] - 1  # each position's last run: the value with 200 left
         score = book.run_score[last]
@@ -104,7 +100,7 @@ class OwareGame(Game):
         def texts():
             for lo in range(0, book.size, BATCH):
                 hi = min(book.size, lo + BATCH)
-                houses = kernels._unrank_many(n, np.arange(lo, hi, dtype=np.int64))
+                houses = index.unrank_many(n, np.arange(lo, hi, dtype=np.int64))
                 text = pc.binary_join_element_wise(
                     *[pc.cast(pa.array(houses[:, h]), pa.string()) for h in range(HOUSES)], " ")
                 yield np.arange(lo, hi, dtype=np.int64), text
@@ -118,7 +114,7 @@ class OwareGame(Game):
             stats=stats, slots=book.size, raw_positions=book.size,
             positions_answered=book.size, mode="runs", layout=f"oware:{table}", texts=texts)
 
-    def verify(self, table: str, book: kernels.Book, deps: dict) -> tuple[list[str], int]:
+    def verify(self, table: str, book: Book, deps: dict) -> tuple[list[str], int]:
         """Re-derive V(s, t) and the best move of every position from one ply of moves and the
         stored values of the children, for every t up to where nothing changes any more."""
         n = book.n
@@ -130,18 +126,18 @@ class OwareGame(Game):
         for m in order:
             first[m] = total
             total += books[m].size
-        child, captured = kernels._transitions(n)
+        child, captured = moves.transitions(n)
         legal = captured >= 0
         # every move's child as an index into those values (-1: illegal)
         move_child = np.where(legal, first[n - np.where(legal, captured, 0)] + child, -1)
-        houses = kernels._unrank_many(n, np.arange(book.size, dtype=np.int64))
+        houses = index.unrank_many(n, np.arange(book.size, dtype=np.int64))
         own_seeds = houses[:, :6].astype(np.int16).sum(axis=1)
         last = max(max(b.moves_stable_from for b in books.values()), 1)
         bad = np.zeros(book.size, bool)
         prev = np.zeros(total, np.int8)  # V(., 0) = 0
         for t in range(1, min(MAX_T, last + 1) + 1):
             score, move = book.values_at(t)
-            kernels._check_step(move_child, captured, prev, own_seeds, score, move, bad)
+            levels.check_step(move_child, captured, prev, own_seeds, score, move, bad)
             for m in order:
                 if t <= books[m].moves_stable_from:  # beyond it a book's values no longer change
                     prev[first[m]:first[m] + books[m].size] = books[m].values_at(t)[0]
@@ -170,10 +166,10 @@ class OwareGame(Game):
     def locate(self, position: OwarePosition, turns_left: int = MAX_T) -> Location | GameOver:
         if turns_left == 0:
             return GameOver(0, score=0)  # nothing left to gain
-        if position.seeds > kernels.MAX_SOLVE_N:
+        if position.seeds > MAX_SOLVE_N:
             raise MissingTableError(
                 f"Oware position {quote(position.text)} holds {position.seeds} seeds; tbdb "
-                f"builds books of up to {kernels.MAX_SOLVE_N} seeds")
+                f"builds books of up to {MAX_SOLVE_N} seeds")
         return Location(table_name(position.seeds), position.index, plies=turns_left)
 
     def move_text(self, position, code: int, sym: int) -> str:
@@ -224,7 +220,7 @@ class OwareGame(Game):
             raise InvalidArrayError(f"row {bad}: turns_left must be from 1 to {MAX_T}, got "
                                     f"{t[bad].item()!r}")
         houses = np.ascontiguousarray(houses, np.int8)
-        idx = kernels._rank_many(houses)
+        idx = index.rank_many(houses)
         present = np.unique(seeds)
         which = np.searchsorted(present, seeds).astype(np.int32)
         return BatchLocation([table_name(int(s)) for s in present], which, idx,

@@ -29,7 +29,7 @@ Why the encoding is injective
    position matters, and every field that does is in the tuple.
 2. (c0 .. c8, side, con) -> (word0, word1) is injective: it is a mixed-radix numeral.  Every
    digit is below its radix (ci < R; c4 // 19 < 584 and c4 % 19 < 19; side * 10 + con < 20),
-   so ``divmod`` by the radices, in reverse order, recovers every digit (``_decode`` does
+   so ``divmod`` by the radices, in reverse order, recovers every digit (``decode`` does
    exactly this), and c4 = 19 * (c4 // 19) + c4 % 19.  A function with a left inverse is
    injective.
 3. The canonical key of a position is the smallest (word0, word1), in lexicographic order, of
@@ -48,8 +48,8 @@ counts no longer tell whose turn it is.
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.uttt import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY,
-                               S_SIDE, S_WON_O, S_WON_X)
+from tbdb.solvers.uttt.moves import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY,
+                                     S_SIDE, S_WON_O, S_WON_X)
 
 CLOSED_X, CLOSED_O, DRAWN = 0, 1, 2
 FIRST_OPEN = 3
@@ -125,7 +125,7 @@ assert C4_HI * C4_LO >= R and C4_HI * R ** 4 < 2 ** 63 and C4_LO * R ** 4 * 20 <
 # --------------------------------------------------------------------------- one position
 
 @njit(cache=True)
-def _board_code(st, b):
+def board_code(st, b):
     closed = st[S_CLOSED]
     if (closed >> b) & 1:
         if (st[S_WON_X] >> b) & 1:
@@ -137,7 +137,7 @@ def _board_code(st, b):
 
 
 @njit(cache=True)
-def _encode(codes, side, con):
+def encode(codes, side, con):
     """(word0, word1) of board codes int16[9] in board order, side 0/1, con 0..8 or 9."""
     r = np.int64(R)
     c4 = np.int64(codes[4])
@@ -156,7 +156,7 @@ def _encode(codes, side, con):
 
 
 @njit(cache=True)
-def _decode_codes(w0, w1, codes):
+def decode_codes(w0, w1, codes):
     """Board codes into codes int16[9]; returns (side, con) with con 0..8 or 9 (any)."""
     r = np.int64(R)
     sc = w1 % 20
@@ -175,9 +175,9 @@ def _decode_codes(w0, w1, codes):
 
 
 @njit(cache=True)
-def _decode(w0, w1, st, codes):
+def decode(w0, w1, st, codes):
     """Fill state st (int16[NS]) from a key; codes int16[9] is scratch."""
-    side, con = _decode_codes(w0, w1, codes)
+    side, con = decode_codes(w0, w1, codes)
     for i in range(NS):
         st[i] = 0
     for b in range(9):
@@ -197,7 +197,7 @@ def _decode(w0, w1, st, codes):
 
 
 @njit(cache=True)
-def _canonical_codes(codes, side, con):
+def canonical_codes(codes, side, con):
     """(word0, word1, g): the canonical key of the reduced position (board codes int16[9],
     side, con 0..8 or -1) and the first symmetry g whose image has it.  Board i of image g is
     board INV_SYM[g, i] of the position with its cells moved; word0 is compared first and
@@ -237,9 +237,9 @@ CENTRE_WEIGHT1 = np.int64(R ** 4 * 20)
 
 
 @njit(cache=True)
-def _image_words(codes, words):
+def image_words(codes, words):
     """words int64[8, 2]: for each symmetry g, the two words of the image's key without the
-    side-and-constraint digit of word1 (a parent's images, for ``_child_canonical``)."""
+    side-and-constraint digit of word1 (a parent's images, for ``child_canonical``)."""
     r = np.int64(R)
     for g in range(8):
         inv = INV_SYM[g]
@@ -258,9 +258,9 @@ def _image_words(codes, words):
 
 
 @njit(cache=True)
-def _child_canonical(words, codes, b, new_code, side, con):
+def child_canonical(words, codes, b, new_code, side, con):
     """The canonical key (word0, word1) of a child that differs from its parent (board codes
-    ``codes``, image words ``words`` from ``_image_words``) only in board b, now ``new_code``,
+    ``codes``, image words ``words`` from ``image_words``) only in board b, now ``new_code``,
     with side to move ``side`` and constraint ``con`` (-1 any): each image's words move by the
     change of one digit."""
     best0 = np.int64(-1)
@@ -288,17 +288,17 @@ def _child_canonical(words, codes, b, new_code, side, con):
 
 
 @njit(cache=True)
-def _canonical(st, codes):
-    """(word0, word1, g) of a state (``_canonical_codes``); codes is int16[9] scratch."""
+def canonical(st, codes):
+    """(word0, word1, g) of a state (``canonical_codes``); codes is int16[9] scratch."""
     for b in range(9):
-        codes[b] = _board_code(st, b)
-    return _canonical_codes(codes, st[S_SIDE], st[S_CON])
+        codes[b] = board_code(st, b)
+    return canonical_codes(codes, st[S_SIDE], st[S_CON])
 
 
 @njit(cache=True)
 def _key_level(w0, w1, codes):
     """Empty cells in open boards of a key's position."""
-    _decode_codes(w0, w1, codes)
+    decode_codes(w0, w1, codes)
     n = 0
     for b in range(9):
         n += CODE_EMPTIES[codes[b]]
@@ -315,7 +315,7 @@ def _canonical_keys(states, keys, syms):
     scratch = np.empty((nchunk, 2, 9), np.int16)
     for ch in prange(nchunk):
         for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
-            w0, w1, g = _canonical(states[i], scratch[ch, 0])
+            w0, w1, g = canonical(states[i], scratch[ch, 0])
             keys[i, 0] = w0
             keys[i, 1] = w1
             syms[i] = g
@@ -329,11 +329,11 @@ def _decode_keys(keys, states):
     scratch = np.empty((nchunk, 9), np.int16)
     for ch in prange(nchunk):
         for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
-            _decode(keys[i, 0], keys[i, 1], states[i], scratch[ch])
+            decode(keys[i, 0], keys[i, 1], states[i], scratch[ch])
 
 
 @njit(cache=True, parallel=True)
-def _key_levels(keys, out):
+def key_levels(keys, out):
     """out int16[n]: the level (empty cells in open boards) of keys int64[n, 2]."""
     n = keys.shape[0]
     nchunk = (n + 4095) // 4096
@@ -344,7 +344,7 @@ def _key_levels(keys, out):
 
 
 @njit(cache=True, parallel=True)
-def _key_constraints(keys, out):
+def key_constraints(keys, out):
     """out int8[n]: the constraint (0..8, -1 any) of the canonical representative of each key."""
     for i in prange(keys.shape[0]):
         k = keys[i, 1] % 10
@@ -352,7 +352,7 @@ def _key_constraints(keys, out):
 
 
 @njit(cache=True, parallel=True)
-def _orbit_sizes(keys, out):
+def orbit_sizes(keys, out):
     """out int16[n]: how many distinct reduced positions each canonical key int64[n, 2] stands
     for (8 / the number of symmetries that fix its canonical representative)."""
     n = keys.shape[0]
@@ -363,8 +363,8 @@ def _orbit_sizes(keys, out):
         codes = codes_s[ch]
         words = words_s[ch]
         for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
-            side, con = _decode_codes(keys[i, 0], keys[i, 1], codes)
-            _image_words(codes, words)
+            side, con = decode_codes(keys[i, 0], keys[i, 1], codes)
+            image_words(codes, words)
             fixed = 0
             for g in range(8):
                 w1 = words[g, 1] + side * 10 + (ANY_CODE if con == 9 else SYM[g, con])

@@ -55,13 +55,13 @@ POPCOUNT = np.array([bin(m).count("1") for m in range(512)], np.int8)
 # --------------------------------------------------------------------------- state
 
 @njit(cache=True)
-def _game_over(st):
+def game_over(st):
     """The game is over: a side has three won boards in a row, or no board is open."""
     return HAS_LINE[st[S_WON_X]] or HAS_LINE[st[S_WON_O]] or st[S_CLOSED] == FULL
 
 
 @njit(cache=True)
-def _terminal_value(st, scoring):
+def terminal_value(st, scoring):
     """Value for the side to move of a finished game (1 win, 0 draw, -1 loss)."""
     me = st[S_WON_X + st[S_SIDE]]
     them = st[S_WON_X + 1 - st[S_SIDE]]
@@ -80,7 +80,7 @@ def _terminal_value(st, scoring):
 
 
 @njit(cache=True)
-def _play(st, b, c):
+def play(st, b, c):
     """Play cell c of board b for the side to move, in place (the move must be legal)."""
     side = st[S_SIDE]
     bit = np.int16(1 << c)
@@ -99,10 +99,10 @@ def _play(st, b, c):
 
 
 @njit(cache=True)
-def _moves(st, out):
+def legal_moves(st, out):
     """Legal move codes of a position into out (int16[>= 81]), ascending; returns how many
     (0 when the game is over)."""
-    if _game_over(st):
+    if game_over(st):
         return 0
     n = 0
     con = st[S_CON]
@@ -123,7 +123,7 @@ def _moves(st, out):
 @njit(cache=True)
 def _count_moves(st):
     """How many legal moves a position has (the last ply of a perft, without playing them)."""
-    if _game_over(st):
+    if game_over(st):
         return 0
     con = st[S_CON]
     if con < 0:
@@ -175,7 +175,7 @@ def _perft_one(root, depth, stack, moves, nmov, idx):
     if depth == 1:
         return _count_moves(root)
     stack[0, :] = root
-    nmov[0] = _moves(stack[0], moves[0])
+    nmov[0] = legal_moves(stack[0], moves[0])
     idx[0] = 0
     d = 0
     total = np.int64(0)
@@ -187,12 +187,12 @@ def _perft_one(root, depth, stack, moves, nmov, idx):
         idx[d] += 1
         nxt = stack[d + 1]
         nxt[:] = stack[d]
-        _play(nxt, m // 9, m % 9)
+        play(nxt, m // 9, m % 9)
         if d + 2 == depth:
             total += _count_moves(nxt)
         else:
             d += 1
-            nmov[d] = _moves(nxt, moves[d])
+            nmov[d] = legal_moves(nxt, moves[d])
             idx[d] = 0
     return total
 
@@ -208,10 +208,10 @@ def _expand_states(states):
     out = np.empty((total, NS), np.int16)
     k = 0
     for i in range(n):
-        cnt = _moves(states[i], buf)
+        cnt = legal_moves(states[i], buf)
         for e in range(cnt):
             out[k, :] = states[i]
-            _play(out[k], buf[e] // 9, buf[e] % 9)
+            play(out[k], buf[e] // 9, buf[e] % 9)
             k += 1
     return out
 

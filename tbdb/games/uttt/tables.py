@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tbdb.errors import InvalidOptionError, quote
-from tbdb.games.uttt import SCORINGS, Key, Position, _scoring_code
-from tbdb.solvers import uttt_keys as keys_kernels
-from tbdb.solvers import uttt_tables as kernels
+from tbdb.games.uttt.position import SCORINGS, Key, Position, scoring_code
+from tbdb.solvers.uttt import keys as keys_kernels
+from tbdb.solvers.uttt import levels as kernels
 
 MAX_BUILD_EMPTIES = 81
 
@@ -28,7 +28,7 @@ def levels_of(keys: np.ndarray) -> np.ndarray:
     """int16[n]: empty cells in open boards of each key (int64[n, 2])."""
     keys = np.ascontiguousarray(keys, np.int64).reshape(-1, 2)
     out = np.empty(len(keys), np.int16)
-    keys_kernels._key_levels(keys, out)
+    keys_kernels.key_levels(keys, out)
     return out
 
 
@@ -36,7 +36,7 @@ def constraints_of(keys: np.ndarray) -> np.ndarray:
     """int8[n]: the constraint (0..8, -1 any) of each key's canonical representative."""
     keys = np.ascontiguousarray(keys, np.int64).reshape(-1, 2)
     out = np.empty(len(keys), np.int8)
-    keys_kernels._key_constraints(keys, out)
+    keys_kernels.key_constraints(keys, out)
     return out
 
 
@@ -64,7 +64,7 @@ class _LevelTable:
         count = np.empty(k, np.int16)
         child = np.empty((k, w, 2), np.int64)
         move = np.empty((k, w), np.int32)
-        kernels._expand(keys, _scoring_code(self.scoring), terminal, count, child, move)
+        kernels.expand(keys, scoring_code(self.scoring), terminal, count, child, move)
         return terminal, count, child, move
 
 
@@ -74,7 +74,7 @@ class UtttSubtree(_LevelTable):
     more legal moves)."""
 
     def __init__(self, root: Position | str, scoring: str = "standard"):
-        _scoring_code(scoring)
+        scoring_code(scoring)
         self.root = Position.parse(root) if isinstance(root, str) else root
         self.scoring = scoring
         self.root_key: Key = self.root.key
@@ -94,7 +94,7 @@ class UtttStore(_LevelTable):
     max_children = 81
 
     def __init__(self, scoring: str = "standard"):
-        _scoring_code(scoring)
+        scoring_code(scoring)
         self.scoring = scoring
 
     @property
@@ -106,12 +106,12 @@ class UtttStore(_LevelTable):
 
 
 class UtttEmpties(_LevelTable):
-    """Every legal position (``solvers.uttt_tables`` defines legal) with at most
+    """Every legal position (``tbdb.solvers.uttt.levels`` defines legal) with at most
     ``max_empties`` empty cells in open boards, under ``scoring``.  ``roots()`` is the whole
     set, every level of it: the set is closed under moves, so the enumeration adds nothing."""
 
     def __init__(self, max_empties: int, scoring: str = "standard"):
-        _scoring_code(scoring)
+        scoring_code(scoring)
         if not isinstance(max_empties, int) or not 0 <= max_empties <= MAX_BUILD_EMPTIES:
             raise InvalidOptionError(f"max_empties must be an integer 0..81, got "
                                      f"{max_empties!r}")

@@ -1,7 +1,7 @@
 """Ultimate Tic-Tac-Toe level tables: ``expand`` for the level-by-level engine, and the legal
 positions with at most K empty cells in open boards.
 
-Keys are the exact canonical keys of ``solvers.uttt_keys`` (int64[n, 2]); the level of a key
+Keys are the exact canonical keys of ``keys`` (int64[n, 2]); the level of a key
 is the number of empty cells in its open boards, and every move lowers it (by one, or by more
 when the move closes a board that still had empty cells).
 
@@ -34,11 +34,11 @@ opponent to a board) is not checked.  The fillings in (d) have these differences
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.uttt import (FULL, HAS_LINE, MAX_MOVES, NS, POPCOUNT, S_CON, S_SIDE,
-                               _game_over, _moves, _play, _terminal_value)
-from tbdb.solvers.uttt_keys import (CODE_EMPTIES, FIRST_OPEN, OPEN_O, OPEN_X, _board_code,
-                                    _canonical_codes, _child_canonical, _decode, _encode,
-                                    _image_words)
+from tbdb.solvers.uttt.keys import (CODE_EMPTIES, FIRST_OPEN, OPEN_O, OPEN_X, board_code,
+                                    canonical_codes, child_canonical, decode, encode,
+                                    image_words)
+from tbdb.solvers.uttt.moves import (FULL, HAS_LINE, MAX_MOVES, NS, POPCOUNT, S_CON, S_SIDE,
+                                     game_over, legal_moves, play, terminal_value)
 
 NOT_OVER = np.int8(2)
 
@@ -91,7 +91,7 @@ LAST_LO, LAST_HI, LAST_STEP, CLOSED_LO, CLOSED_HI, CLOSED_STEP = _closing_diffs(
 # --------------------------------------------------------------------------- expand
 
 @njit(cache=True, parallel=True)
-def _expand(keys, scoring, terminal, count, child, move):
+def expand(keys, scoring, terminal, count, child, move):
     """For keys int64[k, 2]: terminal int8[k] (the value for the side to move of a finished
     game, else NOT_OVER), count int16[k], child int64[k, W, 2] (canonical keys of the
     positions after each legal move) and move int32[k, W] (move codes 9 * board + cell on the
@@ -109,19 +109,19 @@ def _expand(keys, scoring, terminal, count, child, move):
         parent = codes[ch]
         images = words[ch]
         for i in range(ch * 256, min(k, (ch + 1) * 256)):
-            _decode(keys[i, 0], keys[i, 1], st, parent)
-            if _game_over(st):
-                terminal[i] = _terminal_value(st, scoring)
+            decode(keys[i, 0], keys[i, 1], st, parent)
+            if game_over(st):
+                terminal[i] = terminal_value(st, scoring)
                 count[i] = 0
                 continue
             terminal[i] = NOT_OVER
-            n = _moves(st, mv)
-            _image_words(parent, images)
+            n = legal_moves(st, mv)
+            image_words(parent, images)
             for e in range(n):
                 b = mv[e] // 9
                 nxt[:] = st
-                _play(nxt, b, mv[e] % 9)
-                w0, w1 = _child_canonical(images, parent, b, _board_code(nxt, b), nxt[S_SIDE],
+                play(nxt, b, mv[e] % 9)
+                w0, w1 = child_canonical(images, parent, b, board_code(nxt, b), nxt[S_SIDE],
                                           nxt[S_CON])
                 child[i, e, 0] = w0
                 child[i, e, 1] = w1
@@ -150,7 +150,7 @@ def _con_fits(con, closed, c):
 
 
 @njit(cache=True)
-def _legal(codes, side, con):
+def legal(codes, side, con):
     """Is the reduced position (board codes int16[9], side 0/1, con 0..8 or -1) legal, as the
     module docstring defines it."""
     closed = 0
@@ -215,9 +215,9 @@ def _legal(codes, side, con):
 
 @njit(cache=True, parallel=True)
 def _legal_many(codes, side, con, out):
-    """out bool[n] = _legal(codes[i], side[i], con[i]) for codes int16[n, 9]."""
+    """out bool[n] = legal(codes[i], side[i], con[i]) for codes int16[n, 9]."""
     for i in prange(codes.shape[0]):
-        out[i] = _legal(codes[i], side[i], con[i])
+        out[i] = legal(codes[i], side[i], con[i])
 
 
 # --------------------------------------------------------------------------- enumeration
@@ -246,12 +246,12 @@ def _emit(codes, fill, out, at):
     for con in range(-1, 9):
         if con >= 0 and (closed >> con) & 1:
             continue
-        own0, own1 = _encode(codes, 0, 9 if con < 0 else con)
-        w0, w1, _ = _canonical_codes(codes, 0, con)
+        own0, own1 = encode(codes, 0, 9 if con < 0 else con)
+        w0, w1, _ = canonical_codes(codes, 0, con)
         if w0 != own0 or w1 != own1:
             continue
         for side in range(2):
-            if _legal(codes, side, con):
+            if legal(codes, side, con):
                 if fill:
                     out[at + n, 0] = own0
                     out[at + n, 1] = own1 + side * 10
@@ -286,7 +286,7 @@ def _walk(budget, fill, out, at, codes, scratch):
 
 
 @njit(cache=True, parallel=True)
-def _legal_keys(pairs, budget, counts, out, fill):
+def legal_keys_pass(pairs, budget, counts, out, fill):
     """Keys of every legal canonical position whose level is at most ``budget``.  ``pairs``
     int16[t, 2]: the codes of boards 0 and 1 of each task.  First call with fill=False to get
     counts int64[t]; then with fill=True and out int64[counts.sum(), 2], written from the
@@ -316,7 +316,7 @@ def legal_keys(max_empties: int) -> np.ndarray:
                       if CODE_EMPTIES[a] + CODE_EMPTIES[b] <= max_empties], np.int16)
     counts = np.zeros(len(pairs), np.int64)
     out = np.empty((0, 2), np.int64)
-    _legal_keys(pairs, max_empties, counts, out, False)
+    legal_keys_pass(pairs, max_empties, counts, out, False)
     out = np.empty((int(counts.sum()), 2), np.int64)
-    _legal_keys(pairs, max_empties, counts, out, True)
+    legal_keys_pass(pairs, max_empties, counts, out, True)
     return out

@@ -1,0 +1,9 @@
+"""Oware (Abapa) kernels (Numba: arrays and scalars in, arrays out).
+
+- ``index``: rank / unrank of seed compositions, book sizes and the solver's global index space
+- ``moves``: sowing and captures, every move of a book, the solver's packed move table
+- ``levels``: the book solver, one plies-left step at a time, and the verifier's step check
+- ``runs``: (score, best move) of positions read from a book's runs
+
+The Python driver (``Book``, ``solve_book``) is ``tbdb.games.oware.book``.
+"""

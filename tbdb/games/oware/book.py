@@ -1,0 +1,174 @@
+"""Oware (Abapa) endgame books under the 200-ply limit: the Python driver of the solver kernels
+(``tbdb.solvers.oware``).
+
+A book holds, per position of ``n`` seeds, its *runs*: the maximal ranges of plies left ``t``
+over which ``(score, best_move)`` is constant (``best_move`` = lowest optimal house, -1 = no
+legal move; values and layout in ``tbdb.solvers.oware.levels``).  A run ends where the next
+run of the same position starts; the last one lasts up to ``MAX_T``.
+
+``Book.stable_from`` is the smallest t such that every score of the book is the same for all
+t' in t .. MAX_T (``MAX_T`` itself if the scores still change at the last step);
+``Book.moves_stable_from`` is the same for the (score, best_move) pairs.
+
+Books are built one seed count at a time: ``solve_book(n, lower_books)`` needs only the runs of
+books 0 .. n - 2 (a capture takes at least 2 seeds), e.g. reloaded from a database, and replays
+them as value changes while t advances; ``solve_books(max_n)`` builds 0 .. max_n in turn.
+They validate their input and call the kernels, which trust theirs.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from tbdb.solvers.oware.index import book_bases, book_size
+from tbdb.solvers.oware.levels import (MAX_T, events_to_runs, lower_count, lower_fill,
+                                       reverse_edges, solve_core)
+from tbdb.solvers.oware.moves import MAX_SOLVE_N, move_table
+from tbdb.solvers.oware.runs import lookup, lookup_many
+
+
+@dataclass(frozen=True, eq=False)
+class Book:
+    """The solved book of ``n`` seeds (array layout in ``tbdb.solvers.oware.levels``).
+
+    ``stable_from``: smallest t such that every score is the same for all t' in t .. MAX_T
+    (MAX_T if some score still changes at the last step).  ``moves_stable_from``
+    (>= stable_from): the same for (score, best_move) pairs."""
+
+    n: int
+    stable_from: int
+    moves_stable_from: int
+    run_offsets: np.ndarray  # int64[N + 1]
+    run_from: np.ndarray  # int16[R]
+    run_score: np.ndarray  # int8[R]
+    run_move: np.ndarray  # int8[R]
+
+    @property
+    def size(self) -> int:
+        return len(self.run_offsets) - 1
+
+    @property
+    def num_runs(self) -> int:
+        return len(self.run_from)
+
+    def lookup(self, idx: int, t: int) -> tuple[int, int]:
+        """``(score, best_move)`` of position ``idx`` with ``t`` plies left."""
+        if not 0 <= idx < self.size:
+            raise IndexError(f"position index {idx!r} out of range for book {self.n}")
+        if not 1 <= t <= MAX_T:
+            raise ValueError(f"plies left must be in 1..{MAX_T}, got {t!r}")
+        s, m = lookup(self.run_offsets, self.run_from, self.run_score, self.run_move, idx, t)
+        return int(s), int(m)
+
+    def values_at(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(score int8[N], best_move int8[N])`` of every position at ``t`` plies left."""
+        if not 1 <= t <= MAX_T:
+            raise ValueError(f"plies left must be in 1..{MAX_T}, got {t!r}")
+        return lookup_many(self.run_offsets, self.run_from, self.run_score, self.run_move, t)
+
+
+#: Positions per task of a step.
+CHUNK = 4096
+#: Books smaller than this are solved on one thread (``parallel=None``): their steps are short,
+#: and with every core busy (other processes) the per-step thread barriers cost more than the
+#: second thread gains.
+PARALLEL_MIN_POSITIONS = 1_000_000
+#: In a parallel book, a step runs in parallel only if about this many positions are dirty.
+PARALLEL_MIN_DIRTY = 50_000
+#: ``solve_books`` solves books n and n + 1 side by side from this size of book n on (below,
+#: a book takes less time than handing it to a thread).
+PAIR_MIN_POSITIONS = 10_000
+
+
+def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
+    """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds.
+
+    ``lower_books``: a sequence of ``Book`` (or any objects with the attributes ``n``,
+    ``stable_from``, ``run_offsets``, ``run_from``, ``run_score``) that contains the books
+    0 .. n - 2; others are ignored (book n - 1, if given, only sizes the event buffers).  Their
+    runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
+    Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
+    has more than one thread).  The result does not depend on it."""
+    if not 0 <= n <= MAX_SOLVE_N:
+        raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+    by_n = {}
+    for b in lower_books:
+        by_n[int(b.n)] = b
+    missing = [m for m in range(n - 1) if m not in by_n]
+    if missing:
+        raise ValueError(f"book {n} needs the books of {missing!r} seeds")
+    lower = []
+    for m in range(n - 1):
+        b = by_n[m]
+        off = np.ascontiguousarray(b.run_offsets, dtype=np.int64)
+        rf = np.ascontiguousarray(b.run_from, dtype=np.int16)
+        rs = np.ascontiguousarray(b.run_score, dtype=np.int8)
+        if len(off) != book_size(m) + 1 or off[0] != 0 or off[-1] != len(rf) or len(rs) != len(rf):
+            raise ValueError(f"book {m}: run arrays do not match its {book_size(m)} positions")
+        lower.append((off, rf, rs))
+    lower_stable = max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
+    base = book_bases(n)
+    # replay schedule of the smaller books' score changes, grouped by step
+    low_toff = np.zeros(MAX_T + 2, dtype=np.int64)
+    for off, rf, rs in lower:
+        lower_count(off, rf, rs, low_toff)
+    np.cumsum(low_toff, out=low_toff)
+    low_pos = np.empty(int(low_toff[-1]), dtype=np.int32)
+    low_sc = np.empty(int(low_toff[-1]), dtype=np.int8)
+    fill = low_toff.copy()
+    for m, (off, rf, rs) in enumerate(lower):
+        lower_fill(int(base[m]), off, rf, rs, fill, low_pos, low_sc)
+    del lower, fill
+    # event buffer: a little more than the runs per position of the books just below (it grows
+    # by half if too small); runs per position grow by about 1.5 per seed from n = 9 on
+    runs_guess = 8
+    for m, extra in ((n - 1, 2.5), (n - 2, 5.0)):
+        if m >= 0 and m in by_n:
+            ratio = len(by_n[m].run_from) / book_size(m)
+            runs_guess = max(runs_guess, int(ratio * 1.05 + extra) + 1)
+    N = book_size(n)
+    if parallel is None:
+        parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
+    packed = move_table(n, base, CHUNK)
+    rev_off, rev_par = reverse_edges(n, base, packed)
+    (ev_local, ev_score, ev_move, seg_start, step_cnt,
+     stable_from, moves_stable_from, t_end) = solve_core(
+        n, base, packed, rev_off, rev_par, low_toff, low_pos, low_sc, lower_stable, CHUNK,
+        bool(parallel), PARALLEL_MIN_DIRTY, runs_guess)
+    del packed, rev_off, rev_par, low_toff, low_pos, low_sc
+    off, rf, rs, rm = events_to_runs(N, CHUNK, seg_start, step_cnt, ev_local, ev_score, ev_move,
+                                      t_end)
+    return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm)
+
+
+def solve_books(max_n: int, parallel: bool | None = None) -> list[Book]:
+    """Solve the books of 0 .. ``max_n`` seeds; ``result[n]`` is book ``n``.
+
+    Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
+    Python threads (the kernels release the GIL) while both are small enough to be solved on
+    one thread each (see ``solve_book``'s ``parallel``); bigger books go one at a time, each
+    using Numba's threads."""
+    if not 0 <= max_n <= MAX_SOLVE_N:
+        raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
+    books: list[Book] = []
+
+    def threaded(m):
+        if parallel is not None:
+            return not parallel
+        return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        n = 0
+        while n <= max_n:
+            if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
+                a = pool.submit(solve_book, n, books, False)
+                b = pool.submit(solve_book, n + 1, books, False)
+                books += [a.result(), b.result()]
+                n += 2
+            else:
+                books.append(solve_book(n, books, parallel))
+                n += 1
+    return books
