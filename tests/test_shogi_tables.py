@@ -8,7 +8,7 @@ import pytest
 from tests.shogi_random import random_position
 from tbdb.errors import InvalidMaterialError, InvalidPositionError
 from tbdb.games.shogi import Position
-from tbdb.games.shogi_tables import ShogiTable, Symmetry, all_tables, locate, table_of
+from tbdb.games.shogi.tables import ShogiTable, Symmetry, all_tables, locate, table_of
 from tbdb.retrograde import solve_index
 
 THREE = ["KRK", "KBK", "KGK", "KSK", "KNK", "KLK", "KPK"]
@@ -187,8 +187,8 @@ def test_locate_many_agrees_with_locate():
 
 
 def test_origins_are_the_kernels_counts_on_an_empty_board():
-    from tbdb.games.shogi_tables import ORIGINS
-    from tbdb.solvers import shogi_tables as k
+    from tbdb.games.shogi.tables import ORIGINS
+    from tbdb.solvers.shogi import tables as k
     board = np.zeros(81, np.int8)
     orig = np.empty(64, np.int64)
     for t in range(1, 8):
@@ -203,7 +203,7 @@ def test_origins_are_the_kernels_counts_on_an_empty_board():
 
 @pytest.mark.parametrize("name", ["KRK", "KBK", "KPK", "KRGK", "KRBK", "KGGK", "KLLK"])
 def test_parents_rows_are_wide_enough(name):
-    from tbdb.solvers import shogi_tables as k
+    from tbdb.solvers.shogi import tables as k
     table = ShogiTable(name)
     slots = _random_in_table(random.Random(name + "wide"), table, 3000)
     if name == "KRGK":  # a dragon in white's zone, a gold in white's hand: many origins

@@ -27,7 +27,7 @@ A decoded position is ``ksq`` int64[2] (black, white king squares) and per piece
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.shogi import (DROP_BASE, KING, KNIGHT, KNIGHT_TO, MAX_MOVES, NEIGH, NSQ,
+from tbdb.solvers.shogi.moves import (DROP_BASE, KING, KNIGHT, KNIGHT_TO, MAX_MOVES, NEIGH, NSQ,
                                 PAWN, PROMOTE_FLAG, PROMOTED, ROOK, SLIDE_MASK, STEP_MASK,
                                 _attacked, _can_escape_pawn_check, _dead, _gen_legal, _in_zone,
                                 _nifu)

@@ -14,8 +14,8 @@ not to move not in check.  ``tests/test_shogi_sfen.py`` compares both parsers.
 import numpy as np
 from numba import njit
 
-from tbdb.solvers.shogi import KING, KNIGHT, NSQ, PAWN, PROMOTED, ROOK, _attacked, _dead
-from tbdb.solvers.shogi_tables import DESC_LEN, _slot_of, make_desc
+from tbdb.solvers.shogi.moves import KING, KNIGHT, NSQ, PAWN, PROMOTED, ROOK, _attacked, _dead
+from tbdb.solvers.shogi.tables import DESC_LEN, _slot_of, make_desc
 
 MAX_TEXT = 256  # the longest SFEN of a legal position is well below (40 pieces, 8 slashes)
 TEXT_AT = NSQ + 16  # the kernel's output: board, hands (2 x 8), then the SFEN text
@@ -117,7 +117,7 @@ def _parse_sfen(text, out):
     board (81 piece codes, square order), the hands (2 x 8 counts) and, from TEXT_AT, the
     SFEN as tbdb writes it.  Returns (side, material key, length of that SFEN, whether
     ``text`` is already it, slot, mirrored); side -1 when the Python parser must decide.  The
-    material key is ``_batch_keys``'s (solvers/shogi_tables.py): sum of count_t * 19 ** (t -
+    material key is ``_batch_keys``'s (solvers/shogi/tables.py): sum of count_t * 19 ** (t -
     1) over piece types t = 1..7; slot and mirrored are ``_slot_of``'s in the table of those
     pieces (slot -1 for bare kings and more than SLOT_PIECES pieces)."""
     n = len(text)

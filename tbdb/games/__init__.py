@@ -12,7 +12,7 @@ REGISTRY = {
     "cdc": "tbdb.games.cdc_tables:CdcGame",
     "chinese-checkers": "tbdb.games.chinese_checkers_game:ChineseCheckersGame",
     "oware": "tbdb.games.oware_tables:OwareGame",
-    "shogi": "tbdb.games.shogi_game:ShogiGame",
+    "shogi": "tbdb.games.shogi.game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",
     "uttt": "tbdb.games.uttt_game:UtttGame",
 }

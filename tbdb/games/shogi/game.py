@@ -4,7 +4,7 @@ A table (``KGK``, ``KRGK``) holds two kings and fixed other pieces wherever they
 board for either side, promoted or not, or in either hand.  Captures and drops stay in the
 table, so no table depends on another.  Slots hold black-to-move positions only (white to move
 is answered through the colour swap) with the left-right mirror folded in; the symmetry code
-of a ``Location`` is ``2 * swap + mirror`` (``tbdb.games.shogi_tables.Symmetry``).
+of a ``Location`` is ``2 * swap + mirror`` (``tbdb.games.shogi.tables.Symmetry``).
 """
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionEr
     InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
-from tbdb.games.shogi import LETTERS, START_SFEN, Move, Position, _hand_text
-from tbdb.games.shogi_tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
+from tbdb.games.shogi.position import LETTERS, START_SFEN, Move, Position, _hand_text
+from tbdb.games.shogi.tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
     parse_table_name, table_name, table_of
 from tbdb.options import Option
-from tbdb.solvers import shogi as moves_k
-from tbdb.solvers import shogi_tables as k
+from tbdb.solvers.shogi import moves as moves_k
+from tbdb.solvers.shogi import tables as k
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
 
 DEFAULT_PIECES = 3
@@ -68,7 +68,7 @@ _BINOM_COLUMNS = k.BINOM.T.tolist()
 
 def _unrank_group(rank: int, n: int, m: int) -> list[int]:
     """States (ascending, repeats allowed) of n identical pieces over m states from their rank:
-    the Python twin of ``solvers.shogi_tables._unrank_group``."""
+    the Python twin of ``solvers.shogi.tables._unrank_group``."""
     out = [0] * n
     for i in range(n - 1, -1, -1):
         column = _BINOM_COLUMNS[i + 1]  # nondecreasing in c: the largest c with C(c) <= rank

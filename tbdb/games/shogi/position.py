@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
-from tbdb.solvers import shogi as kernels
-from tbdb.solvers import shogi_sfen
+from tbdb.solvers.shogi import moves as kernels
+from tbdb.solvers.shogi import text as text_kernels
 
 Square = int  # (file - 1) * 9 + rank, rank 0..8 for a..i: 7g = 60
-PieceCode = int  # colour * 16 + type (see solvers/shogi.py), 0 empty
+PieceCode = int  # colour * 16 + type (see solvers/shogi/moves.py), 0 empty
 BLACK, WHITE = 0, 1
 LETTERS = " PLNSBRGK"  # type -> letter (1..8); promoted types are 9..14
 HAND_ORDER = (6, 5, 7, 4, 3, 2, 1)  # SFEN writes hands R B G S N L P
@@ -222,20 +222,20 @@ class Position:
 
     @classmethod
     def _parse_fast(cls, text: str) -> Position | None:
-        """``parse`` in one kernel call (solvers/shogi_sfen.py); None where the kernel leaves
+        """``parse`` in one kernel call (solvers/shogi/text.py); None where the kernel leaves
         the text to the Python parser (an error, or a form it does not read).  The position
         keeps the slot the kernel found in its table, for ``ShogiGame.locate``."""
         out = getattr(_scratch, "out", None)  # one buffer per thread, read before returning
         if out is None:
-            out = _scratch.out = np.empty(shogi_sfen.OUT_LEN, np.uint8)
-        side, key, n, same, slot, mirrored = shogi_sfen._parse_sfen(text.encode(), out)
+            out = _scratch.out = np.empty(text_kernels.OUT_LEN, np.uint8)
+        side, key, n, same, slot, mirrored = text_kernels._parse_sfen(text.encode(), out)
         if side < 0:
             return None
         raw = out.tobytes()  # piece codes and counts are small: bytes read as the ints
         position = cls(tuple(raw[:81]), (tuple(raw[81:89]), tuple(raw[89:97])), side)
         # the cached properties, from what the kernel found (object.__setattr__: the class is
         # frozen, and reading __dict__ would build a dict the instance otherwise does without)
-        at = shogi_sfen.TEXT_AT
+        at = text_kernels.TEXT_AT
         _set(position, "sfen", text if same else raw[at:at + n].decode())
         _set(position, "material_key", key)
         _set(position, "table_slot", (slot, mirrored))
@@ -325,7 +325,7 @@ class Position:
     @cached_property
     def table_slot(self) -> tuple[int, int] | None:
         """(slot, mirrored) of the position in the table of its pieces, if ``parse`` found it
-        (see solvers/shogi_sfen.py); None here: ``ShogiGame.locate`` computes it."""
+        (see solvers/shogi/text.py); None here: ``ShogiGame.locate`` computes it."""
         return None
 
     @cached_property

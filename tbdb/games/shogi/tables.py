@@ -19,16 +19,16 @@ from functools import cached_property
 import numpy as np
 
 from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidPositionError, quote
-from tbdb.games.shogi import LETTERS, Move, Position
-from tbdb.solvers import shogi as moves_k
-from tbdb.solvers import shogi_tables as k
+from tbdb.games.shogi.position import LETTERS, Move, Position
+from tbdb.solvers.shogi import moves as moves_k
+from tbdb.solvers.shogi import tables as k
 
 ORDER = "RBGSNLP"  # strongest first, as table names list pieces
 MAX_PIECES = 4  # kings included: what the build goals cover (larger tables index fine)
 
 
 def parse_table_name(name: str) -> tuple[int, ...]:
-    """Piece types (solvers/shogi.py numbering) of a table name, strongest first."""
+    """Piece types (solvers/shogi/moves.py numbering) of a table name, strongest first."""
     if not isinstance(name, str):
         raise InvalidMaterialError(f"a shogi table name is text, not {quote(name)}")
     m = re.fullmatch(r"K([RBGSNLP]*)K", name)
