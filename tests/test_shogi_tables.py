@@ -194,9 +194,9 @@ def test_origins_are_the_kernels_counts_on_an_empty_board():
     for t in range(1, 8):
         most = 0
         for sq in range(81):
-            n = k._origins_back(board, t, sq, orig)
+            n = k.origins_back(board, t, sq, orig)
             if t <= 6:  # promotable: standing promoted, it may have come as either
-                n += k._origins_back(board, t + 8, sq, orig)
+                n += k.origins_back(board, t + 8, sq, orig)
             most = max(most, n)
         assert ORIGINS[t] == most, t
 
@@ -211,7 +211,7 @@ def test_parents_rows_are_wide_enough(name):
         slots = np.append(slots, table.locate(crafted)[0])
     count = np.empty(len(slots), np.int32)
     parent = np.empty((len(slots), 1000), np.int64)  # far wider than any row
-    k._parents(table.desc, slots, count, parent)
+    k.parents(table.desc, slots, count, parent)
     assert count.max() <= table.max_parents
     narrow_count, narrow = table.parents(slots)
     assert (narrow_count == count).all()

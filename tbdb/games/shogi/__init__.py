@@ -1,4 +1,4 @@
-"""Shogi endgames with drops and promotion (CLI and SQL name ``shogi``; rules in docs/rules/shogi.md).
+"""Shogi endgames with drops and promotion (CLI and SQL name ``shogi``; docs/rules/shogi.md).
 
     position.py   Position and Move, their SFEN and USI text forms, legal moves, perft
     tables.py     table names (``KGK``, ``KRGK``) and their index spaces, ``Symmetry``, locate

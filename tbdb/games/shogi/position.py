@@ -228,7 +228,7 @@ class Position:
         out = getattr(_scratch, "out", None)  # one buffer per thread, read before returning
         if out is None:
             out = _scratch.out = np.empty(text_kernels.OUT_LEN, np.uint8)
-        side, key, n, same, slot, mirrored = text_kernels._parse_sfen(text.encode(), out)
+        side, key, n, same, slot, mirrored = text_kernels.parse_sfen(text.encode(), out)
         if side < 0:
             return None
         raw = out.tobytes()  # piece codes and counts are small: bytes read as the ints
@@ -275,7 +275,7 @@ class Position:
                 t = code & 15
                 base = t - kernels.PROMOTED if t > kernels.KING else t
                 total[base] += 1
-                if t <= kernels.KNIGHT and kernels._dead(code >> 4, t, sq):
+                if t <= kernels.KNIGHT and kernels.dead(code >> 4, t, sq):
                     raise InvalidPositionError(f"SFEN {quote(text)}: the {piece_text(code)} on "
                                                f"{square_name(sq)} can never move")
                 if t == kernels.PAWN:
@@ -292,7 +292,7 @@ class Position:
             if total[t] > most:
                 raise InvalidPositionError(f"SFEN {quote(text)} has {total[t]} pieces of type "
                                            f"{LETTERS[t]}; shogi has {most}")
-        if kernels._attacked(np.frombuffer(bytes(board), np.int8),
+        if kernels.attacked(np.frombuffer(bytes(board), np.int8),
                              board.index(kernels.KING + 16 * (1 - self.side)), self.side):
             raise InvalidPositionError(f"SFEN {quote(text)}: the side not to move is in check")
 
@@ -355,7 +355,7 @@ class Position:
 
     def legal_codes(self) -> np.ndarray:
         out = np.empty(kernels.MAX_MOVES, np.int32)
-        n = kernels._legal_moves(self.board_array(), self.hands_array(), self.side, out)
+        n = kernels.legal_moves(self.board_array(), self.hands_array(), self.side, out)
         return out[:n]
 
     def legal_moves(self) -> list[Move]:
@@ -363,7 +363,7 @@ class Position:
 
     def is_check(self) -> bool:
         k = self.board.index(kernels.KING + 16 * self.side)
-        return bool(kernels._attacked(self.board_array(), k, 1 - self.side))
+        return bool(kernels.attacked(self.board_array(), k, 1 - self.side))
 
     def push(self, move: Move | str) -> Position:
         """The position after a legal move (``InvalidMoveError`` quoting it otherwise)."""
@@ -376,7 +376,7 @@ class Position:
         if code not in set(self.legal_codes().tolist()):
             raise InvalidMoveError(f"move {quote(text)} is not legal in {self.sfen!r}")
         board, hands = self.board_array(), self.hands_array()
-        kernels._do_move(board, hands, self.side, code)
+        kernels.do_move(board, hands, self.side, code)
         return Position(tuple(int(c) for c in board),
                         (tuple(int(c) for c in hands[0]), tuple(int(c) for c in hands[1])),
                         1 - self.side)
@@ -384,7 +384,7 @@ class Position:
     def perft(self, depth: int) -> int:
         if not isinstance(depth, int) or depth < 0:
             raise ValueError(f"perft depth must be a non-negative integer, not {depth!r}")
-        return int(kernels._perft(self.board_array(), self.hands_array(), self.side, depth))
+        return int(kernels.perft(self.board_array(), self.hands_array(), self.side, depth))
 
 
 def perft(sfen: str, depth: int) -> int:
