@@ -1,8 +1,6 @@
-"""Two-player Chinese Checkers on the m x m rhombus: the table index and its contract kernels.
-
-Rules (after Sturtevant, "On Strongly Solving Chinese Checkers", ACG 2019): each player has
-p pieces; a player wins when its goal (the opponent's start area) is full of pieces of any
-colour with at least one of its own.  Move generation is in ``solvers.chinese_checkers_moves``.
+"""Two-player Chinese Checkers on the m x m rhombus: the table index (rank / unrank of a
+position in the mover's frame, its symmetries) and the probing kernels.  The retrograde
+space over this index (census, children, parents) is ``solvers.chinese_checkers.tables``.
 
 **The mover's frame.**  Every table position is seen from the player to move: its pieces
 (set A) head for the bottom goal G, the opponent's pieces (set B) for the top goal S (the
@@ -19,17 +17,8 @@ in rank order; B is ranked among the N - P cells A leaves free.  The slot is
 its mirror are both in the block and only the smaller is a position; the other slot is NONE.
 Every position slot stands for 4 raw positions (2 when the position is its own mirror image).
 
-**Slot kinds** (``_classify``), in this order: the mover already meets its own win condition:
-ILLEGAL; the opponent meets its win condition (it has just won): a terminal position, lost for
-the mover at distance 0, with no moves; with 6 pieces, a goal with an empty cell its owner can
-never reach while the opponent's pieces stay put (``_blocked``): ILLEGAL.  A move into an
-ILLEGAL position is not legal; a move into a terminal position is a win (the engine sees it as
-an external child: LOSS at distance 0 for the opponent).
-
-**Move codes** (int32): ``from * 128 + to`` in the stored (canonical) frame.
-
 The table's description is ``desc`` int64[4] = (N, P, C(N - P, P), blocked rule 0/1) and the
-arrays built by ``tbdb.games.chinese_checkers_tables``:
+arrays built by ``tbdb.games.chinese_checkers.tables``:
 
     nbr int16[N, 6]      neighbours (geometry module)     mirror int16[N]  left-right image
     in_goal int8[N]      1 on the mover's goal G          in_start int8[N]  1 on S
@@ -44,22 +33,13 @@ arrays built by ``tbdb.games.chinese_checkers_tables``:
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.chinese_checkers_moves import _destinations, _sort_small
-from tbdb.solvers.retrograde import _drop_repeated_parents, _sorted_unique
-
-NORMAL = 0
-TERMINAL = 1  # the opponent has just won: lost for the mover, distance 0, no moves
-ILLEGAL_KIND = np.int8(-2)
-NONE_KIND = np.int8(-3)
-LOSS = np.int8(-1)
-MOVE_RADIX = 128
-ROWS = 256  # positions per parallel chunk
+from tbdb.solvers.chinese_checkers.moves import sort_small
 
 
 # --------------------------------------------------------------------------- combinatorics
 
 @njit(cache=True)
-def _rank(cells, k, binom):
+def rank(cells, k, binom):
     """Colex rank of the ascending cells[:k]."""
     r = 0
     for i in range(k):
@@ -68,7 +48,7 @@ def _rank(cells, k, binom):
 
 
 @njit(cache=True)
-def _rank_free(cells, taken, k, binom):
+def rank_free(cells, taken, k, binom):
     """Colex rank of ascending cells[:k] counted among the cells not in ascending taken[:k]."""
     r = 0
     j = 0
@@ -80,9 +60,9 @@ def _rank_free(cells, taken, k, binom):
 
 
 @njit(cache=True)
-def _free_numbers(taken, k, ncell, out):
+def free_numbers(taken, k, ncell, out):
     """out[c] = c minus the cells of ascending taken[:k] below c: a free cell's number among the
-    free cells, so ``_rank_free`` against a fixed ``taken`` becomes one lookup per cell."""
+    free cells, so ``rank_free`` against a fixed ``taken`` becomes one lookup per cell."""
     j = 0
     for c in range(ncell):
         while j < k and taken[j] < c:
@@ -91,7 +71,7 @@ def _free_numbers(taken, k, ncell, out):
 
 
 @njit(cache=True)
-def _count_below(cells, k, taken, out):
+def count_below(cells, k, taken, out):
     """out[i] = how many of taken[:k] lie below cells[i]."""
     for i in range(k):
         c = 0
@@ -102,9 +82,9 @@ def _count_below(cells, k, taken, out):
 
 
 @njit(cache=True)
-def _swap_base(cells, k, below, gone, binom, table):
-    """Prepare ``_rank_free(cells, taken')`` for every taken' = the set ``below`` was counted
-    against (``_count_below``) with cell ``gone`` replaced by some other cell ``came``: with
+def swap_base(cells, k, below, gone, binom, table):
+    """Prepare ``rank_free(cells, taken')`` for every taken' = the set ``below`` was counted
+    against (``count_below``) with cell ``gone`` replaced by some other cell ``came``: with
     j = how many of cells[:k] lie below ``came``, the rank is table[j] (cells at i >= j have
     one more taken cell below them).  One piece's un-moves share ``gone``, so each costs k
     comparisons and one lookup instead of k binomial lookups."""
@@ -122,7 +102,7 @@ def _swap_base(cells, k, below, gone, binom, table):
 
 
 @njit(cache=True)
-def _count_less(cells, k, c):
+def count_less(cells, k, c):
     """How many of cells[:k] are below c."""
     j = 0
     for i in range(k):
@@ -131,10 +111,10 @@ def _count_less(cells, k, c):
 
 
 @njit(cache=True)
-def _insertion_base(src, k, i, free, binom, others, base):
+def insertion_base(src, k, i, free, binom, others, base):
     """Prepare ranking src[:k] with src[i] replaced by each of many cells (one piece's
     destinations): others[:k - 1] the free numbers of the kept cells, base[pos] their share of
-    the colex rank when the new cell sorts to position pos.  Then ``_rank_inserted`` costs
+    the colex rank when the new cell sorts to position pos.  Then ``rank_inserted`` costs
     k - 1 comparisons and one lookup, with no branch on the data."""
     j = 0
     for q in range(k):
@@ -149,8 +129,8 @@ def _insertion_base(src, k, i, free, binom, others, base):
 
 
 @njit(cache=True)
-def _rank_inserted(others, k, base, c, binom):
-    """The rank prepared by ``_insertion_base`` with free-numbered cell c inserted."""
+def rank_inserted(others, k, base, c, binom):
+    """The rank prepared by ``insertion_base`` with free-numbered cell c inserted."""
     pos = 0
     for q in range(k - 1):
         pos += others[q] < c
@@ -158,7 +138,7 @@ def _rank_inserted(others, k, base, c, binom):
 
 
 @njit(cache=True)
-def _combinations(n, k, binom):
+def combinations(n, k, binom):
     """int8[C(n, k), k]: every k-subset of range(n), ascending cells, in colex rank order."""
     total = binom[n, k]
     out = np.empty((total, k), np.int8)
@@ -177,7 +157,7 @@ def _combinations(n, k, binom):
 
 
 @njit(cache=True)
-def _mirror_ranks(comb, mirror, binom):
+def mirror_ranks(comb, mirror, binom):
     """int32[C(N, P)]: the rank of the mirror image of every subset."""
     total, k = comb.shape
     out = np.empty(total, np.int32)
@@ -185,8 +165,8 @@ def _mirror_ranks(comb, mirror, binom):
     for r in range(total):
         for i in range(k):
             tmp[i] = mirror[comb[r, i]]
-        _sort_small(tmp, k)
-        out[r] = _rank(tmp, k, binom)
+        sort_small(tmp, k)
+        out[r] = rank(tmp, k, binom)
     return out
 
 
@@ -204,7 +184,7 @@ def _expand_free(rb, a, k, comb_b, b):
 
 
 @njit(cache=True)
-def _decode(slot, k, cb, class_rep, comb_a, comb_b, a, b):
+def decode(slot, k, cb, class_rep, comb_a, comb_b, a, b):
     """The mover's cells a[:k] and the opponent's b[:k] (ascending) of a slot."""
     cls = slot // cb
     ra = class_rep[cls]
@@ -218,161 +198,24 @@ def _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of, mirror_rank, tmp):
     """(slot, mirrored) of the position with mover cells mv[:k] and opponent cells op[:k]
     (ascending) in the mover's frame; ``mirrored`` is 1 when the stored position is the mirror
     image.  ``tmp`` int64[k] scratch."""
-    rm = _rank(mv, k, binom)
+    rm = rank(mv, k, binom)
     rmm = mirror_rank[rm]
     if rm < rmm:
-        return class_of[rm] * cb + _rank_free(op, mv, k, binom), 0
+        return class_of[rm] * cb + rank_free(op, mv, k, binom), 0
     for i in range(k):
         tmp[i] = mirror[op[i]]
-    _sort_small(tmp, k)
+    sort_small(tmp, k)
     if rm > rmm:
-        return class_of[rmm] * cb + _rank_free(tmp, comb_a[rmm], k, binom), 1
-    plain = _rank_free(op, mv, k, binom)
-    image = _rank_free(tmp, mv, k, binom)
+        return class_of[rmm] * cb + rank_free(tmp, comb_a[rmm], k, binom), 1
+    plain = rank_free(op, mv, k, binom)
+    image = rank_free(tmp, mv, k, binom)
     if image < plain:
         return class_of[rm] * cb + image, 1
     return class_of[rm] * cb + plain, 0
 
 
-# --------------------------------------------------------------------------- rules
-
 @njit(cache=True)
-def _blocked(board, nbr, own, goal, seen, stack):
-    """With the other player's pieces frozen, can ``own``'s pieces never reach some empty cell
-    of ``goal``?  The cells they might reach: from their cells, steps onto any cell the other
-    player does not hold and hops over the other player's pieces (hops over own pieces land
-    next to a reachable cell, so steps cover them).  ``seen`` uint8[N] is cleared here."""
-    ncell = board.shape[0]
-    other = 3 - own
-    for i in range(ncell):
-        seen[i] = 0
-    top = 0
-    for i in range(ncell):
-        if board[i] == own:
-            seen[i] = 1
-            stack[top] = i
-            top += 1
-    while top > 0:
-        top -= 1
-        u = stack[top]
-        for d in range(6):
-            v = nbr[u, d]
-            if v < 0:
-                continue
-            if board[v] != other:
-                if seen[v] == 0:
-                    seen[v] = 1
-                    stack[top] = v
-                    top += 1
-            else:
-                t = nbr[v, d]
-                if t >= 0 and board[t] != other and seen[t] == 0:
-                    seen[t] = 1
-                    stack[top] = t
-                    top += 1
-    for i in range(goal.shape[0]):
-        g = goal[i]
-        if board[g] == 0 and seen[g] == 0:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, start, seen,
-              stack):
-    """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
-    G and y[:k] (board value 2) for S, with x to move if ``mover_is_x``.  ``board`` must hold
-    the position when ``rule`` (the 6-piece blocking rule) is on."""
-    x_in_g = 0
-    y_in_g = 0
-    y_in_s = 0
-    x_in_s = 0
-    for i in range(k):
-        x_in_g += in_goal[x[i]]
-        y_in_g += in_goal[y[i]]
-        y_in_s += in_start[y[i]]
-        x_in_s += in_start[x[i]]
-    x_won = x_in_g > 0 and x_in_g + y_in_g == k
-    y_won = y_in_s > 0 and y_in_s + x_in_s == k
-    if x_won if mover_is_x else y_won:
-        return ILLEGAL_KIND
-    if y_won if mover_is_x else x_won:
-        return TERMINAL
-    if rule:
-        if _blocked(board, nbr, 1, goal, seen, stack) or _blocked(board, nbr, 2, start, seen,
-                                                                   stack):
-            return ILLEGAL_KIND
-    return NORMAL
-
-
-# --------------------------------------------------------------------------- contract kernels
-
-@njit(cache=True, parallel=True)
-def _census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
-            class_rep, mirror_rank, lo, hi):
-    """kind int8[hi - lo] (0 a position, ILLEGAL -2, NONE -3) and multiplicity int16[hi - lo]
-    (raw positions per slot: 4, or 2 for a position that is its own mirror image; 0 for NONE)."""
-    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
-    n = hi - lo
-    kind = np.empty(n, np.int8)
-    mult = np.zeros(n, np.int16)
-    nchunk = (n + 4095) // 4096
-    iscr = np.empty((nchunk, 4, 8), np.int64)
-    boards = np.zeros((nchunk, ncell), np.int8)
-    seens = np.zeros((nchunk, ncell), np.uint8)
-    stacks = np.empty((nchunk, ncell), np.int64)
-    for ch in prange(nchunk):
-        a = iscr[ch, 0]
-        b = iscr[ch, 1]
-        tmp = iscr[ch, 2]
-        board = boards[ch]
-        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
-            slot = lo + r
-            _decode(slot, k, cb, class_rep, comb_a, comb_b, a, b)
-            ra = class_rep[slot // cb]
-            own_image = False
-            if mirror_rank[ra] == ra:
-                for i in range(k):
-                    tmp[i] = mirror[b[i]]
-                _sort_small(tmp, k)
-                plain = _rank_free(b, a, k, binom)
-                image = _rank_free(tmp, a, k, binom)
-                if image < plain:
-                    kind[r] = NONE_KIND
-                    continue
-                own_image = image == plain
-            mult[r] = 2 if own_image else 4
-            if rule:
-                for i in range(k):
-                    board[a[i]] = 1
-                    board[b[i]] = 2
-            kind[r] = _classify(a, b, k, True, in_goal, in_start, rule, board, nbr, goal,
-                                start, seens[ch], stacks[ch])
-            if kind[r] == TERMINAL:
-                kind[r] = 0
-            if rule:
-                for i in range(k):
-                    board[a[i]] = 0
-                    board[b[i]] = 0
-    return kind, mult
-
-
-@njit(cache=True)
-def _counts(x, y, k, in_goal, in_start, out):
-    """out[0..3] = x's pieces in G, y's in G, y's in S, x's in S."""
-    out[0] = 0
-    out[1] = 0
-    out[2] = 0
-    out[3] = 0
-    for i in range(k):
-        out[0] += in_goal[x[i]]
-        out[1] += in_goal[y[i]]
-        out[2] += in_start[y[i]]
-        out[3] += in_start[x[i]]
-
-
-@njit(cache=True)
-def _replace_sorted(src, k, i, t, dst):
+def replace_sorted(src, k, i, t, dst):
     """dst[:k] = ascending src[:k] with src[i] replaced by t, still ascending."""
     j = 0
     placed = False
@@ -391,297 +234,24 @@ def _replace_sorted(src, k, i, t, dst):
 
 
 @njit(cache=True)
-def _turned(src, k, ncell, dst):
+def turned(src, k, ncell, dst):
     """dst[:k] = the cells of ascending src[:k] turned 180 degrees, ascending."""
     for q in range(k):
         dst[q] = ncell - 1 - src[k - 1 - q]
 
 
 @njit(cache=True)
-def _mirrored(src, k, mirror, dst):
+def mirrored(src, k, mirror, dst):
     """dst[:k] = the mirror images of src[:k], ascending."""
     for q in range(k):
         dst[q] = mirror[src[q]]
-    _sort_small(dst, k)
-
-
-@njit(cache=True, parallel=True)
-def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
-              class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
-              ext_distance, full, win_move):
-    """Every legal move of each position (real slots), pieces in ascending cell order and
-    destinations ascending: move[r, e] = from * 128 + to; child[r, e] the slot after the move,
-    or -1 for a winning move (ext_result LOSS, ext_distance 0).  A terminal position has no
-    moves (count 0).  Arrays: count int16[n], the others [n, W].
-
-    Without ``full``, the summary the edge-free solve starts from (``summaries``): win_move[r]
-    the first winning move (-1 none; then nothing else is looked at and count[r] is 0), else
-    count[r] the distinct in-table children; the other arrays are not written.  Two moves reach
-    the same child only when it is its own mirror image (its mover set, B turned, is), so only
-    then are child slots ranked (and sorted to drop repeats); otherwise a move is only checked
-    for legality, which makes this pass about a third of the full one.
-
-    The child is seen from the opponent: its mover set is this position's B turned 180 degrees
-    (the same for every move, so its rank and mirror class are found once per position) and
-    its opponent set is A after the move, turned."""
-    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
-    n = positions.shape[0]
-    nchunk = (n + ROWS - 1) // ROWS
-    iscr = np.empty((nchunk, 11, 8), np.int64)
-    boards = np.zeros((nchunk, ncell), np.int8)
-    seens = np.zeros((nchunk, ncell), np.uint8)
-    marks = np.zeros((nchunk, ncell), np.int32)
-    stacks = np.empty((nchunk, 4, ncell), np.int64)
-    rowbufs = np.empty((nchunk, 2, 1 if full else child.shape[1]), np.int64)
-    for ch in prange(nchunk):
-        a = iscr[ch, 0]
-        b = iscr[ch, 1]
-        opb = iscr[ch, 2]
-        mv = iscr[ch, 3]
-        others = iscr[ch, 4]
-        ref = iscr[ch, 5]
-        others_m = iscr[ch, 6]
-        cnt = iscr[ch, 7]
-        mopb = iscr[ch, 8]
-        share = iscr[ch, 9]
-        share_m = iscr[ch, 10]
-        board = boards[ch]
-        mark = marks[ch]
-        stack = stacks[ch, 0]
-        dest = stacks[ch, 1]
-        free = stacks[ch, 3]
-        stamp = 0
-        for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
-            _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
-            _counts(a, b, k, in_goal, in_start, cnt)
-            x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
-            if not full:
-                win_move[r] = -1
-            if y_in_s > 0 and y_in_s + x_in_s == k:
-                count[r] = 0  # the opponent has just won
-                continue
-            for i in range(k):
-                board[a[i]] = 1
-                board[b[i]] = 2
-            _turned(b, k, ncell, mv)
-            rm = _rank(mv, k, binom)
-            rmm = mirror_rank[rm]
-            flip = rm > rmm
-            own_image = rm == rmm
-            if flip:
-                base = class_of[rmm] * cb
-                for q in range(k):
-                    ref[q] = comb_a[rmm, q]
-            else:
-                base = class_of[rm] * cb
-                for q in range(k):
-                    ref[q] = mv[q]
-            ranked = full or own_image  # a summary ranks children only to drop repeats
-            if ranked:
-                _free_numbers(ref, k, ncell, free)
-            # the child's opponent set is A turned (and mirrored when ``flip``) with one cell
-            # replaced: keep both images of A sorted and replace in place of re-sorting
-            _turned(a, k, ncell, opb)
-            _mirrored(opb, k, mirror, mopb)
-            e = 0
-            won_at = -1
-            for i in range(k):
-                s = a[i]
-                si = k - 1 - i  # where s sits in opb
-                ms = mirror[ncell - 1 - s]
-                mi = 0
-                while mopb[mi] != ms:
-                    mi += 1
-                stamp += 1
-                nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
-                if ranked and not flip:
-                    _insertion_base(opb, k, si, free, binom, others, share)
-                if ranked and (flip or own_image):
-                    _insertion_base(mopb, k, mi, free, binom, others_m, share_m)
-                for j in range(nd):
-                    t = dest[j]
-                    x_in_s2 = x_in_s - in_start[s] + in_start[t]
-                    if y_in_s > 0 and y_in_s + x_in_s2 == k:
-                        continue  # the opponent would have won already: illegal
-                    x_in_g2 = x_in_g - in_goal[s] + in_goal[t]
-                    won = x_in_g2 > 0 and x_in_g2 + y_in_g == k
-                    if rule and not won:
-                        board[s] = 0
-                        board[t] = 1
-                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
-                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
-                        board[t] = 0
-                        board[s] = 1
-                        if blocked:
-                            continue
-                    if not full:
-                        if won:
-                            won_at = s * MOVE_RADIX + t
-                            break
-                        if own_image:
-                            rowbufs[ch, 0, e] = base + min(
-                                _rank_inserted(others, k, share, free[ncell - 1 - t], binom),
-                                _rank_inserted(others_m, k, share_m, free[mirror[ncell - 1 - t]],
-                                               binom))
-                        e += 1
-                        continue
-                    move[r, e] = s * MOVE_RADIX + t
-                    if won:
-                        child[r, e] = -1
-                        ext_result[r, e] = LOSS
-                        ext_distance[r, e] = 0
-                    elif flip:
-                        child[r, e] = base + _rank_inserted(
-                            others_m, k, share_m, free[mirror[ncell - 1 - t]], binom)
-                    else:
-                        rank = _rank_inserted(others, k, share, free[ncell - 1 - t], binom)
-                        if own_image:
-                            rank = min(rank, _rank_inserted(
-                                others_m, k, share_m, free[mirror[ncell - 1 - t]], binom))
-                        child[r, e] = base + rank
-                    e += 1
-                if won_at >= 0:
-                    break
-            if not full:
-                if won_at >= 0:
-                    e = 0
-                    win_move[r] = won_at
-                elif own_image:
-                    e = _sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
-            count[r] = e
-            for i in range(k):
-                board[a[i]] = 0
-                board[b[i]] = 0
-
-
-@njit(cache=True, parallel=True)
-def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
-             class_rep, class_of, mirror_rank, positions, count, parent, code):
-    """Every slot that has each position among its in-table children.  The opponent (who just
-    moved) takes back one move: moves are reversible, so its un-moves are its own moves on
-    this board.  A parent must be a position (not ILLEGAL) and not terminal (a finished game
-    has no moves); the move back into this position is then legal.  A terminal position is
-    never an in-table child (the move into it wins), so it has no parents.  count int32[n],
-    parent int64[n, W], code int32[n, W]: the move from the parent to this position in the
-    parent's stored frame (the smaller of a move and its mirror image when the parent is its
-    own mirror image: both lead here, and moves are listed by ascending code).
-
-    A row lists each parent once.  Two un-moves reach the same slot only when their parents
-    are each other's mirror images; both keep this position's A (turned) as their opponent
-    set, so that set must be its own mirror image.  Only those rows (about 0.1% on 7x7) are
-    sorted to drop repeats; the engine need not dedupe any row.
-
-    The parent is seen from the opponent: its opponent set is this position's A turned 180
-    degrees (the same for every un-move), its mover set is B after the un-move, turned."""
-    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
-    n = positions.shape[0]
-    nchunk = (n + ROWS - 1) // ROWS
-    iscr = np.empty((nchunk, 13, 8), np.int64)
-    boards = np.zeros((nchunk, ncell), np.int8)
-    seens = np.zeros((nchunk, ncell), np.uint8)
-    marks = np.zeros((nchunk, ncell), np.int32)
-    stacks = np.empty((nchunk, 3, ncell), np.int64)
-    rowbufs = np.empty((nchunk, parent.shape[1]), np.int64)
-    ident = np.arange(ncell)
-    for ch in prange(nchunk):
-        a = iscr[ch, 0]
-        b = iscr[ch, 1]
-        mvb = iscr[ch, 2]
-        mmvb = iscr[ch, 3]
-        op = iscr[ch, 4]
-        mop = iscr[ch, 5]
-        below = iscr[ch, 6]
-        cnt = iscr[ch, 7]
-        mbelow = iscr[ch, 8]
-        others = iscr[ch, 9]
-        base = iscr[ch, 10]
-        swap = iscr[ch, 11]
-        swap_m = iscr[ch, 12]
-        board = boards[ch]
-        mark = marks[ch]
-        stack = stacks[ch, 0]
-        dest = stacks[ch, 1]
-        stamp = 0
-        for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
-            _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
-            _counts(a, b, k, in_goal, in_start, cnt)
-            x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
-            if y_in_s > 0 and y_in_s + x_in_s == k:
-                count[r] = 0  # terminal: only a winning move leads here
-                continue
-            for i in range(k):
-                board[a[i]] = 1
-                board[b[i]] = 2
-            _turned(a, k, ncell, op)
-            _mirrored(op, k, mirror, mop)
-            _turned(b, k, ncell, mvb)
-            _mirrored(mvb, k, mirror, mmvb)
-            # the parent's opponent set (op, or mop mirrored) ranked among the cells its mover
-            # set leaves free: counted once against B turned, adjusted per un-move
-            _count_below(op, k, mvb, below)
-            _count_below(mop, k, mmvb, mbelow)
-            m = 0
-            for i in range(k):
-                s = b[i]
-                stamp += 1
-                nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
-                _insertion_base(mvb, k, k - 1 - i, ident, binom, others, base)
-                gone = ncell - 1 - s  # the parent's mover set: B turned, this cell
-                _swap_base(op, k, below, gone, binom, swap)
-                _swap_base(mop, k, mbelow, mirror[gone], binom, swap_m)
-                for j in range(nd):
-                    t = dest[j]
-                    y_in_s2 = y_in_s - in_start[s] + in_start[t]
-                    if y_in_s2 > 0 and y_in_s2 + x_in_s == k:
-                        continue  # the parent's mover would have won already: illegal
-                    y_in_g2 = y_in_g - in_goal[s] + in_goal[t]
-                    if x_in_g > 0 and x_in_g + y_in_g2 == k:
-                        continue  # the parent is a finished game
-                    if rule:
-                        board[s] = 0
-                        board[t] = 2
-                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
-                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
-                        board[t] = 0
-                        board[s] = 2
-                        if blocked:
-                            continue
-                    came = ncell - 1 - t  # the mover's cell gone, moved back to this one
-                    rm = _rank_inserted(others, k, base, came, binom)
-                    rmm = mirror_rank[rm]
-                    # the parent's move, turned: from ncell - 1 - t to ncell - 1 - s
-                    plain = came * MOVE_RADIX + gone
-                    image = mirror[came] * MOVE_RADIX + mirror[gone]
-                    if rm < rmm:
-                        parent[r, m] = class_of[rm] * cb + swap[_count_less(op, k, came)]
-                        code[r, m] = plain
-                    else:  # mirrored; when rm == rmm the mirrored mover set is the same set
-                        ri = swap_m[_count_less(mop, k, mirror[came])]
-                        if rm > rmm:
-                            parent[r, m] = class_of[rmm] * cb + ri
-                            code[r, m] = image
-                        else:
-                            rp = swap[_count_less(op, k, came)]
-                            parent[r, m] = class_of[rm] * cb + min(rp, ri)
-                            code[r, m] = plain if rp < ri else image if ri < rp else \
-                                min(plain, image)
-                    m += 1
-            symmetric = True
-            for i in range(k):
-                if op[i] != mop[i]:
-                    symmetric = False
-            if symmetric:
-                m = _drop_repeated_parents(parent[r], code[r], m, rowbufs[ch])
-            count[r] = m
-            for i in range(k):
-                board[a[i]] = 0
-                board[b[i]] = 0
+    sort_small(dst, k)
 
 
 # --------------------------------------------------------------------------- probing
 
 @njit(cache=True, parallel=True)
-def _piece_counts(boards, ones, twos):
+def piece_counts(boards, ones, twos):
     """Each row's pieces of player 1 and of player 2 (boards int8[n, N]), in one pass."""
     for r in prange(boards.shape[0]):
         a = 0
@@ -697,7 +267,7 @@ def _piece_counts(boards, ones, twos):
 @njit(cache=True, inline="always")
 def _locate_row(boards, movers, r, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
                 syms, mv, op, tmp):
-    """Slot and symmetry of row ``r`` written at ``r`` (``_locate``; mv, op, tmp: k scratch
+    """Slot and symmetry of row ``r`` written at ``r`` (``locate``; mv, op, tmp: k scratch
     each)."""
     ncell = boards.shape[1]
     ia = 0
@@ -724,7 +294,7 @@ def _locate_row(boards, movers, r, k, cb, mirror, binom, comb_a, class_of, mirro
 
 
 @njit(cache=True, parallel=True)
-def _locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
+def locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
             syms):
     """Slot and symmetry of the positions ``rows`` names, given as boards int8[n, N] (0 empty,
     1 first player, 2 second player) and movers int8[n] (1 or 2), written at their rows: syms
@@ -741,9 +311,9 @@ def _locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror
 
 
 @njit(cache=True)
-def _locate_few(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank,
+def locate_few(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank,
                 slots, syms):
-    """``_locate`` on one thread: a single lookup would wait microseconds for the thread pool."""
+    """``locate`` on one thread: a single lookup would wait microseconds for the thread pool."""
     scratch = np.empty((3, k), np.int64)
     for j in range(rows.shape[0]):
         _locate_row(boards, movers, rows[j], k, cb, mirror, binom, comb_a, class_of,
@@ -751,14 +321,14 @@ def _locate_few(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mi
 
 
 @njit(cache=True)
-def _boards_of(slots, ncell, k, cb, class_rep, comb_a, comb_b):
+def boards_of(slots, ncell, k, cb, class_rep, comb_a, comb_b):
     """int8[n, N] boards of slots in the stored frame (1 the mover, 2 the opponent)."""
     n = slots.shape[0]
     out = np.zeros((n, ncell), np.int8)
     a = np.empty(k, np.int64)
     b = np.empty(k, np.int64)
     for r in range(n):
-        _decode(slots[r], k, cb, class_rep, comb_a, comb_b, a, b)
+        decode(slots[r], k, cb, class_rep, comb_a, comb_b, a, b)
         for i in range(k):
             out[r, a[i]] = 1
             out[r, b[i]] = 2

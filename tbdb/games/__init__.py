@@ -10,7 +10,7 @@ from tbdb.games.base import Game
 # name -> "module:Class", imported on first use so `tbdb --help` stays quick
 REGISTRY = {
     "cdc": "tbdb.games.cdc_tables:CdcGame",
-    "chinese-checkers": "tbdb.games.chinese_checkers_game:ChineseCheckersGame",
+    "chinese-checkers": "tbdb.games.chinese_checkers.game:ChineseCheckersGame",
     "oware": "tbdb.games.oware_tables:OwareGame",
     "shogi": "tbdb.games.shogi.game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe:TicTacToeGame",

@@ -1,0 +1,444 @@
+"""Two-player Chinese Checkers on the m x m rhombus: the retrograde space of a table.
+
+Rules (after Sturtevant, "On Strongly Solving Chinese Checkers", ACG 2019): each player has
+p pieces; a player wins when its goal (the opponent's start area) is full of pieces of any
+colour with at least one of its own.  Move generation is in ``solvers.chinese_checkers.moves``.
+
+The index (mover's frame, symmetries, slot layout, ``desc`` and the table arrays) is
+``solvers.chinese_checkers.index``; these are the kernels of docs/kernel-contract.md over it.
+
+**Slot kinds** (``_classify``), in this order: the mover already meets its own win condition:
+ILLEGAL; the opponent meets its win condition (it has just won): a terminal position, lost for
+the mover at distance 0, with no moves; with 6 pieces, a goal with an empty cell its owner can
+never reach while the opponent's pieces stay put (``_blocked``): ILLEGAL.  A move into an
+ILLEGAL position is not legal; a move into a terminal position is a win (the engine sees it as
+an external child: LOSS at distance 0 for the opponent).
+
+**Move codes** (int32): ``from * 128 + to`` in the stored (canonical) frame.
+"""
+import numpy as np
+from numba import njit, prange
+
+from tbdb.solvers.chinese_checkers.index import (count_below, count_less, decode, free_numbers,
+                                                 insertion_base, mirrored, rank, rank_free,
+                                                 rank_inserted, swap_base, turned)
+from tbdb.solvers.chinese_checkers.moves import destinations, sort_small
+from tbdb.solvers.retrograde import _drop_repeated_parents, _sorted_unique
+
+NORMAL = 0
+TERMINAL = 1  # the opponent has just won: lost for the mover, distance 0, no moves
+ILLEGAL_KIND = np.int8(-2)
+NONE_KIND = np.int8(-3)
+LOSS = np.int8(-1)
+MOVE_RADIX = 128
+ROWS = 256  # positions per parallel chunk
+
+
+# --------------------------------------------------------------------------- rules
+
+@njit(cache=True)
+def _blocked(board, nbr, own, goal, seen, stack):
+    """With the other player's pieces frozen, can ``own``'s pieces never reach some empty cell
+    of ``goal``?  The cells they might reach: from their cells, steps onto any cell the other
+    player does not hold and hops over the other player's pieces (hops over own pieces land
+    next to a reachable cell, so steps cover them).  ``seen`` uint8[N] is cleared here."""
+    ncell = board.shape[0]
+    other = 3 - own
+    for i in range(ncell):
+        seen[i] = 0
+    top = 0
+    for i in range(ncell):
+        if board[i] == own:
+            seen[i] = 1
+            stack[top] = i
+            top += 1
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        for d in range(6):
+            v = nbr[u, d]
+            if v < 0:
+                continue
+            if board[v] != other:
+                if seen[v] == 0:
+                    seen[v] = 1
+                    stack[top] = v
+                    top += 1
+            else:
+                t = nbr[v, d]
+                if t >= 0 and board[t] != other and seen[t] == 0:
+                    seen[t] = 1
+                    stack[top] = t
+                    top += 1
+    for i in range(goal.shape[0]):
+        g = goal[i]
+        if board[g] == 0 and seen[g] == 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, start, seen,
+              stack):
+    """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
+    G and y[:k] (board value 2) for S, with x to move if ``mover_is_x``.  ``board`` must hold
+    the position when ``rule`` (the 6-piece blocking rule) is on."""
+    x_in_g = 0
+    y_in_g = 0
+    y_in_s = 0
+    x_in_s = 0
+    for i in range(k):
+        x_in_g += in_goal[x[i]]
+        y_in_g += in_goal[y[i]]
+        y_in_s += in_start[y[i]]
+        x_in_s += in_start[x[i]]
+    x_won = x_in_g > 0 and x_in_g + y_in_g == k
+    y_won = y_in_s > 0 and y_in_s + x_in_s == k
+    if x_won if mover_is_x else y_won:
+        return ILLEGAL_KIND
+    if y_won if mover_is_x else x_won:
+        return TERMINAL
+    if rule:
+        if _blocked(board, nbr, 1, goal, seen, stack) or _blocked(board, nbr, 2, start, seen,
+                                                                   stack):
+            return ILLEGAL_KIND
+    return NORMAL
+
+
+# --------------------------------------------------------------------------- contract kernels
+
+@njit(cache=True, parallel=True)
+def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+            class_rep, mirror_rank, lo, hi):
+    """kind int8[hi - lo] (0 a position, ILLEGAL -2, NONE -3) and multiplicity int16[hi - lo]
+    (raw positions per slot: 4, or 2 for a position that is its own mirror image; 0 for NONE)."""
+    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
+    n = hi - lo
+    kind = np.empty(n, np.int8)
+    mult = np.zeros(n, np.int16)
+    nchunk = (n + 4095) // 4096
+    iscr = np.empty((nchunk, 4, 8), np.int64)
+    boards = np.zeros((nchunk, ncell), np.int8)
+    seens = np.zeros((nchunk, ncell), np.uint8)
+    stacks = np.empty((nchunk, ncell), np.int64)
+    for ch in prange(nchunk):
+        a = iscr[ch, 0]
+        b = iscr[ch, 1]
+        tmp = iscr[ch, 2]
+        board = boards[ch]
+        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            slot = lo + r
+            decode(slot, k, cb, class_rep, comb_a, comb_b, a, b)
+            ra = class_rep[slot // cb]
+            own_image = False
+            if mirror_rank[ra] == ra:
+                for i in range(k):
+                    tmp[i] = mirror[b[i]]
+                sort_small(tmp, k)
+                plain = rank_free(b, a, k, binom)
+                image = rank_free(tmp, a, k, binom)
+                if image < plain:
+                    kind[r] = NONE_KIND
+                    continue
+                own_image = image == plain
+            mult[r] = 2 if own_image else 4
+            if rule:
+                for i in range(k):
+                    board[a[i]] = 1
+                    board[b[i]] = 2
+            kind[r] = _classify(a, b, k, True, in_goal, in_start, rule, board, nbr, goal,
+                                start, seens[ch], stacks[ch])
+            if kind[r] == TERMINAL:
+                kind[r] = 0
+            if rule:
+                for i in range(k):
+                    board[a[i]] = 0
+                    board[b[i]] = 0
+    return kind, mult
+
+
+@njit(cache=True)
+def _counts(x, y, k, in_goal, in_start, out):
+    """out[0..3] = x's pieces in G, y's in G, y's in S, x's in S."""
+    out[0] = 0
+    out[1] = 0
+    out[2] = 0
+    out[3] = 0
+    for i in range(k):
+        out[0] += in_goal[x[i]]
+        out[1] += in_goal[y[i]]
+        out[2] += in_start[y[i]]
+        out[3] += in_start[x[i]]
+
+
+@njit(cache=True, parallel=True)
+def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+              class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
+              ext_distance, full, win_move):
+    """Every legal move of each position (real slots), pieces in ascending cell order and
+    destinations ascending: move[r, e] = from * 128 + to; child[r, e] the slot after the move,
+    or -1 for a winning move (ext_result LOSS, ext_distance 0).  A terminal position has no
+    moves (count 0).  Arrays: count int16[n], the others [n, W].
+
+    Without ``full``, the summary the edge-free solve starts from (``summaries``): win_move[r]
+    the first winning move (-1 none; then nothing else is looked at and count[r] is 0), else
+    count[r] the distinct in-table children; the other arrays are not written.  Two moves reach
+    the same child only when it is its own mirror image (its mover set, B turned, is), so only
+    then are child slots ranked (and sorted to drop repeats); otherwise a move is only checked
+    for legality, which makes this pass about a third of the full one.
+
+    The child is seen from the opponent: its mover set is this position's B turned 180 degrees
+    (the same for every move, so its rank and mirror class are found once per position) and
+    its opponent set is A after the move, turned."""
+    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
+    n = positions.shape[0]
+    nchunk = (n + ROWS - 1) // ROWS
+    iscr = np.empty((nchunk, 11, 8), np.int64)
+    boards = np.zeros((nchunk, ncell), np.int8)
+    seens = np.zeros((nchunk, ncell), np.uint8)
+    marks = np.zeros((nchunk, ncell), np.int32)
+    stacks = np.empty((nchunk, 4, ncell), np.int64)
+    rowbufs = np.empty((nchunk, 2, 1 if full else child.shape[1]), np.int64)
+    for ch in prange(nchunk):
+        a = iscr[ch, 0]
+        b = iscr[ch, 1]
+        opb = iscr[ch, 2]
+        mv = iscr[ch, 3]
+        others = iscr[ch, 4]
+        ref = iscr[ch, 5]
+        others_m = iscr[ch, 6]
+        cnt = iscr[ch, 7]
+        mopb = iscr[ch, 8]
+        share = iscr[ch, 9]
+        share_m = iscr[ch, 10]
+        board = boards[ch]
+        mark = marks[ch]
+        stack = stacks[ch, 0]
+        dest = stacks[ch, 1]
+        free = stacks[ch, 3]
+        stamp = 0
+        for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
+            decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
+            _counts(a, b, k, in_goal, in_start, cnt)
+            x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
+            if not full:
+                win_move[r] = -1
+            if y_in_s > 0 and y_in_s + x_in_s == k:
+                count[r] = 0  # the opponent has just won
+                continue
+            for i in range(k):
+                board[a[i]] = 1
+                board[b[i]] = 2
+            turned(b, k, ncell, mv)
+            rm = rank(mv, k, binom)
+            rmm = mirror_rank[rm]
+            flip = rm > rmm
+            own_image = rm == rmm
+            if flip:
+                base = class_of[rmm] * cb
+                for q in range(k):
+                    ref[q] = comb_a[rmm, q]
+            else:
+                base = class_of[rm] * cb
+                for q in range(k):
+                    ref[q] = mv[q]
+            ranked = full or own_image  # a summary ranks children only to drop repeats
+            if ranked:
+                free_numbers(ref, k, ncell, free)
+            # the child's opponent set is A turned (and mirrored when ``flip``) with one cell
+            # replaced: keep both images of A sorted and replace in place of re-sorting
+            turned(a, k, ncell, opb)
+            mirrored(opb, k, mirror, mopb)
+            e = 0
+            won_at = -1
+            for i in range(k):
+                s = a[i]
+                si = k - 1 - i  # where s sits in opb
+                ms = mirror[ncell - 1 - s]
+                mi = 0
+                while mopb[mi] != ms:
+                    mi += 1
+                stamp += 1
+                nd = destinations(board, nbr, s, mark, stamp, stack, dest)
+                if ranked and not flip:
+                    insertion_base(opb, k, si, free, binom, others, share)
+                if ranked and (flip or own_image):
+                    insertion_base(mopb, k, mi, free, binom, others_m, share_m)
+                for j in range(nd):
+                    t = dest[j]
+                    x_in_s2 = x_in_s - in_start[s] + in_start[t]
+                    if y_in_s > 0 and y_in_s + x_in_s2 == k:
+                        continue  # the opponent would have won already: illegal
+                    x_in_g2 = x_in_g - in_goal[s] + in_goal[t]
+                    won = x_in_g2 > 0 and x_in_g2 + y_in_g == k
+                    if rule and not won:
+                        board[s] = 0
+                        board[t] = 1
+                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
+                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
+                        board[t] = 0
+                        board[s] = 1
+                        if blocked:
+                            continue
+                    if not full:
+                        if won:
+                            won_at = s * MOVE_RADIX + t
+                            break
+                        if own_image:
+                            rowbufs[ch, 0, e] = base + min(
+                                rank_inserted(others, k, share, free[ncell - 1 - t], binom),
+                                rank_inserted(others_m, k, share_m, free[mirror[ncell - 1 - t]],
+                                               binom))
+                        e += 1
+                        continue
+                    move[r, e] = s * MOVE_RADIX + t
+                    if won:
+                        child[r, e] = -1
+                        ext_result[r, e] = LOSS
+                        ext_distance[r, e] = 0
+                    elif flip:
+                        child[r, e] = base + rank_inserted(
+                            others_m, k, share_m, free[mirror[ncell - 1 - t]], binom)
+                    else:
+                        child_rank = rank_inserted(others, k, share, free[ncell - 1 - t], binom)
+                        if own_image:
+                            child_rank = min(child_rank, rank_inserted(
+                                others_m, k, share_m, free[mirror[ncell - 1 - t]], binom))
+                        child[r, e] = base + child_rank
+                    e += 1
+                if won_at >= 0:
+                    break
+            if not full:
+                if won_at >= 0:
+                    e = 0
+                    win_move[r] = won_at
+                elif own_image:
+                    e = _sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
+            count[r] = e
+            for i in range(k):
+                board[a[i]] = 0
+                board[b[i]] = 0
+
+
+@njit(cache=True, parallel=True)
+def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+             class_rep, class_of, mirror_rank, positions, count, parent, code):
+    """Every slot that has each position among its in-table children.  The opponent (who just
+    moved) takes back one move: moves are reversible, so its un-moves are its own moves on
+    this board.  A parent must be a position (not ILLEGAL) and not terminal (a finished game
+    has no moves); the move back into this position is then legal.  A terminal position is
+    never an in-table child (the move into it wins), so it has no parents.  count int32[n],
+    parent int64[n, W], code int32[n, W]: the move from the parent to this position in the
+    parent's stored frame (the smaller of a move and its mirror image when the parent is its
+    own mirror image: both lead here, and moves are listed by ascending code).
+
+    A row lists each parent once.  Two un-moves reach the same slot only when their parents
+    are each other's mirror images; both keep this position's A (turned) as their opponent
+    set, so that set must be its own mirror image.  Only those rows (about 0.1% on 7x7) are
+    sorted to drop repeats; the engine need not dedupe any row.
+
+    The parent is seen from the opponent: its opponent set is this position's A turned 180
+    degrees (the same for every un-move), its mover set is B after the un-move, turned."""
+    ncell, k, cb, rule = desc[0], desc[1], desc[2], desc[3]
+    n = positions.shape[0]
+    nchunk = (n + ROWS - 1) // ROWS
+    iscr = np.empty((nchunk, 13, 8), np.int64)
+    boards = np.zeros((nchunk, ncell), np.int8)
+    seens = np.zeros((nchunk, ncell), np.uint8)
+    marks = np.zeros((nchunk, ncell), np.int32)
+    stacks = np.empty((nchunk, 3, ncell), np.int64)
+    rowbufs = np.empty((nchunk, parent.shape[1]), np.int64)
+    ident = np.arange(ncell)
+    for ch in prange(nchunk):
+        a = iscr[ch, 0]
+        b = iscr[ch, 1]
+        mvb = iscr[ch, 2]
+        mmvb = iscr[ch, 3]
+        op = iscr[ch, 4]
+        mop = iscr[ch, 5]
+        below = iscr[ch, 6]
+        cnt = iscr[ch, 7]
+        mbelow = iscr[ch, 8]
+        others = iscr[ch, 9]
+        base = iscr[ch, 10]
+        swap = iscr[ch, 11]
+        swap_m = iscr[ch, 12]
+        board = boards[ch]
+        mark = marks[ch]
+        stack = stacks[ch, 0]
+        dest = stacks[ch, 1]
+        stamp = 0
+        for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
+            decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
+            _counts(a, b, k, in_goal, in_start, cnt)
+            x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
+            if y_in_s > 0 and y_in_s + x_in_s == k:
+                count[r] = 0  # terminal: only a winning move leads here
+                continue
+            for i in range(k):
+                board[a[i]] = 1
+                board[b[i]] = 2
+            turned(a, k, ncell, op)
+            mirrored(op, k, mirror, mop)
+            turned(b, k, ncell, mvb)
+            mirrored(mvb, k, mirror, mmvb)
+            # the parent's opponent set (op, or mop mirrored) ranked among the cells its mover
+            # set leaves free: counted once against B turned, adjusted per un-move
+            count_below(op, k, mvb, below)
+            count_below(mop, k, mmvb, mbelow)
+            m = 0
+            for i in range(k):
+                s = b[i]
+                stamp += 1
+                nd = destinations(board, nbr, s, mark, stamp, stack, dest)
+                insertion_base(mvb, k, k - 1 - i, ident, binom, others, base)
+                gone = ncell - 1 - s  # the parent's mover set: B turned, this cell
+                swap_base(op, k, below, gone, binom, swap)
+                swap_base(mop, k, mbelow, mirror[gone], binom, swap_m)
+                for j in range(nd):
+                    t = dest[j]
+                    y_in_s2 = y_in_s - in_start[s] + in_start[t]
+                    if y_in_s2 > 0 and y_in_s2 + x_in_s == k:
+                        continue  # the parent's mover would have won already: illegal
+                    y_in_g2 = y_in_g - in_goal[s] + in_goal[t]
+                    if x_in_g > 0 and x_in_g + y_in_g2 == k:
+                        continue  # the parent is a finished game
+                    if rule:
+                        board[s] = 0
+                        board[t] = 2
+                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
+                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
+                        board[t] = 0
+                        board[s] = 2
+                        if blocked:
+                            continue
+                    came = ncell - 1 - t  # the mover's cell gone, moved back to this one
+                    rm = rank_inserted(others, k, base, came, binom)
+                    rmm = mirror_rank[rm]
+                    # the parent's move, turned: from ncell - 1 - t to ncell - 1 - s
+                    plain = came * MOVE_RADIX + gone
+                    image = mirror[came] * MOVE_RADIX + mirror[gone]
+                    if rm < rmm:
+                        parent[r, m] = class_of[rm] * cb + swap[count_less(op, k, came)]
+                        code[r, m] = plain
+                    else:  # mirrored; when rm == rmm the mirrored mover set is the same set
+                        ri = swap_m[count_less(mop, k, mirror[came])]
+                        if rm > rmm:
+                            parent[r, m] = class_of[rmm] * cb + ri
+                            code[r, m] = image
+                        else:
+                            rp = swap[count_less(op, k, came)]
+                            parent[r, m] = class_of[rm] * cb + min(rp, ri)
+                            code[r, m] = plain if rp < ri else image if ri < rp else \
+                                min(plain, image)
+                    m += 1
+            symmetric = True
+            for i in range(k):
+                if op[i] != mop[i]:
+                    symmetric = False
+            if symmetric:
+                m = _drop_repeated_parents(parent[r], code[r], m, rowbufs[ch])
+            count[r] = m
+            for i in range(k):
+                board[a[i]] = 0
+                board[b[i]] = 0
