@@ -14,4 +14,5 @@ from tbdb.games.chinese_checkers.position import (BOARD_SIZES, PIECE_COUNTS, STA
 from tbdb.games.chinese_checkers.game import ChineseCheckersGame
 
 __all__ = ["BOARD_SIZES", "PIECE_COUNTS", "STAR_PIECES", "STAR_SEATS", "Cell",
-           "ChineseCheckersGame", "Move", "Position", "StarPosition", "check_players", "perft_divide"]
+           "ChineseCheckersGame", "Move", "Position", "StarPosition", "check_players",
+           "perft_divide"]
