@@ -40,7 +40,7 @@ def _build(args: list[str]) -> tuple[float, float, float]:
 
 
 def run(board: int, pieces: int, workdir: str) -> list[dict]:
-    from tbdb.games.chinese_checkers_tables import RhombusTable
+    from tbdb.games.chinese_checkers.tables import RhombusTable
 
     warm = os.path.join(workdir, "warm.duckdb")
     t0 = time.perf_counter()
@@ -92,7 +92,7 @@ def lookups(db: str, board: int, pieces: int, tag: str, n: int = 1_000_000) -> l
 
     import tbdb
     from run import call_seconds, lookup_median_us
-    from tbdb.games.chinese_checkers_game import _rhombus_rules
+    from tbdb.games.chinese_checkers.game import _rhombus_rules
 
     cells = board * board
     rng = np.random.default_rng(0)

@@ -27,7 +27,7 @@ def _child_build(name: str, mode: str) -> None:
     """Build one table here and print one JSON line."""
     import numpy as np
 
-    from tbdb.games.shogi_tables import ShogiTable
+    from tbdb.games.shogi.tables import ShogiTable
     from tbdb.retrograde import solve_index
 
     table = ShogiTable(name)
@@ -54,7 +54,7 @@ def _child_compile() -> None:
     import numpy as np
 
     from tbdb.games.shogi import perft
-    from tbdb.games.shogi_tables import ShogiTable
+    from tbdb.games.shogi.tables import ShogiTable
     from tbdb.retrograde import solve_index
 
     start = time.perf_counter()
@@ -105,8 +105,8 @@ def _lookup_samples(tb, n: int, seed: int = 1) -> list[str]:
     into their colour swap (white to move), in random order."""
     import random
 
-    from tbdb.games.shogi_game import swapped
-    from tbdb.games.shogi_tables import ShogiTable
+    from tbdb.games.shogi.game import swapped
+    from tbdb.games.shogi.tables import ShogiTable
 
     rng = random.Random(seed)
     built = [t for t in tb.tables("shogi") if tb.store.table("shogi", t["table_name"])]

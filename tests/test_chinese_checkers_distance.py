@@ -14,8 +14,8 @@ import tbdb
 from tests import naive_chinese_checkers as naive
 from tbdb.cli import main
 from tbdb.errors import MissingTableError
-from tbdb.games.chinese_checkers_distance import Placement
-from tbdb.games.chinese_checkers_tables import DistanceTable
+from tbdb.games.chinese_checkers.distance import Placement
+from tbdb.games.chinese_checkers.tables import DistanceTable
 
 GAME = "chinese-checkers"
 BOARD = naive.star()

@@ -7,8 +7,8 @@ import pytest
 from tests import naive_chinese_checkers as naive
 from tbdb.errors import InvalidMoveError
 from tbdb.games.chinese_checkers import Move, Position, StarPosition
-from tbdb.solvers import chinese_checkers_moves as kernels
-from tbdb.solvers.chinese_checkers_geometry import rhombus, star
+from tbdb.solvers.chinese_checkers import moves as kernels
+from tbdb.solvers.chinese_checkers.geometry import rhombus, star
 
 
 def kernel_moves(cells, nbr, player):
@@ -16,7 +16,7 @@ def kernel_moves(cells, nbr, player):
     n = len(cells)
     out_from = np.empty(n * n, np.int64)
     out_to = np.empty(n * n, np.int64)
-    count = kernels._moves_of_board(board, nbr, player, out_from, out_to)
+    count = kernels.moves_of_board(board, nbr, player, out_from, out_to)
     return list(zip(out_from[:count].tolist(), out_to[:count].tolist()))
 
 

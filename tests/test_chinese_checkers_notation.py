@@ -6,7 +6,7 @@ import pytest
 from tests import naive_chinese_checkers as naive
 from tbdb.errors import InvalidPositionError
 from tbdb.games.chinese_checkers import Position, StarPosition
-from tbdb.solvers.chinese_checkers_geometry import rhombus
+from tbdb.solvers.chinese_checkers.geometry import rhombus
 
 
 def test_start_positions_read_as_documented():

@@ -9,7 +9,7 @@ import pytest
 from tests import naive_chinese_checkers as naive
 from tbdb.errors import InvalidOptionError
 from tbdb.games.chinese_checkers import StarPosition, perft_divide
-from tbdb.games.chinese_checkers_tables import DistanceTable
+from tbdb.games.chinese_checkers.tables import DistanceTable
 
 # perft of the start positions, by the slow reference (depth 4 takes minutes there)
 START_PERFT = {2: [1, 14, 196, 4760], 3: [1, 14, 196, 2744], 4: [1, 14, 199, 2786],

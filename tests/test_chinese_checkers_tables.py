@@ -10,7 +10,7 @@ from tests import naive_chinese_checkers as naive
 from tbdb import retrograde
 from tbdb.errors import InvalidOptionError
 from tbdb.games.chinese_checkers import Position
-from tbdb.games.chinese_checkers_tables import (RhombusTable, parse_table_name, raw_positions,
+from tbdb.games.chinese_checkers.tables import (RhombusTable, parse_table_name, raw_positions,
                                                 slots)
 
 WIN, DRAW, LOSS, ILLEGAL, NONE = 1, 0, -1, -2, -3

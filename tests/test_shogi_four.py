@@ -15,8 +15,8 @@ import pytest
 
 import tbdb
 from tbdb.games.shogi import Position
-from tbdb.games.shogi_game import swapped
-from tbdb.games.shogi_tables import ShogiTable
+from tbdb.games.shogi.game import swapped
+from tbdb.games.shogi.tables import ShogiTable
 
 cshogi = pytest.importorskip("cshogi")
 

@@ -15,8 +15,8 @@ import tbdb
 from tbdb import games
 from tbdb.cli import main
 from tbdb.games.shogi import Position
-from tbdb.games.shogi_game import mirrored, swapped
-from tbdb.games.shogi_tables import ShogiTable, table_of
+from tbdb.games.shogi.game import mirrored, swapped
+from tbdb.games.shogi.tables import ShogiTable, table_of
 
 from .shogi_random import random_position
 

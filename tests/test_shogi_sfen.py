@@ -1,4 +1,4 @@
-"""The SFEN fast path (solvers/shogi_sfen.py) against the Python parser it stands in for: same
+"""The SFEN fast path (solvers/shogi/text.py) against the Python parser it stands in for: same
 positions, same written SFEN, errors left to the Python parser; the slot it finds against
 ``ShogiTable.locate``."""
 import random
@@ -7,7 +7,7 @@ import pytest
 
 from tbdb.errors import InvalidPositionError
 from tbdb.games.shogi import MAX_OF_TYPE, Position
-from tbdb.games.shogi_tables import ShogiTable, table_of
+from tbdb.games.shogi.tables import ShogiTable, table_of
 
 from .shogi_random import random_mating_net, random_position
 
@@ -135,7 +135,7 @@ def test_material_key_counts_pieces_anywhere():
 
 def test_python_shogi_boards_read_as_their_own_sfen():
     shogi = pytest.importorskip("shogi")
-    from tbdb.games.shogi import _python_shogi_sfen
+    from tbdb.games.shogi.position import _python_shogi_sfen
     rng = random.Random(16)
     texts = [random_position(rng, max_pieces=rng.choice((1, 3, 8))).sfen for _ in range(150)]
     texts.append("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tbdb.games.shogi import Position
-from tbdb.games.shogi_tables import ShogiTable
+from tbdb.games.shogi.tables import ShogiTable
 from tbdb.retrograde import check_index, solve_index
 
 

@@ -8,7 +8,7 @@ import pytest
 from tests.shogi_random import random_position
 from tbdb.errors import InvalidMaterialError, InvalidPositionError
 from tbdb.games.shogi import Position
-from tbdb.games.shogi_tables import ShogiTable, Symmetry, all_tables, locate, table_of
+from tbdb.games.shogi.tables import ShogiTable, Symmetry, all_tables, locate, table_of
 from tbdb.retrograde import solve_index
 
 THREE = ["KRK", "KBK", "KGK", "KSK", "KNK", "KLK", "KPK"]
@@ -187,23 +187,23 @@ def test_locate_many_agrees_with_locate():
 
 
 def test_origins_are_the_kernels_counts_on_an_empty_board():
-    from tbdb.games.shogi_tables import ORIGINS
-    from tbdb.solvers import shogi_tables as k
+    from tbdb.games.shogi.tables import ORIGINS
+    from tbdb.solvers.shogi import tables as k
     board = np.zeros(81, np.int8)
     orig = np.empty(64, np.int64)
     for t in range(1, 8):
         most = 0
         for sq in range(81):
-            n = k._origins_back(board, t, sq, orig)
+            n = k.origins_back(board, t, sq, orig)
             if t <= 6:  # promotable: standing promoted, it may have come as either
-                n += k._origins_back(board, t + 8, sq, orig)
+                n += k.origins_back(board, t + 8, sq, orig)
             most = max(most, n)
         assert ORIGINS[t] == most, t
 
 
 @pytest.mark.parametrize("name", ["KRK", "KBK", "KPK", "KRGK", "KRBK", "KGGK", "KLLK"])
 def test_parents_rows_are_wide_enough(name):
-    from tbdb.solvers import shogi_tables as k
+    from tbdb.solvers.shogi import tables as k
     table = ShogiTable(name)
     slots = _random_in_table(random.Random(name + "wide"), table, 3000)
     if name == "KRGK":  # a dragon in white's zone, a gold in white's hand: many origins
@@ -211,7 +211,7 @@ def test_parents_rows_are_wide_enough(name):
         slots = np.append(slots, table.locate(crafted)[0])
     count = np.empty(len(slots), np.int32)
     parent = np.empty((len(slots), 1000), np.int64)  # far wider than any row
-    k._parents(table.desc, slots, count, parent)
+    k.parents(table.desc, slots, count, parent)
     assert count.max() <= table.max_parents
     narrow_count, narrow = table.parents(slots)
     assert (narrow_count == count).all()

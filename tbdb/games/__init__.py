@@ -10,9 +10,9 @@ from tbdb.games.base import Game
 # name -> "module:Class", imported on first use so `tbdb --help` stays quick
 REGISTRY = {
     "cdc": "tbdb.games.cdc.game:CdcGame",
-    "chinese-checkers": "tbdb.games.chinese_checkers_game:ChineseCheckersGame",
+    "chinese-checkers": "tbdb.games.chinese_checkers.game:ChineseCheckersGame",
     "oware": "tbdb.games.oware.game:OwareGame",
-    "shogi": "tbdb.games.shogi_game:ShogiGame",
+    "shogi": "tbdb.games.shogi.game:ShogiGame",
     "tictactoe": "tbdb.games.tictactoe.game:TicTacToeGame",
     "uttt": "tbdb.games.uttt.game:UtttGame",
 }

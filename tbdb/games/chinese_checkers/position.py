@@ -1,7 +1,7 @@
 """Chinese Checkers: positions and moves with their text forms, on the rhombus and the star.
 
 **Cells** are numbered row by row from the top tip, left to right, from 0 (see
-``solvers.chinese_checkers_geometry``).
+``solvers.chinese_checkers.geometry``).
 
 **Rhombus position text** (two players, ``p`` pieces a side on the ``m x m`` rhombus): the
 table name ``{m}x{m}-{p}``, a space, the rows from the top tip separated by ``/`` (``.`` empty,
@@ -35,8 +35,8 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidOptionError, InvalidPositionError, quote
-from tbdb.solvers import chinese_checkers_moves as moves_kernels
-from tbdb.solvers.chinese_checkers_geometry import (BOARD_SIZES, PIECE_COUNTS, rhombus,
+from tbdb.solvers.chinese_checkers import moves as moves_kernels
+from tbdb.solvers.chinese_checkers.geometry import (BOARD_SIZES, PIECE_COUNTS, rhombus,
                                                     star)
 
 Cell = int
@@ -155,7 +155,7 @@ def _moves_of(cells, nbr_array, player) -> list[tuple[Cell, Cell]]:
     n = len(cells)
     out_from = np.empty(n * n, np.int64)
     out_to = np.empty(n * n, np.int64)
-    count = moves_kernels._moves_of_board(board, nbr_array, player, out_from, out_to)
+    count = moves_kernels.moves_of_board(board, nbr_array, player, out_from, out_to)
     return list(zip(out_from[:count].tolist(), out_to[:count].tolist()))
 
 
@@ -351,7 +351,7 @@ class Position(_Board):
 
 @lru_cache(maxsize=8)
 def _table(m: int, pieces: int):
-    from tbdb.games.chinese_checkers_tables import RhombusTable
+    from tbdb.games.chinese_checkers.tables import RhombusTable
     return RhombusTable(m, pieces)
 
 
@@ -463,7 +463,7 @@ def perft_divide(position: StarPosition, depth: int) -> tuple[int, dict[str, int
         return (1 if depth == 0 else 0), {}
     geo, _, goals = _star_rules(position.players)
     max_moves = STAR_PIECES * geo.cells
-    total, counts, first = moves_kernels._perft(np.array(position.cells, np.int8), geo.nbr,
+    total, counts, first = moves_kernels.perft(np.array(position.cells, np.int8), geo.nbr,
                                                 goals, position.players, position.mover - 1,
                                                 depth, max_moves)
     divide = {str(position.move_of(int(s), int(t))): int(c)

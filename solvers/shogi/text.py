@@ -14,8 +14,8 @@ not to move not in check.  ``tests/test_shogi_sfen.py`` compares both parsers.
 import numpy as np
 from numba import njit
 
-from tbdb.solvers.shogi import KING, KNIGHT, NSQ, PAWN, PROMOTED, ROOK, _attacked, _dead
-from tbdb.solvers.shogi_tables import DESC_LEN, _slot_of, make_desc
+from tbdb.solvers.shogi.moves import KING, KNIGHT, NSQ, PAWN, PROMOTED, ROOK, attacked, dead
+from tbdb.solvers.shogi.index import DESC_LEN, make_desc, slot_of
 
 MAX_TEXT = 256  # the longest SFEN of a legal position is well below (40 pieces, 8 slashes)
 TEXT_AT = NSQ + 16  # the kernel's output: board, hands (2 x 8), then the SFEN text
@@ -37,7 +37,7 @@ def _letter_table():
 
 def _table_descs():
     """(KEYS int64[m] ascending, DESCS int64[m, DESC_LEN]): the material key (see
-    ``_parse_sfen``) and table desc of every table of 1..SLOT_PIECES non-king pieces."""
+    ``parse_sfen``) and table desc of every table of 1..SLOT_PIECES non-king pieces."""
     from itertools import combinations_with_replacement
     strongest_first = (6, 5, 7, 4, 3, 2, 1)  # R B G S N L P, as table names list them
     rows = []
@@ -112,13 +112,13 @@ def _write(board, hands, side, out):
 
 
 @njit(cache=True)
-def _parse_sfen(text, out):
+def parse_sfen(text, out):
     """Read ``text`` (ASCII bytes, or uint8[]) and check it.  Writes into ``out`` (uint8[OUT_LEN]) the
     board (81 piece codes, square order), the hands (2 x 8 counts) and, from TEXT_AT, the
     SFEN as tbdb writes it.  Returns (side, material key, length of that SFEN, whether
     ``text`` is already it, slot, mirrored); side -1 when the Python parser must decide.  The
-    material key is ``_batch_keys``'s (solvers/shogi_tables.py): sum of count_t * 19 ** (t -
-    1) over piece types t = 1..7; slot and mirrored are ``_slot_of``'s in the table of those
+    material key is ``batch_keys``'s (solvers/shogi/index.py): sum of count_t * 19 ** (t -
+    1) over piece types t = 1..7; slot and mirrored are ``slot_of``'s in the table of those
     pieces (slot -1 for bare kings and more than SLOT_PIECES pieces)."""
     n = len(text)
     board = np.zeros(NSQ, np.int8)
@@ -203,7 +203,7 @@ def _parse_sfen(text, out):
             kings[c] += 1
             continue
         total[t - PROMOTED if t > KING else t] += 1
-        if t <= KNIGHT and _dead(c, t, sq):
+        if t <= KNIGHT and dead(c, t, sq):
             return FAIL
         if t == PAWN:
             pawn_files[c * 9 + sq // 9] += 1
@@ -223,7 +223,7 @@ def _parse_sfen(text, out):
     for sq in range(NSQ):
         if board[sq] == KING + 16 * (1 - side):
             enemy_king = sq
-    if _attacked(board, enemy_king, side):
+    if attacked(board, enemy_king, side):
         return FAIL
     m = _write(board, hands, side, out[TEXT_AT:])
     same = m == n
@@ -241,7 +241,7 @@ def _parse_sfen(text, out):
     row = np.searchsorted(KEYS, key)
     if row < len(KEYS) and KEYS[row] == key:
         k = SLOT_PIECES
-        slot, mirrored = _slot_of(DESCS[row], board, hands, side, np.empty(2, np.int64),
+        slot, mirrored = slot_of(DESCS[row], board, hands, side, np.empty(2, np.int64),
                                   np.empty(k, np.int64), np.empty(k, np.int64),
                                   np.empty(k, np.int64), np.empty(k, np.int64))
     return np.int64(side), key, np.int64(m), same, slot, np.int64(mirrored)

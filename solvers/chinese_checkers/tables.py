@@ -1,23 +1,11 @@
-"""Two-player Chinese Checkers on the m x m rhombus: the table index and its contract kernels.
+"""Two-player Chinese Checkers on the m x m rhombus: the retrograde space of a table.
 
 Rules (after Sturtevant, "On Strongly Solving Chinese Checkers", ACG 2019): each player has
 p pieces; a player wins when its goal (the opponent's start area) is full of pieces of any
-colour with at least one of its own.  Move generation is in ``solvers.chinese_checkers_moves``.
+colour with at least one of its own.  Move generation is in ``solvers.chinese_checkers.moves``.
 
-**The mover's frame.**  Every table position is seen from the player to move: its pieces
-(set A) head for the bottom goal G, the opponent's pieces (set B) for the top goal S (the
-first player's start area).  A position with the second player to move is turned 180 degrees
-(cell k -> N - 1 - k) and the colours swapped: that is the player-swap symmetry, and it is
-built into the index, so a table has no side-to-move bit.  The left-right mirror is the other
-symmetry: of a position and its mirror image only the one with the smaller (A, B) rank is
-stored.
-
-**The index.**  A P-subset is ranked colexicographically (``sum C(cell_i, i + 1)`` over its
-cells in ascending order).  The mirror classes of A (rank(A) <= rank(mirror(A))) are numbered
-in rank order; B is ranked among the N - P cells A leaves free.  The slot is
-``class(A) * C(N - P, P) + rank(B among free cells)``.  When A is its own mirror image, B and
-its mirror are both in the block and only the smaller is a position; the other slot is NONE.
-Every position slot stands for 4 raw positions (2 when the position is its own mirror image).
+The index (mover's frame, symmetries, slot layout, ``desc`` and the table arrays) is
+``solvers.chinese_checkers.index``; these are the kernels of docs/kernel-contract.md over it.
 
 **Slot kinds** (``_classify``), in this order: the mover already meets its own win condition:
 ILLEGAL; the opponent meets its win condition (it has just won): a terminal position, lost for
@@ -27,24 +15,14 @@ ILLEGAL position is not legal; a move into a terminal position is a win (the eng
 an external child: LOSS at distance 0 for the opponent).
 
 **Move codes** (int32): ``from * 128 + to`` in the stored (canonical) frame.
-
-The table's description is ``desc`` int64[4] = (N, P, C(N - P, P), blocked rule 0/1) and the
-arrays built by ``tbdb.games.chinese_checkers_tables``:
-
-    nbr int16[N, 6]      neighbours (geometry module)     mirror int16[N]  left-right image
-    in_goal int8[N]      1 on the mover's goal G          in_start int8[N]  1 on S
-    goal int16[P]        the cells of G                   start int16[P]    the cells of S
-    binom int64[N+1, P+1]  C(i, j)
-    comb_a int8[C(N, P), P]      the P-subsets of N cells in rank order (ascending cells)
-    comb_b int8[C(N-P, P), P]    the same for N - P cells
-    class_rep int32[classes]     rank of each class's A;  class_of int32[C(N, P)]  its class
-                                 (-1 when A is not the smaller of A and its mirror image)
-    mirror_rank int32[C(N, P)]   rank of the mirror image of each subset
 """
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.chinese_checkers_moves import _destinations, _sort_small
+from tbdb.solvers.chinese_checkers.index import (count_below, count_less, decode, free_numbers,
+                                                 insertion_base, mirrored, rank, rank_free,
+                                                 rank_inserted, swap_base, turned)
+from tbdb.solvers.chinese_checkers.moves import destinations, sort_small
 from tbdb.solvers.retrograde import _drop_repeated_parents, _sorted_unique
 
 NORMAL = 0
@@ -54,184 +32,6 @@ NONE_KIND = np.int8(-3)
 LOSS = np.int8(-1)
 MOVE_RADIX = 128
 ROWS = 256  # positions per parallel chunk
-
-
-# --------------------------------------------------------------------------- combinatorics
-
-@njit(cache=True)
-def _rank(cells, k, binom):
-    """Colex rank of the ascending cells[:k]."""
-    r = 0
-    for i in range(k):
-        r += binom[cells[i], i + 1]
-    return r
-
-
-@njit(cache=True)
-def _rank_free(cells, taken, k, binom):
-    """Colex rank of ascending cells[:k] counted among the cells not in ascending taken[:k]."""
-    r = 0
-    j = 0
-    for i in range(k):
-        while j < k and taken[j] < cells[i]:
-            j += 1
-        r += binom[cells[i] - j, i + 1]
-    return r
-
-
-@njit(cache=True)
-def _free_numbers(taken, k, ncell, out):
-    """out[c] = c minus the cells of ascending taken[:k] below c: a free cell's number among the
-    free cells, so ``_rank_free`` against a fixed ``taken`` becomes one lookup per cell."""
-    j = 0
-    for c in range(ncell):
-        while j < k and taken[j] < c:
-            j += 1
-        out[c] = c - j
-
-
-@njit(cache=True)
-def _count_below(cells, k, taken, out):
-    """out[i] = how many of taken[:k] lie below cells[i]."""
-    for i in range(k):
-        c = 0
-        for j in range(k):
-            if taken[j] < cells[i]:
-                c += 1
-        out[i] = c
-
-
-@njit(cache=True)
-def _swap_base(cells, k, below, gone, binom, table):
-    """Prepare ``_rank_free(cells, taken')`` for every taken' = the set ``below`` was counted
-    against (``_count_below``) with cell ``gone`` replaced by some other cell ``came``: with
-    j = how many of cells[:k] lie below ``came``, the rank is table[j] (cells at i >= j have
-    one more taken cell below them).  One piece's un-moves share ``gone``, so each costs k
-    comparisons and one lookup instead of k binomial lookups."""
-    for j in range(k + 1):
-        r = 0
-        for i in range(k):
-            c = cells[i]
-            n = below[i]
-            if gone < c:
-                n -= 1
-            if i >= j:
-                n += 1
-            r += binom[c - n, i + 1]
-        table[j] = r
-
-
-@njit(cache=True)
-def _count_less(cells, k, c):
-    """How many of cells[:k] are below c."""
-    j = 0
-    for i in range(k):
-        j += cells[i] < c
-    return j
-
-
-@njit(cache=True)
-def _insertion_base(src, k, i, free, binom, others, base):
-    """Prepare ranking src[:k] with src[i] replaced by each of many cells (one piece's
-    destinations): others[:k - 1] the free numbers of the kept cells, base[pos] their share of
-    the colex rank when the new cell sorts to position pos.  Then ``_rank_inserted`` costs
-    k - 1 comparisons and one lookup, with no branch on the data."""
-    j = 0
-    for q in range(k):
-        if q != i:
-            others[j] = free[src[q]]
-            j += 1
-    for pos in range(k):
-        r = 0
-        for q in range(k - 1):
-            r += binom[others[q], q + 1 if q < pos else q + 2]
-        base[pos] = r
-
-
-@njit(cache=True)
-def _rank_inserted(others, k, base, c, binom):
-    """The rank prepared by ``_insertion_base`` with free-numbered cell c inserted."""
-    pos = 0
-    for q in range(k - 1):
-        pos += others[q] < c
-    return base[pos] + binom[c, pos + 1]
-
-
-@njit(cache=True)
-def _combinations(n, k, binom):
-    """int8[C(n, k), k]: every k-subset of range(n), ascending cells, in colex rank order."""
-    total = binom[n, k]
-    out = np.empty((total, k), np.int8)
-    cur = np.arange(k)
-    for r in range(total):
-        for i in range(k):
-            out[r, i] = cur[i]
-        # colex successor: raise the lowest cell that can rise, reset those below it
-        i = 0
-        while i < k - 1 and cur[i] + 1 == cur[i + 1]:
-            i += 1
-        cur[i] += 1
-        for j in range(i):
-            cur[j] = j
-    return out
-
-
-@njit(cache=True)
-def _mirror_ranks(comb, mirror, binom):
-    """int32[C(N, P)]: the rank of the mirror image of every subset."""
-    total, k = comb.shape
-    out = np.empty(total, np.int32)
-    tmp = np.empty(k, np.int64)
-    for r in range(total):
-        for i in range(k):
-            tmp[i] = mirror[comb[r, i]]
-        _sort_small(tmp, k)
-        out[r] = _rank(tmp, k, binom)
-    return out
-
-
-@njit(cache=True)
-def _expand_free(rb, a, k, comb_b, b):
-    """b[:k] = the cells of free-cell subset ``rb`` when ascending a[:k] is taken."""
-    j = 0
-    for i in range(k):
-        v = comb_b[rb, i]
-        c = v + j
-        while j < k and a[j] <= c:
-            j += 1
-            c = v + j
-        b[i] = c
-
-
-@njit(cache=True)
-def _decode(slot, k, cb, class_rep, comb_a, comb_b, a, b):
-    """The mover's cells a[:k] and the opponent's b[:k] (ascending) of a slot."""
-    cls = slot // cb
-    ra = class_rep[cls]
-    for i in range(k):
-        a[i] = comb_a[ra, i]
-    _expand_free(slot - cls * cb, a, k, comb_b, b)
-
-
-@njit(cache=True)
-def _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of, mirror_rank, tmp):
-    """(slot, mirrored) of the position with mover cells mv[:k] and opponent cells op[:k]
-    (ascending) in the mover's frame; ``mirrored`` is 1 when the stored position is the mirror
-    image.  ``tmp`` int64[k] scratch."""
-    rm = _rank(mv, k, binom)
-    rmm = mirror_rank[rm]
-    if rm < rmm:
-        return class_of[rm] * cb + _rank_free(op, mv, k, binom), 0
-    for i in range(k):
-        tmp[i] = mirror[op[i]]
-    _sort_small(tmp, k)
-    if rm > rmm:
-        return class_of[rmm] * cb + _rank_free(tmp, comb_a[rmm], k, binom), 1
-    plain = _rank_free(op, mv, k, binom)
-    image = _rank_free(tmp, mv, k, binom)
-    if image < plain:
-        return class_of[rm] * cb + image, 1
-    return class_of[rm] * cb + plain, 0
 
 
 # --------------------------------------------------------------------------- rules
@@ -308,7 +108,7 @@ def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, st
 # --------------------------------------------------------------------------- contract kernels
 
 @njit(cache=True, parallel=True)
-def _census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
             class_rep, mirror_rank, lo, hi):
     """kind int8[hi - lo] (0 a position, ILLEGAL -2, NONE -3) and multiplicity int16[hi - lo]
     (raw positions per slot: 4, or 2 for a position that is its own mirror image; 0 for NONE)."""
@@ -328,15 +128,15 @@ def _census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
         board = boards[ch]
         for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
             slot = lo + r
-            _decode(slot, k, cb, class_rep, comb_a, comb_b, a, b)
+            decode(slot, k, cb, class_rep, comb_a, comb_b, a, b)
             ra = class_rep[slot // cb]
             own_image = False
             if mirror_rank[ra] == ra:
                 for i in range(k):
                     tmp[i] = mirror[b[i]]
-                _sort_small(tmp, k)
-                plain = _rank_free(b, a, k, binom)
-                image = _rank_free(tmp, a, k, binom)
+                sort_small(tmp, k)
+                plain = rank_free(b, a, k, binom)
+                image = rank_free(tmp, a, k, binom)
                 if image < plain:
                     kind[r] = NONE_KIND
                     continue
@@ -371,42 +171,8 @@ def _counts(x, y, k, in_goal, in_start, out):
         out[3] += in_start[x[i]]
 
 
-@njit(cache=True)
-def _replace_sorted(src, k, i, t, dst):
-    """dst[:k] = ascending src[:k] with src[i] replaced by t, still ascending."""
-    j = 0
-    placed = False
-    for q in range(k):
-        if q == i:
-            continue
-        v = src[q]
-        if not placed and t < v:
-            dst[j] = t
-            j += 1
-            placed = True
-        dst[j] = v
-        j += 1
-    if not placed:
-        dst[j] = t
-
-
-@njit(cache=True)
-def _turned(src, k, ncell, dst):
-    """dst[:k] = the cells of ascending src[:k] turned 180 degrees, ascending."""
-    for q in range(k):
-        dst[q] = ncell - 1 - src[k - 1 - q]
-
-
-@njit(cache=True)
-def _mirrored(src, k, mirror, dst):
-    """dst[:k] = the mirror images of src[:k], ascending."""
-    for q in range(k):
-        dst[q] = mirror[src[q]]
-    _sort_small(dst, k)
-
-
 @njit(cache=True, parallel=True)
-def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
               class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
               ext_distance, full, win_move):
     """Every legal move of each position (real slots), pieces in ascending cell order and
@@ -452,7 +218,7 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
         free = stacks[ch, 3]
         stamp = 0
         for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
-            _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
+            decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
             _counts(a, b, k, in_goal, in_start, cnt)
             x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
             if not full:
@@ -463,8 +229,8 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
             for i in range(k):
                 board[a[i]] = 1
                 board[b[i]] = 2
-            _turned(b, k, ncell, mv)
-            rm = _rank(mv, k, binom)
+            turned(b, k, ncell, mv)
+            rm = rank(mv, k, binom)
             rmm = mirror_rank[rm]
             flip = rm > rmm
             own_image = rm == rmm
@@ -478,11 +244,11 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                     ref[q] = mv[q]
             ranked = full or own_image  # a summary ranks children only to drop repeats
             if ranked:
-                _free_numbers(ref, k, ncell, free)
+                free_numbers(ref, k, ncell, free)
             # the child's opponent set is A turned (and mirrored when ``flip``) with one cell
             # replaced: keep both images of A sorted and replace in place of re-sorting
-            _turned(a, k, ncell, opb)
-            _mirrored(opb, k, mirror, mopb)
+            turned(a, k, ncell, opb)
+            mirrored(opb, k, mirror, mopb)
             e = 0
             won_at = -1
             for i in range(k):
@@ -493,11 +259,11 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                 while mopb[mi] != ms:
                     mi += 1
                 stamp += 1
-                nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
+                nd = destinations(board, nbr, s, mark, stamp, stack, dest)
                 if ranked and not flip:
-                    _insertion_base(opb, k, si, free, binom, others, share)
+                    insertion_base(opb, k, si, free, binom, others, share)
                 if ranked and (flip or own_image):
-                    _insertion_base(mopb, k, mi, free, binom, others_m, share_m)
+                    insertion_base(mopb, k, mi, free, binom, others_m, share_m)
                 for j in range(nd):
                     t = dest[j]
                     x_in_s2 = x_in_s - in_start[s] + in_start[t]
@@ -520,8 +286,8 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                             break
                         if own_image:
                             rowbufs[ch, 0, e] = base + min(
-                                _rank_inserted(others, k, share, free[ncell - 1 - t], binom),
-                                _rank_inserted(others_m, k, share_m, free[mirror[ncell - 1 - t]],
+                                rank_inserted(others, k, share, free[ncell - 1 - t], binom),
+                                rank_inserted(others_m, k, share_m, free[mirror[ncell - 1 - t]],
                                                binom))
                         e += 1
                         continue
@@ -531,14 +297,14 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
                         ext_result[r, e] = LOSS
                         ext_distance[r, e] = 0
                     elif flip:
-                        child[r, e] = base + _rank_inserted(
+                        child[r, e] = base + rank_inserted(
                             others_m, k, share_m, free[mirror[ncell - 1 - t]], binom)
                     else:
-                        rank = _rank_inserted(others, k, share, free[ncell - 1 - t], binom)
+                        child_rank = rank_inserted(others, k, share, free[ncell - 1 - t], binom)
                         if own_image:
-                            rank = min(rank, _rank_inserted(
+                            child_rank = min(child_rank, rank_inserted(
                                 others_m, k, share_m, free[mirror[ncell - 1 - t]], binom))
-                        child[r, e] = base + rank
+                        child[r, e] = base + child_rank
                     e += 1
                 if won_at >= 0:
                     break
@@ -555,7 +321,7 @@ def _children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, 
 
 
 @njit(cache=True, parallel=True)
-def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
+def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
              class_rep, class_of, mirror_rank, positions, count, parent, code):
     """Every slot that has each position among its in-table children.  The opponent (who just
     moved) takes back one move: moves are reversible, so its un-moves are its own moves on
@@ -603,7 +369,7 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
         dest = stacks[ch, 1]
         stamp = 0
         for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
-            _decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
+            decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
             _counts(a, b, k, in_goal, in_start, cnt)
             x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
             if y_in_s > 0 and y_in_s + x_in_s == k:
@@ -612,23 +378,23 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
             for i in range(k):
                 board[a[i]] = 1
                 board[b[i]] = 2
-            _turned(a, k, ncell, op)
-            _mirrored(op, k, mirror, mop)
-            _turned(b, k, ncell, mvb)
-            _mirrored(mvb, k, mirror, mmvb)
+            turned(a, k, ncell, op)
+            mirrored(op, k, mirror, mop)
+            turned(b, k, ncell, mvb)
+            mirrored(mvb, k, mirror, mmvb)
             # the parent's opponent set (op, or mop mirrored) ranked among the cells its mover
             # set leaves free: counted once against B turned, adjusted per un-move
-            _count_below(op, k, mvb, below)
-            _count_below(mop, k, mmvb, mbelow)
+            count_below(op, k, mvb, below)
+            count_below(mop, k, mmvb, mbelow)
             m = 0
             for i in range(k):
                 s = b[i]
                 stamp += 1
-                nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
-                _insertion_base(mvb, k, k - 1 - i, ident, binom, others, base)
+                nd = destinations(board, nbr, s, mark, stamp, stack, dest)
+                insertion_base(mvb, k, k - 1 - i, ident, binom, others, base)
                 gone = ncell - 1 - s  # the parent's mover set: B turned, this cell
-                _swap_base(op, k, below, gone, binom, swap)
-                _swap_base(mop, k, mbelow, mirror[gone], binom, swap_m)
+                swap_base(op, k, below, gone, binom, swap)
+                swap_base(mop, k, mbelow, mirror[gone], binom, swap_m)
                 for j in range(nd):
                     t = dest[j]
                     y_in_s2 = y_in_s - in_start[s] + in_start[t]
@@ -647,21 +413,21 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                         if blocked:
                             continue
                     came = ncell - 1 - t  # the mover's cell gone, moved back to this one
-                    rm = _rank_inserted(others, k, base, came, binom)
+                    rm = rank_inserted(others, k, base, came, binom)
                     rmm = mirror_rank[rm]
                     # the parent's move, turned: from ncell - 1 - t to ncell - 1 - s
                     plain = came * MOVE_RADIX + gone
                     image = mirror[came] * MOVE_RADIX + mirror[gone]
                     if rm < rmm:
-                        parent[r, m] = class_of[rm] * cb + swap[_count_less(op, k, came)]
+                        parent[r, m] = class_of[rm] * cb + swap[count_less(op, k, came)]
                         code[r, m] = plain
                     else:  # mirrored; when rm == rmm the mirrored mover set is the same set
-                        ri = swap_m[_count_less(mop, k, mirror[came])]
+                        ri = swap_m[count_less(mop, k, mirror[came])]
                         if rm > rmm:
                             parent[r, m] = class_of[rmm] * cb + ri
                             code[r, m] = image
                         else:
-                            rp = swap[_count_less(op, k, came)]
+                            rp = swap[count_less(op, k, came)]
                             parent[r, m] = class_of[rm] * cb + min(rp, ri)
                             code[r, m] = plain if rp < ri else image if ri < rp else \
                                 min(plain, image)
@@ -676,90 +442,3 @@ def _parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
             for i in range(k):
                 board[a[i]] = 0
                 board[b[i]] = 0
-
-
-# --------------------------------------------------------------------------- probing
-
-@njit(cache=True, parallel=True)
-def _piece_counts(boards, ones, twos):
-    """Each row's pieces of player 1 and of player 2 (boards int8[n, N]), in one pass."""
-    for r in prange(boards.shape[0]):
-        a = 0
-        b = 0
-        for c in range(boards.shape[1]):
-            v = boards[r, c]
-            a += v == 1
-            b += v == 2
-        ones[r] = a
-        twos[r] = b
-
-
-@njit(cache=True, inline="always")
-def _locate_row(boards, movers, r, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
-                syms, mv, op, tmp):
-    """Slot and symmetry of row ``r`` written at ``r`` (``_locate``; mv, op, tmp: k scratch
-    each)."""
-    ncell = boards.shape[1]
-    ia = 0
-    ib = 0
-    if movers[r] == 1:
-        for c in range(ncell):
-            if boards[r, c] == 1:
-                mv[ia] = c
-                ia += 1
-            elif boards[r, c] == 2:
-                op[ib] = c
-                ib += 1
-    else:
-        for c in range(ncell - 1, -1, -1):
-            if boards[r, c] == 2:
-                mv[ia] = ncell - 1 - c
-                ia += 1
-            elif boards[r, c] == 1:
-                op[ib] = ncell - 1 - c
-                ib += 1
-    slots[r], mirrored = _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of, mirror_rank,
-                                  tmp)
-    syms[r] = (0 if movers[r] == 1 else 1) | (2 if mirrored else 0)
-
-
-@njit(cache=True, parallel=True)
-def _locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
-            syms):
-    """Slot and symmetry of the positions ``rows`` names, given as boards int8[n, N] (0 empty,
-    1 first player, 2 second player) and movers int8[n] (1 or 2), written at their rows: syms
-    bit 0 = turned 180 degrees with colours swapped (second player to move), bit 1 = mirrored.
-    Those boards must hold k pieces a side.  Chunks of rows run in parallel, each with its own
-    scratch."""
-    n = rows.shape[0]
-    nchunk = (n + 4095) // 4096
-    scratch = np.empty((nchunk, 3, k), np.int64)
-    for ch in prange(nchunk):
-        for j in range(ch * 4096, min(n, (ch + 1) * 4096)):
-            _locate_row(boards, movers, rows[j], k, cb, mirror, binom, comb_a, class_of,
-                        mirror_rank, slots, syms, scratch[ch, 0], scratch[ch, 1], scratch[ch, 2])
-
-
-@njit(cache=True)
-def _locate_few(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank,
-                slots, syms):
-    """``_locate`` on one thread: a single lookup would wait microseconds for the thread pool."""
-    scratch = np.empty((3, k), np.int64)
-    for j in range(rows.shape[0]):
-        _locate_row(boards, movers, rows[j], k, cb, mirror, binom, comb_a, class_of,
-                    mirror_rank, slots, syms, scratch[0], scratch[1], scratch[2])
-
-
-@njit(cache=True)
-def _boards_of(slots, ncell, k, cb, class_rep, comb_a, comb_b):
-    """int8[n, N] boards of slots in the stored frame (1 the mover, 2 the opponent)."""
-    n = slots.shape[0]
-    out = np.zeros((n, ncell), np.int8)
-    a = np.empty(k, np.int64)
-    b = np.empty(k, np.int64)
-    for r in range(n):
-        _decode(slots[r], k, cb, class_rep, comb_a, comb_b, a, b)
-        for i in range(k):
-            out[r, a[i]] = 1
-            out[r, b[i]] = 2
-    return out

@@ -2,12 +2,12 @@
 
 One table per board size and piece count, named ``{m}x{m}-{p}`` (``7x7-3``); its slots are the
 positions in the mover's frame, one per orbit of the two symmetries (layout in
-``solvers.chinese_checkers``).  No table depends on another.  Perft also runs on the 121-hole
+``solvers.chinese_checkers.index``).  No table depends on another.  Perft also runs on the 121-hole
 star for 2, 3, 4 and 6 players (``--board star --players N``).
 
 The single-agent distance tables of the star, ``star-distance-{k}`` for k = 1..5 pieces
 (``--distance K`` builds k = 1..K), hold one row per placement of k pieces, indexed by its colex
-rank, for the bottom goal; placements (``chinese_checkers_distance.Placement``) with another
+rank, for the bottom goal; placements (``chinese_checkers.distance.Placement``) with another
 goal are turned first.  Their rows say WIN with the distance in moves and store no best move:
 a lookup finds one among the moves (``derive_best``).
 
@@ -27,16 +27,17 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionEr
     MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
     first_row_outside
-from tbdb.games.chinese_checkers import (STAR_SEATS, Position, StarPosition, _blocked,
-                                         _rhombus_rules, check_players, perft_divide)
-from tbdb.games.chinese_checkers_distance import (MOVE_RADIX, PREFIX, DistanceValues,
+from tbdb.games.chinese_checkers.position import (STAR_SEATS, Position, StarPosition, _blocked,
+                                                  _rhombus_rules, check_players, perft_divide)
+from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
                                                   Placement, distance_table)
-from tbdb.games.chinese_checkers_tables import (DISTANCE_PIECES, RhombusTable, check_board,
+from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, RhombusTable, check_board,
                                                 distance_table_name, parse_distance_table_name,
                                                 parse_table_name, slots, table_name)
 from tbdb.options import Option
-from tbdb.solvers import chinese_checkers as kernels
-from tbdb.solvers.chinese_checkers_geometry import BOARD_SIZES, PIECE_COUNTS, rhombus
+from tbdb.solvers.chinese_checkers import index as kernels
+from tbdb.solvers.chinese_checkers import tables as space_kernels
+from tbdb.solvers.chinese_checkers.geometry import BOARD_SIZES, PIECE_COUNTS, rhombus
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
 
 # Tables with more slots than this are not built (about 9 bytes a slot while solving): the
@@ -342,7 +343,7 @@ class ChineseCheckersGame(Game):
         codes = np.asarray(codes, np.int64)
         sym = np.asarray(sym, np.int64)
         out = codes.copy()
-        radix = kernels.MOVE_RADIX
+        radix = space_kernels.MOVE_RADIX
         for m in np.unique(sym >> 2).tolist():
             if m not in BOARD_SIZES:
                 continue
@@ -471,7 +472,7 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
                                 f"{movers[bad].item()!r}")
     boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))  # codes 0..2 by now
     ones, twos = np.empty(len(boards), np.int64), np.empty(len(boards), np.int64)
-    kernels._piece_counts(boards, ones, twos)
+    kernels.piece_counts(boards, ones, twos)
     bad = np.flatnonzero((ones != twos) | ~np.isin(ones, PIECE_COUNTS) | (2 * ones > m * m))
     if len(bad):
         raise InvalidArrayError(f"row {int(bad[0])}: the players have {int(ones[bad[0]])} and "

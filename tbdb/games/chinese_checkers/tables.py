@@ -14,8 +14,9 @@ import numpy as np
 
 from tbdb.errors import InvalidOptionError, quote
 from tbdb.solvers.retrograde import NO_EXT
-from tbdb.solvers import chinese_checkers as kernels
-from tbdb.solvers.chinese_checkers_geometry import (BOARD_SIZES, PIECE_COUNTS, binomials,
+from tbdb.solvers.chinese_checkers import index as kernels
+from tbdb.solvers.chinese_checkers import tables as space_kernels
+from tbdb.solvers.chinese_checkers.geometry import (BOARD_SIZES, PIECE_COUNTS, binomials,
                                                     rhombus, sublattice_max)
 
 _NAME = re.compile(r"(\d+)x(\d+)-(\d+)")
@@ -81,7 +82,7 @@ def solve_bytes(board: int, pieces: int) -> int:
 
 class RhombusTable:
     """The two-player game on the ``board`` x ``board`` rhombus with ``pieces`` a side, as an
-    index table (layout in ``solvers.chinese_checkers``).  Slots are positions in the mover's
+    index table (layout in ``solvers.chinese_checkers.index``).  Slots are positions in the mover's
     frame, one per orbit of the two symmetries; ``census`` gives each slot's multiplicity."""
 
     parents_distinct = True  # _parents drops the repeats of its few symmetric rows itself
@@ -98,15 +99,15 @@ class RhombusTable:
         self.cells = n
         k = pieces
         self.binom = binomials(n, k)
-        self.comb_a = kernels._combinations(n, k, self.binom)
-        self.comb_b = kernels._combinations(n - k, k, self.binom)
+        self.comb_a = kernels.combinations(n, k, self.binom)
+        self.comb_b = kernels.combinations(n - k, k, self.binom)
         self.goal = geo.goal(k)
         self.start = geo.start(k)
         # the mirror is a symmetry of the game only when it maps the start area onto itself
         # (not for 2 pieces: {0, 1} mirrors to {0, 2}); otherwise the identity stands in for it
         self.mirror_symmetric = set(geo.mirror[self.start].tolist()) == set(self.start.tolist())
         self.mirror = geo.mirror if self.mirror_symmetric else np.arange(n, dtype=np.int16)
-        self.mirror_rank = kernels._mirror_ranks(self.comb_a, self.mirror, self.binom)
+        self.mirror_rank = kernels.mirror_ranks(self.comb_a, self.mirror, self.binom)
         ranks = np.arange(len(self.comb_a), dtype=np.int32)
         canonical = ranks <= self.mirror_rank
         self.class_rep = ranks[canonical]
@@ -146,7 +147,7 @@ class RhombusTable:
     # ------------------------------------------------------------------ the kernel contract
 
     def census(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
-        return kernels._census(*self._rules, self.mirror_rank, lo, hi)
+        return space_kernels.census(*self._rules, self.mirror_rank, lo, hi)
 
     # children() and parents() return views of buffers kept between calls: valid until the
     # next call of the same method.  A fresh 100 MB batch a call cost page faults on every
@@ -168,7 +169,7 @@ class RhombusTable:
         count, child, move, ext_result, ext_distance = self._buffers(
             "children", len(positions),
             [(0, np.int16), (w, np.int64), (w, np.int32), (w, np.int8), (w, np.int16)])
-        kernels._children(*self._rules, self.class_of, self.mirror_rank, positions, count,
+        space_kernels.children(*self._rules, self.class_of, self.mirror_rank, positions, count,
                           child, move, ext_result, ext_distance, True, self._no_rows[4])
         return count, child, move, ext_result, ext_distance
 
@@ -181,7 +182,7 @@ class RhombusTable:
             "summaries", len(positions),
             [(0, np.int16), (0, np.int16), (0, np.int32), (0, np.int16), (0, np.int32),
              (0, np.int8)])
-        kernels._children(*self._rules, self.class_of, self.mirror_rank, positions, distinct,
+        space_kernels.children(*self._rules, self.class_of, self.mirror_rank, positions, distinct,
                           *self._no_rows[:4], False, win_move)
         np.copyto(ext_loss, np.where(win_move >= 0, 0, NO_EXT).astype(np.int16))
         ext_win.fill(-1)
@@ -194,7 +195,7 @@ class RhombusTable:
         w = self.max_parents
         count, parent, code = self._buffers("parents", len(positions),
                                             [(0, np.int32), (w, np.int64), (w, np.int32)])
-        kernels._parents(*self._rules, self.class_of, self.mirror_rank, positions, count,
+        space_kernels.parents(*self._rules, self.class_of, self.mirror_rank, positions, count,
                          parent, code)
         return count, parent, code
 
@@ -215,13 +216,13 @@ class RhombusTable:
                     slots: np.ndarray, syms: np.ndarray) -> None:
         """``locate`` of the rows ``rows`` names (int8 C-ordered arrays, trusted), written at
         those rows of ``slots`` and ``syms``: a batch of several tables needs no copies."""
-        kernel = kernels._locate if len(rows) > 4096 else kernels._locate_few
+        kernel = kernels.locate if len(rows) > 4096 else kernels.locate_few
         kernel(boards, movers, rows, self.pieces, self.block, self.mirror, self.binom,
                self.comb_a, self.class_of, self.mirror_rank, slots, syms)
 
     def boards(self, slots: np.ndarray) -> np.ndarray:
         """int8[n, N] boards of slots in the stored frame: 1 the mover, 2 the opponent."""
-        return kernels._boards_of(np.ascontiguousarray(slots, np.int64), self.cells,
+        return kernels.boards_of(np.ascontiguousarray(slots, np.int64), self.cells,
                                   self.pieces, self.block, self.class_rep, self.comb_a,
                                   self.comb_b)
 
@@ -238,7 +239,8 @@ class RhombusTable:
     def move_cells(self, code: int, symmetry: int) -> tuple[int, int]:
         """(from, to) in the original position of a move code stored on its canonical slot."""
         image = self.cell_map(symmetry)
-        return int(image[code // kernels.MOVE_RADIX]), int(image[code % kernels.MOVE_RADIX])
+        radix = space_kernels.MOVE_RADIX
+        return int(image[code // radix]), int(image[code % radix])
 
     @cached_property
     def symmetric_slots(self) -> int:
@@ -272,13 +274,13 @@ def parse_distance_table_name(name: str) -> int:
 class DistanceTable:
     """One player alone on the star with ``pieces`` pieces: the fewest moves to bring them all
     into its goal point, for every placement.  ``build()`` returns uint8[C(121, pieces)] indexed
-    by ``rank`` (layout in ``solvers.chinese_checkers_distance``)."""
+    by ``rank`` (layout in ``solvers.chinese_checkers.distance``)."""
 
     def __init__(self, pieces: int):
         if pieces not in DISTANCE_PIECES:
             raise InvalidOptionError(f"distance tables hold 1 to {DISTANCE_PIECES[-1]} pieces, "
                                      f"not {pieces!r}")
-        from tbdb.solvers.chinese_checkers_geometry import STAR_CELLS, star
+        from tbdb.solvers.chinese_checkers.geometry import STAR_CELLS, star
         self.pieces = pieces
         self.name = distance_table_name(pieces)
         self.geometry = star()
@@ -288,14 +290,14 @@ class DistanceTable:
     def build(self, progress=None) -> np.ndarray:
         """The table by breadth-first search; ``progress(stage, done, total)`` hears of every
         level (done: placements reached so far)."""
-        from tbdb.solvers import chinese_checkers_distance as bfs
+        from tbdb.solvers.chinese_checkers import distance as bfs
         dist = np.empty(self.size, np.uint8)
         goal = self.geometry.point_cells(GOAL_POINT)
-        bfs._seed(dist, self.pieces, goal, self.binom)
+        bfs.seed(dist, self.pieces, goal, self.binom)
         reached = comb(len(goal), self.pieces)
         level = 0
         while True:
-            found = bfs._expand(dist, level, self.pieces, self.geometry.nbr, self.binom)
+            found = bfs.expand(dist, level, self.pieces, self.geometry.nbr, self.binom)
             if not found:
                 break
             level += 1
@@ -307,12 +309,12 @@ class DistanceTable:
         return dist
 
     def check(self, dist: np.ndarray) -> np.ndarray:
-        """uint8[n] problems of a stored table (``solvers.chinese_checkers_distance._check``:
+        """uint8[n] problems of a stored table (``solvers.chinese_checkers.distance.check``:
         0 none)."""
-        from tbdb.solvers import chinese_checkers_distance as bfs
+        from tbdb.solvers.chinese_checkers import distance as bfs
         in_goal = np.zeros(self.geometry.cells, np.int8)
         in_goal[self.geometry.point_cells(GOAL_POINT)] = 1
-        return bfs._check(np.ascontiguousarray(dist, np.uint8), self.pieces,
+        return bfs.check(np.ascontiguousarray(dist, np.uint8), self.pieces,
                           self.geometry.nbr, self.binom, in_goal)
 
     def cells(self, rank: int) -> list[int]:

@@ -19,16 +19,17 @@ from functools import cached_property
 import numpy as np
 
 from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidPositionError, quote
-from tbdb.games.shogi import LETTERS, Move, Position
-from tbdb.solvers import shogi as moves_k
-from tbdb.solvers import shogi_tables as k
+from tbdb.games.shogi.position import LETTERS, Move, Position
+from tbdb.solvers.shogi import moves as moves_k
+from tbdb.solvers.shogi import index as k
+from tbdb.solvers.shogi import tables as space_k
 
 ORDER = "RBGSNLP"  # strongest first, as table names list pieces
 MAX_PIECES = 4  # kings included: what the build goals cover (larger tables index fine)
 
 
 def parse_table_name(name: str) -> tuple[int, ...]:
-    """Piece types (solvers/shogi.py numbering) of a table name, strongest first."""
+    """Piece types (solvers/shogi/moves.py numbering) of a table name, strongest first."""
     if not isinstance(name, str):
         raise InvalidMaterialError(f"a shogi table name is text, not {quote(name)}")
     m = re.fullmatch(r"K([RBGSNLP]*)K", name)
@@ -139,7 +140,7 @@ class ShogiTable:
     # ------------------------------------------------------------------ the contract
 
     def census(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
-        return k._census(self.desc, lo, hi)
+        return space_k.census(self.desc, lo, hi)
 
     def children(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:
         positions = np.ascontiguousarray(positions, np.int64)
@@ -147,7 +148,7 @@ class ShogiTable:
         count = np.empty(n, np.int16)
         child = np.empty((n, w), np.int64)
         move = np.empty((n, w), np.int32)
-        k._children(self.desc, positions, count, child, move)
+        space_k.children(self.desc, positions, count, child, move)
         # every move stays in the table: no external values
         return count, child, move, np.zeros((n, w), np.int8), np.zeros((n, w), np.int16)
 
@@ -156,7 +157,7 @@ class ShogiTable:
         n = len(positions)
         count = np.empty(n, np.int32)
         parent = np.empty((n, self.max_parents), np.int64)
-        k._parents(self.desc, positions, count, parent)
+        space_k.parents(self.desc, positions, count, parent)
         return count, parent
 
     # ------------------------------------------------------------------ positions and slots
@@ -168,7 +169,7 @@ class ShogiTable:
 
     def locate(self, position: Position) -> tuple[int, Symmetry]:
         """(slot, symmetry) of a position of this table."""
-        slot, mirrored = k._slot_of(self.desc, position.board_array(), position.hands_array(),
+        slot, mirrored = k.slot_of(self.desc, position.board_array(), position.hands_array(),
                                     position.side, *self._scratch)
         if slot < 0:
             raise InvalidPositionError(f"position {position.sfen!r} is not in table "
@@ -190,14 +191,14 @@ class ShogiTable:
                                     f"{boards.shape}, {hands.shape} and {sides.shape}")
         slots = np.empty(n, np.int64)
         mirrored = np.empty(n, np.int8)
-        k._slots_of_many(self.desc, boards, hands, sides, slots, mirrored)
+        k.slots_of_many(self.desc, boards, hands, sides, slots, mirrored)
         return slots, sides == 1, mirrored == 1
 
     def position(self, slot: int) -> Position | None:
         """The stored position (black to move) of a slot; None if the slot is no board."""
         board = np.zeros(81, np.int8)
         hands = np.zeros((2, 8), np.int8)
-        if not k._position_of(self.desc, int(slot), board, hands):
+        if not k.position_of(self.desc, int(slot), board, hands):
             return None
         return Position(tuple(int(c) for c in board),
                         (tuple(int(c) for c in hands[0]), tuple(int(c) for c in hands[1])), 0)

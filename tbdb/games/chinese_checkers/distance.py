@@ -1,6 +1,6 @@
 """A lone player on the star: its placement (with the goal it heads for) as a position, and the
 stored form of the single-agent distance tables (``DistanceTable`` in
-``chinese_checkers_tables``).
+``chinese_checkers.tables``).
 
 **Placement text**: the distance table's name ``star-distance-{k}`` (k pieces), a space, the 17
 rows of the star from the top tip joined by ``/`` (``1`` a piece, ``.`` empty; the same rows as
@@ -23,10 +23,11 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from tbdb.errors import InvalidPositionError, MissingTableError, quote
-from tbdb.games.chinese_checkers import STAR_PIECES, _Board, _moves_of, _parse_rows, _rows_text
-from tbdb.games.chinese_checkers_tables import (DISTANCE_PIECES, DistanceTable,
+from tbdb.games.chinese_checkers.position import (STAR_PIECES, _Board, _moves_of, _parse_rows,
+                                                  _rows_text)
+from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, DistanceTable,
                                                 distance_table_name)
-from tbdb.solvers.chinese_checkers_geometry import star
+from tbdb.solvers.chinese_checkers.geometry import star
 from tbdb.solvers.retrograde import WIN
 
 PREFIX = "star-distance-"

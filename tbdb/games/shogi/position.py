@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
-from tbdb.solvers import shogi as kernels
-from tbdb.solvers import shogi_sfen
+from tbdb.solvers.shogi import moves as kernels
+from tbdb.solvers.shogi import text as text_kernels
 
 Square = int  # (file - 1) * 9 + rank, rank 0..8 for a..i: 7g = 60
-PieceCode = int  # colour * 16 + type (see solvers/shogi.py), 0 empty
+PieceCode = int  # colour * 16 + type (see solvers/shogi/moves.py), 0 empty
 BLACK, WHITE = 0, 1
 LETTERS = " PLNSBRGK"  # type -> letter (1..8); promoted types are 9..14
 HAND_ORDER = (6, 5, 7, 4, 3, 2, 1)  # SFEN writes hands R B G S N L P
@@ -222,20 +222,20 @@ class Position:
 
     @classmethod
     def _parse_fast(cls, text: str) -> Position | None:
-        """``parse`` in one kernel call (solvers/shogi_sfen.py); None where the kernel leaves
+        """``parse`` in one kernel call (solvers/shogi/text.py); None where the kernel leaves
         the text to the Python parser (an error, or a form it does not read).  The position
         keeps the slot the kernel found in its table, for ``ShogiGame.locate``."""
         out = getattr(_scratch, "out", None)  # one buffer per thread, read before returning
         if out is None:
-            out = _scratch.out = np.empty(shogi_sfen.OUT_LEN, np.uint8)
-        side, key, n, same, slot, mirrored = shogi_sfen._parse_sfen(text.encode(), out)
+            out = _scratch.out = np.empty(text_kernels.OUT_LEN, np.uint8)
+        side, key, n, same, slot, mirrored = text_kernels.parse_sfen(text.encode(), out)
         if side < 0:
             return None
         raw = out.tobytes()  # piece codes and counts are small: bytes read as the ints
         position = cls(tuple(raw[:81]), (tuple(raw[81:89]), tuple(raw[89:97])), side)
         # the cached properties, from what the kernel found (object.__setattr__: the class is
         # frozen, and reading __dict__ would build a dict the instance otherwise does without)
-        at = shogi_sfen.TEXT_AT
+        at = text_kernels.TEXT_AT
         _set(position, "sfen", text if same else raw[at:at + n].decode())
         _set(position, "material_key", key)
         _set(position, "table_slot", (slot, mirrored))
@@ -275,7 +275,7 @@ class Position:
                 t = code & 15
                 base = t - kernels.PROMOTED if t > kernels.KING else t
                 total[base] += 1
-                if t <= kernels.KNIGHT and kernels._dead(code >> 4, t, sq):
+                if t <= kernels.KNIGHT and kernels.dead(code >> 4, t, sq):
                     raise InvalidPositionError(f"SFEN {quote(text)}: the {piece_text(code)} on "
                                                f"{square_name(sq)} can never move")
                 if t == kernels.PAWN:
@@ -292,7 +292,7 @@ class Position:
             if total[t] > most:
                 raise InvalidPositionError(f"SFEN {quote(text)} has {total[t]} pieces of type "
                                            f"{LETTERS[t]}; shogi has {most}")
-        if kernels._attacked(np.frombuffer(bytes(board), np.int8),
+        if kernels.attacked(np.frombuffer(bytes(board), np.int8),
                              board.index(kernels.KING + 16 * (1 - self.side)), self.side):
             raise InvalidPositionError(f"SFEN {quote(text)}: the side not to move is in check")
 
@@ -325,7 +325,7 @@ class Position:
     @cached_property
     def table_slot(self) -> tuple[int, int] | None:
         """(slot, mirrored) of the position in the table of its pieces, if ``parse`` found it
-        (see solvers/shogi_sfen.py); None here: ``ShogiGame.locate`` computes it."""
+        (see solvers/shogi/text.py); None here: ``ShogiGame.locate`` computes it."""
         return None
 
     @cached_property
@@ -355,7 +355,7 @@ class Position:
 
     def legal_codes(self) -> np.ndarray:
         out = np.empty(kernels.MAX_MOVES, np.int32)
-        n = kernels._legal_moves(self.board_array(), self.hands_array(), self.side, out)
+        n = kernels.legal_moves(self.board_array(), self.hands_array(), self.side, out)
         return out[:n]
 
     def legal_moves(self) -> list[Move]:
@@ -363,7 +363,7 @@ class Position:
 
     def is_check(self) -> bool:
         k = self.board.index(kernels.KING + 16 * self.side)
-        return bool(kernels._attacked(self.board_array(), k, 1 - self.side))
+        return bool(kernels.attacked(self.board_array(), k, 1 - self.side))
 
     def push(self, move: Move | str) -> Position:
         """The position after a legal move (``InvalidMoveError`` quoting it otherwise)."""
@@ -376,7 +376,7 @@ class Position:
         if code not in set(self.legal_codes().tolist()):
             raise InvalidMoveError(f"move {quote(text)} is not legal in {self.sfen!r}")
         board, hands = self.board_array(), self.hands_array()
-        kernels._do_move(board, hands, self.side, code)
+        kernels.do_move(board, hands, self.side, code)
         return Position(tuple(int(c) for c in board),
                         (tuple(int(c) for c in hands[0]), tuple(int(c) for c in hands[1])),
                         1 - self.side)
@@ -384,7 +384,7 @@ class Position:
     def perft(self, depth: int) -> int:
         if not isinstance(depth, int) or depth < 0:
             raise ValueError(f"perft depth must be a non-negative integer, not {depth!r}")
-        return int(kernels._perft(self.board_array(), self.hands_array(), self.side, depth))
+        return int(kernels.perft(self.board_array(), self.hands_array(), self.side, depth))
 
 
 def perft(sfen: str, depth: int) -> int:

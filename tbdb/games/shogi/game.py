@@ -4,7 +4,7 @@ A table (``KGK``, ``KRGK``) holds two kings and fixed other pieces wherever they
 board for either side, promoted or not, or in either hand.  Captures and drops stay in the
 table, so no table depends on another.  Slots hold black-to-move positions only (white to move
 is answered through the colour swap) with the left-right mirror folded in; the symmetry code
-of a ``Location`` is ``2 * swap + mirror`` (``tbdb.games.shogi_tables.Symmetry``).
+of a ``Location`` is ``2 * swap + mirror`` (``tbdb.games.shogi.tables.Symmetry``).
 """
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionEr
     InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
-from tbdb.games.shogi import LETTERS, START_SFEN, Move, Position, _hand_text
-from tbdb.games.shogi_tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
+from tbdb.games.shogi.position import LETTERS, START_SFEN, Move, Position, _hand_text
+from tbdb.games.shogi.tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
     parse_table_name, table_name, table_of
 from tbdb.options import Option
-from tbdb.solvers import shogi as moves_k
-from tbdb.solvers import shogi_tables as k
+from tbdb.solvers.shogi import moves as moves_k
+from tbdb.solvers.shogi import index as k
+from tbdb.solvers.shogi.tables import ILLEGAL
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
 
 DEFAULT_PIECES = 3
@@ -68,7 +69,7 @@ _BINOM_COLUMNS = k.BINOM.T.tolist()
 
 def _unrank_group(rank: int, n: int, m: int) -> list[int]:
     """States (ascending, repeats allowed) of n identical pieces over m states from their rank:
-    the Python twin of ``solvers.shogi_tables._unrank_group``."""
+    the Python twin of ``solvers.shogi.index._unrank_group``."""
     out = [0] * n
     for i in range(n - 1, -1, -1):
         column = _BINOM_COLUMNS[i + 1]  # nondecreasing in c: the largest c with C(c) <= rank
@@ -188,7 +189,7 @@ class ShogiGame(Game):
         mult = values.multiplicity.astype(np.int64)
         raw = int(mult[real].sum())
         wins, draws, losses, illegal = (int(mult[values.result == r].sum()) // 2
-                                        for r in (WIN, DRAW, LOSS, k.ILLEGAL))
+                                        for r in (WIN, DRAW, LOSS, ILLEGAL))
         won = values.distance[values.result == WIN]
         lost = values.distance[values.result == LOSS]
         longest = (int(won.max()) if len(won) else None, int(lost.max()) if len(lost) else None)
@@ -258,7 +259,7 @@ class ShogiGame(Game):
             slot, mirrored = found
         else:
             board, hands = position.arrays
-            slot, mirrored = k._locate(desc, board, hands, position.side)
+            slot, mirrored = k.locate(desc, board, hands, position.side)
         return Location(name, int(slot), 2 * position.side + int(mirrored))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
@@ -269,7 +270,7 @@ class ShogiGame(Game):
         n = len(codes)
         boards = np.empty((n, 81), np.int8)
         hands = np.empty((n, 2, 8), np.int8)
-        moves_k._after_moves(position.board_array(), position.hands_array(), position.side,
+        moves_k.after_moves(position.board_array(), position.hands_array(), position.side,
                              codes, boards, hands)
         side = 1 - position.side
         return [Successor(Move.from_code(int(c)).usi, _position(boards[i], hands[i], side))
@@ -303,7 +304,7 @@ class ShogiGame(Game):
         sym = np.zeros(n, np.int8)
         over = np.zeros(n, np.int8)
         keys = np.empty(n, np.int64)
-        k._batch_keys(boards, hands, sides, keys)
+        k.batch_keys(boards, hands, sides, keys)
         if n and keys.min() < 0:
             row = int(np.argmax(keys < 0))
             raise InvalidArrayError(f"row {row}: {_BATCH_ERRORS[int(keys[row])]}")

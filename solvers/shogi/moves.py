@@ -77,13 +77,13 @@ NEIGH, KNIGHT_TO, LINE_DIR, STEP_MASK, SLIDE_MASK = _tables()
 # --------------------------------------------------------------------------- small rules
 
 @njit(cache=True, inline="always")
-def _in_zone(colour, sq):
+def in_zone(colour, sq):
     r = sq % 9
     return r <= 2 if colour == 0 else r >= 6
 
 
 @njit(cache=True, inline="always")
-def _dead(colour, ptype, sq):
+def dead(colour, ptype, sq):
     """Whether an unpromoted ``ptype`` of ``colour`` could never move again from ``sq``."""
     r = sq % 9 if colour == 0 else 8 - sq % 9
     if ptype == PAWN or ptype == LANCE:
@@ -94,7 +94,7 @@ def _dead(colour, ptype, sq):
 
 
 @njit(cache=True)
-def _attacked(board, sq, by):
+def attacked(board, sq, by):
     """Whether a piece of colour ``by`` attacks square ``sq`` (looking outwards from sq)."""
     for d in range(8):
         back = (d + 4) & 7  # an attacker in direction d moves in direction back
@@ -132,7 +132,7 @@ def _has_pawn_on_file(board, colour, f):
 
 
 @njit(cache=True)
-def _nifu(board, colour, sq):
+def nifu(board, colour, sq):
     """Whether ``colour`` has an unpromoted pawn on the file of ``sq`` other than at ``sq``."""
     pawn = PAWN + 16 * colour
     f = sq // 9
@@ -145,7 +145,7 @@ def _nifu(board, colour, sq):
 # --------------------------------------------------------------------------- make / unmake
 
 @njit(cache=True)
-def _do_move(board, hands, colour, code):
+def do_move(board, hands, colour, code):
     """Play ``code`` for ``colour``; returns the captured piece code (0 if none)."""
     to = code & 127
     frm = (code >> 7) & 127
@@ -195,10 +195,10 @@ def _emit(out, n, frm, to, ptype, colour):
     """Append the move(s) of a ``ptype`` from ``frm`` to ``to``: promoted first where it may
     promote, unpromoted unless promotion is forced."""
     code = to | (frm << 7)
-    if ptype <= ROOK and (_in_zone(colour, frm) or _in_zone(colour, to)):
+    if ptype <= ROOK and (in_zone(colour, frm) or in_zone(colour, to)):
         out[n] = code | PROMOTE_FLAG
         n += 1
-        if _dead(colour, ptype, to):
+        if dead(colour, ptype, to):
             return n
     out[n] = code
     return n + 1
@@ -236,7 +236,7 @@ def _pseudo_from(board, colour, frm, out, n):
 
 
 @njit(cache=True)
-def _can_escape_pawn_check(board, hands, colour, ksq, buf):
+def can_escape_pawn_check(board, hands, colour, ksq, buf):
     """After a pawn drop checking ``colour``'s king on ``ksq``: has ``colour`` a legal board
     move?  (Drops never answer a pawn's check: it is adjacent.)  ``buf``: int32 scratch of at
     least MAX_MOVES."""
@@ -247,9 +247,9 @@ def _can_escape_pawn_check(board, hands, colour, ksq, buf):
         n = _pseudo_from(board, colour, frm, buf, 0)
         for e in range(n):
             code = buf[e]
-            cap = _do_move(board, hands, colour, code)
+            cap = do_move(board, hands, colour, code)
             k = (code & 127) if frm == ksq else ksq
-            safe = not _attacked(board, k, 1 - colour)
+            safe = not attacked(board, k, 1 - colour)
             _undo_move(board, hands, colour, code, cap)
             if safe:
                 return True
@@ -283,7 +283,7 @@ def _mark_attacks(board, frm, colour, amap, stamp):
 
 
 @njit(cache=True)
-def _gen_legal(board, hands, colour, ksq, eksq, origins, norigins, eorigins, neorigins, amap,
+def gen_legal(board, hands, colour, ksq, eksq, origins, norigins, eorigins, neorigins, amap,
                out, buf):
     """Every legal move of ``colour`` into ``out`` (int32[MAX_MOVES]); returns the count.
 
@@ -319,8 +319,8 @@ def _gen_legal(board, hands, colour, ksq, eksq, origins, norigins, eorigins, neo
             m = start
             for e in range(start, n):
                 code = out[e]
-                cap = _do_move(board, hands, colour, code)
-                ok = not _attacked(board, ksq, enemy)
+                cap = do_move(board, hands, colour, code)
+                ok = not attacked(board, ksq, enemy)
                 _undo_move(board, hands, colour, code, cap)
                 if ok:
                     out[m] = code
@@ -364,20 +364,20 @@ def _gen_legal(board, hands, colour, ksq, eksq, origins, norigins, eorigins, neo
             if t == PAWN and _has_pawn_on_file(board, colour, f):
                 continue
             for to in range(f * 9, f * 9 + 9):
-                if board[to] != 0 or _dead(colour, t, to):
+                if board[to] != 0 or dead(colour, t, to):
                     continue
                 code = to | (frm << 7)
                 if in_check:
                     if LINE_DIR[ksq, to] < 0:
                         continue  # cannot block anything
                     board[to] = t + 16 * colour
-                    ok = not _attacked(board, ksq, enemy)
+                    ok = not attacked(board, ksq, enemy)
                     board[to] = 0
                     if not ok:
                         continue
                 if t == PAWN and NEIGH[to, 0 if colour == 0 else 4] == eksq:
                     board[to] = PAWN + 16 * colour
-                    escapes = _can_escape_pawn_check(board, hands, enemy, eksq, buf)
+                    escapes = can_escape_pawn_check(board, hands, enemy, eksq, buf)
                     board[to] = 0
                     if not escapes:
                         continue  # uchifuzume
@@ -412,7 +412,7 @@ def _king_square(board, colour):
 
 
 @njit(cache=True)
-def _legal_moves(board, hands, colour, out):
+def legal_moves(board, hands, colour, out):
     """Legal moves of any position with both kings (board order, then drops)."""
     origins = np.empty(NSQ, np.int16)
     eorigins = np.empty(NSQ, np.int16)
@@ -420,13 +420,13 @@ def _legal_moves(board, hands, colour, out):
     buf = np.empty(MAX_MOVES, np.int32)
     n, k = _origins_of(board, colour, origins)
     ne, ek = _origins_of(board, 1 - colour, eorigins)
-    return _gen_legal(board, hands, colour, k, ek, origins, n, eorigins, ne, amap, out, buf)
+    return gen_legal(board, hands, colour, k, ek, origins, n, eorigins, ne, amap, out, buf)
 
 
 # nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
 # stays interruptible (tbdb/command.py in_worker)
 @njit(cache=True, nogil=True)
-def _perft(board, hands, colour, depth):
+def perft(board, hands, colour, depth):
     """Leaf count of the move tree ``depth`` plies deep (iterative; bulk-counts the last ply)."""
     if depth <= 0:
         return np.int64(1)
@@ -443,7 +443,7 @@ def _perft(board, hands, colour, depth):
     side = colour
     no, k = _origins_of(board, side, origins)
     ne, ek = _origins_of(board, 1 - side, eorigins)
-    count[0] = _gen_legal(board, hands, side, k, ek, origins, no, eorigins, ne, amap, moves[0],
+    count[0] = gen_legal(board, hands, side, k, ek, origins, no, eorigins, ne, amap, moves[0],
                           buf)
     at[0] = 0
     while ply >= 0:
@@ -457,22 +457,22 @@ def _perft(board, hands, colour, depth):
                 _undo_move(board, hands, side, moves[ply, at[ply]], captured[ply])
                 at[ply] += 1
             continue
-        captured[ply] = _do_move(board, hands, side, moves[ply, at[ply]])
+        captured[ply] = do_move(board, hands, side, moves[ply, at[ply]])
         side = 1 - side
         ply += 1
         no, k = _origins_of(board, side, origins)
         ne, ek = _origins_of(board, 1 - side, eorigins)
-        count[ply] = _gen_legal(board, hands, side, k, ek, origins, no, eorigins, ne, amap,
+        count[ply] = gen_legal(board, hands, side, k, ek, origins, no, eorigins, ne, amap,
                                 moves[ply], buf)
         at[ply] = 0
     return total
 
 
 @njit(cache=True)
-def _after_moves(board, hands, colour, codes, boards, hands_out):
+def after_moves(board, hands, colour, codes, boards, hands_out):
     """The position after each move: board int8[81], hands int8[2, 8], codes int32[n] (legal
     moves of ``colour``) -> boards int8[n, 81], hands_out int8[n, 2, 8]."""
     for i in range(len(codes)):
         boards[i] = board
         hands_out[i] = hands
-        _do_move(boards[i], hands_out[i], colour, codes[i])
+        do_move(boards[i], hands_out[i], colour, codes[i])

@@ -4,7 +4,7 @@ moves that bring its k pieces into its goal point, from every placement.
 Layout: ``dist`` uint8[C(121, k)], indexed by the colex rank of the placement's cells in
 ascending order (``sum C(cell_i, i + 1)``, cells numbered row by row from the top tip), with
 the goal the bottom point (cells 111..120).  Other goals are the same table after turning the
-board (``tbdb.games.chinese_checkers_tables.distance_rank``).
+board (``tbdb.games.chinese_checkers.tables.distance_rank``).
 
 A lone player's moves are reversible (a step back, a hop chain run backwards), so the table is a
 breadth-first search from the placements already in the goal, level by level: every placement
@@ -14,8 +14,8 @@ entry at the same time, which is harmless.
 import numpy as np
 from numba import njit, prange
 
-from tbdb.solvers.chinese_checkers import _rank, _replace_sorted
-from tbdb.solvers.chinese_checkers_moves import _destinations
+from tbdb.solvers.chinese_checkers.index import rank, replace_sorted
+from tbdb.solvers.chinese_checkers.moves import destinations
 
 UNSEEN = np.uint8(255)
 CHUNK = 1 << 16
@@ -34,7 +34,7 @@ def _unrank(r, k, ncell, binom, cells):
 
 
 @njit(cache=True, parallel=True)
-def _seed(dist, k, goal, binom):
+def seed(dist, k, goal, binom):
     """dist = UNSEEN everywhere but 0 on the placements inside ``goal`` (int16[g])."""
     for i in prange(dist.shape[0]):
         dist[i] = UNSEEN
@@ -45,7 +45,7 @@ def _seed(dist, k, goal, binom):
     while True:
         for i in range(k):
             cells[i] = goal[idx[i]]
-        dist[_rank(cells, k, binom)] = 0
+        dist[rank(cells, k, binom)] = 0
         i = k - 1
         while i >= 0 and idx[i] == g - k + i:
             i -= 1
@@ -57,7 +57,7 @@ def _seed(dist, k, goal, binom):
 
 
 @njit(cache=True, parallel=True)
-def _expand(dist, level, k, nbr, binom):
+def expand(dist, level, k, nbr, binom):
     """Give level + 1 to every unseen neighbour of the placements at ``level``; returns how
     many entries were set (an overcount when two threads set one entry together)."""
     n = dist.shape[0]
@@ -83,11 +83,11 @@ def _expand(dist, level, k, nbr, binom):
             for i in range(k):
                 s = cells[i]
                 stamp += 1
-                nd = _destinations(board, nbr, s, marks[ch], stamp, stacks[ch, 0],
+                nd = destinations(board, nbr, s, marks[ch], stamp, stacks[ch, 0],
                                    stacks[ch, 1])
                 for j in range(nd):
-                    _replace_sorted(cells, k, i, stacks[ch, 1, j], moved)
-                    c = _rank(moved, k, binom)
+                    replace_sorted(cells, k, i, stacks[ch, 1, j], moved)
+                    c = rank(moved, k, binom)
                     if dist[c] == UNSEEN:
                         dist[c] = nxt
                         found[ch] += 1
@@ -97,7 +97,7 @@ def _expand(dist, level, k, nbr, binom):
 
 
 @njit(cache=True, parallel=True)
-def _check(dist, k, nbr, binom, in_goal):
+def check(dist, k, nbr, binom, in_goal):
     """What is wrong with each entry of a stored table, as uint8[n]: 0 nothing, 1 the entry is
     0 off the goal or not 0 inside it, 2 a neighbour is more than one move closer, 3 the entry
     is above 0 but no neighbour is one move closer.  Together these say ``dist`` is the
@@ -129,11 +129,11 @@ def _check(dist, k, nbr, binom, in_goal):
             closest = np.int64(1 << 30)
             for i in range(k):
                 stamp += 1
-                nd = _destinations(board, nbr, cells[i], marks[ch], stamp, stacks[ch, 0],
+                nd = destinations(board, nbr, cells[i], marks[ch], stamp, stacks[ch, 0],
                                    stacks[ch, 1])
                 for j in range(nd):
-                    _replace_sorted(cells, k, i, stacks[ch, 1, j], moved)
-                    c = np.int64(dist[_rank(moved, k, binom)])
+                    replace_sorted(cells, k, i, stacks[ch, 1, j], moved)
+                    c = np.int64(dist[rank(moved, k, binom)])
                     if c < closest:
                         closest = c
             for i in range(k):

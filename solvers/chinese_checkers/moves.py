@@ -2,7 +2,7 @@
 
 A board is ``board`` int8[N] (0 empty, otherwise the player number standing there) and
 ``nbr`` int16[N, 6] (the neighbour of each cell in each of the six directions, -1 off the board;
-layouts in ``solvers.chinese_checkers_geometry``).
+layouts in ``solvers.chinese_checkers.geometry``).
 
 A move takes one piece either one step to an adjacent empty cell, or along a chain of hops:
 each hop jumps over one adjacent piece of any colour onto the empty cell right behind it, and
@@ -19,7 +19,7 @@ from numba import njit, prange
 
 
 @njit(cache=True)
-def _sort_small(a, n):
+def sort_small(a, n):
     """Insertion sort of a[:n] in place (n is small: a piece's destinations, a piece set)."""
     for i in range(1, n):
         v = a[i]
@@ -31,7 +31,7 @@ def _sort_small(a, n):
 
 
 @njit(cache=True)
-def _destinations(board, nbr, s, mark, stamp, stack, out):
+def destinations(board, nbr, s, mark, stamp, stack, out):
     """The cells the piece on ``s`` can move to, ascending, in out[:n]; returns n.
 
     ``mark`` int32[N] holds visit stamps: cells equal to ``stamp`` count as visited, so the
@@ -66,12 +66,12 @@ def _destinations(board, nbr, s, mark, stamp, stack, out):
             out[n] = t
             n += 1
     board[s] = piece
-    _sort_small(out, n)
+    sort_small(out, n)
     return n
 
 
 @njit(cache=True)
-def _moves_of_board(board, nbr, player, out_from, out_to):
+def moves_of_board(board, nbr, player, out_from, out_to):
     """Every move of ``player`` on ``board``: pieces by cell, destinations ascending.  Returns
     the count; out_from/out_to need room for every move (cells x cells is always enough)."""
     ncell = board.shape[0]
@@ -84,7 +84,7 @@ def _moves_of_board(board, nbr, player, out_from, out_to):
         if board[s] != player:
             continue
         stamp += 1
-        nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
+        nd = destinations(board, nbr, s, mark, stamp, stack, dest)
         for j in range(nd):
             out_from[n] = s
             out_to[n] = dest[j]
@@ -129,7 +129,7 @@ def _perft_line(board, nbr, goals, players, mover, depth, moves, nmoves, index, 
             for s in range(ncell):
                 if board[s] != pl + 1:
                     continue
-                nd = _destinations(board, nbr, s, mark, stamp, stack, dest)
+                nd = destinations(board, nbr, s, mark, stamp, stack, dest)
                 stamp += 1
                 for j in range(nd):
                     moves[level, n, 0] = s
@@ -171,7 +171,7 @@ def _perft_line(board, nbr, goals, players, mover, depth, moves, nmoves, index, 
 # nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
 # stays interruptible (tbdb/command.py in_worker)
 @njit(cache=True, parallel=True, nogil=True)
-def _perft(board, nbr, goals, players, mover, depth, max_moves):
+def perft(board, nbr, goals, players, mover, depth, max_moves):
     """Perft of a star (or any) position: leaf count ``depth`` plies below, with the game over
     once a player meets its win condition.  Parallel over the first move; returns (total,
     per-first-move counts int64[n], first moves int16[n, 2])."""
@@ -179,7 +179,7 @@ def _perft(board, nbr, goals, players, mover, depth, max_moves):
     first = np.empty((max_moves, 2), np.int16)
     f_from = np.empty(max_moves, np.int64)
     f_to = np.empty(max_moves, np.int64)
-    nroot = _moves_of_board(board, nbr, mover + 1, f_from, f_to)
+    nroot = moves_of_board(board, nbr, mover + 1, f_from, f_to)
     for i in range(nroot):
         first[i, 0] = f_from[i]
         first[i, 1] = f_to[i]
