@@ -132,7 +132,12 @@ def _create(con, path: str) -> None:
             return None
         g, position = _game_position(game_name, text)
         try:
-            return g.locate(position)
+            loc = g.locate(position)
+            if not isinstance(loc, GameOver) and loc.table is None:
+                # the game keeps positions in several tables (shared key stores): the built
+                # one holding it, as lookups find it
+                loc, _ = _current(path).prober._search(g, loc, f"position {text!r}", text)
+            return loc
         except MissingTableError:
             return None
 
