@@ -11,6 +11,7 @@ from typing import Any, Iterable
 import duckdb
 import pyarrow as pa
 
+from tbdb.database import is_disk_full
 from tbdb.errors import DamagedTableError, MissingTableError
 from tbdb.storage.parquet import ValuesFile
 

@@ -25,7 +25,8 @@ from typing import Iterable
 
 import duckdb
 
-from tbdb.errors import DamagedDatabaseError, MissingValuesFileError, NotADatabaseError
+from tbdb.errors import (DamagedDatabaseError, DatabaseBusyError, MissingValuesFileError,
+                         NotADatabaseError)
 from tbdb.safe_files import kind, plain_mode
 from tbdb.storage.parquet import ValuesFile, index_view_sql
 
