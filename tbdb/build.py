@@ -22,6 +22,7 @@ from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableErro
 from tbdb.memory import reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
+from tbdb.storage import storage_of
 from tbdb.store import Store, default_db_path
 from tbdb.verify_rows import catalogue_problems
 
@@ -54,25 +55,7 @@ class BuildSummary:
 def load_table(g, store: Store, table: str):
     """A built table's values in the form ``g.space``/``g.solve`` read them."""
     row = store.require_table(g.name, table, f"table {table!r}", g.build_command(table))
-    if row["storage"] == "index":
-        values = store.load_index(row["table_id"], row["slots"])
-    elif row["storage"] == "runs":
-        values = store.load_runs(row["table_id"], row["slots"], row["params"]["horizon"])
-    else:
-        values = levels_of(store.load_keys(row["table_id"]))
-    return g.from_stored(table, row, values)
-
-
-def levels_of(stored) -> list:
-    """A key table as read by ``Store.load_keys`` split into ``LevelValues`` per level."""
-    keys, result, distance, best, multiplicity, level = stored
-    out = []
-    for lv in np.unique(level):
-        sel = level == lv
-        out.append(retrograde.LevelValues(int(lv), np.ascontiguousarray(keys[sel, :2]),
-                                          result[sel], distance[sel], best[sel],
-                                          keys[sel, 2].astype(np.int16), multiplicity[sel]))
-    return out
+    return g.from_stored(table, row, store.load_table(row))
 
 
 def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
@@ -132,10 +115,11 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
             bar.say(f"{g.name}: resuming: {summary.skipped} of {len(tables)} tables already "
                     f"done")
         writer = _Writer(store)
+        kind = storage_of(g)
         try:
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache)
-                if i == 0 or g.storage == "key":
+                if i == 0 or kind.by_levels:
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""
@@ -146,14 +130,14 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
 
                 t0 = time.perf_counter()
                 nxt = todo[i + 1] if i + 1 < len(todo) else None
-                shared = g.key_store(t) if g.storage == "key" else None
+                shared = kind.shared_store(g, t)
                 if shared is not None:  # rows go to a store other builds share
                     into = level_store.solve_into(g, store, t, shared, deps, t in rebuild)
                     data = into.data
                     summary.rows += into.new_rows
                     summary.reused += into.reused_rows
                     store.write_table(g.name, t, data, time.perf_counter() - t0)
-                elif g.storage == "key":
+                elif kind.by_levels:
                     data = _solve_levels(g, store, t, deps, t in rebuild)
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)

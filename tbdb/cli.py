@@ -39,6 +39,7 @@ def _game_options(parser: argparse.ArgumentParser, options) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     from tbdb import games
+    from tbdb.storage import storage_of
     p = _Parser(prog="tbdb", description="Endgame tablebases: build with Numba, store in "
                                          "DuckDB, query in SQL and Python.")
     p.add_argument("--version", action="version", version=f"tbdb {_version()}")
@@ -69,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
         gb.add_argument("--rebuild", action="append", default=[], metavar="TABLE",
                         help="build this table again even if it is done (repeatable)")
         gb.add_argument("--no-progress", action="store_true", help="no progress bar")
-        if g.storage == "index":  # cluster builds: tbdb/cluster.py (needs tbdb[cluster])
+        if storage_of(g).clusterable:  # cluster builds: tbdb/cluster.py (needs tbdb[cluster])
             gb.add_argument("--cluster", metavar="ADDRESS", help="build on Dask: 'local' (a "
                             "LocalCluster, one worker per core) or tcp://HOST:PORT")
             gb.add_argument("--out", metavar="DIR", help="with --cluster: directory (shared by "

@@ -34,6 +34,7 @@ from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_sta
 from tbdb.errors import InvalidOptionError
 from tbdb.games.base import StatRow, TableData
 from tbdb.progress import Progress
+from tbdb.storage import storage_of
 from tbdb.store import Store, ValuesFile, default_db_path
 
 # dependencies a worker process keeps in memory between tasks: {(game, table, sha256): values}
@@ -178,7 +179,7 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     database would need that filesystem).  ``tbdb import DIR`` copies them in later."""
     g, mode, planned, rebuild = plan(game, mode, rebuild, **options)
     tables = planned if tables is None else [g.check_table(t) for t in tables]
-    if g.storage != "index":
+    if not storage_of(g).clusterable:
         raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
                                  f"{g.storage!r} tables: build it without --cluster")
     if not cluster and client is None:
@@ -342,7 +343,7 @@ def import_values(db: str | None, out: str) -> ImportSummary:
     were moved to."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from tbdb.tables import INDEX_SCHEMA
+    from tbdb.storage.rows import INDEX_SCHEMA
     path = str(db) if db is not None else default_db_path()
     place = OutDir.of(out)
     if place.size(place.root) is None and not place.listdir(place.root):
@@ -391,7 +392,7 @@ def _import_unrecorded(store: Store, place, summary: ImportSummary) -> None:
         if name not in games.REGISTRY:
             continue
         g = games.get(name)
-        if g.storage != "index":
+        if not storage_of(g).clusterable:
             continue
         done = {t for t, state in store.states(g.name).items() if state == "done"}
         for file_name in place.listdir(place.join(game_dir)):

@@ -7,7 +7,9 @@ in a query.
                                  readable views show); NULL if its table is not built
     tb_locate(game, position)    STRUCT(table_name, idx, key0, key1, key_constraint): where that
                                  row is, so a query can go straight to it (see ``tb_row``)
-    tb_row(game, position)       a table macro: the stored values row of the position
+    tb_row(game, position)       a table macro: the stored values row of the position (one
+                                 branch per storage kind; score runs: the run with the most
+                                 plies left, its ``score`` in the last column)
 
 Malformed text is an error quoting it, as everywhere.  Other DuckDB clients do not have these
 functions (they are registered by tbdb on its connections, not stored in the file).
@@ -27,21 +29,15 @@ LOOKUP_TYPE = "STRUCT(outcome VARCHAR, distance INTEGER, score INTEGER, best_mov
 LOCATE_TYPE = ("STRUCT(table_name VARCHAR, idx BIGINT, key0 BIGINT, key1 BIGINT, "
                "key_constraint INTEGER)")
 
-# the location is computed once (a materialised CTE), not once per scanned row
-TB_ROW = """
-CREATE OR REPLACE TEMP MACRO tb_row(game_name, position) AS TABLE
-WITH loc AS MATERIALIZED (SELECT tb_locate(game_name, position) AS w)
-SELECT t.game, t.table_name, v.idx, NULL::BIGINT AS key0, NULL::BIGINT AS key1,
-       v.result, v.distance, v.best_move, v.multiplicity
-FROM loc, tb_tables t JOIN tb_index_values v USING (table_id)
-WHERE t.game = game_name AND t.table_name = loc.w.table_name AND v.idx = loc.w.idx
-UNION ALL
-SELECT t.game, t.table_name, NULL, v.key0, v.key1, v.result, v.distance, v.best_move,
-       v.multiplicity
-FROM loc, tb_tables t JOIN tb_key_values v USING (table_id)
-WHERE t.game = game_name AND t.table_name = loc.w.table_name AND v.key0 = loc.w.key0
-  AND v.key1 = loc.w.key1
-"""
+
+
+def tb_row_sql() -> str:
+    """The ``tb_row`` macro: each storage kind's branch (``Storage.tb_row``), the location
+    computed once (a materialised CTE), not once per scanned row."""
+    from tbdb.storage import KINDS
+    return ("CREATE OR REPLACE TEMP MACRO tb_row(game_name, position) AS TABLE\n"
+            "WITH loc AS MATERIALIZED (SELECT tb_locate(game_name, position) AS w)\n"
+            + "\nUNION ALL\n".join(kind.tb_row() for kind in KINDS.values()))
 
 
 # DuckDB keeps functions per database instance, and a process opening one file twice shares
@@ -82,7 +78,7 @@ def register(store, prober_type) -> Registration:
             _create(store.con, path)
         except duckdb.CatalogException:
             pass  # this database instance has them already
-    store.con.execute(TB_ROW)
+    store.con.execute(tb_row_sql())
     return mine
 
 
@@ -136,7 +132,12 @@ def _create(con, path: str) -> None:
             return None
         g, position = _game_position(game_name, text)
         try:
-            return g.locate(position)
+            loc = g.locate(position)
+            if not isinstance(loc, GameOver) and loc.table is None:
+                # the game keeps positions in several tables (shared key stores): the built
+                # one holding it, as lookups find it
+                loc, _ = _current(path).prober._search(g, loc, f"position {text!r}", text)
+            return loc
         except MissingTableError:
             return None
 

@@ -30,7 +30,7 @@ from tbdb.errors import MissingValuesFileError, NotADatabaseError
 TABLES = ("alembic_version", "tb_tables", "tb_stats", "tb_index_rows", "tb_index_files",
           "tb_key_values", "tb_score_runs", "tb_texts", "build_checkpoints", "build_levels")
 VALUES_SUFFIX = ".values.parquet"
-# the view tb_index_values with no files (``tbdb.store.index_view_sql`` adds them)
+# the view tb_index_values with no files (``tbdb.storage.parquet.index_view_sql`` adds them)
 INDEX_VIEW_FILE = "04_index_values.sql"
 # {(real path, device, inode, size, mtime, ctime): sha256} of files hashed by this process: a
 # file is hashed once however often it is opened (the server, lookups of one table); any
@@ -85,7 +85,7 @@ def recorded_files(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 def readable_paths(con: duckdb.DuckDBPyConnection, db: str) -> list[str]:
     """The recorded values files that verify (the ones a read-only connection may open);
     ``Store`` names the others when it opens the file."""
-    from tbdb.store import ValuesFile
+    from tbdb.storage.parquet import ValuesFile
     check_catalogue(con, db)
     out = []
     for game, table, *f in recorded_files(con):

@@ -377,7 +377,7 @@ def test_index_tables_load_in_batches_from_parquet_and_database(built, embedded,
     file and from the database) still equals the dense arrays built here from plain SQL."""
     import numpy as np
 
-    import tbdb.store as store_module
+    import tbdb.storage.index as store_module
     from tbdb.solvers.retrograde import NONE
     monkeypatch.setattr(store_module, "LOAD_BATCH_ROWS", 7)
     for db in (built[1], embedded):

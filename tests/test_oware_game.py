@@ -218,7 +218,7 @@ def test_batch_lookup_agrees_with_single_lookups(oware_db):
 
 
 def test_rows_streamed_in_small_batches_are_the_same_rows(oware_db, tmp_path, monkeypatch):
-    from tbdb import tables
+    from tbdb.storage import rows as tables
     from tbdb.games.oware import game as oware_game
     monkeypatch.setattr(tables, "BATCH", 1000)
     monkeypatch.setattr(oware_game, "BATCH", 1000)

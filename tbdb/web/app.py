@@ -26,6 +26,7 @@ from tbdb.errors import (DamagedDatabaseError, DamagedTableError, InvalidOptionE
                          MissingTableError, TbdbError, UnknownGameError, quote)
 from tbdb.lookup_json import lookup_json
 from tbdb.options import resolve
+from tbdb.storage import storage_of
 from tbdb.store import damaged, is_damage
 from tbdb.web.histogram import histogram
 
@@ -101,7 +102,8 @@ class Explorer:
                 out.append(g.sample)
             except (TbdbError, ValueError, KeyError):
                 pass
-            for table, key in self.tb.sql(_SAMPLE_SQL[g.storage], params=[g.name]).fetchall():
+            sql, params = storage_of(g).samples(g)
+            for table, key in self.tb.sql(sql, params=params).fetchall():
                 try:
                     text = g.text(g.parse(g.slot_text(table, key)))
                 except (ValueError, KeyError, NotImplementedError):
@@ -117,27 +119,13 @@ class Explorer:
                                      "state = 'done' GROUP BY game").fetchall())
         renderers = {p.name for p in (STATIC / "boards").iterdir()}
         return [{"name": g.name, "title": g.title, "sample": g.sample,
-                 "value_kind": g.value_kind, "plies_option": g.plies_option,
+                 **storage_of(g).describe(g),
                  "tables": int(built.get(g.name, 0)),
                  "samples": self.samples(g),
                  "renderer": f"{g.name}.js" in renderers,
                  "options": [{"name": o.name, "help": o.help, "default": o.default,
                               "allowed": o.describe()} for o in g.lookup_options]}
                 for g in games.all_games()]
-
-
-# per storage kind: (table, key) of a few stored positions worth a look, longest wins first
-_SAMPLE_SQL = {
-    "index": "SELECT t.table_name, v.idx FROM tb_index_values v JOIN tb_tables t USING "
-             "(table_id) WHERE t.game = ? AND v.result = 1 "
-             "ORDER BY v.distance DESC, t.table_name, v.idx LIMIT 4",
-    "key": "SELECT t.table_name, [v.key0, v.key1, v.key_constraint] FROM tb_key_values v JOIN "
-           "tb_tables t USING (table_id) WHERE t.game = ? AND v.result = 1 "
-           "ORDER BY v.distance DESC, t.table_name, v.key0, v.key1 LIMIT 4",
-    "runs": "SELECT t.table_name, r.idx FROM tb_score_runs r JOIN tb_tables t USING (table_id) "
-            "WHERE t.game = ? AND r.turns_left_to >= 200 "
-            "ORDER BY r.score DESC, t.table_name, r.idx LIMIT 4",
-}
 
 
 class _BadRequest(TbdbError, ValueError):

@@ -18,32 +18,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tbdb.errors import MissingTableError, quote
-from tbdb.results import OUTCOMES
+from tbdb.storage import storage_of
 
 CAP = 10_000_000
 SAMPLE_ROWS = 1_000_000
 SLICES = 16  # each slice costs a few ms of its own; 16 keep the sample spread
 
-# per storage kind: the table of values and the GROUP BY over one table's rows ({src}: that
-# table, sampled or not; parameter $id: the table_id).  Distances count positions as the rows
-# stand for them (multiplicity: the raw positions a canonical row is); illegal rows and empty
-# slots are left out, as draw_analysis counts them apart.
-_VALUES = {"index": "tb_index_values", "key": "tb_key_values", "runs": "tb_score_runs"}
-_ORDER = {"index": "idx", "key": "key0", "runs": "idx"}  # the column rows were stored in order of
-_COLUMNS = {"index": "table_id, result, distance, multiplicity",
-            "key": "table_id, result, distance, multiplicity",
-            "runs": "table_id, score, turns_left_to"}
-_SQL = {
-    "index": "SELECT result, distance, count(*), sum(multiplicity) FROM {src} "
-             "WHERE table_id = $id AND result BETWEEN -1 AND 1 GROUP BY ALL ORDER BY ALL",
-    "key": "SELECT result, distance, count(*), sum(multiplicity) FROM {src} "
-           "WHERE table_id = $id AND result BETWEEN -1 AND 1 GROUP BY ALL ORDER BY ALL",
-    # a score table stores runs of plies left over which the value stays the same; a
-    # position's value with the most plies left is its last run (turns_left_to = the horizon)
-    "runs": "SELECT score, count(*) FROM {src} WHERE table_id = $id AND turns_left_to = "
-            "(SELECT max(turns_left_to) FROM tb_score_runs WHERE table_id = $id) "
-            "GROUP BY ALL ORDER BY ALL",
-}
+# each storage kind (``tbdb.storage``) names its table of values, the GROUP BY over one table's
+# rows ({src}: that table, sampled or not; parameter $id: the table_id) and how its rows read as
+# bins.  Distances count positions as the rows stand for them (multiplicity: the raw positions
+# a canonical row is); illegal rows and empty slots are left out, as draw_analysis counts them
+# apart.
 
 
 @dataclass(frozen=True)
@@ -93,26 +78,22 @@ def histogram(tb, game: str, table: str, cap: int = CAP,
         shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "") or "none"
         raise MissingTableError(f"no {game} table {quote(table)} in this file "
                                 f"(built {game} tables: {shown})")
-    table_id, storage = found[0]
-    values = _VALUES[storage]
+    table_id, name = found[0]
+    storage = storage_of(name)
+    values = storage.values
     (total,), = tb.sql(f"SELECT count(*) FROM {values} WHERE table_id = $id",
                        params={"id": table_id}).fetchall()
     sample = None
     src = values
     if total > cap:
-        src = _slices(tb, values, _ORDER[storage], _COLUMNS[storage], table_id,
+        src = _slices(tb, values, storage.order, storage.columns, table_id,
                       min(1.0, sample_rows / total))
         (read,), = tb.sql(f"SELECT count(*) FROM {src}", params={"id": table_id}).fetchall()
         sample = read / total
-    rows = tb.sql(_SQL[storage].format(src=src), params={"id": table_id}).fetchall()
+    rows = tb.sql(storage.histogram_sql.format(src=src), params={"id": table_id}).fetchall()
     scale = 1 / sample if sample else 1
-    if storage == "runs":
-        bins = tuple(Bin(rows=round(n * scale), positions=round(n * scale), score=int(s))
-                     for s, n in rows)
-        return Histogram(game, table, "score", bins, sample)
-    bins = tuple(Bin(rows=round(n * scale), positions=round(p * scale), outcome=OUTCOMES[int(r)],
-                     distance=int(d)) for r, d, n, p in rows)
-    return Histogram(game, table, "distance", bins, sample)
+    bins = tuple(Bin(**kw) for kw in storage.histogram_bins(rows, scale))
+    return Histogram(game, table, storage.histogram_kind, bins, sample)
 
 
 def _slices(tb, values: str, order: str, columns: str, table_id: int, fraction: float) -> str:

@@ -1,0 +1,36 @@
+"""Storage kinds, one class each (``tbdb.storage.base.Storage``): index, key and score-run
+tables.  The core asks ``storage_of(game)`` (or of a catalogue row, or of ``TableData``) for the
+object that writes, loads, probes and summarises that kind's values, and never asks which kind
+it holds.
+
+    base.py     the Storage base class, StoredTable (a table as the prober holds it), wdl values
+    index.py    IndexStorage: a dense index per table (tb_index_rows, Parquet values files)
+    keys.py     KeyStorage: exact keys stored level by level (tb_key_values)
+    runs.py     RunStorage: a score by plies left as runs (tb_score_runs)
+    rows.py     the Arrow schemas and rows every kind shares (catalogue, stats, texts, levels)
+    parquet.py  Parquet values files of index tables and the view that reads them
+"""
+from __future__ import annotations
+
+from tbdb.storage.base import RowMissing, Storage, StoredTable
+from tbdb.storage.index import IndexStorage
+from tbdb.storage.keys import KeyStorage
+from tbdb.storage.runs import RunStorage
+
+INDEX = IndexStorage()
+KEYS = KeyStorage()
+RUNS = RunStorage()
+KINDS: dict[str, Storage] = {s.name: s for s in (INDEX, KEYS, RUNS)}
+
+__all__ = ["INDEX", "KEYS", "KINDS", "RUNS", "IndexStorage", "KeyStorage", "RowMissing",
+           "RunStorage", "Storage", "StoredTable", "storage_of"]
+
+
+def storage_of(what) -> Storage:
+    """The storage kind of a game, a ``TableData``, a catalogue row (dict) or a kind's name."""
+    name = what.get("storage") if isinstance(what, dict) else getattr(what, "storage", what)
+    try:
+        return KINDS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown storage {name!r}; tbdb stores "
+                         f"{', '.join(map(repr, KINDS))}") from None

@@ -1,0 +1,116 @@
+"""Key storage: exact keys (two int64 words and a constraint) sorted per level in
+``tb_key_values``, for games whose positions have no dense index.  Levels
+are solved, stored and checkpointed one at a time; builds may share one table's rows
+(``Game.key_store``, ``tbdb.level_store``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from tbdb.storage.base import RowMissing, StoredTable, WdlStorage, check_filled
+
+
+class KeyTable(StoredTable):
+    def _load(self) -> None:
+        from tbdb.solvers import lookup as kernels
+        self.kernels = kernels
+        self.keys, self.result, self.distance, self.best, _, _ = \
+            self.storage.load_rows(self.store, self.id)
+
+    def probe(self, key, plies=None):
+        if not self.loaded:
+            return self.storage.read_row(self.store, self.id, key)
+        i = self.kernels._find_row3(self.keys, key[0], key[1], key[2])
+        if i < 0:
+            return None
+        return int(self.result[i]), int(self.distance[i]), int(self.best[i])
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        """Where each key row int64[m, 3] is (-1: not here)."""
+        return self.kernels._find_rows3(self.keys, keys)
+
+    def gather(self, keys, plies):
+        at = self.find(keys)
+        if (at < 0).any():
+            bad = int(np.argmax(at < 0))
+            raise RowMissing(bad, keys[bad].tolist())
+        res = self.result[at]
+        check_filled(res, at)
+        return res, self.distance[at], self.best[at]
+
+
+class KeyStorage(WdlStorage):
+    name = "key"
+    values = "tb_key_values"
+    order = "key0"
+    by_levels = True
+    table_type = KeyTable
+
+    def write(self, store, game, table, data, values_file=None):
+        # levels were stored as they were solved; only the catalogue row is replaced
+        old, new = store._table_id(game, table)
+        table_id = old if old is not None else new
+        store.con.execute("DELETE FROM tb_stats WHERE table_id = ?", [table_id])
+        store.con.execute("DELETE FROM tb_tables WHERE table_id = ?", [table_id])
+        (rows,), = store.query("SELECT count(*) FROM tb_key_values WHERE table_id = ?",
+                               [table_id])
+        return table_id, rows
+
+    def row_count(self, data) -> int:
+        return sum(len(v.keys) for v in data.values)
+
+    def shared_store(self, game, table):
+        return game.key_store(table)
+
+    def load(self, store, row):
+        return levels_of(self.load_rows(store, row["table_id"]))
+
+    def load_rows(self, store, table_id: int, level: int | None = None):
+        """A key table's rows (all levels, or one), sorted by key: (keys int64[n, 3] with the
+        constraint last, result, distance, best move, multiplicity, level)."""
+        where = "table_id = ?" + (" AND level = ?" if level is not None else "")
+        args = [table_id] + ([level] if level is not None else [])
+        cols = store.con.execute(
+            f"SELECT key0, key1, key_constraint, result, distance, best_move, multiplicity, "
+            f"level FROM tb_key_values WHERE {where} ORDER BY key0, key1, key_constraint",
+            args).fetchnumpy()
+        keys = np.stack([np.asarray(cols[c], np.int64)
+                         for c in ("key0", "key1", "key_constraint")], axis=1) \
+            if len(cols["key0"]) else np.zeros((0, 3), np.int64)
+        twice = np.flatnonzero((keys[1:] == keys[:-1]).all(axis=1))  # sorted: twins are adjacent
+        if len(twice):
+            raise store._damaged(table_id, f"{len(twice)} keys stored twice, e.g. key "
+                                           f"{tuple(int(k) for k in keys[twice[0]])}")
+        return (keys, np.asarray(cols["result"], np.int8), np.asarray(cols["distance"], np.int16),
+                np.asarray(cols["best_move"], np.int32),
+                np.asarray(cols["multiplicity"], np.int16), np.asarray(cols["level"], np.int16))
+
+    def read_row(self, store, table_id: int, key) -> tuple[int, int, int] | None:
+        rows = store.query("SELECT result, distance, best_move FROM tb_key_values WHERE "
+                           "table_id = ? AND key0 = ? AND key1 = ? AND key_constraint = ?",
+                           [table_id, int(key[0]), int(key[1]), int(key[2])])
+        return rows[0] if rows else None
+
+    def samples(self, game):
+        return ("SELECT t.table_name, [v.key0, v.key1, v.key_constraint] FROM tb_key_values v "
+                "JOIN tb_tables t USING (table_id) WHERE t.game = ? AND v.result = 1 "
+                "ORDER BY v.distance DESC, t.table_name, v.key0, v.key1 LIMIT 4", [game.name])
+
+    def tb_row(self) -> str:
+        return ("SELECT t.game, t.table_name, NULL, v.key0, v.key1, v.result, v.distance, "
+                "v.best_move, v.multiplicity, NULL\n"
+                "FROM loc, tb_tables t JOIN tb_key_values v USING (table_id)\n"
+                "WHERE t.game = game_name AND t.table_name = loc.w.table_name "
+                "AND v.key0 = loc.w.key0\n  AND v.key1 = loc.w.key1")
+
+
+def levels_of(stored) -> list:
+    """A key table as read by ``KeyStorage.load_rows`` split into ``LevelValues`` per level."""
+    from tbdb.retrograde import LevelValues
+    keys, result, distance, best, multiplicity, level = stored
+    out = []
+    for lv in np.unique(level):
+        sel = level == lv
+        out.append(LevelValues(int(lv), np.ascontiguousarray(keys[sel, :2]), result[sel],
+                               distance[sel], best[sel], keys[sel, 2].astype(np.int16),
+                               multiplicity[sel]))
+    return out

@@ -1,0 +1,175 @@
+"""Score-run storage: a net score by plies left (a game played to a move limit), stored
+as runs of plies over which score and best move stay the same, in ``tb_score_runs``.  A
+position's runs tile 1..horizon plies left; its value with the most plies left is its last run.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from tbdb.results import LineStep, LookupResult, MoveResult, score_outcome
+from tbdb.storage import rows as layouts
+from tbdb.storage.base import Storage, StoredTable
+
+
+class RunTable(StoredTable):
+    def _load(self) -> None:
+        from tbdb.solvers import lookup as kernels
+        self.kernels = kernels
+        self.runs = self.storage.load(self.store, self.row)
+
+    def probe(self, key, plies=None):
+        """(score, best move) of position ``key`` with ``plies`` left."""
+        if not self.loaded:
+            return self.storage.read_row(self.store, self.id, key, plies)
+        r = self.runs
+        if not 0 <= key < len(r.offsets) - 1 or r.offsets[key] == r.offsets[key + 1]:
+            return None
+        score, move = self.kernels._run_value(r.offsets, r.start, r.score, r.move, key, plies)
+        return int(score), int(move)
+
+    def gather(self, keys, plies):
+        r = self.runs
+        return self.kernels._run_values(r.offsets, r.start, r.score, r.move, keys,
+                                   plies.astype(np.int16))
+
+
+class RunStorage(Storage):
+    name = "runs"
+    values = "tb_score_runs"
+    order = "idx"
+    columns = "table_id, score, turns_left_to"
+    # a position's value with the most plies left is its last run (turns_left_to = horizon)
+    histogram_sql = ("SELECT score, count(*) FROM {src} WHERE table_id = $id AND turns_left_to = "
+                     "(SELECT max(turns_left_to) FROM tb_score_runs WHERE table_id = $id) "
+                     "GROUP BY ALL ORDER BY ALL")
+    histogram_kind = "score"
+    table_type = RunTable
+    value_kind = "score"
+    derives_best = False
+
+    def describe(self, game) -> dict:
+        return {"value_kind": self.value_kind, "plies_option": game.plies_option}
+
+    def horizon(self, game) -> int:
+        """The plies left a lookup assumes when none are given (the game's plies option)."""
+        return next(o.default for o in game.lookup_options if o.name == game.plies_option)
+
+    # ------------------------------------------------------------------ values
+    def over_value(self, over) -> tuple:
+        return over.score or 0, -1
+
+    def lookup_result(self, game, text, got, best, loc, options) -> LookupResult:
+        from tbdb.games.base import Location
+        plies = loc.plies if isinstance(loc, Location) else options.get(game.plies_option)
+        return LookupResult(game.name, text, score_outcome(got[0]), None, best,
+                            {"score": got[0], game.plies_option: plies})
+
+    def move_result(self, successor, got, child) -> MoveResult:
+        score = successor.gain - got[0]
+        return MoveResult(successor.move, score_outcome(score), None, child, {"score": score})
+
+    def line_step(self, move, text, after) -> LineStep:
+        return LineStep(move, text, score_outcome(after[0]), None, {"score": after[0]})
+
+    def batch_columns(self, over) -> list[np.ndarray]:
+        return [over.astype(np.int16), np.full(len(over), -1, np.int32)]
+
+    # ------------------------------------------------------------------ writing
+    def streams(self, table_id, data):
+        stream = pa.RecordBatchReader.from_batches(layouts.RUNS_SCHEMA,
+                                                   _batches(table_id, data.values))
+        return [("INSERT INTO tb_score_runs SELECT * FROM {src}", stream)]
+
+    def row_count(self, data) -> int:
+        return int(data.values.offsets[-1])
+
+    # ------------------------------------------------------------------ reading
+    def load(self, store, row):
+        return self.load_runs(store, row["table_id"], row["slots"],
+                              int(row["params"].get("horizon", 0)))
+
+    def load_runs(self, store, table_id: int, positions: int, horizon: int):
+        """A score table's runs (``tbdb.games.base.RunValues``)."""
+        from tbdb.games.base import RunValues
+        cols = store.con.execute(
+            "SELECT idx, turns_left_from, turns_left_to, score, best_move FROM tb_score_runs "
+            "WHERE table_id = ? ORDER BY idx, turns_left_from", [table_id]).fetchnumpy()
+        idx = np.asarray(cols["idx"], np.int64)
+        if len(idx) and (idx[0] < 0 or idx[-1] >= positions):
+            bad = int(idx[0] if idx[0] < 0 else idx[-1])
+            raise store._damaged(table_id, f"runs at idx {bad}, outside its {positions} "
+                                           f"positions")
+        _check_runs(store, table_id, idx, np.asarray(cols["turns_left_from"], np.int64),
+                    np.asarray(cols["turns_left_to"], np.int64), positions, horizon)
+        offsets = np.zeros(positions + 1, np.int64)
+        np.cumsum(np.bincount(idx, minlength=positions), out=offsets[1:])
+        return RunValues(offsets, np.asarray(cols["turns_left_from"], np.int16),
+                         np.asarray(cols["score"], np.int8),
+                         np.asarray(cols["best_move"], np.int8), horizon)
+
+    def read_row(self, store, table_id: int, idx: int, plies: int) -> tuple[int, int] | None:
+        rows = store.query("SELECT score, best_move FROM tb_score_runs WHERE table_id = ? AND "
+                           "idx = ? AND ? BETWEEN turns_left_from AND turns_left_to",
+                           [table_id, int(idx), int(plies)])
+        return rows[0] if rows else None
+
+    def samples(self, game):
+        return ("SELECT t.table_name, r.idx FROM tb_score_runs r JOIN tb_tables t USING "
+                "(table_id) WHERE t.game = ? AND r.turns_left_to >= ? "
+                "ORDER BY r.score DESC, t.table_name, r.idx LIMIT 4",
+                [game.name, self.horizon(game)])
+
+    def histogram_bins(self, rows, scale) -> list[dict]:
+        return [{"rows": round(n * scale), "positions": round(n * scale), "score": int(s)}
+                for s, n in rows]
+
+    def tb_row(self) -> str:
+        # the run a lookup without plies answers: the last one (the most plies left)
+        return ("SELECT t.game, t.table_name, v.idx, NULL, NULL, NULL, NULL, v.best_move, NULL, "
+                "v.score\n"
+                "FROM loc, tb_tables t JOIN tb_score_runs v USING (table_id)\n"
+                "WHERE t.game = game_name AND t.table_name = loc.w.table_name "
+                "AND v.idx = loc.w.idx\n  AND v.turns_left_to = (SELECT max(r.turns_left_to) "
+                "FROM tb_score_runs r WHERE r.table_id = t.table_id AND r.idx = loc.w.idx)")
+
+
+def _check_runs(store, table_id: int, idx, start, end, positions: int, horizon: int) -> None:
+    """Each position's runs (sorted by idx, then start) must tile 1..horizon turns left
+    exactly: a lookup takes the run whose [from, to] holds its turns left, so a gap or an
+    overlap answers nothing or two values."""
+    first = np.ones(len(idx), bool)
+    first[1:] = idx[1:] != idx[:-1]
+    last = np.ones(len(idx), bool)
+    last[:-1] = first[1:]
+    wrong = np.zeros(len(idx), bool)
+    wrong[first] = start[first] != 1
+    wrong[last] |= end[last] != horizon
+    follows = ~last[:-1]  # run i is followed by run i + 1 of the same position
+    wrong[:-1][follows] |= end[:-1][follows] != start[1:][follows] - 1
+    wrong |= end < start
+    if wrong.any():
+        at = int(np.argmax(wrong))
+        raise store._damaged(table_id, f"{int(np.count_nonzero(wrong))} runs that do not tile "
+                                       f"1..{horizon} turns left, e.g. at idx {int(idx[at])} "
+                                       f"turns {int(start[at])}..{int(end[at])}")
+    if np.count_nonzero(first) != positions:
+        raise store._damaged(table_id, f"runs for {int(np.count_nonzero(first))} of its "
+                                       f"{positions} positions")
+
+
+def _batches(table_id: int, runs):
+    step = layouts.BATCH
+    off = runs.offsets
+    n = len(off) - 1
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        a, b = off[lo], off[hi]
+        idx = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(off[lo:hi + 1]))
+        to = np.empty(b - a, np.int16)
+        to[:-1] = runs.start[a + 1:b] - 1
+        to[off[lo + 1:hi + 1] - 1 - a] = runs.horizon  # the last run of a position
+        yield pa.record_batch([
+            pa.array(np.full(b - a, table_id, np.int32)), pa.array(idx),
+            pa.array(runs.start[a:b]), pa.array(to), pa.array(runs.score[a:b].astype(np.int16)),
+            pa.array(runs.move[a:b].astype(np.int32))], schema=layouts.RUNS_SCHEMA)
