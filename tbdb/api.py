@@ -11,7 +11,7 @@ from tbdb.errors import MissingTableError, TbdbError
 from tbdb.games.base import read_padded
 from tbdb.options import check_names, resolve
 from tbdb import sql_functions
-from tbdb.probe import ProbeStats, Prober
+from tbdb.prober import ProbeStats, Prober
 from tbdb.results import LookupResult
 from tbdb.store import Store, damaged, default_db_path, is_damage
 

@@ -299,8 +299,7 @@ def _lookup(args) -> int:
         position = g.coerce(args.position)  # the game's lenient reading (e.g. 'startpos')
         r = tb.lookup(position, game=g.name, **options)
         if args.json:
-            from tbdb.lookup_json import lookup_json
-            print(json.dumps(lookup_json(r, line=args.line)))
+            print(json.dumps(r.to_dict(line=args.line)))
             return 0
         _print_lookup(g, r, position)
         if args.line:

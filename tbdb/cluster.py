@@ -343,7 +343,7 @@ def import_values(db: str | None, out: str) -> ImportSummary:
     were moved to."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from tbdb.storage.rows import INDEX_SCHEMA
+    from tbdb.storage.arrow_rows import INDEX_SCHEMA
     path = str(db) if db is not None else default_db_path()
     place = OutDir.of(out)
     if place.size(place.root) is None and not place.listdir(place.root):

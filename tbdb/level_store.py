@@ -35,7 +35,7 @@ import pyarrow as pa
 from tbdb import retrograde
 from tbdb.games.base import StatRow
 from tbdb.store import Store
-from tbdb.storage.rows import level_table, stats_rows
+from tbdb.storage.arrow_rows import level_table, stats_rows
 
 KEY_SCHEMA = pa.schema([("key0", pa.int64()), ("key1", pa.int64())])
 

@@ -115,11 +115,16 @@ class LookupResult(_Extras):
         fn = self.__dict__.get("_line_fn")
         return fn() if fn else []
 
-    def to_dict(self, moves: bool = True) -> dict:
-        """Plain data (what ``tbdb lookup --json`` prints)."""
+    def to_dict(self, moves: bool = True, line: bool = False) -> dict:
+        """Plain data: game, position, value, best move and (``moves``) every move best first;
+        with ``line`` also the principal variation under ``"line"``.  What ``tbdb lookup
+        --json`` prints and ``GET /api/{game}`` returns: one method makes both, so the command
+        line and the web API cannot drift apart."""
         out = {"game": self.game, "position": self.position, "outcome": self.outcome,
                "distance": self.distance, "best_move": self.best_move}
         out.update(self.extras)
         if moves:
             out["moves"] = [m.to_dict() for m in self.moves]
+        if line:
+            out["line"] = [step.to_dict() for step in self.line()]
         return out

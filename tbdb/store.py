@@ -19,7 +19,7 @@ from tbdb.database import (DEFAULT_DB, DEFAULT_DB_ENV, PACKAGE, READ_CONFIG,  # 
                            default_db_path, game_view_path, head_revision, is_damage,
                            is_disk_full, remove_stale_creations, revisions, values_files)
 from tbdb.storage import INDEX, KEYS, RUNS, storage_of
-from tbdb.storage import rows as layouts
+from tbdb.storage import arrow_rows
 from tbdb.storage.parquet import ValuesFile, index_view_sql, sql_dir_file  # noqa: F401
 
 
@@ -39,16 +39,16 @@ class Store(Catalogue, Database):
         def work():
             table_id, rows[0] = storage_of(data).write(self, game, table, data, values_file)
             self._insert("INSERT INTO tb_tables SELECT * FROM {src}",
-                         layouts.catalogue_row(table_id, game, table, data, rows[0], seconds))
+                         arrow_rows.catalogue_row(table_id, game, table, data, rows[0], seconds))
             if data.stats:
                 self._insert("INSERT INTO tb_stats SELECT * FROM {src}",
-                             layouts.stats_rows(table_id, data.stats))
+                             arrow_rows.stats_rows(table_id, data.stats))
             if data.layout and data.texts:
                 known = self.query("SELECT 1 FROM tb_texts WHERE layout = ? LIMIT 1",
                                    [data.layout])
                 if not known:
                     self._insert("INSERT INTO tb_texts SELECT * FROM {src}",
-                                 layouts.text_stream(data.layout, data.texts))
+                                 arrow_rows.text_stream(data.layout, data.texts))
             self.con.execute(
                 "UPDATE build_checkpoints SET state = 'done', rows = ?, finished = ?, "
                 "seconds = ? WHERE game = ? AND table_name = ?",
@@ -77,7 +77,7 @@ class Store(Catalogue, Database):
 
         def work():
             self._insert("INSERT INTO tb_tables SELECT * FROM {src}",
-                         layouts.placeholder_row(new, game, table))
+                         arrow_rows.placeholder_row(new, game, table))
         self._transaction(work)
         return new
 
@@ -91,7 +91,7 @@ class Store(Catalogue, Database):
             self.con.execute("DELETE FROM build_levels WHERE game = ? AND table_name = ? AND "
                              "level = ?", [game, table, values.level])
             self._insert("INSERT INTO tb_key_values SELECT * FROM {src}",
-                         layouts.level_table(table_id, values, constraints, multiplicity))
+                         arrow_rows.level_table(table_id, values, constraints, multiplicity))
             self.con.execute("INSERT INTO build_levels VALUES (?, ?, ?, ?, ?, ?)",
                              [game, table, values.level, len(values.keys), seconds,
                               dt.datetime.now()])

@@ -148,7 +148,7 @@ def test_sql_is_a_relation_repr_names_tables_and_close_closes(kcvp_db):
 def test_load_puts_large_tables_in_memory_with_the_same_answers(kcvp_db, monkeypatch):
     """Tables above the load limit are probed in the file until ``tb.load`` reads them in;
     the answers are the same either way, and errors name what is wrong."""
-    from tbdb.probe import Prober
+    from tbdb.prober import Prober
     monkeypatch.setattr(Prober, "LOAD_LIMIT", 10)  # every table counts as large here
     with tbdb.open(kcvp_db) as tb:
         texts = [r[0] for r in tb.sql("SELECT position FROM cdc_positions ORDER BY material, "

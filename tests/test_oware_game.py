@@ -181,7 +181,7 @@ def test_kill_and_resume_per_seed_count(tmp_path):
 
 
 def test_large_books_are_probed_in_the_database_with_the_same_answers(oware_db, monkeypatch):
-    from tbdb.probe import Prober
+    from tbdb.prober import Prober
     rng = random.Random(9)
     texts = [text(naive.oware_unrank(n, rng.randrange(len(naive.oware_compositions(n)))))
              for n in rng.choices(range(1, MAX_SEEDS + 1), k=60)]
@@ -218,9 +218,9 @@ def test_batch_lookup_agrees_with_single_lookups(oware_db):
 
 
 def test_rows_streamed_in_small_batches_are_the_same_rows(oware_db, tmp_path, monkeypatch):
-    from tbdb.storage import rows as tables
+    from tbdb.storage import arrow_rows
     from tbdb.games.oware import game as oware_game
-    monkeypatch.setattr(tables, "BATCH", 1000)
+    monkeypatch.setattr(arrow_rows, "BATCH", 1000)
     monkeypatch.setattr(oware_game, "BATCH", 1000)
     small = tmp_path / "small-batches.duckdb"
     tbdb.build("oware", db=str(small), max_seeds=MAX_SEEDS, progress=False)

@@ -7,7 +7,7 @@ it holds.
     index.py    IndexStorage: a dense index per table (tb_index_rows, Parquet values files)
     keys.py     KeyStorage: exact keys stored level by level (tb_key_values)
     runs.py     RunStorage: a score by plies left as runs (tb_score_runs)
-    rows.py     the Arrow schemas and rows every kind shares (catalogue, stats, texts, levels)
+    arrow_rows.py  the Arrow schemas and rows every kind shares (catalogue, stats, texts, levels)
     parquet.py  Parquet values files of index tables and the view that reads them
 """
 from __future__ import annotations

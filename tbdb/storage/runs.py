@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from tbdb.results import LineStep, LookupResult, MoveResult, score_outcome
-from tbdb.storage import rows as layouts
+from tbdb.storage import arrow_rows
 from tbdb.storage.base import Storage, StoredTable
 
 
@@ -77,7 +77,7 @@ class RunStorage(Storage):
 
     # ------------------------------------------------------------------ writing
     def streams(self, table_id, data):
-        stream = pa.RecordBatchReader.from_batches(layouts.RUNS_SCHEMA,
+        stream = pa.RecordBatchReader.from_batches(arrow_rows.RUNS_SCHEMA,
                                                    _batches(table_id, data.values))
         return [("INSERT INTO tb_score_runs SELECT * FROM {src}", stream)]
 
@@ -159,7 +159,7 @@ def _check_runs(store, table_id: int, idx, start, end, positions: int, horizon: 
 
 
 def _batches(table_id: int, runs):
-    step = layouts.BATCH
+    step = arrow_rows.BATCH
     off = runs.offsets
     n = len(off) - 1
     for lo in range(0, n, step):
@@ -172,4 +172,4 @@ def _batches(table_id: int, runs):
         yield pa.record_batch([
             pa.array(np.full(b - a, table_id, np.int32)), pa.array(idx),
             pa.array(runs.start[a:b]), pa.array(to), pa.array(runs.score[a:b].astype(np.int16)),
-            pa.array(runs.move[a:b].astype(np.int32))], schema=layouts.RUNS_SCHEMA)
+            pa.array(runs.move[a:b].astype(np.int32))], schema=arrow_rows.RUNS_SCHEMA)

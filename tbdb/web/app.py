@@ -24,7 +24,6 @@ import tbdb
 from tbdb import games
 from tbdb.errors import (DamagedDatabaseError, DamagedTableError, InvalidOptionError,
                          MissingTableError, TbdbError, UnknownGameError, quote)
-from tbdb.lookup_json import lookup_json
 from tbdb.options import resolve
 from tbdb.storage import storage_of
 from tbdb.store import damaged, is_damage
@@ -62,7 +61,7 @@ class Explorer:
             if line_only:
                 return {"game": g.name, "position": r.position,
                         "line": [s.to_dict() for s in r.line()]}
-            return lookup_json(r)
+            return r.to_dict()
 
     def diagram(self, game_name: str, text: str | None) -> dict:
         g = games.get(game_name)
