@@ -193,15 +193,10 @@ class Game:
 
     def solve(self, table: str, deps: dict[str, Any], mode: str = "auto",
               progress=None) -> TableData:
-        """Solve one table (default: the generic retrograde over ``space``)."""
-        from tbdb import retrograde
-        if self.storage == "key":
-            space = self.space(table, deps)
-            levels = retrograde.enumerate_levels(space, progress)
-            values = retrograde.solve_levels(space, levels, progress=progress)
-            return self.describe(table, [values[lv] for lv in sorted(values)])
-        values = retrograde.solve_index(self.space(table, deps), mode, progress)
-        return self.describe(table, values)
+        """Solve one table (default: the generic retrograde over ``space``, as the game's
+        storage kind solves its tables: a dense index, or level by level)."""
+        from tbdb.storage import storage_of
+        return storage_of(self).solve(self, table, deps, mode, progress)
 
     def from_stored(self, table: str, row: dict | None, values: Any) -> Any:
         """A table's values as read from the store (or just solved) in the form ``space`` and
@@ -218,19 +213,10 @@ class Game:
 
     def verify(self, table: str, values: Any, deps: dict[str, Any]) -> tuple[list[str], int]:
         """(examples, count) of stored positions whose value, best move, kind or multiplicity
-        the rules and the stored children contradict (generic: the retrograde check)."""
-        from tbdb import retrograde
-        what = {1: "value", 2: "best move", 3: "kind or multiplicity"}
-        if self.storage == "index":
-            bad = retrograde.check_index(self.space(table, deps), values)
-            idx = np.flatnonzero(bad)
-            return ([f"{self.slot_text(table, int(i))} ({what[int(bad[i])]})" for i in idx[:10]],
-                    len(idx))
-        if self.storage == "key":
-            return retrograde.check_levels(self.space(table, deps), values,
-                                           lambda key: self.slot_text(table, key),
-                                           lambda keys: self.key_columns(table, keys))
-        raise NotImplementedError(f"{self.name} does not say how to verify its tables")
+        the rules and the stored children contradict (generic: the retrograde check of the
+        game's storage kind)."""
+        from tbdb.storage import storage_of
+        return storage_of(self).verify(self, table, values, deps)
 
     # ------------------------------------------------------------------ positions
     def parse(self, text: str) -> Any:

@@ -101,6 +101,16 @@ class Storage:
         """The batch form's columns, finished games filled in from ``over``; best move last."""
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ solving
+    def solve(self, game, table: str, deps: dict, mode: str, progress):
+        """``game``'s table solved by the generic retrograde, as a ``TableData`` (a game whose
+        tables the generic engine does not solve overrides ``Game.solve``)."""
+        raise NotImplementedError(f"{game.name} does not say how to solve its tables")
+
+    def verify(self, game, table: str, values, deps: dict) -> tuple[list[str], int]:
+        """(examples, count) of stored positions the generic retrograde check contradicts."""
+        raise NotImplementedError(f"{game.name} does not say how to verify its tables")
+
     # ------------------------------------------------------------------ writing
     def write(self, store, game: str, table: str, data, values_file=None) -> tuple[int, int]:
         """Store a solved table's values (inside the store's transaction, before its catalogue

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from tbdb.storage import rows as layouts
+from tbdb.storage import arrow_rows
 from tbdb.storage.base import StoredTable, WdlStorage, check_filled
 from tbdb.storage.parquet import arrow_batches
 
@@ -42,6 +42,19 @@ class IndexStorage(WdlStorage):
     clusterable = True
     table_type = IndexTable
 
+    def solve(self, game, table, deps, mode, progress):
+        from tbdb import retrograde
+        return game.describe(table, retrograde.solve_index(game.space(table, deps), mode,
+                                                           progress))
+
+    def verify(self, game, table, values, deps):
+        from tbdb import retrograde
+        what = {1: "value", 2: "best move", 3: "kind or multiplicity"}
+        bad = retrograde.check_index(game.space(table, deps), values)
+        idx = np.flatnonzero(bad)
+        return ([f"{game.slot_text(table, int(i))} ({what[int(bad[i])]})" for i in idx[:10]],
+                len(idx))
+
     def write(self, store, game, table, data, values_file=None):
         if values_file is None:
             return super().write(store, game, table, data)
@@ -53,13 +66,13 @@ class IndexStorage(WdlStorage):
         return new, values_file.rows
 
     def streams(self, table_id, data):
-        stream = pa.RecordBatchReader.from_batches(layouts.INDEX_SCHEMA,
+        stream = pa.RecordBatchReader.from_batches(arrow_rows.INDEX_SCHEMA,
                                                    _batches(table_id, data.values))
         return [("INSERT INTO tb_index_rows SELECT * FROM {src}", stream)]
 
     def row_count(self, data) -> int:
         from tbdb.solvers.retrograde import NONE
-        result, step = data.values.result, layouts.BATCH
+        result, step = data.values.result, arrow_rows.BATCH
         # by chunks: no whole-table mask beside a 10^9-slot table
         return sum(int(np.count_nonzero(result[lo:lo + step] != NONE))
                    for lo in range(0, len(result), step))
@@ -134,7 +147,7 @@ class IndexStorage(WdlStorage):
 
 def _batches(table_id: int, values):
     from tbdb.solvers.retrograde import NONE
-    step = layouts.BATCH
+    step = arrow_rows.BATCH
     size = len(values.result)
     for lo in range(0, size, step):
         hi = min(size, lo + step)
@@ -144,4 +157,4 @@ def _batches(table_id: int, values):
             pa.array(np.full(len(sel), table_id, np.int32)), pa.array(sel.astype(np.int64)),
             pa.array(values.result[sel]), pa.array(values.distance[sel]),
             pa.array(values.best[sel].astype(np.int32)), pa.array(values.multiplicity[sel])],
-            schema=layouts.INDEX_SCHEMA)
+            schema=arrow_rows.INDEX_SCHEMA)

@@ -45,6 +45,19 @@ class KeyStorage(WdlStorage):
     by_levels = True
     table_type = KeyTable
 
+    def solve(self, game, table, deps, mode, progress):
+        from tbdb import retrograde
+        space = game.space(table, deps)
+        levels = retrograde.enumerate_levels(space, progress)
+        values = retrograde.solve_levels(space, levels, progress=progress)
+        return game.describe(table, [values[lv] for lv in sorted(values)])
+
+    def verify(self, game, table, values, deps):
+        from tbdb import retrograde
+        return retrograde.check_levels(game.space(table, deps), values,
+                                       lambda key: game.slot_text(table, key),
+                                       lambda keys: game.key_columns(table, keys))
+
     def write(self, store, game, table, data, values_file=None):
         # levels were stored as they were solved; only the catalogue row is replaced
         old, new = store._table_id(game, table)
