@@ -1,9 +1,11 @@
 """Conformance: every registered game honours the engine's contract (OpenSpiel-style).
 
 A game is tested here the moment it is registered: its example build, verify (clean, and
-failing on a changed value, best move, count or checkpoint), resume after SIGKILL, lookups on
-every symmetric image against the batch form, text round trips, perft against the generic
-slow generator, and its errors.
+failing on a changed value, best move, count or checkpoint), resume after SIGKILL mid-table,
+lookups on every symmetric image against the batch form, the SQL functions against lookups,
+text round trips, perft against the game's independent slow reference (tests/naive_*.py), and
+its errors.  Every game runs the same checks; what only some games have is selected by the
+capabilities the game declares (``tbdb.games.base``), never by its storage or value kind.
 """
 import random
 import re
@@ -22,11 +24,17 @@ from hypothesis import strategies as st
 
 import tbdb
 from tbdb import games
+from tbdb.games.base import (BATCH_FORM, CAPABILITIES, DISTANCE_TABLES, OWN_PERFT, OWN_SOLVER,
+                             PLIES_LEFT, SCORE_VALUES, SHARED_KEY_STORE, Game, GameOver)
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
+from tbdb.storage import storage_of
+from tests import naive_cdc, naive_chinese_checkers, naive_oware, naive_tictactoe, naive_uttt
+from tests.test_resume import checkpoint_states, interrupt
 
 NAMES = games.names()
-# the tables holding stored rows (tests damage them; tb_index_values is a view over tb_index_rows)
-VALUES = {"index": "tb_index_rows", "key": "tb_key_values", "runs": "tb_score_runs"}
+ALL_SIX = {"cdc", "chinese-checkers", "oware", "shogi", "tictactoe", "uttt"}
+# the tables tests damage: tb_index_values is a view over tb_index_rows and Parquet files
+WRITABLE = {"tb_index_values": "tb_index_rows"}
 
 
 def _cli_options(g) -> list[str]:
@@ -44,34 +52,59 @@ def built(request, tmp_path_factory):
     return g, str(path)
 
 
-def _sample_positions(g, path, n=40, seed=3):
-    """Stored positions (as position objects), rendered by the game from stored keys."""
+def _sample_rows(g, path, n=40, seed=3) -> list[tuple[str, object]]:
+    """(table name, key) of stored positions: an index (``idx``) or a (key0, key1, constraint)
+    key, whichever columns the game's values table has."""
     rng = random.Random(seed)
     with tbdb.open(path) as tb:  # one process may not hold a file with two configurations
-        con = tb.store.con
-        if g.storage == "index":
-            rows = con.execute("SELECT t.table_name, v.idx FROM tb_index_values v JOIN tb_tables "
-                               "t USING (table_id) WHERE t.game = ? AND v.result >= -1",
-                               [g.name]).fetchall()
-            keys = [(t, i) for t, i in rows]
-        elif g.storage == "key":
-            rows = con.execute("SELECT t.table_name, key0, key1, key_constraint FROM "
-                               "tb_key_values v JOIN tb_tables t USING (table_id) WHERE "
-                               "t.game = ?", [g.name]).fetchall()
-            keys = [(t, (a, b, c)) for t, a, b, c in rows]
-        else:
-            rows = con.execute("SELECT DISTINCT t.table_name, r.idx FROM tb_score_runs r JOIN "
-                               "tb_tables t USING (table_id) WHERE t.game = ?",
-                               [g.name]).fetchall()
-            keys = [(t, i) for t, i in rows]
-    keys.sort()
-    return [g.parse(g.slot_text(t, k)) for t, k in rng.sample(keys, min(n, len(keys)))]
+        values = storage_of(g).values
+        columns = [c for c, in tb.sql(f"SELECT column_name FROM (DESCRIBE {values})").fetchall()]
+        key = "v.idx" if "idx" in columns else "v.key0, v.key1, v.key_constraint"
+        legal = " AND v.result >= -1" if "result" in columns else ""
+        rows = tb.sql(f"SELECT DISTINCT t.table_name, {key} FROM {values} v JOIN tb_tables t "
+                      f"USING (table_id) WHERE t.game = $game{legal}",
+                      params={"game": g.name}).fetchall()
+    keys = sorted((r[0], r[1] if len(r) == 2 else tuple(r[1:])) for r in rows)
+    return rng.sample(keys, min(n, len(keys)))
 
 
-def test_registry_knows_every_game_and_rejects_others():
-    assert {"cdc", "oware", "tictactoe"} <= set(NAMES)
+def _sample_positions(g, path, n=40, seed=3):
+    """Stored positions (as position objects), rendered by the game from stored keys."""
+    return [g.parse(g.slot_text(t, k)) for t, k in _sample_rows(g, path, n, seed)]
+
+
+def test_registry_knows_every_game_and_rejects_others(capsys):
+    assert set(NAMES) == ALL_SIX
+    assert [g.name for g in games.all_games()] == sorted(ALL_SIX)
+    from tbdb.cli import main
+    assert main(["games"]) == 0
+    shown = re.findall(r"^(\S+): ", capsys.readouterr().out, re.M)
+    assert sorted(shown) == sorted(ALL_SIX)
     with pytest.raises(tbdb.UnknownGameError, match="'go'"):
         games.get("go")
+
+
+def _overrides(g, method: str) -> bool:
+    return getattr(type(g), method) is not getattr(Game, method)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_capabilities_are_what_the_game_implements(name):
+    """A declared capability is backed by what it names, and what a game implements is
+    declared (the suite selects its checks by the declarations)."""
+    g = games.get(name)
+    assert g.capabilities <= CAPABILITIES, g.capabilities - CAPABILITIES
+    has = g.capabilities.__contains__
+    assert has(BATCH_FORM) == _overrides(g, "batch_locate") == _overrides(g, "encode_batch")
+    assert has(OWN_PERFT) == _overrides(g, "perft")
+    assert has(OWN_SOLVER) == (not g.modes) and (not has(OWN_SOLVER) or _overrides(g, "solve"))
+    assert has(SHARED_KEY_STORE) == _overrides(g, "key_store") == _overrides(g, "search_tables")
+    assert has(SCORE_VALUES) == (storage_of(g).value_kind == "score")
+    assert has(PLIES_LEFT) == (g.plies_option is not None)
+    if has(PLIES_LEFT):
+        assert g.plies_option in {o.name for o in g.lookup_options}
+    if has(DISTANCE_TABLES):
+        assert _overrides(g, "solve")  # distance tables are solved by the game
 
 
 def test_game_is_guessed_from_its_notation_only():
@@ -94,13 +127,13 @@ def test_kernels_honour_the_contract(name):
     {p : c is a child of p} (at most max_parents); a key table's children are on lower levels."""
     from tbdb import retrograde
     g = games.get(name)
-    if g.storage == "runs":
+    if OWN_SOLVER in g.capabilities:
         pytest.skip(f"{name} solves its tables itself")
     rng = np.random.default_rng(5)
     deps = {}
     for table in g.plan(**g.example_build):
         space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
-        if g.storage == "key":
+        if storage_of(g).by_levels:
             levels = retrograde.enumerate_levels(space)
             keys = np.concatenate([levels[lv] for lv in sorted(levels)])
             terminal, count, child, move = space.expand(keys)
@@ -194,9 +227,10 @@ def _corrupted(path, tmp_path, sql):
 
 def test_verify_catches_a_changed_value_best_move_count_and_checkpoint(built, tmp_path):
     g, path = built
-    table = VALUES[g.storage]
+    values = storage_of(g).values
+    table = WRITABLE.get(values, values)
     one = f"rowid = (SELECT min(rowid) FROM {table} WHERE best_move >= 0)"
-    column = "score" if g.storage == "runs" else "distance"
+    column = "score" if SCORE_VALUES in g.capabilities else "distance"
     cases = {
         "value": f"UPDATE {table} SET {column} = {column} + 2 WHERE {one}",
         "best move": f"UPDATE {table} SET best_move = 30000 WHERE {one}",
@@ -205,7 +239,7 @@ def test_verify_catches_a_changed_value_best_move_count_and_checkpoint(built, tm
         "catalogue": "UPDATE tb_tables SET raw_positions = raw_positions + 1 WHERE rowid = "
                      "(SELECT min(rowid) FROM tb_tables)",
     }
-    if g.storage != "runs":
+    if SCORE_VALUES not in g.capabilities:  # a score run counts no multiplicity
         cases["multiplicity"] = (f"UPDATE {table} SET multiplicity = multiplicity + 1 WHERE "
                                  f"{one}")
     for what, sql in cases.items():
@@ -239,23 +273,46 @@ def _fingerprint(path):
         con.close()
 
 
-def test_a_build_killed_at_any_moment_resumes_to_identical_rows(built, tmp_path):
+def _killed_mid_table(path, build):
+    """Kill ``tbdb <build>`` (SIGKILL) while a table is being built: the delay is searched
+    between too early (no schema, or nothing started) and too late (finished, or between
+    tables), at random within the bracket (a loaded machine shifts the window), until a
+    'building' checkpoint is left in the file.  The checkpoint states."""
+    rng = random.Random(1)
+    early, late, seen = 0.0, 6.0, []
+    delay = 1.5
+    for _ in range(25):
+        code, states, _ = interrupt(path, signal.SIGKILL, delay, build)
+        seen.append((round(delay, 2), code, states and sorted(set(states.values()))))
+        if code == -signal.SIGKILL and states and "building" in states.values():
+            return states
+        if code == -signal.SIGKILL and (not states or set(states.values()) == {"pending"}):
+            early = delay
+        else:
+            late = delay
+        if late - early < 0.05:  # the window moved: look around it again
+            early, late = max(0.0, early - 0.3), late + 0.3
+        delay = rng.uniform(early, late)
+    raise AssertionError(f"never killed mid-table: (delay, code, states) {seen}")
+
+
+def test_a_build_killed_mid_table_resumes_to_identical_rows(built, tmp_path):
     g, path = built
-    cmd = [sys.executable, "-m", "tbdb.cli", "build", g.name, *_cli_options(g), "--no-progress"]
-    for delay in (1.0, 3.0):
-        killed = tmp_path / f"killed-{delay}.duckdb"
-        proc = subprocess.Popen(cmd + ["--db", str(killed)], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        r = subprocess.run(cmd + ["--db", str(killed)], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        assert _fingerprint(killed) == _fingerprint(path)
+    build = ["build", g.name, *_cli_options(g), "--no-progress"]
+    killed = tmp_path / "killed.duckdb"
+    states = _killed_mid_table(killed, build)
+    assert "building" in states.values(), states  # a table was being solved or written
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli", *build, "--db", str(killed)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert set(checkpoint_states(killed).values()) == {"done"}
+    assert _fingerprint(killed) == _fingerprint(path)
 
 
 def test_lookup_equals_the_batch_form_on_every_image(built):
     g, path = built
+    if BATCH_FORM not in g.capabilities:
+        pytest.skip(f"{g.name} has no batch form")
     positions = _sample_positions(g, path)
     with tbdb.open(path) as tb:
         for p in positions:
@@ -272,7 +329,7 @@ def test_lookup_equals_the_batch_form_on_every_image(built):
                 if r.best_move is not None:
                     assert r.moves[0].move == r.best_move
                     g.play(q, r.best_move)  # a legal move of the image
-            if g.value_kind == "score":
+            if SCORE_VALUES in g.capabilities:
                 assert batch[0].tolist() == [r.score for r in singles]
             else:
                 assert [int(x) for x in batch[0]] == [{"win": 1, "draw": 0, "loss": -1}[r.outcome]
@@ -289,13 +346,13 @@ def test_moves_and_line_agree_with_the_stored_values(built):
             for m in r.moves:
                 child = tb.lookup(g.parse(m.position), game=g.name,
                                   **next(s.options for s in g.successors(p) if s.move == m.move))
-                if g.value_kind == "score":
+                if SCORE_VALUES in g.capabilities:
                     continue  # a move's score adds its own captures: checked per game
                 flip = {"win": "loss", "loss": "win", "draw": "draw"}
                 assert m.outcome == flip[child.outcome]
                 assert m.distance == (0 if child.outcome == "draw" else child.distance + 1)
             line = r.line()
-            if g.value_kind != "score" and r.outcome != "draw":
+            if SCORE_VALUES not in g.capabilities and r.outcome != "draw":
                 assert len(line) == r.distance
                 assert line[-1].distance == 0 if line else r.distance == 0
 
@@ -309,18 +366,142 @@ def test_text_round_trips(built):
                 assert g.parse(g.text(s.position)) == s.position
 
 
-def _slow_perft(g, position, depth):
-    """Leaves of the move tree from ``successors`` alone (not the game's perft)."""
-    if depth == 0:
-        return 1
-    return sum(_slow_perft(g, s.position, depth - 1) for s in g.successors(position))
+def _cdc_perft(g, position, depth):
+    board, side = naive_cdc.parse(g.text(position))
+
+    def walk(board, side, depth):
+        if depth == 0:
+            return 1
+        other = "b" if side == "r" else "r"
+        return sum(walk(naive_cdc.apply_move(board, m), other, depth - 1)
+                   for m in naive_cdc.legal_moves(board, side))
+    return walk(board, side, depth)
 
 
-def test_perft_matches_the_generic_slow_generator(built):
+def _oware_perft(g, position, depth):
+    def walk(houses, depth):
+        if depth == 0:
+            return 1
+        return sum(walk(naive_oware.oware_play(houses, h)[0], depth - 1)
+                   for h in naive_oware.oware_legal_moves(houses))
+    return walk(tuple(int(x) for x in g.text(position).split()), depth)
+
+
+def _shogi_perft(g, position, depth):
+    import cshogi  # what tests/naive_shogi.py plays by
+
+    def walk(board, depth):
+        if depth == 0:
+            return 1
+        n = 0
+        for m in list(board.legal_moves):
+            board.push(m)
+            n += walk(board, depth - 1)
+            board.pop()
+        return n
+    return walk(cshogi.Board(g.text(position)), depth)
+
+
+UTTT_CLOSED = {"XXXXXXXXX": "xxx......", "OOOOOOOOO": "ooo......", "DDDDDDDDD": "xoxxoxoxo"}
+
+
+def _uttt_perft(g, position, depth):
+    cells, side, con = g.text(position).split(" ")
+    blocks = [cells[9 * b:9 * b + 9] for b in range(9)]  # a closed board written by status
+    cells = "".join(UTTT_CLOSED.get(b, b) for b in blocks)
+    return naive_uttt.perft((cells, side, None if con == "-" else int(con)), depth)
+
+
+def _chinese_checkers_perft(g, position, depth):
+    if not hasattr(position, "pieces"):  # the star
+        cells = tuple(position.cells)
+        return naive_chinese_checkers.star_perft(cells, position.players, position.mover, depth)
+    rules = naive_chinese_checkers.Rules(position.m, position.pieces)
+
+    def walk(cells, mover, depth):
+        if depth == 0:
+            return 1
+        return sum(walk(naive_chinese_checkers.apply(cells, s, t), 3 - mover, depth - 1)
+                   for s, t in rules.legal_moves(cells, mover))
+    return walk(tuple(position.cells), position.mover, depth)
+
+
+def _tictactoe_perft(g, position, depth):
+    return naive_tictactoe.perft(g.text(position), depth)
+
+
+# each game's perft by its independent slow reference (tests/naive_*.py), from its text
+REFERENCE_PERFT = {"cdc": _cdc_perft, "chinese-checkers": _chinese_checkers_perft,
+                   "oware": _oware_perft, "shogi": _shogi_perft, "tictactoe": _tictactoe_perft,
+                   "uttt": _uttt_perft}
+
+
+def test_every_game_has_a_reference_perft():
+    assert set(REFERENCE_PERFT) == set(NAMES)
+
+
+def test_perft_matches_the_independent_reference(built):
+    """``Game.perft`` (the game's own kernels, or the generic recursion over ``successors``)
+    against the slow reference, on stored positions and the start position."""
     g, path = built
-    for p in _sample_positions(g, path, n=5, seed=9):
+    positions = _sample_positions(g, path, n=4, seed=9)
+    try:
+        positions.append(g.start())
+    except NotImplementedError:
+        pass
+    for p in positions:
         for depth in (1, 2, 3):
-            assert g.perft(p, depth) == _slow_perft(g, p, depth)
+            assert g.perft(p, depth) == REFERENCE_PERFT[g.name](g, p, depth), (g.text(p), depth)
+
+
+def test_sql_functions_answer_as_lookup_does(every_game_db):
+    """tb_lookup, tb_canonical, tb_locate and tb_row answer for every game, on every image of
+    a sample of stored positions, as ``tb.lookup`` does."""
+    outcome_code = {"win": 1, "draw": 0, "loss": -1}
+    for g in games.all_games():
+        rows = _sample_rows(g, every_game_db, n=8, seed=13)
+        assert rows, g.name
+        with tbdb.open(every_game_db) as tb:
+            for table, key in rows:
+                stored = g.slot_text(table, key)
+                for q in g.images(g.parse(stored))[:4]:
+                    text = g.text(q)
+                    r = tb.lookup(q, game=g.name)
+                    value, canonical, loc = tb.sql(
+                        "SELECT tb_lookup($g, $p), tb_canonical($g, $p), tb_locate($g, $p)",
+                        params={"g": g.name, "p": text}).fetchall()[0]
+                    assert value == {"outcome": r.outcome, "distance": r.distance,
+                                     "score": r.extras.get("score"),
+                                     "best_move": r.best_move}, (g.name, text)
+                    got = tb.sql("SELECT game, table_name, result, distance, score FROM "
+                                 "tb_row($g, $p)", params={"g": g.name, "p": text}).fetchall()
+                    if isinstance(g.locate(q), GameOver):  # stored, but no table needed
+                        assert (canonical, loc, got) == (None, None, []), (g.name, text)
+                        continue
+                    assert canonical == stored, (g.name, text)
+                    where = (loc["idx"] if isinstance(key, int) else
+                             (loc["key0"], loc["key1"], loc["key_constraint"]))
+                    assert (loc["table_name"], where) == (table, key), (g.name, text)
+                    assert len(got) == 1 and got[0][:2] == (g.name, table), (g.name, text, got)
+                    if SCORE_VALUES in g.capabilities:
+                        assert got[0][4] == r.score, (g.name, text)
+                    else:
+                        assert got[0][2:4] == (outcome_code[r.outcome], r.distance), text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sql_functions_answer_in_tbdb_sql(every_game_db, name, capsys):
+    from tbdb.cli import main
+    g = games.get(name)
+    table, text = next((t, g.slot_text(t, k)) for t, k in _sample_rows(g, every_game_db, 20, 17)
+                       if not isinstance(g.locate(g.parse(g.slot_text(t, k))), GameOver))
+    with tbdb.open(every_game_db) as tb:
+        r = tb.lookup(text, game=name)
+    query = (f"SELECT tb_lookup('{name}', '{text}').outcome AS o, tb_canonical('{name}', "
+             f"'{text}') AS c, tb_locate('{name}', '{text}').table_name AS t, "
+             f"(SELECT count(*) FROM tb_row('{name}', '{text}')) AS n")
+    assert main(["sql", "--db", every_game_db, "--csv", query]) == 0
+    assert capsys.readouterr().out.splitlines() == ["o,c,t,n", f"{r.outcome},{text},{table},1"]
 
 
 @pytest.mark.parametrize("name", NAMES)

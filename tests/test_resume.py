@@ -29,26 +29,48 @@ def fingerprint(path):
     return values, tables, states, dupes
 
 
-def interrupted_build(path, sig, delays):
+def interrupt(path, sig, delay, build=BUILD):
+    """Start ``tbdb <build>`` on a new file and send ``sig`` after ``delay`` seconds: (return
+    code, the checkpoint states the file holds afterwards or None if it has no schema yet,
+    stderr)."""
+    for suffix in ("", ".wal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *build, "--db", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    if not path.exists():
+        return proc.returncode, None, err
+    try:
+        return proc.returncode, checkpoint_states(path), err
+    except duckdb.CatalogException:
+        return proc.returncode, None, err  # killed while the schema was being created (one
+        # transaction: no trace)
+
+
+def checkpoint_states(path) -> dict[str, str]:
+    """table name -> checkpoint state ('pending', 'building', 'done') of a database file."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return dict(con.execute("SELECT table_name, state FROM build_checkpoints").fetchall())
+    finally:
+        con.close()
+
+
+def interrupted_build(path, sig, delays, build=BUILD):
     """Start a build on a new file and send ``sig`` after each delay until it dies mid-build
     (some tables done, not all)."""
     states = {}
     for delay in delays:
-        for suffix in ("", ".wal"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
-        proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *BUILD, "--db", str(path)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(delay)
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=120)
-        if not path.exists():
+        code, tables, err = interrupt(path, sig, delay, build)
+        if tables is None:
             continue
-        try:
-            _, _, states, _ = fingerprint(path)
-        except duckdb.CatalogException:
-            continue  # killed while the schema was being created (one transaction: no trace)
-        if proc.returncode != 0 and 0 < states.get("done", 0) < sum(states.values()):
-            return proc.returncode, states, err
+        states = {}
+        for state in tables.values():
+            states[state] = states.get(state, 0) + 1
+        if code != 0 and 0 < states.get("done", 0) < sum(states.values()):
+            return code, states, err
     raise AssertionError(f"could not interrupt the build mid-way (states {states})")
 
 

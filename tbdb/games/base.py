@@ -23,6 +23,26 @@ Batch (engines)
     ``move_text``; the core groups rows by table and gathers values.
 Perft
     ``perft(position, depth, **perft options)`` and ``divide``.
+
+Capabilities
+    ``capabilities``: a frozenset of the constants below, what the game has beyond the common
+    interface.  Code that needs one asks ``X in game.capabilities`` (the conformance suite,
+    tests/test_games.py, selects its checks this way), never which storage kind or value kind
+    the game holds.
+
+    ``BATCH_FORM``        ``encode_batch``, ``batch_locate``, ``batch_moves`` (engines)
+    ``OWN_PERFT``         ``perft`` by its own kernels, not the generic recursion over
+                          ``successors``
+    ``OWN_SOLVER``        ``solve`` solves every table itself: no ``space`` for the generic
+                          retrograde, no retrograde ``modes``
+    ``SHARED_KEY_STORE``  key tables share one store across builds (``key_store``,
+                          ``search_tables``: ``locate`` may leave the table to the prober)
+    ``SCORE_VALUES``      values are net scores by plies left, not win/draw/loss with a
+                          distance (a move's value adds what the move itself gains)
+    ``PLIES_LEFT``        a lookup option changes the answer (``plies_option``: the plies
+                          left; a successor's ``options`` carry one ply less)
+    ``DISTANCE_TABLES``   single-agent distance tables beside the two-player ones
+                          (successors with ``same_side``)
 """
 from __future__ import annotations
 
@@ -141,8 +161,21 @@ def first_row_outside(values: np.ndarray, low: int, high: int) -> int | None:
     return int(np.flatnonzero(outside.reshape(len(values), -1).any(axis=1))[0])
 
 
+# Capabilities (see the module docstring): a game declares the set it has.
+BATCH_FORM = "batch"
+OWN_PERFT = "own-perft"
+OWN_SOLVER = "own-solver"
+SHARED_KEY_STORE = "shared-key-store"
+SCORE_VALUES = "score-values"
+PLIES_LEFT = "plies"
+DISTANCE_TABLES = "distance-tables"
+CAPABILITIES = frozenset({BATCH_FORM, OWN_PERFT, OWN_SOLVER, SHARED_KEY_STORE, SCORE_VALUES,
+                          PLIES_LEFT, DISTANCE_TABLES})
+
+
 class Game:
-    """Base class of every game; subclasses set the attributes and override the methods."""
+    """Base class of every game; subclasses set the attributes and override the methods.
+    ``capabilities`` says which optional parts it has (module docstring)."""
     name: str = ""
     title: str = ""
     rules: str = ""  # docs/rules/<game>.md
@@ -157,6 +190,7 @@ class Game:
     modes: tuple[str, ...] = ("edges", "edge-free")  # retrograde modes it supports
     position_type: type | None = None  # its position objects (tb.lookup accepts them)
     example_build: dict = {}  # options of a small build (conformance tests, docs)
+    capabilities: frozenset[str] = frozenset()  # BATCH_FORM, OWN_PERFT, ... (module docstring)
 
     # ------------------------------------------------------------------ tables
     def plan(self, **options) -> list[str]:

@@ -11,6 +11,7 @@ from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionEr
     InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
+from tbdb.games.base import BATCH_FORM  # capabilities
 from tbdb.games.cdc.material import MAX_PER_SIDE, MAX_PIECES, Material, all_materials
 from tbdb.games.cdc.position import Move, Position
 from tbdb.games.cdc.tables import CdcSpace, closure
@@ -45,6 +46,7 @@ class CdcGame(Game):
     views = "cdc.sql"
     position_type = Position
     example_build = {"material": "KCvP"}
+    capabilities = frozenset({BATCH_FORM})
     build_options = (
         Option("max_pieces", f"every endgame with 2..N pieces (default {DEFAULT_MAX_PIECES})",
                min=2, max=MAX_PIECES, metavar="N"),

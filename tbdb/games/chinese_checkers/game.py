@@ -27,6 +27,7 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionEr
     MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
     first_row_outside
+from tbdb.games.base import BATCH_FORM, DISTANCE_TABLES, OWN_PERFT  # capabilities
 from tbdb.games.chinese_checkers.position import (STAR_SEATS, Position, StarPosition, _blocked,
                                                   _rhombus_rules, check_players, perft_divide)
 from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
@@ -73,6 +74,7 @@ class ChineseCheckersGame(Game):
     views = "chinese_checkers.sql"
     position_type = Position
     example_build = {"board": 4, "pieces": 1}
+    capabilities = frozenset({BATCH_FORM, DISTANCE_TABLES, OWN_PERFT})
     build_options = (
         Option("board", "the rhombus is BOARD x BOARD cells (3 to 9)", min=3, max=9,
                metavar="M"),

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 from tbdb.errors import InvalidArrayError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
     Successor, TableData, first_row_outside
+from tbdb.games.base import BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES  # capabilities
 from tbdb.games.oware.book import Book, solve_book
 from tbdb.games.oware.position import HOUSES, TOTAL_SEEDS, OwarePosition
 from tbdb.games.oware.tables import seeds_of, table_name
@@ -41,6 +42,7 @@ class OwareGame(Game):
     modes = ()  # its own solver, no retrograde mode to choose
     position_type = OwarePosition
     example_build = {"max_seeds": 5}
+    capabilities = frozenset({BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES})
     build_options = (
         Option("max_seeds", f"the books for 0..N seeds on the board (default "
                             f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 5 GB)",

@@ -17,6 +17,7 @@ from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionEr
     InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
+from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
 from tbdb.games.shogi.position import LETTERS, START_SFEN, Move, Position, _hand_text
 from tbdb.games.shogi.tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
     parse_table_name, table_name, table_of
@@ -140,6 +141,7 @@ class ShogiGame(Game):
     views = "shogi.sql"
     position_type = Position
     example_build = {"table": "KGK"}
+    capabilities = frozenset({BATCH_FORM, OWN_PERFT})
     build_options = (
         Option("pieces", f"every table of N pieces, kings included (default {DEFAULT_PIECES}; "
                          f"4 builds all 28 four-piece tables: hours)", min=3, max=MAX_PIECES,

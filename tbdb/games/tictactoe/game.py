@@ -10,6 +10,7 @@ import numpy as np
 from tbdb.errors import InvalidArrayError, InvalidOptionError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
+from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
 from tbdb.games.tictactoe.position import TEXT, TicTacToePosition
 from tbdb.games.tictactoe.tables import TABLE, TicTacToeSpace
 from tbdb.solvers.tictactoe import index as index_kernels
@@ -25,6 +26,7 @@ class TicTacToeGame(Game):
     modes = ("levels",)
     position_type = TicTacToePosition
     example_build: dict = {}
+    capabilities = frozenset({BATCH_FORM, OWN_PERFT})
 
     def plan(self) -> list[str]:
         return [TABLE]

@@ -26,6 +26,7 @@ import numpy as np
 from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.games.base import (BatchLocation, Game, GameOver, Location, StatRow, TableData,
                              first_row_outside, read_padded)
+from tbdb.games.base import BATCH_FORM, OWN_PERFT, SHARED_KEY_STORE  # capabilities
 from tbdb.games.uttt import tables
 from tbdb.games.uttt.position import SCORINGS, Position, key_text, scoring_code
 from tbdb.options import Option
@@ -79,6 +80,7 @@ class UtttGame(Game):
     )
     lookup_options = (SCORING,)
     example_build = {"from": EXAMPLE_ROOT}
+    capabilities = frozenset({BATCH_FORM, OWN_PERFT, SHARED_KEY_STORE})
 
     # ------------------------------------------------------------------ tables
 
