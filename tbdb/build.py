@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tbdb import games, level_store, retrograde
+from tbdb import engine, games, level_store
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
 from tbdb.memory import reuse_freed_memory
@@ -202,14 +202,14 @@ def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
         store.forget_levels(g.name, table)
     table_id = store.begin_key_table(g.name, table)
     space = g.space(table, deps)
-    levels = retrograde.enumerate_levels(space)
+    levels = engine.enumerate_levels(space)
     done = store.levels_done(g.name, table)
 
     def solved(level):
         if done.get(level) != len(levels[level]):
             return None
         keys, result, distance, best, _, _ = store.load_keys(table_id, level)
-        return retrograde.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
+        return engine.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
                                       distance, best)
 
     def store_level(values):
@@ -218,7 +218,7 @@ def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
         store.write_level(g.name, table, table_id, values, constraints, multiplicity,
                           time.perf_counter() - t0)
 
-    out = retrograde.solve_levels(space, levels, solved=solved, done=store_level)
+    out = engine.solve_levels(space, levels, solved=solved, done=store_level)
     return g.describe(table, [out[lv] for lv in sorted(out)])
 
 

@@ -1,4 +1,4 @@
-"""The retrograde driver: solves a game's table with the generic kernels of ``solvers.retrograde``.
+"""The retrograde driver: solves a game's table with the kernels of ``tbdb.solvers.retrograde``.
 
 A game hands over a table object following ``docs/kernel-contract.md`` (``IndexSpace``: census,
 children, parents; ``LevelSpace``: roots, level, expand).  This module walks it in chunks that

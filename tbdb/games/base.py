@@ -194,7 +194,7 @@ class Game:
     def solve(self, table: str, deps: dict[str, Any], mode: str = "auto",
               progress=None) -> TableData:
         """Solve one table (default: the generic retrograde over ``space``)."""
-        from tbdb import retrograde
+        from tbdb import engine as retrograde  # TODO(lead): engine.* once base.py is merged
         if self.storage == "key":
             space = self.space(table, deps)
             levels = retrograde.enumerate_levels(space, progress)
@@ -219,7 +219,7 @@ class Game:
     def verify(self, table: str, values: Any, deps: dict[str, Any]) -> tuple[list[str], int]:
         """(examples, count) of stored positions whose value, best move, kind or multiplicity
         the rules and the stored children contradict (generic: the retrograde check)."""
-        from tbdb import retrograde
+        from tbdb import engine as retrograde  # TODO(lead): engine.* once base.py is merged
         what = {1: "value", 2: "best move", 3: "kind or multiplicity"}
         if self.storage == "index":
             bad = retrograde.check_index(self.space(table, deps), values)

@@ -74,7 +74,7 @@ class IndexStorage(WdlStorage):
         """An index table's values as arrays over its slots (NONE where no row).  The rows
         stream in batches into the dense arrays: reading them whole first held about 40 bytes
         per row beside the 9 bytes per slot of the arrays (6.6 GiB to verify 7x7-3)."""
-        from tbdb.retrograde import IndexValues
+        from tbdb.engine import IndexValues
         from tbdb.solvers.retrograde import NONE
         f = store._checked_file(table_id)
         name = store._table_name(table_id)  # for a damage report: not while the rows stream

@@ -105,7 +105,7 @@ class KeyStorage(WdlStorage):
 
 def levels_of(stored) -> list:
     """A key table as read by ``KeyStorage.load_rows`` split into ``LevelValues`` per level."""
-    from tbdb.retrograde import LevelValues
+    from tbdb.engine import LevelValues
     keys, result, distance, best, multiplicity, level = stored
     out = []
     for lv in np.unique(level):
