@@ -6,10 +6,10 @@ score tables as runs (``tbdb.games.base.RunValues``): for position i the runs
 first is 1), ``score`` and ``move``; a run lasts until the next one starts.
 """
 import numpy as np
-from numba import njit, prange
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 
-@njit(cache=True)
+@kernel
 def _less3(keys, i, k0, k1, k2):
     a = keys[i, 0]
     if a != k0:
@@ -20,7 +20,7 @@ def _less3(keys, i, k0, k1, k2):
     return keys[i, 2] < k2
 
 
-@njit(cache=True)
+@kernel
 def _find_row3(keys, k0, k1, k2):
     """Row of (k0, k1, k2) in sorted keys int64[n, 3], or -1."""
     lo = 0
@@ -36,7 +36,7 @@ def _find_row3(keys, k0, k1, k2):
     return -1
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _find_rows3(keys, query):
     """_find_row3 for each row of query int64[m, 3]."""
     out = np.empty(query.shape[0], np.int64)
@@ -45,7 +45,7 @@ def _find_rows3(keys, query):
     return out
 
 
-@njit(cache=True)
+@kernel
 def _run_value(offsets, start, score, move, idx, plies):
     """(score, move) of position idx with ``plies`` left (>= 1): the last run starting at or
     before it."""
@@ -60,7 +60,7 @@ def _run_value(offsets, start, score, move, idx, plies):
     return score[lo], move[lo]
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _run_values(offsets, start, score, move, idx, plies):
     """_run_value for many positions: idx int64[n], plies int16[n] (0: nothing left, score 0
     and no move)."""

@@ -27,7 +27,7 @@ Three ways to solve an index table (a dense range of slots):
   values of lower levels, children found by binary search on sorted exact keys.
 """
 import numpy as np
-from numba import njit, prange
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 from tbdb.solvers.prefetch import _prefetch
 
@@ -45,7 +45,7 @@ AHEAD = 4  # rows of parents prefetched ahead in _ef_apply
 
 # --------------------------------------------------------------------------- per-row helpers
 
-@njit(cache=True)
+@kernel
 def _sorted_unique(values, n, scratch):
     """Copy values[:n] into scratch sorted, without repeats; return how many (insertion sort:
     rows are short)."""
@@ -64,7 +64,7 @@ def _sorted_unique(values, n, scratch):
     return m
 
 
-@njit(cache=True)
+@kernel
 def _row_value(count, child, ext_result, ext_distance, result, distance):
     """(result, distance) of one position from its children's values; an UNKNOWN child counts
     as a draw (as it is when solving has finished)."""
@@ -94,7 +94,7 @@ def _row_value(count, child, ext_result, ext_distance, result, distance):
     return LOSS, np.int16(max_win + 1)
 
 
-@njit(cache=True)
+@kernel
 def _realises(r, d, cr, cd):
     """Whether a move to a child of value (cr, cd) realises value (r, d) for the mover: a win
     in d goes to a child lost in d - 1, a loss in d to a child won in d - 1, a draw to a child
@@ -106,7 +106,7 @@ def _realises(r, d, cr, cd):
     return cr != WIN and cr != LOSS
 
 
-@njit(cache=True)
+@kernel
 def _row_best(count, child, move, ext_result, ext_distance, result, distance, r, d):
     """The first move realising value (r, d) (``_realises``); -1 if there is none."""
     for e in range(count):
@@ -119,7 +119,7 @@ def _row_best(count, child, move, ext_result, ext_distance, result, distance, r,
     return NO_MOVE
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _pick_best(positions, count, child, move, ext_result, ext_distance, result, distance, best):
     """best[p] for a batch of solved positions (rows as ``children`` returns them)."""
     for r in prange(positions.shape[0]):
@@ -128,7 +128,7 @@ def _pick_best(positions, count, child, move, ext_result, ext_distance, result, 
                             result, distance, result[p], distance[p])
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _check_rows(positions, count, child, move, ext_result, ext_distance, result, distance,
                 best, bad):
     """Flag (bad[p] = 1 value, 2 best move) every position of a batch whose stored value one ply
@@ -173,14 +173,14 @@ def _check_rows(positions, count, child, move, ext_result, ext_distance, result,
 EXT_BASE = 65536  # packed external child: -1 - ((result + 1) * EXT_BASE + distance)
 
 
-@njit(cache=True)
+@kernel
 def _unpack_ext(t):
     """(result, distance) of a packed external child."""
     v = -1 - t
     return np.int8(v // EXT_BASE - 1), np.int16(v % EXT_BASE)
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _pack_rows(positions, count, child, move, ext_result, ext_distance, start, target, code,
                n_in, ext_loss_min, ext_win_max):
     """Copy a ``children`` batch into the flat edge list: row r fills target/code[start[r]:
@@ -218,7 +218,7 @@ def _pack_rows(positions, count, child, move, ext_result, ext_distance, start, t
         ext_win_max[p] = EXT_DRAW if drawn else hi
 
 
-@njit(cache=True)
+@kernel
 def _reverse_edges(size, off, target):
     """The in-table parents of every position as CSR (roff int64[size + 1], parent int32),
     one entry per move (a child reached by two moves lists its parent twice, as the
@@ -240,7 +240,7 @@ def _reverse_edges(size, off, target):
     return roff, parent
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _best_of_rows(off, target, code, result, distance, best):
     """best[p] for every solved position: the first move of its row realising its value."""
     for p in prange(result.shape[0]):
@@ -260,7 +260,7 @@ def _best_of_rows(off, target, code, result, distance, best):
                 break
 
 
-@njit(cache=True)
+@kernel
 def _solve_graph(result, distance, remaining, roff, parent, ext_loss_min, ext_win_max):
     """Degree-counting retrograde solve in order of increasing distance.
 
@@ -356,7 +356,7 @@ def _solve_graph(result, distance, remaining, roff, parent, ext_loss_min, ext_wi
 
 # --------------------------------------------------------------------------- edge-free
 
-@njit(cache=True)
+@kernel
 def _ef_set(p, n, lo, lo_move, hi, hi_move, dr, result, distance, remaining, best):
     """Set position p before the backup from what its children give: n distinct in-table
     children, the smallest external loss lo (NO_EXT none) and the first move to it, the largest
@@ -381,7 +381,7 @@ def _ef_set(p, n, lo, lo_move, hi, hi_move, dr, result, distance, remaining, bes
     return distance[p]
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _ef_init(positions, count, child, move, ext_result, ext_distance, width, result, distance,
              remaining, best):
     """First pass of the edge-free solve over a ``children`` batch: each position's counter
@@ -424,7 +424,7 @@ def _ef_init(positions, count, child, move, ext_result, ext_distance, width, res
     return tops.max() if nchunk else 0
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _ef_init_summaries(positions, distinct, ext_loss, ext_loss_move, ext_win, ext_win_move,
                        ext_draw, result, distance, remaining, best):
     """``_ef_init`` from a game's ``summaries`` (docs/kernel-contract.md) in place of its
@@ -441,7 +441,7 @@ def _ef_init_summaries(positions, distinct, ext_loss, ext_loss_move, ext_win, ex
     return tops.max() if nchunk else 0
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _ef_scan(result, distance, level, lo, hi):
     """Slots in lo..hi resolved (won or lost) at distance ``level``, ascending."""
     n = hi - lo
@@ -465,7 +465,7 @@ def _ef_scan(result, distance, level, lo, hi):
     return out
 
 
-@njit(cache=True)
+@kernel
 def _drop_repeated_parents(parent, code, m, buf):
     """Sort parent[:m] and drop repeated slots in place, each keeping its smallest code; the
     new count.  (slot, code) packs into one int64: slots < 2^32, codes < 2^31."""
@@ -484,7 +484,7 @@ def _drop_repeated_parents(parent, code, m, buf):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _dedupe_rows(count, rows, codes, with_codes):
     """Sort each row of a ``parents`` batch and drop repeats, in place (count updated).  With
     codes, a parent reached by several moves keeps the smallest code (the first in order)."""
@@ -504,7 +504,7 @@ def _dedupe_rows(count, rows, codes, with_codes):
             count[r] = _drop_repeated_parents(rows[r], codes[r], count[r], buf)
 
 
-@njit(cache=True)
+@kernel
 def _owner(p, parts):
     """Which of ``parts`` threads updates slot p in ``_ef_apply``: p modulo ``parts``, by a
     mask when ``parts`` is a power of two (a 64-bit division per parent entry cost a fifth of
@@ -515,7 +515,7 @@ def _owner(p, parts):
     return p % parts
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _ef_apply(batch, count, parent, codes, result, distance, remaining, best, level, parts):
     """Back up one batch of positions resolved at ``level`` to their (deduplicated) parents;
     codes[r, e] is the move from parent[r, e] to batch[r] (ignored unless the game gives
@@ -577,7 +577,7 @@ def _ef_apply(batch, count, parent, codes, result, distance, remaining, best, le
     return tops.max()
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _ef_finish(result, distance):
     """Whatever is still unknown when no level is left is a draw."""
     for i in prange(result.shape[0]):
@@ -588,12 +588,12 @@ def _ef_finish(result, distance):
 
 # --------------------------------------------------------------------------- level by level
 
-@njit(cache=True)
+@kernel
 def _key_less(a0, a1, b0, b1):
     return a0 < b0 or (a0 == b0 and a1 < b1)
 
 
-@njit(cache=True)
+@kernel
 def _find_key(keys, k0, k1):
     """Row of key (k0, k1) in keys int64[n, 2] sorted by (word 0, word 1), or -1."""
     lo = 0
@@ -609,7 +609,7 @@ def _find_key(keys, k0, k1):
     return -1
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _find_keys(keys, query):
     """_find_key for many query keys int64[k, 2]."""
     out = np.empty(query.shape[0], np.int64)
@@ -618,7 +618,7 @@ def _find_keys(keys, query):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def _level_values(terminal, count, child_row, move, result_all, distance_all, out_result,
                   out_distance, out_best):
     """Values of one level's positions: ``terminal`` (game over here, or UNKNOWN), the children
@@ -684,7 +684,7 @@ def _level_values(terminal, count, child_row, move, result_all, distance_all, ou
 
 # --------------------------------------------------------------------------- statistics
 
-@njit(cache=True)
+@kernel
 def _tally(result, distance, multiplicity, full_orbit):
     """One pass over solved slots: int64[8] = positions, wins, draws, losses (each weighted by
     multiplicity), longest win, longest loss (-1 if none), illegal slots (weighted), and the

@@ -17,7 +17,7 @@ an external child: LOSS at distance 0 for the opponent).
 **Move codes** (int32): ``from * 128 + to`` in the stored (canonical) frame.
 """
 import numpy as np
-from numba import njit, prange
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 from tbdb.solvers.chinese_checkers.index import (count_below, count_less, decode, free_numbers,
                                                  insertion_base, mirrored, rank, rank_free,
@@ -36,7 +36,7 @@ ROWS = 256  # positions per parallel chunk
 
 # --------------------------------------------------------------------------- rules
 
-@njit(cache=True)
+@kernel
 def _blocked(board, nbr, own, goal, seen, stack):
     """With the other player's pieces frozen, can ``own``'s pieces never reach some empty cell
     of ``goal``?  The cells they might reach: from their cells, steps onto any cell the other
@@ -77,7 +77,7 @@ def _blocked(board, nbr, own, goal, seen, stack):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, start, seen,
               stack):
     """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
@@ -107,7 +107,7 @@ def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, st
 
 # --------------------------------------------------------------------------- contract kernels
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
             class_rep, mirror_rank, lo, hi):
     """kind int8[hi - lo] (0 a position, ILLEGAL -2, NONE -3) and multiplicity int16[hi - lo]
@@ -157,7 +157,7 @@ def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, com
     return kind, mult
 
 
-@njit(cache=True)
+@kernel
 def _counts(x, y, k, in_goal, in_start, out):
     """out[0..3] = x's pieces in G, y's in G, y's in S, x's in S."""
     out[0] = 0
@@ -171,7 +171,7 @@ def _counts(x, y, k, in_goal, in_start, out):
         out[3] += in_start[x[i]]
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
               class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
               ext_distance, full, win_move):
@@ -320,7 +320,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                 board[b[i]] = 0
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
              class_rep, class_of, mirror_rank, positions, count, parent, code):
     """Every slot that has each position among its in-table children.  The opponent (who just
