@@ -4,8 +4,8 @@ A table's slots are ``side * size + idx`` (side to move 0 red, 1 black; idx the 
 index of ``index``, the material given by its ``desc``).
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.cdc.index import canonical, stabiliser, unrank
 from tbdb.solvers.cdc.moves import CAPTURE_FLAG, NEIGHBOUR, NSQ, moves_of_board
 

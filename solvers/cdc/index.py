@@ -20,8 +20,8 @@ symmetries (identity, left-right, up-down, 180 degrees):
   orbit; the canonical one is the smaller, and only it is ``valid``.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.cdc.moves import NSQ
 
 DESC_LEN = 24

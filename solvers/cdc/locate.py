@@ -4,8 +4,8 @@ Boards are int8[n, 32] piece codes (``moves``), -1 empty; a slot is ``side * siz
 the stored orientation of the material's table (``index``).
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.cdc.index import SYM, canonical
 from tbdb.solvers.cdc.moves import CAPTURE_FLAG, NSQ
 

@@ -7,6 +7,7 @@ Board: 32 squares, ``sq = row * 8 + col`` (a1 = 0, h1 = 7, a4 = 24, h4 = 31), in
 Move codes (int16): ``from * 32 + to``, plus ``CAPTURE_FLAG`` for captures.
 """
 import numpy as np
+
 from tbdb.solvers.jit import kernel
 
 

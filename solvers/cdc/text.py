@@ -14,6 +14,7 @@ which raises the error that quotes the text: the kernel never decides an error.
 fills in the piece letters in SQL).
 """
 import numpy as np
+
 from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 NSQ = 32

@@ -12,8 +12,8 @@ at distance d hands d + 1 to its unvisited neighbours.  Threads may write the sa
 entry at the same time, which is harmless.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.chinese_checkers.index import rank, replace_sorted
 from tbdb.solvers.chinese_checkers.moves import destinations
 

@@ -31,8 +31,8 @@ arrays built by ``tbdb.games.chinese_checkers.tables``:
     mirror_rank int32[C(N, P)]   rank of the mirror image of each subset
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 from tbdb.solvers.chinese_checkers.moves import sort_small
 
 

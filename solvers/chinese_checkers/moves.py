@@ -15,6 +15,7 @@ Perft counts for the star (2, 3, 4 or 6 players) live here too: the first player
 goal point wins (see ``_won``) and a won position has no moves.
 """
 import numpy as np
+
 from tbdb.solvers.jit import kernel, parallel_nogil_kernel, prange
 
 

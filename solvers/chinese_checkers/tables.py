@@ -17,13 +17,13 @@ an external child: LOSS at distance 0 for the opponent).
 **Move codes** (int32): ``from * 128 + to`` in the stored (canonical) frame.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.chinese_checkers.index import (count_below, count_less, decode, free_numbers,
                                                  insertion_base, mirrored, rank, rank_free,
                                                  rank_inserted, swap_base, turned)
 from tbdb.solvers.chinese_checkers.moves import destinations, sort_small
-from tbdb.solvers.retrograde import _drop_repeated_parents, _sorted_unique
+from tbdb.solvers.retrograde.rows import drop_repeated_parents, sorted_unique
 
 NORMAL = 0
 TERMINAL = 1  # the opponent has just won: lost for the mover, distance 0, no moves
@@ -313,7 +313,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                     e = 0
                     win_move[r] = won_at
                 elif own_image:
-                    e = _sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
+                    e = sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
             count[r] = e
             for i in range(k):
                 board[a[i]] = 0
@@ -437,7 +437,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
                 if op[i] != mop[i]:
                     symmetric = False
             if symmetric:
-                m = _drop_repeated_parents(parent[r], code[r], m, rowbufs[ch])
+                m = drop_repeated_parents(parent[r], code[r], m, rowbufs[ch])
             count[r] = m
             for i in range(k):
                 board[a[i]] = 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
+
 from tbdb.solvers.jit import kernel
 
 HOUSES = 12

@@ -22,8 +22,8 @@ HIGH).  The Python driver that validates the input and calls these kernels is
 from __future__ import annotations
 
 import numpy as np
-from tbdb.solvers.jit import kernel, nogil_kernel, parallel_kernel, parallel_nogil_kernel, prange
 
+from tbdb.solvers.jit import kernel, nogil_kernel, parallel_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import BOOK_SIZES
 from tbdb.solvers.oware.moves import IDX_BITS, IDX_MASK
 

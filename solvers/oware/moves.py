@@ -6,8 +6,8 @@ Boards are int8[12] seen from the player to move (``index``); a move is the hous
 from __future__ import annotations
 
 import numpy as np
-from tbdb.solvers.jit import kernel, nogil_kernel
 
+from tbdb.solvers.jit import kernel, nogil_kernel
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
 
 #: Largest seed count ``solve_book`` accepts: a move packs a global index into 27 bits.

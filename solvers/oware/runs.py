@@ -3,6 +3,7 @@ plies left (run layout in ``levels``)."""
 from __future__ import annotations
 
 import numpy as np
+
 from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 

@@ -25,8 +25,8 @@ A decoded position is ``ksq`` int64[2] (black, white king squares) and per piece
 (square, or HAND), ``col`` (owner) and ``prom`` (0/1), int64[k] each.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 from tbdb.solvers.shogi.moves import KING, NSQ, PROMOTED, ROOK, dead
 
 HAND = 81

@@ -17,6 +17,7 @@ may not stand where it could never move again (pawn, lance on the last rank, kni
 two); no two unpromoted pawns of one side on a file; a pawn drop may not mate.
 """
 import numpy as np
+
 from tbdb.solvers.jit import kernel, inline_kernel, nogil_kernel
 
 NSQ = 81

@@ -5,8 +5,8 @@ position layouts described there).
 Captures and drops keep the set of pieces, so every move (and every unmove) stays in the table.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 from tbdb.solvers.shogi.index import HAND, PIECES, canonical, decode, encode, place
 from tbdb.solvers.shogi.moves import (DROP_BASE, KING, KNIGHT, KNIGHT_TO, MAX_MOVES, NEIGH, NSQ,
                                       PAWN, PROMOTE_FLAG, PROMOTED, ROOK, SLIDE_MASK, STEP_MASK,

@@ -12,8 +12,8 @@ no two unpromoted pawns of a side on a file, no more pieces of a type than shogi
 not to move not in check.  ``tests/test_shogi_sfen.py`` compares both parsers.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel
 
+from tbdb.solvers.jit import kernel
 from tbdb.solvers.shogi.moves import KING, KNIGHT, NSQ, PAWN, PROMOTED, ROOK, attacked, dead
 from tbdb.solvers.shogi.index import DESC_LEN, make_desc, slot_of
 

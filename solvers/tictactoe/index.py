@@ -8,6 +8,7 @@ bijection of boards) and needs one word: key = (code, 0).  The level of a key is
 empty cells of its board.
 """
 import numpy as np
+
 from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 POW3 = np.array([3 ** i for i in range(9)], np.int64)

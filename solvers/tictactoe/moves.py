@@ -4,8 +4,8 @@ Boards and keys as in ``index``; x moves first, so the side to move follows from
 Move codes are cells 0..8.  Every move fills a cell: it lowers the level (empty cells) by one.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, nogil_kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, nogil_kernel, parallel_kernel, prange
 from tbdb.solvers.tictactoe.index import canonical, decode
 
 LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8],

@@ -5,8 +5,8 @@ may instead be given by its status alone, all nine cells 3 = won by X, 4 = won b
 drawn), ``side`` int8[n] (0 X, 1 O to move) and ``con`` int8[n] (0..8, or -1 for any board).
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.uttt.keys import board_code, canonical_codes
 from tbdb.solvers.uttt.levels import legal
 from tbdb.solvers.uttt.moves import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY,

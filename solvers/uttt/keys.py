@@ -46,8 +46,8 @@ The side to move must be in the key: once closed boards are reduced to their sta
 counts no longer tell whose turn it is.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.uttt.moves import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY,
                                      S_SIDE, S_WON_O, S_WON_X)
 

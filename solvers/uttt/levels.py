@@ -32,8 +32,8 @@ opponent to a board) is not checked.  The fillings in (d) have these differences
 +1; closed by a last move in an edge cell (1, 3, 5, 7): X won -1..6, O won -6..1.
 """
 import numpy as np
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.uttt.keys import (CODE_EMPTIES, FIRST_OPEN, OPEN_O, OPEN_X, board_code,
                                     canonical_codes, child_canonical, decode, encode,
                                     image_words)

@@ -26,6 +26,7 @@ board remains (then a draw under the standard scoring; under the CodinGame scori
 with more won boards wins, equal counts draw).
 """
 import numpy as np
+
 from tbdb.solvers.jit import kernel, parallel_nogil_kernel, prange
 
 NS = 24

@@ -11,7 +11,7 @@ from tbdb.storage.base import RowMissing, StoredTable, WdlStorage, check_filled
 
 class KeyTable(StoredTable):
     def _load(self) -> None:
-        from tbdb.solvers import lookup as kernels
+        from tbdb.solvers.retrograde import keys as kernels
         self.kernels = kernels
         self.keys, self.result, self.distance, self.best, _, _ = \
             self.storage.load_rows(self.store, self.id)
@@ -19,14 +19,14 @@ class KeyTable(StoredTable):
     def probe(self, key, plies=None):
         if not self.loaded:
             return self.storage.read_row(self.store, self.id, key)
-        i = self.kernels._find_row3(self.keys, key[0], key[1], key[2])
+        i = self.kernels.find_key(self.keys, np.asarray(key[:3], np.int64))
         if i < 0:
             return None
         return int(self.result[i]), int(self.distance[i]), int(self.best[i])
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Where each key row int64[m, 3] is (-1: not here)."""
-        return self.kernels._find_rows3(self.keys, keys)
+        return self.kernels.find_keys(self.keys, keys)
 
     def gather(self, keys, plies):
         at = self.find(keys)

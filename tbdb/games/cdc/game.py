@@ -19,7 +19,7 @@ from tbdb.solvers.cdc import index as index_kernels
 from tbdb.solvers.cdc import locate as locate_kernels
 from tbdb.solvers.cdc import moves as move_kernels
 from tbdb.solvers.cdc import text as text_kernels
-from tbdb.solvers.retrograde import LOSS, _tally
+from tbdb.solvers.retrograde import LOSS, tally as _tally  # TODO(lead): call tally after the merge
 
 DEFAULT_MAX_PIECES = 3
 _SYM = index_kernels.SYM.tolist()  # plain lists: several times faster to index from Python
