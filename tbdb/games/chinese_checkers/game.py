@@ -27,8 +27,11 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionEr
     MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
     first_row_outside
-from tbdb.games.chinese_checkers.position import (STAR_SEATS, Position, StarPosition, _blocked,
-                                                  _rhombus_rules, check_players, perft_divide)
+from tbdb.games.chinese_checkers.position import (STAR_SEATS, Position, StarPosition,
+                                                  check_players, perft_divide)
+# TODO(lead): call blocked / rhombus_rules by their public names after the merge
+from tbdb.games.chinese_checkers.position import blocked as _blocked
+from tbdb.games.chinese_checkers.position import rhombus_rules as _rhombus_rules
 from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
                                                   Placement, distance_table)
 from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, RhombusTable, check_board,
