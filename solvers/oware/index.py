@@ -66,17 +66,9 @@ def rank(houses):
 
 
 @kernel
-def _rank_flipped(board):
-    """``rank`` of the board seen from the other side (house i <- board[(i + 6) % 12])."""
-    r = 0
-    for i in range(HOUSES):
-        r += board[i]
-    return rank_flipped_n(board, r)
-
-
-@kernel
 def rank_flipped_n(board, r):
-    """``_rank_flipped`` of a board known to hold ``r`` seeds."""
+    """``rank`` of a board known to hold ``r`` seeds, seen from the other side (house i <-
+    board[(i + 6) % 12])."""
     idx = _F[11, r] - _F[11, r - board[6]]
     r -= board[6]
     idx += _F[10, r] - _F[10, r - board[7]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.jit import kernel
 
 
 @kernel
@@ -31,18 +31,4 @@ def lookup_many(run_offsets, run_from, run_score, run_move, t):
         s, m = lookup(run_offsets, run_from, run_score, run_move, i, t)
         score[i] = s
         move[i] = m
-    return score, move
-
-
-@parallel_kernel
-def lookup_rows(run_offsets, run_from, run_score, run_move, idx, t):
-    """``(score int8[M], best_move int8[M])`` of positions ``idx int64[M]`` of one book at plies
-    left ``t int16[M]`` (each 1 <= t <= MAX_T)."""
-    m = idx.shape[0]
-    score = np.empty(m, dtype=np.int8)
-    move = np.empty(m, dtype=np.int8)
-    for j in prange(m):
-        s, mv = lookup(run_offsets, run_from, run_score, run_move, idx[j], t[j])
-        score[j] = s
-        move[j] = mv
     return score, move

@@ -404,15 +404,6 @@ def _origins_of(board, colour, origins):
 
 
 @kernel
-def _king_square(board, colour):
-    king = KING + 16 * colour
-    for sq in range(NSQ):
-        if board[sq] == king:
-            return sq
-    return -1
-
-
-@kernel
 def legal_moves(board, hands, colour, out):
     """Legal moves of any position with both kings (board order, then drops)."""
     origins = np.empty(NSQ, np.int16)

@@ -308,31 +308,6 @@ def _key_level(w0, w1, codes):
 # --------------------------------------------------------------------------- batches
 
 @parallel_kernel
-def _canonical_keys(states, keys, syms):
-    """keys int64[n, 2] and syms int8[n] of states int16[n, NS]."""
-    n = states.shape[0]
-    nchunk = (n + 1023) // 1024
-    scratch = np.empty((nchunk, 2, 9), np.int16)
-    for ch in prange(nchunk):
-        for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
-            w0, w1, g = canonical(states[i], scratch[ch, 0])
-            keys[i, 0] = w0
-            keys[i, 1] = w1
-            syms[i] = g
-
-
-@parallel_kernel
-def _decode_keys(keys, states):
-    """states int16[n, NS] of keys int64[n, 2]."""
-    n = keys.shape[0]
-    nchunk = (n + 1023) // 1024
-    scratch = np.empty((nchunk, 9), np.int16)
-    for ch in prange(nchunk):
-        for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
-            decode(keys[i, 0], keys[i, 1], states[i], scratch[ch])
-
-
-@parallel_kernel
 def key_levels(keys, out):
     """out int16[n]: the level (empty cells in open boards) of keys int64[n, 2]."""
     n = keys.shape[0]

@@ -213,13 +213,6 @@ def legal(codes, side, con):
     return False
 
 
-@parallel_kernel
-def _legal_many(codes, side, con, out):
-    """out bool[n] = legal(codes[i], side[i], con[i]) for codes int16[n, 9]."""
-    for i in prange(codes.shape[0]):
-        out[i] = legal(codes[i], side[i], con[i])
-
-
 # --------------------------------------------------------------------------- enumeration
 
 def alphabet():
@@ -305,7 +298,6 @@ def legal_keys_pass(pairs, budget, counts, out, fill):
         n = _walk(left, fill, out, starts[i], codes[i], scratch[i])
         if not fill:
             counts[i] = n
-
 
 
 def legal_keys(max_empties: int) -> np.ndarray:

@@ -132,38 +132,6 @@ def _count_moves(st):
     return np.int64(9 - POPCOUNT[st[con] | st[9 + con]])
 
 
-@kernel
-def _state_of_cells(cells, side, con, st):
-    """Fill state st from cells int8[81] (0 empty, 1 X, 2 O; index 9 * b + c), the side to move
-    and the constraint (-1 any).  Board statuses are derived from the cells; a board with a
-    line of each side is marked won by X (the caller rejects such boards)."""
-    for i in range(NS):
-        st[i] = 0
-    for b in range(9):
-        xm = 0
-        om = 0
-        for c in range(9):
-            v = cells[9 * b + c]
-            if v == 1:
-                xm |= 1 << c
-            elif v == 2:
-                om |= 1 << c
-        st[b] = xm
-        st[9 + b] = om
-        if HAS_LINE[xm]:
-            st[S_WON_X] |= 1 << b
-            st[S_CLOSED] |= 1 << b
-        elif HAS_LINE[om]:
-            st[S_WON_O] |= 1 << b
-            st[S_CLOSED] |= 1 << b
-        elif (xm | om) == FULL:
-            st[S_CLOSED] |= 1 << b
-        else:
-            st[S_EMPTY] += 9 - POPCOUNT[xm | om]
-    st[S_SIDE] = side
-    st[S_CON] = con
-
-
 # --------------------------------------------------------------------------- perft
 
 @kernel
