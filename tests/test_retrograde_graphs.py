@@ -181,7 +181,7 @@ def test_verify_flags_each_planted_error(slot, field, value, flag):
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 4, 5, 8])
 def test_backup_threads_own_slots_modulo_their_count(parts):
-    """``_ef_apply`` gives slot p to thread p mod parts (a mask for powers of two): every
+    """``ef_apply`` gives slot p to thread p mod parts (a mask for powers of two): every
     thread owns its share, and neighbouring slots alternate, so a batch's parents spread."""
     from tbdb.solvers.retrograde.edge_free import _owner
     slots = np.arange(0, 1 << 20, 7, dtype=np.int64)
