@@ -403,7 +403,7 @@ def _sql(args) -> int:
 # --------------------------------------------------------------------------- status
 
 def _print_rows(columns: list[str], rows: list[tuple]) -> None:
-    text = [[_cell(v) for v in row] for row in rows]
+    text = [[cell_text(v) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in text]) for i, c in enumerate(columns)]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     print("  ".join("-" * w for w in widths))
@@ -412,7 +412,8 @@ def _print_rows(columns: list[str], rows: list[tuple]) -> None:
     print(f"({len(rows):,} row{'s' if len(rows) != 1 else ''})")
 
 
-def _cell(v) -> str:
+def cell_text(v) -> str:
+    """One value as a table cell: empty for NULL, floats rounded."""
     if v is None:
         return ""
     if isinstance(v, float):

@@ -203,13 +203,13 @@ def _write_parquet(con, query: str, path: str) -> None:
 
 
 def _print_table(cur, columns: list[str], limit: int | None) -> None:
-    from tbdb.cli import _cell
+    from tbdb.cli import cell_text
     shown: list[list[str]] = []
     total = 0
     for rows in _batches(cur):
         for r in rows:
             if limit is None or total < limit:
-                shown.append([_cell(v) for v in r])
+                shown.append([cell_text(v) for v in r])
             total += 1
         if limit is not None and total > limit and len(rows) < BATCH:
             break

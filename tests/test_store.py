@@ -150,8 +150,8 @@ def test_read_only_open_of_missing_file(tmp_path):
 def test_revisions_read_from_files_are_alembics():
     from alembic.script import ScriptDirectory
 
-    from tbdb.store import _alembic_config, revisions
-    script = ScriptDirectory.from_config(_alembic_config())
+    from tbdb.store import alembic_config, revisions
+    script = ScriptDirectory.from_config(alembic_config())
     assert revisions() == [r.revision for r in reversed(list(script.walk_revisions()))]
     assert revisions()[-1] == script.get_current_head()
 
