@@ -92,7 +92,7 @@ def lookups(db: str, board: int, pieces: int, tag: str, n: int = 1_000_000) -> l
 
     import tbdb
     from run import call_seconds, lookup_median_us
-    from tbdb.games.chinese_checkers.game import _rhombus_rules
+    from tbdb.games.chinese_checkers.position import rhombus_rules
 
     cells = board * board
     rng = np.random.default_rng(0)
@@ -102,7 +102,7 @@ def lookups(db: str, board: int, pieces: int, tag: str, n: int = 1_000_000) -> l
         boards[i, c[:pieces]] = 1
         boards[i, c[pieces:]] = 2
     movers = rng.integers(1, 3, n).astype(np.int8)
-    _, _, goals = _rhombus_rules(board, pieces)
+    _, _, goals = rhombus_rules(board, pieces)
     for player in (1, 2):
         at = boards[:, np.array(goals[player])]
         won = (at != 0).all(axis=1) & (at == player).any(axis=1)

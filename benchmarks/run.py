@@ -198,7 +198,7 @@ def sql_export(db: str, rows: int) -> list[dict]:
 EDGE_FREE_PROBE = """
 import sys, time
 import numpy as np
-from tbdb import retrograde
+from tbdb import engine
 from tbdb.games.cdc import CdcGame
 g = CdcGame()
 table, mode = sys.argv[1], sys.argv[2]
@@ -210,10 +210,10 @@ while todo:
         todo += g.dependencies(t)
 order.sort(key=lambda t: (len(t), t))
 for t in order[:-1]:
-    deps[t] = g.from_stored(t, None, retrograde.solve_index(
+    deps[t] = g.from_stored(t, None, engine.solve_index(
         g.space(t, {d: deps[d] for d in g.dependencies(t)}), "auto"))
 space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
-retrograde.solve_index(g.space(order[0], {}), mode)  # compile
+engine.solve_index(g.space(order[0], {}), mode)  # compile
 
 
 def status(field):
@@ -225,7 +225,7 @@ with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # reset the peak RSS to the current RSS (Linux)
 base = status("VmRSS:")
 t0 = time.perf_counter()
-v = retrograde.solve_index(space, mode)
+v = engine.solve_index(space, mode)
 dt = time.perf_counter() - t0
 print(space.size, dt, base, status("VmHWM:"))
 """

@@ -1,52 +1,17 @@
-"""Lookup kernels over stored tables, for every game: rows of exact keys, score runs.
+"""Lookup kernels over stored score tables, for every game.  (Rows of exact keys are found by
+the engine's one key search, ``tbdb.solvers.retrograde.keys``.)
 
-Key tables are held as keys int64[n, 3] (key0, key1, constraint) sorted lexicographically;
-score tables as runs (``tbdb.games.base.RunValues``): for position i the runs
+Score tables as runs (``tbdb.games.base.RunValues``): for position i the runs
 ``offsets[i] .. offsets[i + 1] - 1``, each with its first plies-left ``start`` (ascending, the
 first is 1), ``score`` and ``move``; a run lasts until the next one starts.
 """
 import numpy as np
-from numba import njit, prange
+
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 
-@njit(cache=True)
-def _less3(keys, i, k0, k1, k2):
-    a = keys[i, 0]
-    if a != k0:
-        return a < k0
-    b = keys[i, 1]
-    if b != k1:
-        return b < k1
-    return keys[i, 2] < k2
-
-
-@njit(cache=True)
-def _find_row3(keys, k0, k1, k2):
-    """Row of (k0, k1, k2) in sorted keys int64[n, 3], or -1."""
-    lo = 0
-    hi = keys.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _less3(keys, mid, k0, k1, k2):
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < keys.shape[0] and keys[lo, 0] == k0 and keys[lo, 1] == k1 and keys[lo, 2] == k2:
-        return lo
-    return -1
-
-
-@njit(cache=True, parallel=True)
-def _find_rows3(keys, query):
-    """_find_row3 for each row of query int64[m, 3]."""
-    out = np.empty(query.shape[0], np.int64)
-    for i in prange(query.shape[0]):
-        out[i] = _find_row3(keys, query[i, 0], query[i, 1], query[i, 2])
-    return out
-
-
-@njit(cache=True)
-def _run_value(offsets, start, score, move, idx, plies):
+@kernel
+def run_value(offsets, start, score, move, idx, plies):
     """(score, move) of position idx with ``plies`` left (>= 1): the last run starting at or
     before it."""
     lo = offsets[idx]
@@ -60,9 +25,9 @@ def _run_value(offsets, start, score, move, idx, plies):
     return score[lo], move[lo]
 
 
-@njit(cache=True, parallel=True)
-def _run_values(offsets, start, score, move, idx, plies):
-    """_run_value for many positions: idx int64[n], plies int16[n] (0: nothing left, score 0
+@parallel_kernel
+def run_values(offsets, start, score, move, idx, plies):
+    """run_value for many positions: idx int64[n], plies int16[n] (0: nothing left, score 0
     and no move)."""
     n = idx.shape[0]
     out_score = np.empty(n, np.int16)
@@ -72,7 +37,7 @@ def _run_values(offsets, start, score, move, idx, plies):
             out_score[i] = 0
             out_move[i] = -1
         else:
-            s, m = _run_value(offsets, start, score, move, idx[i], plies[i])
+            s, m = run_value(offsets, start, score, move, idx[i], plies[i])
             out_score[i] = s
             out_move[i] = m
     return out_score, out_move

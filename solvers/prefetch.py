@@ -1,9 +1,9 @@
-"""``_prefetch(array, i)``: ask the CPU to start loading array[i] into cache (LLVM's
+"""``prefetch(array, i)``: ask the CPU to start loading array[i] into cache (LLVM's
 ``llvm.prefetch``, write intent, high locality), for kernels whose loops touch slots at random.
 
-The edge-free backup (``solvers.retrograde._ef_apply``) reads and updates four per-slot arrays
-at the parents' slots, which scatter over hundreds of MB; issuing the loads a few rows ahead
-lets them overlap instead of waiting on DRAM one after another.
+The edge-free backup (``tbdb.solvers.retrograde.edge_free.ef_apply``) reads and updates four
+per-slot arrays at the parents' slots, which scatter over hundreds of MB; issuing the loads a
+few rows ahead lets them overlap instead of waiting on DRAM one after another.
 """
 from llvmlite import ir
 from numba import types
@@ -12,7 +12,7 @@ from numba.extending import intrinsic
 
 
 @intrinsic
-def _prefetch(typingctx, array, index):
+def prefetch(typingctx, array, index):
     """A hint, never a fault: the index is not checked and the load may be dropped."""
     if not isinstance(array, types.Array) or array.ndim != 1 or \
             not isinstance(index, types.Integer):

@@ -13,7 +13,8 @@ from tbdb.options import check_names, resolve
 from tbdb import sql_functions
 from tbdb.prober import ProbeStats, Prober
 from tbdb.results import LookupResult
-from tbdb.store import Store, damaged, default_db_path, is_damage
+from tbdb.store import Store
+from tbdb.database import damaged, default_db_path, is_damage
 
 
 class ClosedError(TbdbError, ValueError):

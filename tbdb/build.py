@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tbdb import games, level_store, retrograde
+from tbdb import engine, games, level_store
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
 from tbdb.memory import reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
-from tbdb.store import Store, default_db_path
+from tbdb.store import Store
+from tbdb.database import default_db_path
 from tbdb.verify_rows import catalogue_problems
 
 MODE_OPTION = Option("mode", "retrograde mode: auto (by table size), edges (in memory, fastest "
@@ -202,14 +203,14 @@ def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
         store.forget_levels(g.name, table)
     table_id = store.begin_key_table(g.name, table)
     space = g.space(table, deps)
-    levels = retrograde.enumerate_levels(space)
+    levels = engine.enumerate_levels(space)
     done = store.levels_done(g.name, table)
 
     def solved(level):
         if done.get(level) != len(levels[level]):
             return None
         keys, result, distance, best, _, _ = store.load_keys(table_id, level)
-        return retrograde.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
+        return engine.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
                                       distance, best)
 
     def store_level(values):
@@ -218,7 +219,7 @@ def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
         store.write_level(g.name, table, table_id, values, constraints, multiplicity,
                           time.perf_counter() - t0)
 
-    out = retrograde.solve_levels(space, levels, solved=solved, done=store_level)
+    out = engine.solve_levels(space, levels, solved=solved, done=store_level)
     return g.describe(table, [out[lv] for lv in sorted(out)])
 
 

@@ -19,7 +19,7 @@ if __name__ == "__main__":  # python -m tbdb.cli: stop cleanly before the heavy 
 import duckdb
 
 from tbdb.options import resolve
-from tbdb.store import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, is_disk_full
+from tbdb.database import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, is_disk_full
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
@@ -402,7 +402,7 @@ def _sql(args) -> int:
 # --------------------------------------------------------------------------- status
 
 def _print_rows(columns: list[str], rows: list[tuple]) -> None:
-    text = [[_cell(v) for v in row] for row in rows]
+    text = [[cell_text(v) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in text]) for i, c in enumerate(columns)]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     print("  ".join("-" * w for w in widths))
@@ -411,7 +411,8 @@ def _print_rows(columns: list[str], rows: list[tuple]) -> None:
     print(f"({len(rows):,} row{'s' if len(rows) != 1 else ''})")
 
 
-def _cell(v) -> str:
+def cell_text(v) -> str:
+    """One value as a table cell: empty for NULL, floats rounded."""
     if v is None:
         return ""
     if isinstance(v, float):
@@ -463,7 +464,8 @@ def _verify(args) -> int:
 
 
 def _upgrade(args) -> int:
-    from tbdb.store import Store, check_path, connect, head_revision
+    from tbdb.store import Store
+    from tbdb.database import check_path, connect, head_revision
     path = args.db or default_db_path()
     check_path(path, create=False)
     con = connect(path, read_only=True, values=False)

@@ -35,7 +35,9 @@ from tbdb.errors import InvalidOptionError
 from tbdb.games.base import StatRow, TableData
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
-from tbdb.store import Store, ValuesFile, default_db_path
+from tbdb.store import Store
+from tbdb.storage.parquet import ValuesFile
+from tbdb.database import default_db_path
 
 # dependencies a worker process keeps in memory between tasks: {(game, table, sha256): values}
 _WORKER_CACHE: dict[tuple, object] = {}

@@ -277,7 +277,7 @@ def complete(out, game: str, table: str) -> dict | None:
 
 def read_values(out, game: str, table: str, manifest: dict):
     """A table's values (``IndexValues`` over all its slots) from its verified files."""
-    from tbdb.retrograde import IndexValues
+    from tbdb.engine import IndexValues
     paths = TablePaths.of(out, game, table)
     with paths.place.open(paths.values, "rb") as f:
         cols = pq.read_table(f)

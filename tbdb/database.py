@@ -63,7 +63,7 @@ def _migrations_dir() -> Path:
     return Path(tbdb.migrations.__file__).resolve().parent
 
 
-def _alembic_config(connection=None):
+def alembic_config(connection=None):
     from alembic.config import Config
     cfg = Config()
     cfg.set_main_option("script_location", str(_migrations_dir()))
@@ -398,7 +398,7 @@ class Database:
                     raise
                 _busy(self.path, exc.orig)
             with connection:
-                command.upgrade(_alembic_config(connection), "head")
+                command.upgrade(alembic_config(connection), "head")
                 connection.commit()
         finally:
             engine.dispose()

@@ -1,7 +1,7 @@
 """``tbdb sql``: read-only SQL on a tbdb database, streamed.
 
 The file is opened read-only with external access, extension loading and configuration changes
-switched off (``tbdb.store.READ_CONFIG``), and only statements that read are run: nothing typed
+switched off (``tbdb.database.READ_CONFIG``), and only statements that read are run: nothing typed
 here can write the database or any other file, read files outside it, or load code.  Results
 stream in batches, so a result of any size takes constant memory: on a terminal the first rows
 are shown with the total count; ``--csv``, ``--json`` and ``--parquet FILE`` write every row.
@@ -66,7 +66,7 @@ def _first_line(text: str) -> str:
 def _raise_damage(exc: duckdb.Error) -> None:
     """A damaged file is not the query's fault: DuckDB's error goes on to ``tbdb.cli``, which
     names the file and what to do."""
-    from tbdb.store import is_damage
+    from tbdb.database import is_damage
     if is_damage(exc):
         raise exc
 
@@ -81,7 +81,7 @@ def _execute(con, query: str):
 
 def run(args) -> int:
     import tbdb
-    from tbdb.store import default_db_path
+    from tbdb.database import default_db_path
     path = args.db or default_db_path()
     if args.parquet:
         target = os.path.abspath(args.parquet)
@@ -203,13 +203,13 @@ def _write_parquet(con, query: str, path: str) -> None:
 
 
 def _print_table(cur, columns: list[str], limit: int | None) -> None:
-    from tbdb.cli import _cell
+    from tbdb.cli import cell_text
     shown: list[list[str]] = []
     total = 0
     for rows in _batches(cur):
         for r in rows:
             if limit is None or total < limit:
-                shown.append([_cell(v) for v in r])
+                shown.append([cell_text(v) for v in r])
             total += 1
         if limit is not None and total > limit and len(rows) < BATCH:
             break

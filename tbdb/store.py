@@ -13,14 +13,10 @@ import datetime as dt
 import pyarrow as pa
 
 from tbdb.catalogue import Catalogue
-from tbdb.database import (DEFAULT_DB, DEFAULT_DB_ENV, PACKAGE, READ_CONFIG,  # noqa: F401
-                           STORAGE_COMPATIBILITY, WRITE_CONFIG, WRITE_MEMORY_LIMIT, Database,
-                           _alembic_config, check_blocks, check_path, connect, damaged,
-                           default_db_path, game_view_path, head_revision, is_damage,
-                           is_disk_full, remove_stale_creations, revisions, values_files)
+from tbdb.database import Database
 from tbdb.storage import INDEX, KEYS, RUNS, storage_of
 from tbdb.storage import arrow_rows
-from tbdb.storage.parquet import ValuesFile, index_view_sql, sql_dir_file  # noqa: F401
+from tbdb.storage.parquet import ValuesFile
 
 
 class Store(Catalogue, Database):

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-from functools import lru_cache
 from typing import Iterator
 
 ROWS, COLS = 4, 8

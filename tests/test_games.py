@@ -125,7 +125,7 @@ def test_kernels_honour_the_contract(name):
     """docs/kernel-contract.md on the example build's tables: children are real positions of
     the table reached by legal moves (codes >= 0, at most max_children); parents(c) is exactly
     {p : c is a child of p} (at most max_parents); a key table's children are on lower levels."""
-    from tbdb import retrograde
+    from tbdb import engine
     g = games.get(name)
     if OWN_SOLVER in g.capabilities:
         pytest.skip(f"{name} solves its tables itself")
@@ -134,14 +134,14 @@ def test_kernels_honour_the_contract(name):
     for table in g.plan(**g.example_build):
         space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
         if storage_of(g).by_levels:
-            levels = retrograde.enumerate_levels(space)
+            levels = engine.enumerate_levels(space)
             keys = np.concatenate([levels[lv] for lv in sorted(levels)])
             terminal, count, child, move = space.expand(keys)
             own = space.level(keys)
             for r in np.flatnonzero(terminal == 2)[:5000]:
                 assert 0 < count[r] <= space.max_children and (move[r, :count[r]] >= 0).all()
                 assert (space.level(child[r, :count[r]]) < own[r]).all(), keys[r]
-            values = retrograde.solve_levels(space, levels)
+            values = engine.solve_levels(space, levels)
             deps[table] = g.from_stored(table, None, [values[lv] for lv in sorted(values)])
             continue
         kind, _ = space.census(0, space.size)
@@ -186,7 +186,7 @@ def test_kernels_honour_the_contract(name):
                         smallest[p] = min(code, smallest.get(p, code))
                     for p in edges[c]:
                         assert smallest[p] == first_move[(p, c)], (table, c, p)
-        deps[table] = g.from_stored(table, None, retrograde.solve_index(space, "edges"))
+        deps[table] = g.from_stored(table, None, engine.solve_index(space, "edges"))
 
 
 def _check_summaries(space, real, count, child, move, ext_result, ext_distance):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tbdb import retrograde
+from tbdb import engine
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
 
 
@@ -125,13 +125,13 @@ def naive_solve(space):
                                          ("edge-free", True)])
 def test_both_modes_match_the_definition(seed, mode, codes):
     space = random_graph(seed, codes=codes)
-    got = retrograde.solve_index(space, mode)
+    got = engine.solve_index(space, mode)
     result, distance, best = naive_solve(space)
     real = space.kind == 0
     assert got.result.tolist() == result.tolist()
     assert got.distance[real].tolist() == distance[real].tolist()
     assert got.best[real].tolist() == best[real].tolist()
-    assert not retrograde.check_index(space, got).any()
+    assert not engine.check_index(space, got).any()
 
 
 def test_the_random_graphs_have_every_kind_of_value():
@@ -153,7 +153,7 @@ def _small():
 def test_hand_checked_graph(codes):
     space = _small()
     space.codes = codes
-    values = retrograde.solve_index(space, "edge-free")
+    values = engine.solve_index(space, "edge-free")
     assert values.result.tolist() == [DRAW, DRAW, WIN, LOSS, LOSS]
     assert values.distance.tolist() == [0, 0, 1, 2, 0]
     assert values.best.tolist() == [10, 11, 21, 30, -1]
@@ -173,17 +173,17 @@ def test_hand_checked_graph(codes):
 ])
 def test_verify_flags_each_planted_error(slot, field, value, flag):
     space = _small()
-    values = retrograde.solve_index(space, "edges")
+    values = engine.solve_index(space, "edges")
     getattr(values, field)[slot] = value
-    bad = retrograde.check_index(space, values)
+    bad = engine.check_index(space, values)
     assert bad[slot] == flag, bad.tolist()
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 4, 5, 8])
 def test_backup_threads_own_slots_modulo_their_count(parts):
-    """``_ef_apply`` gives slot p to thread p mod parts (a mask for powers of two): every
+    """``ef_apply`` gives slot p to thread p mod parts (a mask for powers of two): every
     thread owns its share, and neighbouring slots alternate, so a batch's parents spread."""
-    from tbdb.solvers.retrograde import _owner
+    from tbdb.solvers.retrograde.edge_free import _owner
     slots = np.arange(0, 1 << 20, 7, dtype=np.int64)
     owners = np.array([_owner(p, parts) for p in slots.tolist()])
     assert (owners == slots % parts).all()
@@ -196,7 +196,7 @@ def test_edge_free_on_one_thread_matches_the_definition(seed):
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        got = retrograde.solve_index(space, "edge-free")
+        got = engine.solve_index(space, "edge-free")
     finally:
         numba.set_num_threads(threads)
     result, distance, best = naive_solve(space)

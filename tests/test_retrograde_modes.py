@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tbdb import retrograde
+from tbdb import engine
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
 from tbdb.games.cdc import CdcGame
 
@@ -33,8 +33,8 @@ def solved():
     for table in order:
         deps = {d: values[d] for d in game.dependencies(table)}
         space = game.space(table, deps)
-        a = retrograde.solve_index(space, "edges")
-        b = retrograde.solve_index(game.space(table, deps), "edge-free")
+        a = engine.solve_index(space, "edges")
+        b = engine.solve_index(game.space(table, deps), "edge-free")
         values[table] = game.from_stored(table, None, a)
         out[table] = (a, b)
     return out

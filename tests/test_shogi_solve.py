@@ -7,7 +7,7 @@ import pytest
 
 from tbdb.games.shogi import Position
 from tbdb.games.shogi.tables import ShogiTable
-from tbdb.retrograde import check_index, solve_index
+from tbdb.engine import check_index, solve_index
 
 
 @pytest.fixture(scope="module")

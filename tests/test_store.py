@@ -9,7 +9,8 @@ import duckdb
 import pytest
 
 import tbdb
-from tbdb.store import STORAGE_COMPATIBILITY, Store, head_revision
+from tbdb.store import Store
+from tbdb.database import STORAGE_COMPATIBILITY, head_revision
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
@@ -100,7 +101,7 @@ def test_models_match_migrations(tmp_path):
 def test_no_game_needs_a_migration():
     """The migrations after the generic schema, and the core modules, name no game."""
     core = ["api.py", "build.py", "store.py", "database.py", "catalogue.py", "results.py",
-            "prober.py", "retrograde.py", "models.py", "options.py", "sqlshell.py",
+            "prober.py", "engine.py", "models.py", "options.py", "sqlshell.py",
             *(f"storage/{f.name}" for f in (ROOT / "tbdb" / "storage").glob("*.py"))]
     names = [n for n in tbdb.games.names()]
     for f in core:
@@ -150,8 +151,8 @@ def test_read_only_open_of_missing_file(tmp_path):
 def test_revisions_read_from_files_are_alembics():
     from alembic.script import ScriptDirectory
 
-    from tbdb.store import _alembic_config, revisions
-    script = ScriptDirectory.from_config(_alembic_config())
+    from tbdb.database import alembic_config, revisions
+    script = ScriptDirectory.from_config(alembic_config())
     assert revisions() == [r.revision for r in reversed(list(script.walk_revisions()))]
     assert revisions()[-1] == script.get_current_head()
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tbdb
-from tbdb import retrograde
+from tbdb import engine
 from tbdb.cli import main
 from tbdb.games.uttt import Move, Position
 from tbdb.games.uttt.game import EXAMPLE_ROOT, UtttGame
@@ -32,7 +32,7 @@ def run(*args, **kwargs):
 def _solve(root: Position, scoring: str) -> dict:
     """{key: (result, distance, best)} of every position below root, by the engine."""
     space = UtttSubtree(root, scoring)
-    levels = retrograde.solve_levels(space, retrograde.enumerate_levels(space))
+    levels = engine.solve_levels(space, engine.enumerate_levels(space))
     out = {}
     for v in levels.values():
         for k, r, d, b in zip(v.keys.tolist(), v.result.tolist(), v.distance.tolist(),

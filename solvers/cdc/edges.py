@@ -4,13 +4,13 @@ A table's slots are ``side * size + idx`` (side to move 0 red, 1 black; idx the 
 index of ``index``, the material given by its ``desc``).
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.cdc.index import canonical, stabiliser, unrank
 from tbdb.solvers.cdc.moves import CAPTURE_FLAG, NEIGHBOUR, NSQ, moves_of_board
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def census(desc, size, lo, hi):
     """kind int8 (0 a position, -3 a non-canonical index) and multiplicity int16 (placements
     the slot stands for) of slots lo..hi."""
@@ -34,7 +34,7 @@ def census(desc, size, lo, hi):
     return kind, mult
 
 
-@njit(cache=True)
+@kernel
 def _lookup_child(csq, cdesc, side, swap, cres, cdist, coff, csize, tmp):
     """Value of a capture child (its slots' squares in csq) in an already-solved table."""
     idx, _ = canonical(csq, cdesc, tmp)
@@ -43,7 +43,7 @@ def _lookup_child(csq, cdesc, side, swap, cres, cdist, coff, csize, tmp):
     return cres[i], cdist[i]
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def children(desc, size, positions, slot_child, cdesc, cswap, ckind, coff, csize, cres, cdist,
               count, child, move, ext_result, ext_distance):
     """Every legal move of each position (slots), in ``moves_of_board`` order.
@@ -104,7 +104,7 @@ def children(desc, size, positions, slot_child, cdesc, cswap, ckind, coff, csize
                 ext_distance[r, e] = dist
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def parents(desc, size, positions, count, parent):
     """Every in-table parent slot of each position: the side that just moved steps one of its
     pieces back to an adjacent empty square (captures leave the table, so no un-capture)."""

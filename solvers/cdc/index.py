@@ -20,8 +20,8 @@ symmetries (identity, left-right, up-down, 180 degrees):
   orbit; the canonical one is the smaller, and only it is ``valid``.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.cdc.moves import NSQ
 
 DESC_LEN = 24
@@ -73,12 +73,12 @@ TO_DOMAIN = np.array([(1 if sq % 8 > 3 else 0) + (2 if sq // 8 > 1 else 0) for s
 BINOM = _binomials()
 
 
-@njit(cache=True)
+@kernel
 def _lead_radix(desc):
     return 8 if desc[1] == 0 else N_PAIR_REPS
 
 
-@njit(cache=True)
+@kernel
 def table_size(desc):
     """Indices per side to move."""
     size = _lead_radix(desc)
@@ -90,7 +90,7 @@ def table_size(desc):
     return size
 
 
-@njit(cache=True)
+@kernel
 def index_of(sq, desc):
     """Index of a placement given in slot order, or -1 if its lead is not in the domain."""
     if desc[1] == 0:
@@ -125,7 +125,7 @@ def index_of(sq, desc):
     return idx
 
 
-@njit(cache=True)
+@kernel
 def unrank(idx, desc, sq):
     """Inverse of ``index_of``: fill ``sq`` (slot order) from an index."""
     ng = desc[2]
@@ -172,7 +172,7 @@ def unrank(idx, desc, sq):
         pos += m
 
 
-@njit(cache=True)
+@kernel
 def canonical(sq, desc, tmp):
     """Canonical index of a placement and the symmetry that produces it (tmp: scratch, len>=k)."""
     k = desc[0]
@@ -193,7 +193,7 @@ def canonical(sq, desc, tmp):
     return best, best_sym
 
 
-@njit(cache=True)
+@kernel
 def stabiliser(idx, desc, sq, tmp):
     """For a placement (slot order) with index idx: (is canonical, size of its stabiliser)."""
     k = desc[0]
@@ -213,7 +213,7 @@ def stabiliser(idx, desc, sq, tmp):
     return is_canonical, fixed
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def unrank_many(desc, idx):
     """Squares (slot order) of many indices: int8[n, k]."""
     k = desc[0]

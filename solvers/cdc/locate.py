@@ -4,13 +4,13 @@ Boards are int8[n, 32] piece codes (``moves``), -1 empty; a slot is ``side * siz
 the stored orientation of the material's table (``index``).
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.cdc.index import SYM, canonical
 from tbdb.solvers.cdc.moves import CAPTURE_FLAG, NSQ
 
 
-@njit(cache=True)
+@kernel
 def _slots_of_board(board, desc, swap, sq):
     """Fill ``sq`` (slot order) from a board of piece codes; colours swapped if ``swap``.
     Returns False if the board does not hold exactly the material's pieces."""
@@ -36,7 +36,7 @@ def _slots_of_board(board, desc, swap, sq):
     return count == k
 
 
-@njit(cache=True)
+@kernel
 def locate_one(board, side, desc, swap, size):
     """(slot, symmetry) of one board of the material ``desc`` describes (see locate_many)."""
     sq = np.empty(16, np.int64)
@@ -46,7 +46,7 @@ def locate_one(board, side, desc, swap, size):
     return (side ^ swap) * size + idx, s
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def locate_many(boards, sides, rows, desc, swap, size, out_slot, out_sym):
     """Slots (``side * size + canonical idx`` in the stored orientation) and symmetries of the
     boards ``rows`` names, all of one material: boards int8[n, 32] piece codes, sides int8[n];
@@ -65,7 +65,7 @@ def locate_many(boards, sides, rows, desc, swap, size, out_slot, out_sym):
             out_sym[r] = s
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def map_moves(codes, syms, out):
     """Move codes on the canonical board mapped back through each row's symmetry (symmetries
     are their own inverses); -1 stays -1."""
@@ -82,7 +82,7 @@ def map_moves(codes, syms, out):
 POW6 = np.array([6 ** c for c in range(14)], np.int64)  # a material key's term per piece code
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def material_keys(boards):
     """A number per board naming its material: sum over pieces of 6 ** code (int64[n]).
     Boards with a side that has no piece get -1 (red missing) or -2 (black missing)."""
@@ -104,7 +104,7 @@ def material_keys(boards):
     return keys
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def first_overfull(boards, limit, max_pieces):
     """The first row (int8[n, 32], codes already known to be -1..13) with more pieces of a kind
     than ``limit[code]`` or more than ``max_pieces`` pieces; -1 if there is none.  Chunks of

@@ -7,7 +7,8 @@ Board: 32 squares, ``sq = row * 8 + col`` (a1 = 0, h1 = 7, a4 = 24, h4 = 31), in
 Move codes (int16): ``from * 32 + to``, plus ``CAPTURE_FLAG`` for captures.
 """
 import numpy as np
-from numba import njit
+
+from tbdb.solvers.jit import kernel
 
 
 NSQ = 32
@@ -47,7 +48,7 @@ STEP_CAPTURES = _step_capture_table()
 NEIGHBOUR = _neighbour_table()
 
 
-@njit(cache=True)
+@kernel
 def _cannon_target(board, s, d):
     """Square a cannon on s would capture towards direction d, or -1: the first piece beyond
     the screen, whatever its colour (the board may hold piece codes or slots, -1 empty)."""
@@ -62,7 +63,7 @@ def _cannon_target(board, s, d):
     return t
 
 
-@njit(cache=True)
+@kernel
 def moves_of_board(board, side, out):
     """Legal moves of ``side`` on a board of piece codes (-1 empty); returns how many were
     written to ``out`` (move codes).  Order: squares ascending, then directions."""

@@ -14,7 +14,8 @@ which raises the error that quotes the text: the kernel never decides an error.
 fills in the piece letters in SQL).
 """
 import numpy as np
-from numba import njit, prange
+
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 NSQ = 32
 _LETTERS = b"KGMRNCP"  # type 0..6; upper case red (code = type), lower case black (7 + type)
@@ -34,7 +35,7 @@ def _code_table():
 CODE = _code_table()
 
 
-@njit(cache=True)
+@kernel
 def read_text(text, code, limit, board):
     """Read ``text`` (uint8 ASCII) into ``board`` (int8[32], a1 first).  Returns (side to move
     0 red / 1 black, material key = sum over pieces of 6 ** code), or side -1 when the text is
@@ -84,7 +85,7 @@ def read_text(text, code, limit, board):
     return side, key
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def patterns(squares):
     """Board text of many placements with slot j written as chr(65 + j) ('A', 'B', ...):
     squares int8[n, k] -> uint8[n, 36] ASCII, zero padded (ranks 4 to 1, digits for empties)."""

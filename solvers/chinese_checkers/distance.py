@@ -12,8 +12,8 @@ at distance d hands d + 1 to its unvisited neighbours.  Threads may write the sa
 entry at the same time, which is harmless.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.chinese_checkers.index import rank, replace_sorted
 from tbdb.solvers.chinese_checkers.moves import destinations
 
@@ -21,7 +21,7 @@ UNSEEN = np.uint8(255)
 CHUNK = 1 << 16
 
 
-@njit(cache=True)
+@kernel
 def _unrank(r, k, ncell, binom, cells):
     """cells[:k] (ascending) of colex rank r."""
     x = ncell - 1
@@ -33,7 +33,7 @@ def _unrank(r, k, ncell, binom, cells):
         x -= 1
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def seed(dist, k, goal, binom):
     """dist = UNSEEN everywhere but 0 on the placements inside ``goal`` (int16[g])."""
     for i in prange(dist.shape[0]):
@@ -56,7 +56,7 @@ def seed(dist, k, goal, binom):
             idx[j] = idx[j - 1] + 1
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def expand(dist, level, k, nbr, binom):
     """Give level + 1 to every unseen neighbour of the placements at ``level``; returns how
     many entries were set (an overcount when two threads set one entry together)."""
@@ -96,7 +96,7 @@ def expand(dist, level, k, nbr, binom):
     return found.sum()
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def check(dist, k, nbr, binom, in_goal):
     """What is wrong with each entry of a stored table, as uint8[n]: 0 nothing, 1 the entry is
     0 off the goal or not 0 inside it, 2 a neighbour is more than one move closer, 3 the entry

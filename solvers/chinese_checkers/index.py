@@ -31,14 +31,14 @@ arrays built by ``tbdb.games.chinese_checkers.tables``:
     mirror_rank int32[C(N, P)]   rank of the mirror image of each subset
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 from tbdb.solvers.chinese_checkers.moves import sort_small
 
 
 # --------------------------------------------------------------------------- combinatorics
 
-@njit(cache=True)
+@kernel
 def rank(cells, k, binom):
     """Colex rank of the ascending cells[:k]."""
     r = 0
@@ -47,7 +47,7 @@ def rank(cells, k, binom):
     return r
 
 
-@njit(cache=True)
+@kernel
 def rank_free(cells, taken, k, binom):
     """Colex rank of ascending cells[:k] counted among the cells not in ascending taken[:k]."""
     r = 0
@@ -59,7 +59,7 @@ def rank_free(cells, taken, k, binom):
     return r
 
 
-@njit(cache=True)
+@kernel
 def free_numbers(taken, k, ncell, out):
     """out[c] = c minus the cells of ascending taken[:k] below c: a free cell's number among the
     free cells, so ``rank_free`` against a fixed ``taken`` becomes one lookup per cell."""
@@ -70,7 +70,7 @@ def free_numbers(taken, k, ncell, out):
         out[c] = c - j
 
 
-@njit(cache=True)
+@kernel
 def count_below(cells, k, taken, out):
     """out[i] = how many of taken[:k] lie below cells[i]."""
     for i in range(k):
@@ -81,7 +81,7 @@ def count_below(cells, k, taken, out):
         out[i] = c
 
 
-@njit(cache=True)
+@kernel
 def swap_base(cells, k, below, gone, binom, table):
     """Prepare ``rank_free(cells, taken')`` for every taken' = the set ``below`` was counted
     against (``count_below``) with cell ``gone`` replaced by some other cell ``came``: with
@@ -101,7 +101,7 @@ def swap_base(cells, k, below, gone, binom, table):
         table[j] = r
 
 
-@njit(cache=True)
+@kernel
 def count_less(cells, k, c):
     """How many of cells[:k] are below c."""
     j = 0
@@ -110,7 +110,7 @@ def count_less(cells, k, c):
     return j
 
 
-@njit(cache=True)
+@kernel
 def insertion_base(src, k, i, free, binom, others, base):
     """Prepare ranking src[:k] with src[i] replaced by each of many cells (one piece's
     destinations): others[:k - 1] the free numbers of the kept cells, base[pos] their share of
@@ -128,7 +128,7 @@ def insertion_base(src, k, i, free, binom, others, base):
         base[pos] = r
 
 
-@njit(cache=True)
+@kernel
 def rank_inserted(others, k, base, c, binom):
     """The rank prepared by ``insertion_base`` with free-numbered cell c inserted."""
     pos = 0
@@ -137,7 +137,7 @@ def rank_inserted(others, k, base, c, binom):
     return base[pos] + binom[c, pos + 1]
 
 
-@njit(cache=True)
+@kernel
 def combinations(n, k, binom):
     """int8[C(n, k), k]: every k-subset of range(n), ascending cells, in colex rank order."""
     total = binom[n, k]
@@ -156,7 +156,7 @@ def combinations(n, k, binom):
     return out
 
 
-@njit(cache=True)
+@kernel
 def mirror_ranks(comb, mirror, binom):
     """int32[C(N, P)]: the rank of the mirror image of every subset."""
     total, k = comb.shape
@@ -170,7 +170,7 @@ def mirror_ranks(comb, mirror, binom):
     return out
 
 
-@njit(cache=True)
+@kernel
 def _expand_free(rb, a, k, comb_b, b):
     """b[:k] = the cells of free-cell subset ``rb`` when ascending a[:k] is taken."""
     j = 0
@@ -183,7 +183,7 @@ def _expand_free(rb, a, k, comb_b, b):
         b[i] = c
 
 
-@njit(cache=True)
+@kernel
 def decode(slot, k, cb, class_rep, comb_a, comb_b, a, b):
     """The mover's cells a[:k] and the opponent's b[:k] (ascending) of a slot."""
     cls = slot // cb
@@ -193,7 +193,7 @@ def decode(slot, k, cb, class_rep, comb_a, comb_b, a, b):
     _expand_free(slot - cls * cb, a, k, comb_b, b)
 
 
-@njit(cache=True)
+@kernel
 def _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of, mirror_rank, tmp):
     """(slot, mirrored) of the position with mover cells mv[:k] and opponent cells op[:k]
     (ascending) in the mover's frame; ``mirrored`` is 1 when the stored position is the mirror
@@ -214,7 +214,7 @@ def _slot_of(mv, op, k, cb, mirror, binom, comb_a, class_of, mirror_rank, tmp):
     return class_of[rm] * cb + plain, 0
 
 
-@njit(cache=True)
+@kernel
 def replace_sorted(src, k, i, t, dst):
     """dst[:k] = ascending src[:k] with src[i] replaced by t, still ascending."""
     j = 0
@@ -233,14 +233,14 @@ def replace_sorted(src, k, i, t, dst):
         dst[j] = t
 
 
-@njit(cache=True)
+@kernel
 def turned(src, k, ncell, dst):
     """dst[:k] = the cells of ascending src[:k] turned 180 degrees, ascending."""
     for q in range(k):
         dst[q] = ncell - 1 - src[k - 1 - q]
 
 
-@njit(cache=True)
+@kernel
 def mirrored(src, k, mirror, dst):
     """dst[:k] = the mirror images of src[:k], ascending."""
     for q in range(k):
@@ -250,7 +250,7 @@ def mirrored(src, k, mirror, dst):
 
 # --------------------------------------------------------------------------- probing
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def piece_counts(boards, ones, twos):
     """Each row's pieces of player 1 and of player 2 (boards int8[n, N]), in one pass."""
     for r in prange(boards.shape[0]):
@@ -264,7 +264,7 @@ def piece_counts(boards, ones, twos):
         twos[r] = b
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _locate_row(boards, movers, r, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
                 syms, mv, op, tmp):
     """Slot and symmetry of row ``r`` written at ``r`` (``locate``; mv, op, tmp: k scratch
@@ -293,7 +293,7 @@ def _locate_row(boards, movers, r, k, cb, mirror, binom, comb_a, class_of, mirro
     syms[r] = (0 if movers[r] == 1 else 1) | (2 if mirrored else 0)
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank, slots,
             syms):
     """Slot and symmetry of the positions ``rows`` names, given as boards int8[n, N] (0 empty,
@@ -310,7 +310,7 @@ def locate(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_
                         mirror_rank, slots, syms, scratch[ch, 0], scratch[ch, 1], scratch[ch, 2])
 
 
-@njit(cache=True)
+@kernel
 def locate_few(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mirror_rank,
                 slots, syms):
     """``locate`` on one thread: a single lookup would wait microseconds for the thread pool."""
@@ -320,7 +320,7 @@ def locate_few(boards, movers, rows, k, cb, mirror, binom, comb_a, class_of, mir
                     mirror_rank, slots, syms, scratch[0], scratch[1], scratch[2])
 
 
-@njit(cache=True)
+@kernel
 def boards_of(slots, ncell, k, cb, class_rep, comb_a, comb_b):
     """int8[n, N] boards of slots in the stored frame (1 the mover, 2 the opponent)."""
     n = slots.shape[0]

@@ -15,10 +15,11 @@ Perft counts for the star (2, 3, 4 or 6 players) live here too: the first player
 goal point wins (see ``_won``) and a won position has no moves.
 """
 import numpy as np
-from numba import njit, prange
+
+from tbdb.solvers.jit import kernel, parallel_nogil_kernel, prange
 
 
-@njit(cache=True)
+@kernel
 def sort_small(a, n):
     """Insertion sort of a[:n] in place (n is small: a piece's destinations, a piece set)."""
     for i in range(1, n):
@@ -30,7 +31,7 @@ def sort_small(a, n):
         a[j + 1] = v
 
 
-@njit(cache=True)
+@kernel
 def destinations(board, nbr, s, mark, stamp, stack, out):
     """The cells the piece on ``s`` can move to, ascending, in out[:n]; returns n.
 
@@ -70,7 +71,7 @@ def destinations(board, nbr, s, mark, stamp, stack, out):
     return n
 
 
-@njit(cache=True)
+@kernel
 def moves_of_board(board, nbr, player, out_from, out_to):
     """Every move of ``player`` on ``board``: pieces by cell, destinations ascending.  Returns
     the count; out_from/out_to need room for every move (cells x cells is always enough)."""
@@ -92,7 +93,7 @@ def moves_of_board(board, nbr, player, out_from, out_to):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _won(board, goal, player):
     """Has ``player`` met its win condition: every cell of ``goal`` (int16[g]) holds a piece of
     any colour and at least one of them is its own."""
@@ -106,7 +107,7 @@ def _won(board, goal, player):
     return own > 0
 
 
-@njit(cache=True)
+@kernel
 def _perft_line(board, nbr, goals, players, mover, depth, moves, nmoves, index, mark, stack,
                 dest):
     """Leaves ``depth`` plies below ``board`` with ``mover`` (0-based turn index) to move.
@@ -170,7 +171,7 @@ def _perft_line(board, nbr, goals, players, mover, depth, moves, nmoves, index, 
 
 # nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
 # stays interruptible (tbdb/command.py in_worker)
-@njit(cache=True, parallel=True, nogil=True)
+@parallel_nogil_kernel
 def perft(board, nbr, goals, players, mover, depth, max_moves):
     """Perft of a star (or any) position: leaf count ``depth`` plies below, with the game over
     once a player meets its win condition.  Parallel over the first move; returns (total,

@@ -17,13 +17,13 @@ an external child: LOSS at distance 0 for the opponent).
 **Move codes** (int32): ``from * 128 + to`` in the stored (canonical) frame.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.chinese_checkers.index import (count_below, count_less, decode, free_numbers,
                                                  insertion_base, mirrored, rank, rank_free,
                                                  rank_inserted, swap_base, turned)
 from tbdb.solvers.chinese_checkers.moves import destinations, sort_small
-from tbdb.solvers.retrograde import _drop_repeated_parents, _sorted_unique
+from tbdb.solvers.retrograde.rows import drop_repeated_parents, sorted_unique
 
 NORMAL = 0
 TERMINAL = 1  # the opponent has just won: lost for the mover, distance 0, no moves
@@ -36,7 +36,7 @@ ROWS = 256  # positions per parallel chunk
 
 # --------------------------------------------------------------------------- rules
 
-@njit(cache=True)
+@kernel
 def _blocked(board, nbr, own, goal, seen, stack):
     """With the other player's pieces frozen, can ``own``'s pieces never reach some empty cell
     of ``goal``?  The cells they might reach: from their cells, steps onto any cell the other
@@ -77,7 +77,7 @@ def _blocked(board, nbr, own, goal, seen, stack):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, start, seen,
               stack):
     """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
@@ -107,7 +107,7 @@ def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, st
 
 # --------------------------------------------------------------------------- contract kernels
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
             class_rep, mirror_rank, lo, hi):
     """kind int8[hi - lo] (0 a position, ILLEGAL -2, NONE -3) and multiplicity int16[hi - lo]
@@ -157,7 +157,7 @@ def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, com
     return kind, mult
 
 
-@njit(cache=True)
+@kernel
 def _counts(x, y, k, in_goal, in_start, out):
     """out[0..3] = x's pieces in G, y's in G, y's in S, x's in S."""
     out[0] = 0
@@ -171,7 +171,7 @@ def _counts(x, y, k, in_goal, in_start, out):
         out[3] += in_start[x[i]]
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
               class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
               ext_distance, full, win_move):
@@ -313,14 +313,14 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                     e = 0
                     win_move[r] = won_at
                 elif own_image:
-                    e = _sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
+                    e = sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
             count[r] = e
             for i in range(k):
                 board[a[i]] = 0
                 board[b[i]] = 0
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
              class_rep, class_of, mirror_rank, positions, count, parent, code):
     """Every slot that has each position among its in-table children.  The opponent (who just
@@ -437,7 +437,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
                 if op[i] != mop[i]:
                     symmetric = False
             if symmetric:
-                m = _drop_repeated_parents(parent[r], code[r], m, rowbufs[ch])
+                m = drop_repeated_parents(parent[r], code[r], m, rowbufs[ch])
             count[r] = m
             for i in range(k):
                 board[a[i]] = 0

@@ -15,7 +15,8 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-from numba import njit
+
+from tbdb.solvers.jit import kernel
 
 HOUSES = 12
 #: Largest seed count the index tables cover (all 48 seeds of a full game).
@@ -48,7 +49,7 @@ def book_bases(n: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@kernel
 def rank(houses):
     """Lexicographic rank of ``houses`` (int8[12]) among positions with the same seed count."""
     r = 0
@@ -64,18 +65,10 @@ def rank(houses):
     return idx
 
 
-@njit(cache=True)
-def _rank_flipped(board):
-    """``rank`` of the board seen from the other side (house i <- board[(i + 6) % 12])."""
-    r = 0
-    for i in range(HOUSES):
-        r += board[i]
-    return rank_flipped_n(board, r)
-
-
-@njit(cache=True)
+@kernel
 def rank_flipped_n(board, r):
-    """``_rank_flipped`` of a board known to hold ``r`` seeds."""
+    """``rank`` of a board known to hold ``r`` seeds, seen from the other side (house i <-
+    board[(i + 6) % 12])."""
     idx = _F[11, r] - _F[11, r - board[6]]
     r -= board[6]
     idx += _F[10, r] - _F[10, r - board[7]]
@@ -100,7 +93,7 @@ def rank_flipped_n(board, r):
     return idx
 
 
-@njit(cache=True)
+@kernel
 def unrank(n, idx, out):
     """Write into ``out`` (int8[12]) the position of rank ``idx`` in book ``n``."""
     r = n
@@ -115,7 +108,7 @@ def unrank(n, idx, out):
     out[HOUSES - 1] = r
 
 
-@njit(cache=True)
+@kernel
 def next_position(h):
     """Advance ``h`` (int8[12]) in place to the next position of its book (lexicographic order).
     Must not be called on the last position ``(n, 0, ..., 0)``."""
@@ -132,7 +125,7 @@ def next_position(h):
     h[11] = s - 1
 
 
-@njit(cache=True)
+@kernel
 def rank_many(houses_2d):
     """``int8[M, 12]`` positions -> ``int64[M]`` ranks (each within its own seed count)."""
     m = houses_2d.shape[0]
@@ -142,7 +135,7 @@ def rank_many(houses_2d):
     return out
 
 
-@njit(cache=True)
+@kernel
 def unrank_many(n, idx):
     """``int64[M]`` ranks in book ``n`` -> ``int8[M, 12]`` positions."""
     m = idx.shape[0]

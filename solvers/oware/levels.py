@@ -22,8 +22,8 @@ HIGH).  The Python driver that validates the input and calls these kernels is
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, nogil_kernel, parallel_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import BOOK_SIZES
 from tbdb.solvers.oware.moves import IDX_BITS, IDX_MASK
 
@@ -67,7 +67,7 @@ MAX_T = 200
 # t = 1); moves_stable_from(n) = the last step that changed a score or a best move.
 
 
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def lower_count(run_offsets, run_from, run_score, toff):
     """Replay schedule, pass 1, for one smaller book (its runs, layout in the module doc): add to
     ``toff[t + 1]`` (int64[MAX_T + 2]) the number of its positions whose score changes at step t
@@ -83,7 +83,7 @@ def lower_count(run_offsets, run_from, run_score, toff):
                 prev = sc
 
 
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def lower_fill(base_m, run_offsets, run_from, run_score, fill, pos, score):
     """Replay schedule, pass 2, for the smaller book whose first global index is ``base_m``: the
     same changes as ``lower_count``, written at ``fill[t]`` (then incremented) into
@@ -102,7 +102,7 @@ def lower_fill(base_m, run_offsets, run_from, run_score, fill, pos, score):
                 prev = sc
 
 
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def reverse_edges(n, base, packed):
     """Parents of every position that can be a child of book ``n`` (``packed``
     from ``moves.move_table``).
@@ -145,14 +145,14 @@ for _i in range(64):
 del _i
 
 
-@njit(cache=True)
+@kernel
 def _low_byte(w):
     """Index (0..7) of the lowest non-zero byte of the uint64 ``w`` (whose bytes are 0 or 1)."""
     low = w & (~w + np.uint64(1))
     return _DEBRUIJN_TAB[(low * _DEBRUIJN) >> np.uint64(58)] >> 3
 
 
-@njit(cache=True)
+@kernel
 def _eval_chunk(c, chunk, N, base_n, zero, packed, vals, move, cur64, ev_local, ev_score,
                 ev_move, seg_start, seg_used, step_cnt, t):
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1`` (``chunk``
@@ -195,7 +195,7 @@ def _eval_chunk(c, chunk, N, base_n, zero, packed, vals, move, cur64, ev_local, 
     step_cnt[c, t] = wr - w0
 
 
-@njit(cache=True)
+@kernel
 def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev_local, ev_score,
                  seg_start, seg_used, step_cnt, t, cnt_score):
     """Phase 2 of step t, same positions as ``_eval_chunk``: for each event of this step whose
@@ -219,7 +219,7 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev_local
     cnt_score[c] = ns
 
 
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def _core_state(n, base, chunk, runs_guess):
     """Allocate ``solve_core``'s state (kept out of the parallel function: there numba would
     turn every array initialisation into a parallel loop that wakes the thread pool)."""
@@ -250,7 +250,7 @@ def _core_state(n, base, chunk, runs_guess):
             ev_move, cnt_score)
 
 
-@njit(cache=True)
+@kernel
 def _grow_events(N, chunk, seg_start, seg_cap, seg_used, ev_local, ev_score, ev_move):
     """Give every chunk 1.5 times its event capacity (at least room for one more event per
     position, plus one); ``seg_cap`` is updated in place.  Returns the new
@@ -276,7 +276,7 @@ def _grow_events(N, chunk, seg_start, seg_cap, seg_used, ev_local, ev_score, ev_
     return new_start, n_local, n_score, n_move
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@parallel_nogil_kernel
 def solve_core(n, base, packed, rev_off, rev_par, low_toff, low_pos, low_score,
                 lower_stable, chunk, parallel, par_min_dirty, runs_guess):
     """Iterate book ``n`` over t = 1 .. until stable (see the stopping rule above).
@@ -364,7 +364,7 @@ def solve_core(n, base, packed, rev_off, rev_par, low_toff, low_pos, low_score,
             stable_from, moves_stable_from, t_end)
 
 
-@njit(cache=True)
+@kernel
 def _count_runs_chunk(c, chunk, seg_start, step_cnt, ev_local, t_end, off):
     lo = c * chunk
     e = seg_start[c]
@@ -374,7 +374,7 @@ def _count_runs_chunk(c, chunk, seg_start, step_cnt, ev_local, t_end, off):
             e += 1
 
 
-@njit(cache=True)
+@kernel
 def _fill_runs_chunk(c, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move, t_end, fill,
                      run_from, run_score, run_move):
     lo = c * chunk
@@ -390,7 +390,7 @@ def _fill_runs_chunk(c, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move,
             e += 1
 
 
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def events_to_runs(N, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move, t_end):
     """Sort ``solve_core``'s events by position into runs (layout in the module doc).  Returns
     ``(run_offsets int64[N + 1], run_from int16[R], run_score int8[R], run_move int8[R])``."""
@@ -411,7 +411,7 @@ def events_to_runs(N, chunk, seg_start, step_cnt, ev_local, ev_score, ev_move, t
     return off, run_from, run_score, run_move
 
 
-@njit(parallel=True, cache=True)
+@parallel_kernel
 def check_step(move_child, gain, prev, own_seeds, score, move, bad):
     """One plies-left step of a book's verification.  For each position i: the best of
     ``gain[i, h] - prev[move_child[i, h]]`` over its legal moves (``move_child`` -1: illegal),

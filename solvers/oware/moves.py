@@ -6,15 +6,15 @@ Boards are int8[12] seen from the player to move (``index``); a move is the hous
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from tbdb.solvers.jit import kernel, nogil_kernel
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
 
 #: Largest seed count ``solve_book`` accepts: a move packs a global index into 27 bits.
 MAX_SOLVE_N = 18
 
 
-@njit(cache=True)
+@kernel
 def sow(houses, h, out):
     """Play house ``h`` (0..5) of ``houses`` (int8[12], mover's view).
 
@@ -65,14 +65,14 @@ def sow(houses, h, out):
     return cap
 
 
-@njit(cache=True)
+@kernel
 def flip(board, out):
     """``out[i] = board[(i + 6) % 12]``: the board seen from the other player."""
     for i in range(HOUSES):
         out[i] = board[(i + 6) % HOUSES]
 
 
-@njit(cache=True)
+@kernel
 def transitions(n):
     """Every move of every position of book ``n``.
 
@@ -102,7 +102,7 @@ IDX_BITS = 27
 IDX_MASK = (1 << IDX_BITS) - 1
 
 
-@njit(cache=True)
+@kernel
 def _moves_chunk(c, chunk, n, N, base, packed, pos, out):
     """``move_table`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
     int8[12] scratch."""
@@ -130,7 +130,7 @@ def _moves_chunk(c, chunk, n, N, base, packed, pos, out):
             packed[i, 0] = (own << IDX_BITS) | zero
 
 
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def move_table(n, base, chunk):
     """The move table of book ``n`` as the solver uses it (global indices, see ``index``).
 

@@ -3,10 +3,11 @@ plies left (run layout in ``levels``)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+
+from tbdb.solvers.jit import kernel
 
 
-@njit(cache=True)
+@kernel
 def lookup(run_offsets, run_from, run_score, run_move, idx, t):
     """``(score, best_move)`` of position ``idx`` at ``t`` plies left (1 <= t <= MAX_T)."""
     lo = run_offsets[idx]
@@ -20,7 +21,7 @@ def lookup(run_offsets, run_from, run_score, run_move, idx, t):
     return run_score[lo], run_move[lo]
 
 
-@njit(cache=True)
+@kernel
 def lookup_many(run_offsets, run_from, run_score, run_move, t):
     """Scores and best moves of every position of a book at ``t``: ``(int8[N], int8[N])``."""
     N = run_offsets.shape[0] - 1
@@ -30,18 +31,4 @@ def lookup_many(run_offsets, run_from, run_score, run_move, t):
         s, m = lookup(run_offsets, run_from, run_score, run_move, i, t)
         score[i] = s
         move[i] = m
-    return score, move
-
-
-@njit(parallel=True, cache=True)
-def lookup_rows(run_offsets, run_from, run_score, run_move, idx, t):
-    """``(score int8[M], best_move int8[M])`` of positions ``idx int64[M]`` of one book at plies
-    left ``t int16[M]`` (each 1 <= t <= MAX_T)."""
-    m = idx.shape[0]
-    score = np.empty(m, dtype=np.int8)
-    move = np.empty(m, dtype=np.int8)
-    for j in prange(m):
-        s, mv = lookup(run_offsets, run_from, run_score, run_move, idx[j], t[j])
-        score[j] = s
-        move[j] = mv
     return score, move

@@ -25,8 +25,8 @@ A decoded position is ``ksq`` int64[2] (black, white king squares) and per piece
 (square, or HAND), ``col`` (owner) and ``prom`` (0/1), int64[k] each.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 from tbdb.solvers.shogi.moves import KING, NSQ, PROMOTED, ROOK, dead
 
 HAND = 81
@@ -119,7 +119,7 @@ def make_desc(types):
 
 # --------------------------------------------------------------------------- index
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _unrank_group(rank, n, m, out, first):
     """States (ascending, repeats allowed) of a group of n pieces over m states from its rank."""
     for i in range(n - 1, -1, -1):
@@ -135,7 +135,7 @@ def _unrank_group(rank, n, m, out, first):
         out[first + i] = lo - i
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def decode(slot, desc, ksq, loc, col, prom, st):
     """Fill a decoded position from a slot; False if the slot is no board (a square held by
     two pieces)."""
@@ -172,7 +172,7 @@ def decode(slot, desc, ksq, loc, col, prom, st):
     return True
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def encode(ksq, loc, col, prom, desc, swap, mirror, st):
     """Slot of a decoded position seen through the colour swap (``swap``: turn the board,
     exchange owners; used for white to move) and then the mirror; -1 if the kings are not a
@@ -214,7 +214,7 @@ def encode(ksq, loc, col, prom, desc, swap, mirror, st):
     return slot
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def canonical(ksq, loc, col, prom, desc, swap, st):
     """(slot, mirrored, symmetric) of a decoded position, black to move if ``swap`` is 0 and
     white to move if 1."""
@@ -236,7 +236,7 @@ def canonical(ksq, loc, col, prom, desc, swap, st):
     return best, mirrored, symmetric
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def place(ksq, loc, col, prom, desc, board, hands):
     """Put a decoded position on an empty board (int8[81]) and zeroed hands (int8[2, 8])."""
     board[ksq[0]] = KING
@@ -251,7 +251,7 @@ def place(ksq, loc, col, prom, desc, board, hands):
 
 # --------------------------------------------------------------------------- probing
 
-@njit(cache=True)
+@kernel
 def slot_of(desc, board, hands, side, ksq, loc, col, prom, st):
     """(slot, mirrored) of a position given as board/hands/side (side 1: through the colour
     swap); slot -1 if it does not hold exactly the table's pieces.  ksq int64[2] and loc, col,
@@ -300,7 +300,7 @@ def slot_of(desc, board, hands, side, ksq, loc, col, prom, st):
     return slot, mirrored
 
 
-@njit(cache=True)
+@kernel
 def locate(desc, board, hands, side):
     """``slot_of`` with its scratch made here: one lookup's call, fewer arguments to pass."""
     k = max(desc[0], 1)
@@ -308,7 +308,7 @@ def locate(desc, board, hands, side):
                     np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64))
 
 
-@njit(cache=True)
+@kernel
 def position_of(desc, slot, board, hands):
     """Board and hands (black to move) of a slot; False if the slot is no board."""
     k = max(desc[0], 1)
@@ -325,7 +325,7 @@ def position_of(desc, slot, board, hands):
     return True
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def slots_of_many(desc, boards, hands, sides, slots, mirrored):
     """``slot_of`` for many positions of one table: boards int8[n, 81], hands int8[n, 2, 8],
     sides int8[n] -> slots int64[n] (-1: not this table's pieces), mirrored int8[n]."""
@@ -344,7 +344,7 @@ def slots_of_many(desc, boards, hands, sides, slots, mirrored):
             mirrored[r] = m
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def batch_keys(boards, hands, sides, keys):
     """Material key of each row for grouping a batch by table, and a check of the row:
     boards int8[n, 81], hands int8[n, 2, 8], sides int8[n] -> keys int64[n] = sum over types

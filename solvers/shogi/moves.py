@@ -17,7 +17,8 @@ may not stand where it could never move again (pawn, lance on the last rank, kni
 two); no two unpromoted pawns of one side on a file; a pawn drop may not mate.
 """
 import numpy as np
-from numba import njit
+
+from tbdb.solvers.jit import kernel, inline_kernel, nogil_kernel
 
 NSQ = 81
 PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING = 1, 2, 3, 4, 5, 6, 7, 8
@@ -76,13 +77,13 @@ NEIGH, KNIGHT_TO, LINE_DIR, STEP_MASK, SLIDE_MASK = _tables()
 
 # --------------------------------------------------------------------------- small rules
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def in_zone(colour, sq):
     r = sq % 9
     return r <= 2 if colour == 0 else r >= 6
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def dead(colour, ptype, sq):
     """Whether an unpromoted ``ptype`` of ``colour`` could never move again from ``sq``."""
     r = sq % 9 if colour == 0 else 8 - sq % 9
@@ -93,7 +94,7 @@ def dead(colour, ptype, sq):
     return False
 
 
-@njit(cache=True)
+@kernel
 def attacked(board, sq, by):
     """Whether a piece of colour ``by`` attacks square ``sq`` (looking outwards from sq)."""
     for d in range(8):
@@ -122,7 +123,7 @@ def attacked(board, sq, by):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _has_pawn_on_file(board, colour, f):
     pawn = PAWN + 16 * colour
     for sq in range(f * 9, f * 9 + 9):
@@ -131,7 +132,7 @@ def _has_pawn_on_file(board, colour, f):
     return False
 
 
-@njit(cache=True)
+@kernel
 def nifu(board, colour, sq):
     """Whether ``colour`` has an unpromoted pawn on the file of ``sq`` other than at ``sq``."""
     pawn = PAWN + 16 * colour
@@ -144,7 +145,7 @@ def nifu(board, colour, sq):
 
 # --------------------------------------------------------------------------- make / unmake
 
-@njit(cache=True)
+@kernel
 def do_move(board, hands, colour, code):
     """Play ``code`` for ``colour``; returns the captured piece code (0 if none)."""
     to = code & 127
@@ -168,7 +169,7 @@ def do_move(board, hands, colour, code):
     return captured
 
 
-@njit(cache=True)
+@kernel
 def _undo_move(board, hands, colour, code, captured):
     to = code & 127
     frm = (code >> 7) & 127
@@ -190,7 +191,7 @@ def _undo_move(board, hands, colour, code, captured):
 
 # --------------------------------------------------------------------------- generation
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _emit(out, n, frm, to, ptype, colour):
     """Append the move(s) of a ``ptype`` from ``frm`` to ``to``: promoted first where it may
     promote, unpromoted unless promotion is forced."""
@@ -204,7 +205,7 @@ def _emit(out, n, frm, to, ptype, colour):
     return n + 1
 
 
-@njit(cache=True)
+@kernel
 def _pseudo_from(board, colour, frm, out, n):
     """Append every pseudo-legal board move of the piece on ``frm`` (own king safety not
     checked)."""
@@ -235,7 +236,7 @@ def _pseudo_from(board, colour, frm, out, n):
     return n
 
 
-@njit(cache=True)
+@kernel
 def can_escape_pawn_check(board, hands, colour, ksq, buf):
     """After a pawn drop checking ``colour``'s king on ``ksq``: has ``colour`` a legal board
     move?  (Drops never answer a pawn's check: it is adjacent.)  ``buf``: int32 scratch of at
@@ -256,7 +257,7 @@ def can_escape_pawn_check(board, hands, colour, ksq, buf):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _mark_attacks(board, frm, colour, amap, stamp):
     """Set amap[sq] = stamp on every square the piece on ``frm`` (of ``colour``) attacks,
     including the first occupied square of each slide."""
@@ -282,7 +283,7 @@ def _mark_attacks(board, frm, colour, amap, stamp):
                 amap[to] = stamp
 
 
-@njit(cache=True)
+@kernel
 def gen_legal(board, hands, colour, ksq, eksq, origins, norigins, eorigins, neorigins, amap,
                out, buf):
     """Every legal move of ``colour`` into ``out`` (int32[MAX_MOVES]); returns the count.
@@ -386,7 +387,7 @@ def gen_legal(board, hands, colour, ksq, eksq, origins, norigins, eorigins, neor
     return n
 
 
-@njit(cache=True)
+@kernel
 def _origins_of(board, colour, origins):
     """Squares of ``colour``'s pieces (ascending) into ``origins`` and its king square:
     (count, king)."""
@@ -402,16 +403,7 @@ def _origins_of(board, colour, origins):
     return n, k
 
 
-@njit(cache=True)
-def _king_square(board, colour):
-    king = KING + 16 * colour
-    for sq in range(NSQ):
-        if board[sq] == king:
-            return sq
-    return -1
-
-
-@njit(cache=True)
+@kernel
 def legal_moves(board, hands, colour, out):
     """Legal moves of any position with both kings (board order, then drops)."""
     origins = np.empty(NSQ, np.int16)
@@ -425,7 +417,7 @@ def legal_moves(board, hands, colour, out):
 
 # nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
 # stays interruptible (tbdb/command.py in_worker)
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def perft(board, hands, colour, depth):
     """Leaf count of the move tree ``depth`` plies deep (iterative; bulk-counts the last ply)."""
     if depth <= 0:
@@ -468,7 +460,7 @@ def perft(board, hands, colour, depth):
     return total
 
 
-@njit(cache=True)
+@kernel
 def after_moves(board, hands, colour, codes, boards, hands_out):
     """The position after each move: board int8[81], hands int8[2, 8], codes int32[n] (legal
     moves of ``colour``) -> boards int8[n, 81], hands_out int8[n, 2, 8]."""

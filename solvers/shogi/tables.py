@@ -5,8 +5,8 @@ position layouts described there).
 Captures and drops keep the set of pieces, so every move (and every unmove) stays in the table.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, inline_kernel, parallel_kernel, prange
 from tbdb.solvers.shogi.index import HAND, PIECES, canonical, decode, encode, place
 from tbdb.solvers.shogi.moves import (DROP_BASE, KING, KNIGHT, KNIGHT_TO, MAX_MOVES, NEIGH, NSQ,
                                       PAWN, PROMOTE_FLAG, PROMOTED, ROOK, SLIDE_MASK, STEP_MASK,
@@ -17,7 +17,7 @@ NONE = -3
 ILLEGAL = -2
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _lift(ksq, loc, col, desc, board, hands):
     """Undo ``place``: the board and hands empty again."""
     board[ksq[0]] = 0
@@ -29,7 +29,7 @@ def _lift(ksq, loc, col, desc, board, hands):
             board[loc[j]] = 0
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _nifu_any(loc, col, prom, desc, board):
     for j in range(desc[0]):
         if desc[PIECES + j] == PAWN and prom[j] == 0 and loc[j] != HAND and \
@@ -40,7 +40,7 @@ def _nifu_any(loc, col, prom, desc, board):
 
 # --------------------------------------------------------------------------- kernels
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def census(desc, lo, hi):
     """kind int8[hi - lo]: 0 a position, ILLEGAL (white, not to move, in check; or two
     unpromoted pawns of a side on a file), NONE (a square held twice, or a non-canonical
@@ -82,7 +82,7 @@ def census(desc, lo, hi):
     return kind, mult
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def children(desc, positions, count, child, move):
     """Every legal move of each position (black to move): count int16[k], child int64[k, W]
     (the slot after the move: white to move there, stored through the colour swap), move
@@ -183,13 +183,13 @@ def children(desc, positions, count, child, move):
                         prom[taken] = taken_prom
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _parent_ok(ksq, loc, col, prom, desc, board):
     """Whether a parent (white to move) is a legal position: black not in check, no nifu."""
     return not attacked(board, ksq[0], 1) and not _nifu_any(loc, col, prom, desc, board)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _uncaptures(ksq, loc, col, prom, desc, board, t, st, parent, r, m):
     """Parents where the white piece just moved to ``t`` captured a black piece there (a piece
     of a type in white's hand, promoted or not): append their slots, return the new count."""
@@ -222,7 +222,7 @@ def _uncaptures(ksq, loc, col, prom, desc, board, t, st, parent, r, m):
     return m
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def origins_back(board, before, t, orig):
     """Empty squares from which a white piece of type ``before`` reaches ``t`` in one move
     (into ``orig``); returns how many."""
@@ -251,7 +251,7 @@ def origins_back(board, before, t, orig):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _unmoves_to(ksq, loc, col, prom, desc, board, j, t, st, orig, parent, r, m):
     """Parents where white's piece j (-1: the king) moved to ``t`` from an empty square,
     promoting on the way or not, capturing or not; appended from ``m``, returns the count."""
@@ -290,7 +290,7 @@ def _unmoves_to(ksq, loc, col, prom, desc, board, j, t, st, orig, parent, r, m):
     return m
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def parents(desc, positions, count, parent):
     """Every parent slot of each position (black to move): the positions, white to move, from
     which a legal white move leads to it.  White's last move is taken back as an un-step (or

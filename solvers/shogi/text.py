@@ -12,8 +12,8 @@ no two unpromoted pawns of a side on a file, no more pieces of a type than shogi
 not to move not in check.  ``tests/test_shogi_sfen.py`` compares both parsers.
 """
 import numpy as np
-from numba import njit
 
+from tbdb.solvers.jit import kernel
 from tbdb.solvers.shogi.moves import KING, KNIGHT, NSQ, PAWN, PROMOTED, ROOK, attacked, dead
 from tbdb.solvers.shogi.index import DESC_LEN, make_desc, slot_of
 
@@ -55,7 +55,7 @@ KEYS, DESCS = _table_descs()
 FAIL = (np.int64(-1), np.int64(0), np.int64(0), False, np.int64(-1), np.int64(0))
 
 
-@njit(cache=True)
+@kernel
 def _write(board, hands, side, out):
     """The SFEN of a position as ``Position.sfen`` writes it (move number 1) into ``out``
     (uint8[MAX_TEXT]); returns its length."""
@@ -111,7 +111,7 @@ def _write(board, hands, side, out):
     return n + 2
 
 
-@njit(cache=True)
+@kernel
 def parse_sfen(text, out):
     """Read ``text`` (ASCII bytes, or uint8[]) and check it.  Writes into ``out`` (uint8[OUT_LEN]) the
     board (81 piece codes, square order), the hands (2 x 8 counts) and, from TEXT_AT, the

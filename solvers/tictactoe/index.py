@@ -8,7 +8,8 @@ bijection of boards) and needs one word: key = (code, 0).  The level of a key is
 empty cells of its board.
 """
 import numpy as np
-from numba import njit, prange
+
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 POW3 = np.array([3 ** i for i in range(9)], np.int64)
 
@@ -33,7 +34,7 @@ INVERSE = np.array([next(t for t in range(8) if all(SYM[t, SYM[s, i]] == i for i
                     for s in range(8)], np.int8)
 
 
-@njit(cache=True)
+@kernel
 def decode(code, board):
     """Fill ``board`` (int8[9]) with the cells of ``code``."""
     for i in range(9):
@@ -41,7 +42,7 @@ def decode(code, board):
         code //= 3
 
 
-@njit(cache=True)
+@kernel
 def encode(board):
     """The code of a board: sum(cell[i] * 3**i)."""
     code = np.int64(0)
@@ -50,7 +51,7 @@ def encode(board):
     return code
 
 
-@njit(cache=True)
+@kernel
 def canonical(board):
     """(smallest code among the 8 images of board, the symmetry giving it)."""
     best = np.int64(-1)
@@ -65,7 +66,7 @@ def canonical(board):
     return best, best_s
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def canonical_many(boards, keys, sym):
     """Canonical keys (column 0; columns 1, 2 stay 0) and symmetries of boards int8[n, 9]."""
     for r in prange(boards.shape[0]):
@@ -74,7 +75,7 @@ def canonical_many(boards, keys, sym):
         sym[r] = s
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def levels(keys):
     """Empty cells of each key's board."""
     out = np.empty(keys.shape[0], np.int16)
@@ -89,7 +90,7 @@ def levels(keys):
     return out
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def orbits(keys):
     """How many distinct boards each canonical key stands for (8 / its stabiliser)."""
     out = np.empty(keys.shape[0], np.int16)

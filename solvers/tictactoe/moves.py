@@ -4,8 +4,8 @@ Boards and keys as in ``index``; x moves first, so the side to move follows from
 Move codes are cells 0..8.  Every move fills a cell: it lowers the level (empty cells) by one.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, nogil_kernel, parallel_kernel, prange
 from tbdb.solvers.tictactoe.index import canonical, decode
 
 LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8],
@@ -16,7 +16,7 @@ LOSS = np.int8(-1)
 DRAW = np.int8(0)
 
 
-@njit(cache=True)
+@kernel
 def has_line(board, mark):
     for ln in range(8):
         if board[LINES[ln, 0]] == mark and board[LINES[ln, 1]] == mark and \
@@ -25,7 +25,7 @@ def has_line(board, mark):
     return False
 
 
-@njit(cache=True)
+@kernel
 def status(board):
     """(mark to move 1/2, terminal value for the mover: LOSS if the last mover made a line,
     DRAW if the board is full, UNKNOWN otherwise)."""
@@ -44,7 +44,7 @@ def status(board):
     return mover, UNKNOWN
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def expand(keys, terminal, count, child, move):
     """For keys int64[k, 2]: the terminal value (or UNKNOWN) and, for positions not over, every
     move (cells ascending) with the canonical key of the position after it."""
@@ -71,7 +71,7 @@ def expand(keys, terminal, count, child, move):
 
 # nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
 # stays interruptible (tbdb/command.py in_worker)
-@njit(cache=True, nogil=True)
+@nogil_kernel
 def perft(board, depth):
     """Leaves of the move tree ``depth`` plies deep (a finished game is a leaf only at depth 0)."""
     if depth == 0:

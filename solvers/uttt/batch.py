@@ -5,8 +5,8 @@ may instead be given by its status alone, all nine cells 3 = won by X, 4 = won b
 drawn), ``side`` int8[n] (0 X, 1 O to move) and ``con`` int8[n] (0..8, or -1 for any board).
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.uttt.keys import board_code, canonical_codes
 from tbdb.solvers.uttt.levels import legal
 from tbdb.solvers.uttt.moves import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY,
@@ -26,7 +26,7 @@ REASONS = {BAD_VALUE: "cells are 0 (empty), 1 (x) or 2 (o), or a closed board's 
                     "after the end)"}
 
 
-@njit(cache=True)
+@kernel
 def _closing_ok(mine):
     """A line in ``mine`` that one move made: some mark whose removal leaves no line."""
     for c in range(9):
@@ -35,7 +35,7 @@ def _closing_ok(mine):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _row_state(cells, side, con, st):
     """Fill st (int16[NS]) from one row; returns 0 or a refusal code."""
     if side < 0 or side > 1 or con < -1 or con > 8:
@@ -93,7 +93,7 @@ def _row_state(cells, side, con, st):
     return 0
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def locate_rows(cells, side, con, scoring, keys, sym, over, done, err):
     """For each row: err int8 (0 or a refusal code); done bool (the game is over: value for the
     side to move in over int8); else keys int64[n, 3] (word0, word1, canonical constraint, -1

@@ -46,8 +46,8 @@ The side to move must be in the key: once closed boards are reduced to their sta
 counts no longer tell whose turn it is.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.uttt.moves import (FULL, HAS_LINE, NS, POPCOUNT, S_CLOSED, S_CON, S_EMPTY,
                                      S_SIDE, S_WON_O, S_WON_X)
 
@@ -124,7 +124,7 @@ assert C4_HI * C4_LO >= R and C4_HI * R ** 4 < 2 ** 63 and C4_LO * R ** 4 * 20 <
 
 # --------------------------------------------------------------------------- one position
 
-@njit(cache=True)
+@kernel
 def board_code(st, b):
     closed = st[S_CLOSED]
     if (closed >> b) & 1:
@@ -136,7 +136,7 @@ def board_code(st, b):
     return CODE_OF_TERN[TERN[st[b]] + 2 * TERN[st[9 + b]]]
 
 
-@njit(cache=True)
+@kernel
 def encode(codes, side, con):
     """(word0, word1) of board codes int16[9] in board order, side 0/1, con 0..8 or 9."""
     r = np.int64(R)
@@ -155,7 +155,7 @@ def encode(codes, side, con):
     return w0, w1
 
 
-@njit(cache=True)
+@kernel
 def decode_codes(w0, w1, codes):
     """Board codes into codes int16[9]; returns (side, con) with con 0..8 or 9 (any)."""
     r = np.int64(R)
@@ -174,7 +174,7 @@ def decode_codes(w0, w1, codes):
     return sc // 10, sc % 10
 
 
-@njit(cache=True)
+@kernel
 def decode(w0, w1, st, codes):
     """Fill state st (int16[NS]) from a key; codes int16[9] is scratch."""
     side, con = decode_codes(w0, w1, codes)
@@ -196,7 +196,7 @@ def decode(w0, w1, st, codes):
     st[S_CON] = -1 if con == 9 else con
 
 
-@njit(cache=True)
+@kernel
 def canonical_codes(codes, side, con):
     """(word0, word1, g): the canonical key of the reduced position (board codes int16[9],
     side, con 0..8 or -1) and the first symmetry g whose image has it.  Board i of image g is
@@ -236,7 +236,7 @@ WEIGHT1 = np.array([0, 0, 0, 0, 0, R ** 3 * 20, R ** 2 * 20, R * 20, 20], np.int
 CENTRE_WEIGHT1 = np.int64(R ** 4 * 20)
 
 
-@njit(cache=True)
+@kernel
 def image_words(codes, words):
     """words int64[8, 2]: for each symmetry g, the two words of the image's key without the
     side-and-constraint digit of word1 (a parent's images, for ``child_canonical``)."""
@@ -257,7 +257,7 @@ def image_words(codes, words):
         words[g, 1] = w1 * 20
 
 
-@njit(cache=True)
+@kernel
 def child_canonical(words, codes, b, new_code, side, con):
     """The canonical key (word0, word1) of a child that differs from its parent (board codes
     ``codes``, image words ``words`` from ``image_words``) only in board b, now ``new_code``,
@@ -287,7 +287,7 @@ def child_canonical(words, codes, b, new_code, side, con):
     return best0, best1
 
 
-@njit(cache=True)
+@kernel
 def canonical(st, codes):
     """(word0, word1, g) of a state (``canonical_codes``); codes is int16[9] scratch."""
     for b in range(9):
@@ -295,7 +295,7 @@ def canonical(st, codes):
     return canonical_codes(codes, st[S_SIDE], st[S_CON])
 
 
-@njit(cache=True)
+@kernel
 def _key_level(w0, w1, codes):
     """Empty cells in open boards of a key's position."""
     decode_codes(w0, w1, codes)
@@ -307,32 +307,7 @@ def _key_level(w0, w1, codes):
 
 # --------------------------------------------------------------------------- batches
 
-@njit(cache=True, parallel=True)
-def _canonical_keys(states, keys, syms):
-    """keys int64[n, 2] and syms int8[n] of states int16[n, NS]."""
-    n = states.shape[0]
-    nchunk = (n + 1023) // 1024
-    scratch = np.empty((nchunk, 2, 9), np.int16)
-    for ch in prange(nchunk):
-        for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
-            w0, w1, g = canonical(states[i], scratch[ch, 0])
-            keys[i, 0] = w0
-            keys[i, 1] = w1
-            syms[i] = g
-
-
-@njit(cache=True, parallel=True)
-def _decode_keys(keys, states):
-    """states int16[n, NS] of keys int64[n, 2]."""
-    n = keys.shape[0]
-    nchunk = (n + 1023) // 1024
-    scratch = np.empty((nchunk, 9), np.int16)
-    for ch in prange(nchunk):
-        for i in range(ch * 1024, min(n, (ch + 1) * 1024)):
-            decode(keys[i, 0], keys[i, 1], states[i], scratch[ch])
-
-
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def key_levels(keys, out):
     """out int16[n]: the level (empty cells in open boards) of keys int64[n, 2]."""
     n = keys.shape[0]
@@ -343,7 +318,7 @@ def key_levels(keys, out):
             out[i] = _key_level(keys[i, 0], keys[i, 1], scratch[ch])
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def key_constraints(keys, out):
     """out int8[n]: the constraint (0..8, -1 any) of the canonical representative of each key."""
     for i in prange(keys.shape[0]):
@@ -351,7 +326,7 @@ def key_constraints(keys, out):
         out[i] = -1 if k == 9 else k
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def orbit_sizes(keys, out):
     """out int16[n]: how many distinct reduced positions each canonical key int64[n, 2] stands
     for (8 / the number of symmetries that fix its canonical representative)."""

@@ -32,8 +32,8 @@ opponent to a board) is not checked.  The fillings in (d) have these differences
 +1; closed by a last move in an edge cell (1, 3, 5, 7): X won -1..6, O won -6..1.
 """
 import numpy as np
-from numba import njit, prange
 
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.uttt.keys import (CODE_EMPTIES, FIRST_OPEN, OPEN_O, OPEN_X, board_code,
                                     canonical_codes, child_canonical, decode, encode,
                                     image_words)
@@ -90,7 +90,7 @@ LAST_LO, LAST_HI, LAST_STEP, CLOSED_LO, CLOSED_HI, CLOSED_STEP = _closing_diffs(
 
 # --------------------------------------------------------------------------- expand
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def expand(keys, scoring, terminal, count, child, move):
     """For keys int64[k, 2]: terminal int8[k] (the value for the side to move of a finished
     game, else NOT_OVER), count int16[k], child int64[k, W, 2] (canonical keys of the
@@ -131,7 +131,7 @@ def expand(keys, scoring, terminal, count, child, move):
 
 # --------------------------------------------------------------------------- legality
 
-@njit(cache=True)
+@kernel
 def _in_sum(target, lo, hi, dense):
     """target is a sum of one difference per closed board (total range lo..hi; ``dense``: some
     board's set holds consecutive integers, so every integer in range is a sum; otherwise only
@@ -141,7 +141,7 @@ def _in_sum(target, lo, hi, dense):
     return dense or (target - lo) % 2 == 0
 
 
-@njit(cache=True)
+@kernel
 def _con_fits(con, closed, c):
     """A move in cell c leaves constraint ``con`` (-1 any) when boards ``closed`` are closed."""
     if (closed >> c) & 1:
@@ -149,7 +149,7 @@ def _con_fits(con, closed, c):
     return con == c
 
 
-@njit(cache=True)
+@kernel
 def legal(codes, side, con):
     """Is the reduced position (board codes int16[9], side 0/1, con 0..8 or -1) legal, as the
     module docstring defines it."""
@@ -213,13 +213,6 @@ def legal(codes, side, con):
     return False
 
 
-@njit(cache=True, parallel=True)
-def _legal_many(codes, side, con, out):
-    """out bool[n] = legal(codes[i], side[i], con[i]) for codes int16[n, 9]."""
-    for i in prange(codes.shape[0]):
-        out[i] = legal(codes[i], side[i], con[i])
-
-
 # --------------------------------------------------------------------------- enumeration
 
 def alphabet():
@@ -233,7 +226,7 @@ def alphabet():
 ALPHA, UPTO = alphabet()
 
 
-@njit(cache=True)
+@kernel
 def _emit(codes, fill, out, at):
     """For one assignment of board codes: every constraint and side whose position is legal and
     whose own key is its canonical key (so each orbit is counted once).  Writes keys into
@@ -259,7 +252,7 @@ def _emit(codes, fill, out, at):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _walk(budget, fill, out, at, codes, scratch):
     """Every assignment of codes to boards 2..8 (boards 0 and 1 already in ``codes``) with at
     most ``budget`` empty cells in all; returns the keys emitted (written from out[at] on when
@@ -285,7 +278,7 @@ def _walk(budget, fill, out, at, codes, scratch):
     return n
 
 
-@njit(cache=True, parallel=True)
+@parallel_kernel
 def legal_keys_pass(pairs, budget, counts, out, fill):
     """Keys of every legal canonical position whose level is at most ``budget``.  ``pairs``
     int16[t, 2]: the codes of boards 0 and 1 of each task.  First call with fill=False to get
@@ -305,7 +298,6 @@ def legal_keys_pass(pairs, budget, counts, out, fill):
         n = _walk(left, fill, out, starts[i], codes[i], scratch[i])
         if not fill:
             counts[i] = n
-
 
 
 def legal_keys(max_empties: int) -> np.ndarray:

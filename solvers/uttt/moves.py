@@ -26,7 +26,8 @@ board remains (then a draw under the standard scoring; under the CodinGame scori
 with more won boards wins, equal counts draw).
 """
 import numpy as np
-from numba import njit, prange
+
+from tbdb.solvers.jit import kernel, parallel_nogil_kernel, prange
 
 NS = 24
 S_SIDE, S_CON, S_WON_X, S_WON_O, S_CLOSED, S_EMPTY = 18, 19, 20, 21, 22, 23
@@ -54,13 +55,13 @@ POPCOUNT = np.array([bin(m).count("1") for m in range(512)], np.int8)
 
 # --------------------------------------------------------------------------- state
 
-@njit(cache=True)
+@kernel
 def game_over(st):
     """The game is over: a side has three won boards in a row, or no board is open."""
     return HAS_LINE[st[S_WON_X]] or HAS_LINE[st[S_WON_O]] or st[S_CLOSED] == FULL
 
 
-@njit(cache=True)
+@kernel
 def terminal_value(st, scoring):
     """Value for the side to move of a finished game (1 win, 0 draw, -1 loss)."""
     me = st[S_WON_X + st[S_SIDE]]
@@ -79,7 +80,7 @@ def terminal_value(st, scoring):
     return np.int8(0)
 
 
-@njit(cache=True)
+@kernel
 def play(st, b, c):
     """Play cell c of board b for the side to move, in place (the move must be legal)."""
     side = st[S_SIDE]
@@ -98,7 +99,7 @@ def play(st, b, c):
     st[S_SIDE] = 1 - side
 
 
-@njit(cache=True)
+@kernel
 def legal_moves(st, out):
     """Legal move codes of a position into out (int16[>= 81]), ascending; returns how many
     (0 when the game is over)."""
@@ -120,7 +121,7 @@ def legal_moves(st, out):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _count_moves(st):
     """How many legal moves a position has (the last ply of a perft, without playing them)."""
     if game_over(st):
@@ -131,41 +132,9 @@ def _count_moves(st):
     return np.int64(9 - POPCOUNT[st[con] | st[9 + con]])
 
 
-@njit(cache=True)
-def _state_of_cells(cells, side, con, st):
-    """Fill state st from cells int8[81] (0 empty, 1 X, 2 O; index 9 * b + c), the side to move
-    and the constraint (-1 any).  Board statuses are derived from the cells; a board with a
-    line of each side is marked won by X (the caller rejects such boards)."""
-    for i in range(NS):
-        st[i] = 0
-    for b in range(9):
-        xm = 0
-        om = 0
-        for c in range(9):
-            v = cells[9 * b + c]
-            if v == 1:
-                xm |= 1 << c
-            elif v == 2:
-                om |= 1 << c
-        st[b] = xm
-        st[9 + b] = om
-        if HAS_LINE[xm]:
-            st[S_WON_X] |= 1 << b
-            st[S_CLOSED] |= 1 << b
-        elif HAS_LINE[om]:
-            st[S_WON_O] |= 1 << b
-            st[S_CLOSED] |= 1 << b
-        elif (xm | om) == FULL:
-            st[S_CLOSED] |= 1 << b
-        else:
-            st[S_EMPTY] += 9 - POPCOUNT[xm | om]
-    st[S_SIDE] = side
-    st[S_CON] = con
-
-
 # --------------------------------------------------------------------------- perft
 
-@njit(cache=True)
+@kernel
 def _perft_one(root, depth, stack, moves, nmov, idx):
     """Leaves of the move tree of ``depth`` plies below ``root`` (int16[NS]); the last ply is
     counted without being played.  Scratch: stack int16[depth + 1, NS], moves
@@ -197,7 +166,7 @@ def _perft_one(root, depth, stack, moves, nmov, idx):
     return total
 
 
-@njit(cache=True)
+@kernel
 def _expand_states(states):
     """Every child of every state (int16[n, NS] -> int16[m, NS]), in order, repeats kept."""
     n = states.shape[0]
@@ -218,7 +187,7 @@ def _expand_states(states):
 
 # nogil: a deep perft runs for minutes; `tbdb perft` waits for it on another thread and
 # stays interruptible (tbdb/command.py in_worker)
-@njit(cache=True, parallel=True, nogil=True)
+@parallel_nogil_kernel
 def _perft_states(states, depth, chunk):
     """Sum of ``_perft_one(state, depth)`` over states int16[n, NS], in parallel over chunks of
     ``chunk`` states (one scratch slice per chunk)."""

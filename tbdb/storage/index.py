@@ -43,14 +43,13 @@ class IndexStorage(WdlStorage):
     table_type = IndexTable
 
     def solve(self, game, table, deps, mode, progress):
-        from tbdb import retrograde
-        return game.describe(table, retrograde.solve_index(game.space(table, deps), mode,
-                                                           progress))
+        from tbdb import engine
+        return game.describe(table, engine.solve_index(game.space(table, deps), mode, progress))
 
     def verify(self, game, table, values, deps):
-        from tbdb import retrograde
+        from tbdb import engine
         what = {1: "value", 2: "best move", 3: "kind or multiplicity"}
-        bad = retrograde.check_index(game.space(table, deps), values)
+        bad = engine.check_index(game.space(table, deps), values)
         idx = np.flatnonzero(bad)
         return ([f"{game.slot_text(table, int(i))} ({what[int(bad[i])]})" for i in idx[:10]],
                 len(idx))
@@ -87,7 +86,7 @@ class IndexStorage(WdlStorage):
         """An index table's values as arrays over its slots (NONE where no row).  The rows
         stream in batches into the dense arrays: reading them whole first held about 40 bytes
         per row beside the 9 bytes per slot of the arrays (6.6 GiB to verify 7x7-3)."""
-        from tbdb.retrograde import IndexValues
+        from tbdb.engine import IndexValues
         from tbdb.solvers.retrograde import NONE
         f = store._checked_file(table_id)
         name = store._table_name(table_id)  # for a damage report: not while the rows stream

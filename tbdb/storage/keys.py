@@ -11,7 +11,7 @@ from tbdb.storage.base import RowMissing, StoredTable, WdlStorage, check_filled
 
 class KeyTable(StoredTable):
     def _load(self) -> None:
-        from tbdb.solvers import lookup as kernels
+        from tbdb.solvers.retrograde import keys as kernels
         self.kernels = kernels
         self.keys, self.result, self.distance, self.best, _, _ = \
             self.storage.load_rows(self.store, self.id)
@@ -19,14 +19,14 @@ class KeyTable(StoredTable):
     def probe(self, key, plies=None):
         if not self.loaded:
             return self.storage.read_row(self.store, self.id, key)
-        i = self.kernels._find_row3(self.keys, key[0], key[1], key[2])
+        i = self.kernels.find_key(self.keys, np.asarray(key[:3], np.int64))
         if i < 0:
             return None
         return int(self.result[i]), int(self.distance[i]), int(self.best[i])
 
     def find(self, keys: np.ndarray) -> np.ndarray:
         """Where each key row int64[m, 3] is (-1: not here)."""
-        return self.kernels._find_rows3(self.keys, keys)
+        return self.kernels.find_keys(self.keys, keys)
 
     def gather(self, keys, plies):
         at = self.find(keys)
@@ -46,17 +46,17 @@ class KeyStorage(WdlStorage):
     table_type = KeyTable
 
     def solve(self, game, table, deps, mode, progress):
-        from tbdb import retrograde
+        from tbdb import engine
         space = game.space(table, deps)
-        levels = retrograde.enumerate_levels(space, progress)
-        values = retrograde.solve_levels(space, levels, progress=progress)
+        levels = engine.enumerate_levels(space, progress)
+        values = engine.solve_levels(space, levels, progress=progress)
         return game.describe(table, [values[lv] for lv in sorted(values)])
 
     def verify(self, game, table, values, deps):
-        from tbdb import retrograde
-        return retrograde.check_levels(game.space(table, deps), values,
-                                       lambda key: game.slot_text(table, key),
-                                       lambda keys: game.key_columns(table, keys))
+        from tbdb import engine
+        return engine.check_levels(game.space(table, deps), values,
+                                   lambda key: game.slot_text(table, key),
+                                   lambda keys: game.key_columns(table, keys))
 
     def write(self, store, game, table, data, values_file=None):
         # levels were stored as they were solved; only the catalogue row is replaced
@@ -118,7 +118,7 @@ class KeyStorage(WdlStorage):
 
 def levels_of(stored) -> list:
     """A key table as read by ``KeyStorage.load_rows`` split into ``LevelValues`` per level."""
-    from tbdb.retrograde import LevelValues
+    from tbdb.engine import LevelValues
     keys, result, distance, best, multiplicity, level = stored
     out = []
     for lv in np.unique(level):

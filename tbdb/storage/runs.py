@@ -25,13 +25,13 @@ class RunTable(StoredTable):
         r = self.runs
         if not 0 <= key < len(r.offsets) - 1 or r.offsets[key] == r.offsets[key + 1]:
             return None
-        score, move = self.kernels._run_value(r.offsets, r.start, r.score, r.move, key, plies)
+        score, move = self.kernels.run_value(r.offsets, r.start, r.score, r.move, key, plies)
         return int(score), int(move)
 
     def gather(self, keys, plies):
         r = self.runs
-        return self.kernels._run_values(r.offsets, r.start, r.score, r.move, keys,
-                                   plies.astype(np.int16))
+        return self.kernels.run_values(r.offsets, r.start, r.score, r.move, keys,
+                                       plies.astype(np.int16))
 
 
 class RunStorage(Storage):

@@ -22,11 +22,11 @@ from starlette.staticfiles import StaticFiles
 
 import tbdb
 from tbdb import games
-from tbdb.errors import (DamagedDatabaseError, DamagedTableError, InvalidOptionError,
+from tbdb.errors import (DamagedDatabaseError, DamagedTableError,
                          MissingTableError, TbdbError, UnknownGameError, quote)
 from tbdb.options import resolve
 from tbdb.storage import storage_of
-from tbdb.store import damaged, is_damage
+from tbdb.database import damaged, is_damage
 from tbdb.web.histogram import histogram
 
 STATIC = resources.files("tbdb.web") / "static"

@@ -20,7 +20,7 @@ from tbdb.solvers.cdc import index as index_kernels
 from tbdb.solvers.cdc import locate as locate_kernels
 from tbdb.solvers.cdc import moves as move_kernels
 from tbdb.solvers.cdc import text as text_kernels
-from tbdb.solvers.retrograde import LOSS, _tally
+from tbdb.solvers.retrograde import LOSS, tally
 
 DEFAULT_MAX_PIECES = 3
 _SYM = index_kernels.SYM.tolist()  # plain lists: several times faster to index from Python
@@ -31,10 +31,10 @@ _MOVE_TEXT = [str(Move.from_code(code)) for code in range(2 * _CAPTURE)]
 
 
 def _side_counts(values, size: int, side: int) -> np.ndarray:
-    """``solvers.retrograde._tally`` of one side to move: each canonical row weighted by the
+    """``solvers.retrograde.tally`` of one side to move: each canonical row weighted by the
     placements it stands for (4 = no symmetry fixes it)."""
     lo = side * size
-    return _tally(values.result[lo:lo + size], values.distance[lo:lo + size],
+    return tally(values.result[lo:lo + size], values.distance[lo:lo + size],
                   values.multiplicity[lo:lo + size], 4)
 
 

@@ -23,8 +23,8 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from tbdb.errors import InvalidPositionError, MissingTableError, quote
-from tbdb.games.chinese_checkers.position import (STAR_PIECES, _Board, _moves_of, _parse_rows,
-                                                  _rows_text)
+from tbdb.games.chinese_checkers.position import (STAR_PIECES, Board, moves_of, parse_rows,
+                                                  rows_text)
 from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, DistanceTable,
                                                 distance_table_name)
 from tbdb.solvers.chinese_checkers.geometry import star
@@ -46,7 +46,7 @@ def distance_table(pieces: int) -> DistanceTable:
 
 
 @dataclass(frozen=True)
-class Placement(_Board):
+class Placement(Board):
     """One player alone on the star: ``cells`` (121 entries, 1 where a piece stands) and the
     star point ``goal`` (0..5) it heads for."""
     cells: tuple[int, ...]
@@ -66,7 +66,7 @@ class Placement(_Board):
                 f"of the star from the top tip joined by '/' ('1' a piece, '.' empty) and the "
                 f"goal point 0..5 (0 top, clockwise; 3 bottom)")
         pieces = int(head.group(1))
-        cells = _parse_rows(text, parts[1], star().rows, 1, "star placement")
+        cells = parse_rows(text, parts[1], star().rows, 1, "star placement")
         if not 1 <= pieces <= STAR_PIECES or cells.count(1) != pieces:
             raise InvalidPositionError(f"star placement {quote(text)}: {cells.count(1)} pieces on "
                                        f"the board, but the head says {pieces} (1 to "
@@ -86,7 +86,7 @@ class Placement(_Board):
 
     @property
     def text(self) -> str:
-        return f"{self.table_name} {_rows_text(self.cells, star().rows)} {self.goal}"
+        return f"{self.table_name} {rows_text(self.cells, star().rows)} {self.goal}"
 
     def __str__(self) -> str:
         return self.text
@@ -118,7 +118,7 @@ class Placement(_Board):
 
     @cached_property
     def _pairs(self) -> list[tuple[int, int]]:
-        return _moves_of(self.cells, star().nbr, 1)
+        return moves_of(self.cells, star().nbr, 1)
 
     def _move_pairs(self) -> list[tuple[int, int]]:
         return self._pairs
@@ -126,7 +126,7 @@ class Placement(_Board):
 
 class DistanceValues:
     """A distance table (uint8 per placement) in the shape the store writes index tables in
-    (``retrograde.IndexValues``): every placement is a row with result WIN (the player gets
+    (``engine.IndexValues``): every placement is a row with result WIN (the player gets
     there), its distance in moves, no stored best move and multiplicity 1.  The constant
     columns are broadcast views, so writing costs no more than the uint8 array itself."""
 

@@ -28,8 +28,8 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionEr
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
     first_row_outside
 from tbdb.games.base import BATCH_FORM, DISTANCE_TABLES, OWN_PERFT  # capabilities
-from tbdb.games.chinese_checkers.position import (STAR_SEATS, Position, StarPosition, _blocked,
-                                                  _rhombus_rules, check_players, perft_divide)
+from tbdb.games.chinese_checkers.position import (Position, StarPosition, blocked, check_players,
+                                                  perft_divide, rhombus_rules)
 from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
                                                   Placement, distance_table)
 from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, RhombusTable, check_board,
@@ -442,7 +442,7 @@ def _rhombus_perft(position: Position, depth: int) -> int:
 
 
 def _illegal_reason(position: Position) -> str:
-    _, nbr, goals = _rhombus_rules(position.m, position.pieces)
+    _, nbr, goals = rhombus_rules(position.m, position.pieces)
     cells = position.cells
     goal = goals[position.mover]
     if all(cells[g] for g in goal) and any(cells[g] == position.mover for g in goal):
@@ -486,7 +486,7 @@ def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: in
                  p: int) -> None:
     """``ValueError`` for the first row (of ``rows``) whose mover has already won or, with 6
     pieces, whose goal its owner can never reach."""
-    geo, nbr, goals = _rhombus_rules(m, p)
+    geo, nbr, goals = rhombus_rules(m, p)
     sub = boards[rows]
     mv = movers[rows]
     illegal = np.zeros(len(rows), bool)
@@ -497,7 +497,7 @@ def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: in
         illegal |= won & (mv == player)
     if p == 6:
         for i, row in enumerate(sub.tolist()):
-            if not illegal[i] and any(_blocked(row, nbr, q, goals[q]) for q in (1, 2)):
+            if not illegal[i] and any(blocked(row, nbr, q, goals[q]) for q in (1, 2)):
                 illegal[i] = True
     if illegal.any():
         r = int(rows[np.argmax(illegal)])

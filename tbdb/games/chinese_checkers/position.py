@@ -120,7 +120,7 @@ def _check_path(cells: list[int], nbr, path: tuple[Cell, ...]) -> str | None:
 _CELL_SYMBOLS = bytes.maketrans(bytes(range(7)), b".123456")  # a cell's code -> its symbol
 
 
-def _rows_text(cells, rows) -> str:
+def rows_text(cells, rows) -> str:
     """The rows joined by '/'; cells are numbered row by row, so each row is one slice."""
     line = bytes(cells).translate(_CELL_SYMBOLS).decode("ascii")
     return "/".join(line[row[0]:row[-1] + 1] for row in rows)
@@ -129,7 +129,7 @@ def _rows_text(cells, rows) -> str:
 _CELL_CODES = bytes.maketrans(b".123456", bytes(range(7)))  # a cell's symbol -> its code
 
 
-def _parse_rows(text: str, body: str, rows, players: int, what: str) -> list[int]:
+def parse_rows(text: str, body: str, rows, players: int, what: str) -> list[int]:
     parts = body.split("/")
     if len(parts) != len(rows):
         raise InvalidPositionError(f"malformed {what} position {quote(text)}: {len(parts)} rows, "
@@ -150,7 +150,7 @@ def _parse_rows(text: str, body: str, rows, players: int, what: str) -> list[int
     return list(cells.encode("ascii").translate(_CELL_CODES))
 
 
-def _moves_of(cells, nbr_array, player) -> list[tuple[Cell, Cell]]:
+def moves_of(cells, nbr_array, player) -> list[tuple[Cell, Cell]]:
     board = np.array(cells, np.int8)
     n = len(cells)
     out_from = np.empty(n * n, np.int64)
@@ -159,7 +159,7 @@ def _moves_of(cells, nbr_array, player) -> list[tuple[Cell, Cell]]:
     return list(zip(out_from[:count].tolist(), out_to[:count].tolist()))
 
 
-class _Board:
+class Board:
     """Shared by both position kinds: moves as (from, to), their paths, and ``push``."""
     cells: tuple[int, ...]
     mover: int
@@ -205,7 +205,7 @@ class _Board:
 # ------------------------------------------------------------------------------ the rhombus
 
 @lru_cache(maxsize=None)
-def _rhombus_rules(m: int, pieces: int):
+def rhombus_rules(m: int, pieces: int):
     geo = rhombus(m)
     nbr = [list(row) for row in geo.nbr.tolist()]
     goals = {1: tuple(geo.goal(pieces).tolist()), 2: tuple(geo.start(pieces).tolist())}
@@ -216,7 +216,7 @@ def _won(cells, goal, player) -> bool:
     return all(cells[g] for g in goal) and any(cells[g] == player for g in goal)
 
 
-def _blocked(cells, nbr, player, goal) -> bool:
+def blocked(cells, nbr, player, goal) -> bool:
     """With the other player's pieces frozen, is some empty goal cell out of ``player``'s reach
     (steps onto cells the other does not hold, hops over the other's pieces)?"""
     other = 3 - player
@@ -239,7 +239,7 @@ def _blocked(cells, nbr, player, goal) -> bool:
 
 
 @dataclass(frozen=True)
-class Position(_Board):
+class Position(Board):
     """A two-player rhombus position: board size ``m``, ``pieces`` a side, ``cells`` (0 empty,
     1 first player, 2 second player; row by row from the top tip) and the player to move."""
     m: int
@@ -263,7 +263,7 @@ class Position(_Board):
             raise InvalidPositionError(f"Chinese Checkers position {quote(text)}: the rhombus is "
                                        f"3x3 "
                                        f"to 9x9 with {PIECE_COUNTS} pieces a side that fit")
-        cells = _parse_rows(text, parts[1], rhombus(m).rows, 2, "Chinese Checkers")
+        cells = parse_rows(text, parts[1], rhombus(m).rows, 2, "Chinese Checkers")
         for player in (1, 2):
             if cells.count(player) != pieces:
                 raise InvalidPositionError(f"Chinese Checkers position {quote(text)}: player "
@@ -274,7 +274,7 @@ class Position(_Board):
     @classmethod
     def start(cls, m: int, pieces: int, mover: int = 1) -> Position:
         """Both players on their start areas."""
-        geo, _, goals = _rhombus_rules(m, pieces)
+        geo, _, goals = rhombus_rules(m, pieces)
         cells = [0] * geo.cells
         for c in goals[2]:
             cells[c] = 1
@@ -284,7 +284,7 @@ class Position(_Board):
 
     @property
     def text(self) -> str:
-        return (f"{self.table_name} {_rows_text(self.cells, rhombus(self.m).rows)} "
+        return (f"{self.table_name} {rows_text(self.cells, rhombus(self.m).rows)} "
                 f"{self.mover}")
 
     def __str__(self) -> str:
@@ -299,18 +299,18 @@ class Position(_Board):
         """'illegal' (the mover already meets its win condition; with 6 pieces, a goal cell its
         owner can never reach), 'over' (the other player has just won: lost for the mover) or
         'playing'."""
-        _, nbr, goals = _rhombus_rules(self.m, self.pieces)
+        _, nbr, goals = rhombus_rules(self.m, self.pieces)
         other = 3 - self.mover
         if _won(self.cells, goals[self.mover], self.mover):
             return "illegal"
         if _won(self.cells, goals[other], other):
             return "over"
-        if self.pieces == 6 and any(_blocked(self.cells, nbr, p, goals[p]) for p in (1, 2)):
+        if self.pieces == 6 and any(blocked(self.cells, nbr, p, goals[p]) for p in (1, 2)):
             return "illegal"
         return "playing"
 
     def _nbr_lists(self):
-        return _rhombus_rules(self.m, self.pieces)[1]
+        return rhombus_rules(self.m, self.pieces)[1]
 
     def _after(self, s: Cell, t: Cell) -> Position:
         cells = list(self.cells)
@@ -322,7 +322,7 @@ class Position(_Board):
         if self.status != "playing":
             return []
         geo = rhombus(self.m)
-        return [(s, t) for s, t in _moves_of(self.cells, geo.nbr, self.mover)
+        return [(s, t) for s, t in moves_of(self.cells, geo.nbr, self.mover)
                 if self._after(s, t).status != "illegal"]
 
     def _move_pairs(self) -> list[tuple[Cell, Cell]]:
@@ -373,7 +373,7 @@ def check_players(players: int) -> None:
 
 
 @dataclass(frozen=True)
-class StarPosition(_Board):
+class StarPosition(Board):
     """A position on the 121-hole star: ``players`` (2, 3, 4 or 6), ``cells`` (0 empty or the
     player 1..players) and the player to move."""
     players: int
@@ -410,7 +410,7 @@ class StarPosition(_Board):
         if not 1 <= mover <= players:
             raise InvalidPositionError(f"star position {quote(text)}: no player {mover} among "
                                        f"{players}")
-        cells = _parse_rows(text, parts[1], star().rows, players, "Chinese Checkers star")
+        cells = parse_rows(text, parts[1], star().rows, players, "Chinese Checkers star")
         for p in range(1, players + 1):
             if cells.count(p) != STAR_PIECES:
                 raise InvalidPositionError(f"star position {quote(text)}: player {p} has "
@@ -419,7 +419,7 @@ class StarPosition(_Board):
 
     @property
     def text(self) -> str:
-        return f"star-{self.players} {_rows_text(self.cells, star().rows)} {self.mover}"
+        return f"star-{self.players} {rows_text(self.cells, star().rows)} {self.mover}"
 
     def __str__(self) -> str:
         return self.text
@@ -445,7 +445,7 @@ class StarPosition(_Board):
     def _pairs(self) -> list[tuple[Cell, Cell]]:
         if self.winner is not None:
             return []
-        return _moves_of(self.cells, star().nbr, self.mover)
+        return moves_of(self.cells, star().nbr, self.mover)
 
     def _move_pairs(self) -> list[tuple[Cell, Cell]]:
         return self._pairs

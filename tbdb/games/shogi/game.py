@@ -18,9 +18,9 @@ from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionEr
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside
 from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
-from tbdb.games.shogi.position import LETTERS, START_SFEN, Move, Position, _hand_text
+from tbdb.games.shogi.position import LETTERS, START_SFEN, Move, Position, hand_text
 from tbdb.games.shogi.tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
-    parse_table_name, table_name, table_of
+    parse_table_name, table_name
 from tbdb.options import Option
 from tbdb.solvers.shogi import moves as moves_k
 from tbdb.solvers.shogi import index as k
@@ -105,7 +105,7 @@ def piece_patterns(desc: np.ndarray):
                 cells[p] = ch.lower() if col else ch
         if ok:
             idx.append(rest)
-            texts.append("".join(cells) + _hand_text(hands))
+            texts.append("".join(cells) + hand_text(hands))
     return np.array(idx, np.int64), texts
 
 

@@ -142,7 +142,7 @@ def _parse_hands(text: str, hand: str) -> tuple[tuple[int, ...], tuple[int, ...]
     return tuple(counts[0]), tuple(counts[1])
 
 
-def _hand_text(hands) -> str:
+def hand_text(hands) -> str:
     out = []
     for colour in (BLACK, WHITE):
         for t in HAND_ORDER:
@@ -313,7 +313,7 @@ class Position:
             if empty:
                 row.append(str(empty))
             rows.append("".join(row))
-        return f"{'/'.join(rows)} {'bw'[self.side]} {_hand_text(self.hands)} 1"
+        return f"{'/'.join(rows)} {'bw'[self.side]} {hand_text(self.hands)} 1"
 
     @cached_property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:

@@ -1,6 +1,6 @@
 """Ultimate Tic-Tac-Toe level tables for the generic engine (``LevelSpace``, see
 ``docs/kernel-contract.md``): the subtree below a root position, and every legal position with
-at most K empty cells in open boards.  Both are solved with ``tbdb.retrograde.enumerate_levels``
+at most K empty cells in open boards.  Both are solved with ``tbdb.engine.enumerate_levels``
 and ``solve_levels``; the scoring only changes the values of finished games.
 
 Table names: ``<scoring>/from/<key word 0>.<key word 1>`` (the build of the subtree of the root

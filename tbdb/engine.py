@@ -1,4 +1,4 @@
-"""The retrograde driver: solves a game's table with the generic kernels of ``solvers.retrograde``.
+"""The retrograde driver: solves a game's table with the kernels of ``tbdb.solvers.retrograde``.
 
 A game hands over a table object following ``docs/kernel-contract.md`` (``IndexSpace``: census,
 children, parents; ``LevelSpace``: roots, level, expand).  This module walks it in chunks that
@@ -146,7 +146,7 @@ def _solve_edges(space: IndexSpace, progress: Progress):
             total = int(start[-1] + count[-1]) if len(batch) else 0
             target = np.empty(total, np.int32)
             code = np.empty(total, np.int32)
-            k._pack_rows(batch, count, child, move, ext_result, ext_distance, start, target,
+            k.pack_rows(batch, count, child, move, ext_result, ext_distance, start, target,
                          code, n_in, ext_loss_min, ext_win_max)
             moves[batch + 1] = count
             target_parts.append(target)
@@ -155,13 +155,13 @@ def _solve_edges(space: IndexSpace, progress: Progress):
     off = np.cumsum(moves, out=moves)
     target = _concatenate(target_parts)
     code = _concatenate(code_parts)
-    roff, parent = k._reverse_edges(size, off, target)
+    roff, parent = k.reverse_edges(size, off, target)
     distance = np.zeros(size, np.int16)
-    k._solve_graph(result, distance, n_in, roff, parent, ext_loss_min, ext_win_max)
+    k.solve_graph(result, distance, n_in, roff, parent, ext_loss_min, ext_win_max)
     del roff, parent, n_in
     progress("solve", size, size)
     best = np.full(size, k.NO_MOVE, np.int32)
-    k._best_of_rows(off, target, code, result, distance, best)
+    k.best_of_rows(off, target, code, result, distance, best)
     return result, distance, best, multiplicity
 
 
@@ -201,11 +201,11 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
         real += int(np.count_nonzero(kind == 0))
         for batch in _batches(_real(result, lo, hi), step):
             if summaries is not None:
-                top = max(top, k._ef_init_summaries(batch, *summaries(batch), result, distance,
+                top = max(top, k.ef_init_summaries(batch, *summaries(batch), result, distance,
                                                     remaining, best))
                 continue
             count, child, move, ext_result, ext_distance = space.children(batch)
-            top = max(top, k._ef_init(batch, count, child, move, ext_result, ext_distance,
+            top = max(top, k.ef_init(batch, count, child, move, ext_result, ext_distance,
                                       width, result, distance, remaining, best))
         progress("children", hi, size)
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
@@ -216,7 +216,7 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
     backed_up = 0  # every won or lost position is backed up once (draws never are)
     while level <= top:
         for lo in range(0, size, CHUNK_SLOTS << 2):
-            frontier = k._ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)))
+            frontier = k.ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)))
             backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
                 rows = space.parents(batch)
@@ -229,14 +229,14 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
                         no_codes = np.zeros((pstep, max(space.max_parents, 1)), np.int32)
                     codes = no_codes
                 if not distinct:
-                    k._dedupe_rows(count, parent, codes, with_codes)
-                top = max(top, k._ef_apply(batch, count, parent, codes, result, distance,
+                    k.dedupe_rows(count, parent, codes, with_codes)
+                top = max(top, k.ef_apply(batch, count, parent, codes, result, distance,
                                            remaining, best, level, numba.get_num_threads()))
             progress("levels", backed_up, real)
         level += 1
     progress("levels", real, real)
     del remaining, no_codes
-    k._ef_finish(result, distance)
+    k.ef_finish(result, distance)
     best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))
     return result, distance, best, multiplicity
 
@@ -256,7 +256,7 @@ def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,
                 else _real(result, lo, hi, solved=True))
         for batch in _batches(rows, step):
             count, child, move, ext_result, ext_distance = space.children(batch)
-            k._pick_best(batch, count, child, move, ext_result, ext_distance, result, distance,
+            k.pick_best(batch, count, child, move, ext_result, ext_distance, result, distance,
                          best)
         progress("best moves", hi, size)
     return best
@@ -293,7 +293,7 @@ def _check_chunks(space: IndexSpace, values: IndexValues, bad: np.ndarray,
         real = lo + np.flatnonzero((kind == 0) & ~wrong)
         for batch in _batches(real, step):
             count, child, move, ext_result, ext_distance = space.children(batch)
-            k._check_rows(batch, count, child, move, ext_result, ext_distance, result, distance,
+            k.check_rows(batch, count, child, move, ext_result, ext_distance, result, distance,
                           best, bad)
         progress("verify", hi, size)
 
@@ -359,7 +359,7 @@ def enumerate_unsolved(space: LevelSpace, stored: Stored | None = None,
         have = stored(lv, keys) if stored is not None else None
         if have is not None and len(have.keys):
             known[lv] = have
-            keys = keys[k._find_keys(np.ascontiguousarray(have.keys), keys) < 0]
+            keys = keys[k.find_keys(np.ascontiguousarray(have.keys), keys) < 0]
         out[lv] = keys
         for lo in range(0, len(keys), step):
             terminal, count, child, _ = space.expand(keys[lo:lo + step])
@@ -434,10 +434,10 @@ def _back_up(space: LevelSpace, lv: int, keys: np.ndarray, lower: list[LevelValu
             for c in np.unique(clv):
                 sel = clv == c
                 if int(c) in by_level:
-                    hit = k._find_keys(by_level[int(c)], flat[sel])
+                    hit = k.find_keys(by_level[int(c)], flat[sel])
                     found[sel] = np.where(hit >= 0, hit + start_of[int(c)], -1)
             rows[live] = found
-        missing = k._level_values(terminal, count, rows, move, result_all, distance_all,
+        missing = k.level_values(terminal, count, rows, move, result_all, distance_all,
                                   result[lo:lo + step], distance[lo:lo + step],
                                   best[lo:lo + step])
         if missing:

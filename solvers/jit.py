@@ -1,0 +1,47 @@
+"""The Numba decorators every kernel uses: the project's flag sets, named for what they are.
+
+A kernel is compiled with exactly the flags of its decorator; change a flag set here and every
+kernel wearing it changes, so add a new name rather than edit one in place.
+
+* ``cache=True`` everywhere: compiled code is written next to the source (``__pycache__`` or
+  ``NUMBA_CACHE_DIR``) so the next process skips compiling.  Numba does not notice edits in
+  other files a kernel calls into: give CI and benchmarks a fresh ``NUMBA_CACHE_DIR``.
+* No ``fastmath``: the kernels are integer code whose results must not depend on the machine.
+
+``prange`` is re-exported so a kernel module needs only this import from Numba's side.
+"""
+from numba import njit, prange
+
+__all__ = ["kernel", "inline_kernel", "nogil_kernel", "parallel_kernel",
+           "parallel_nogil_kernel", "prange"]
+
+
+def _njit(**flags):
+    """A decorator compiling each function it gets with ``flags`` (a fresh ``njit`` per kernel,
+    so no kernel shares an options dict with another)."""
+    def decorate(func):
+        return njit(**flags)(func)
+    return decorate
+
+
+#: A plain compiled kernel or helper (most of them).
+kernel = _njit(cache=True)
+
+#: A tiny helper (a bit test, a lookup in a constant table) called in hot loops: inlined at
+#: Numba's IR level into every caller, so no call overhead and the caller's loop can be
+#: optimised through it.
+inline_kernel = _njit(cache=True, inline="always")
+
+#: A long-running kernel that releases the GIL: a deep perft or an Oware book step runs for
+#: minutes.  The command line runs such work on a worker thread (``tbdb.command.in_worker``) so
+#: the main thread can still handle Ctrl-C; Oware solves small books on Python threads side by
+#: side.  Both only help if the kernel does not hold the GIL.
+nogil_kernel = _njit(cache=True, nogil=True)
+
+#: A kernel whose ``prange`` loops run on Numba's threads (``numba.set_num_threads``).
+#: Iterations must be independent: each writes slots no other iteration writes.
+parallel_kernel = _njit(cache=True, parallel=True)
+
+#: ``parallel_kernel`` that also releases the GIL: a parallel perft (run by ``in_worker``), a
+#: long parallel Oware step.
+parallel_nogil_kernel = _njit(cache=True, parallel=True, nogil=True)
