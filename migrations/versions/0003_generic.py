@@ -67,7 +67,7 @@ GROUP BY game;
 """
 
 # The data of revisions 0001/0002 in the generic tables: CDC tables first (by material_id),
-# then the Oware books; conventions as tbdb/games/cdc_tables.py and oware_tables.py write them.
+# then the Oware books; conventions as tbdb/games/cdc/ and tbdb/games/oware/ write them.
 COPY = r"""
 CREATE TEMP TABLE _ids AS
 SELECT row_number() OVER (ORDER BY kind, key) AS table_id, kind, key
