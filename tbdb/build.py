@@ -14,9 +14,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from tbdb import engine, games, level_store
+from tbdb import games, level_store
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
 from tbdb.memory import reuse_freed_memory
@@ -138,8 +136,9 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     summary.rows += into.new_rows
                     summary.reused += into.reused_rows
                     store.write_table(g.name, t, data, time.perf_counter() - t0)
-                elif kind.by_levels:
-                    data = _solve_levels(g, store, t, deps, t in rebuild)
+                elif kind.by_levels:  # each level stored and checkpointed as it is solved
+                    data = g.solve(t, deps, mode, progress=stage, store=store,
+                                   fresh=t in rebuild)
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)
                 else:
@@ -194,33 +193,6 @@ class _Writer:
 def _weights(g, tables) -> dict[str, int]:
     """Each table's share of a progress bar: its positions, roughly (at least 1)."""
     return {t: max(int(g.weight(t)), 1) for t in tables}
-
-
-def _solve_levels(g, store: Store, table: str, deps: dict, fresh: bool):
-    """A level-by-level table: levels already stored are read back, the others solved from the
-    lowest up, each stored and checkpointed as soon as it is solved."""
-    if fresh:
-        store.forget_levels(g.name, table)
-    table_id = store.begin_key_table(g.name, table)
-    space = g.space(table, deps)
-    levels = engine.enumerate_levels(space)
-    done = store.levels_done(g.name, table)
-
-    def solved(level):
-        if done.get(level) != len(levels[level]):
-            return None
-        keys, result, distance, best, _, _ = store.load_keys(table_id, level)
-        return engine.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
-                                      distance, best)
-
-    def store_level(values):
-        t0 = time.perf_counter()
-        constraints, multiplicity = g.key_columns(table, values.keys)
-        store.write_level(g.name, table, table_id, values, constraints, multiplicity,
-                          time.perf_counter() - t0)
-
-    out = engine.solve_levels(space, levels, solved=solved, done=store_level)
-    return g.describe(table, [out[lv] for lv in sorted(out)])
 
 
 # --------------------------------------------------------------------------- verify

@@ -225,12 +225,14 @@ class Game:
     def describe(self, table: str, values: Any) -> TableData:
         raise NotImplementedError
 
-    def solve(self, table: str, deps: dict[str, Any], mode: str = "auto",
-              progress=None) -> TableData:
+    def solve(self, table: str, deps: dict[str, Any], mode: str = "auto", progress=None,
+              store=None, fresh: bool = False) -> TableData:
         """Solve one table (default: the generic retrograde over ``space``, as the game's
-        storage kind solves its tables: a dense index, or level by level)."""
+        storage kind solves its tables: a dense index in memory, or level by level into
+        ``store``, each level checkpointed as it is solved; ``fresh``: forget stored levels)."""
         from tbdb.storage import storage_of
-        return storage_of(self).solve(self, table, deps, mode, progress)
+        return storage_of(self).solve(self, table, deps, mode, progress, store=store,
+                                      fresh=fresh)
 
     def from_stored(self, table: str, row: dict | None, values: Any) -> Any:
         """A table's values as read from the store (or just solved) in the form ``space`` and

@@ -102,9 +102,11 @@ class Storage:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ solving
-    def solve(self, game, table: str, deps: dict, mode: str, progress):
+    def solve(self, game, table: str, deps: dict, mode: str, progress, store=None,
+              fresh: bool = False):
         """``game``'s table solved by the generic retrograde, as a ``TableData`` (a game whose
-        tables the generic engine does not solve overrides ``Game.solve``)."""
+        tables the generic engine does not solve overrides ``Game.solve``); kinds solved
+        level by level store each level in ``store`` as it is solved."""
         raise NotImplementedError(f"{game.name} does not say how to solve its tables")
 
     def verify(self, game, table: str, values, deps: dict) -> tuple[list[str], int]:

@@ -42,7 +42,7 @@ class IndexStorage(WdlStorage):
     clusterable = True
     table_type = IndexTable
 
-    def solve(self, game, table, deps, mode, progress):
+    def solve(self, game, table, deps, mode, progress, store=None, fresh=False):
         from tbdb import engine
         return game.describe(table, engine.solve_index(game.space(table, deps), mode, progress))
 

@@ -45,12 +45,39 @@ class KeyStorage(WdlStorage):
     by_levels = True
     table_type = KeyTable
 
-    def solve(self, game, table, deps, mode, progress):
+    def solve(self, game, table, deps, mode, progress, store=None, fresh=False):
+        """Level by level into ``store``: levels already stored are read back, the others
+        solved from the lowest up, each stored and checkpointed as soon as it is solved (a
+        build killed mid-table resumes at the next level)."""
+        import time
+
         from tbdb import engine
+        if store is None:
+            raise ValueError(f"{game.name} table {table!r}: key tables are solved a level at a "
+                             f"time into a store")
+        if fresh:
+            store.forget_levels(game.name, table)
+        table_id = store.begin_key_table(game.name, table)
         space = game.space(table, deps)
         levels = engine.enumerate_levels(space, progress)
-        values = engine.solve_levels(space, levels, progress=progress)
-        return game.describe(table, [values[lv] for lv in sorted(values)])
+        done = store.levels_done(game.name, table)
+
+        def solved(level):
+            if done.get(level) != len(levels[level]):
+                return None
+            keys, result, distance, best, _, _ = store.load_keys(table_id, level)
+            return engine.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
+                                      distance, best)
+
+        def store_level(values):
+            t0 = time.perf_counter()
+            constraints, multiplicity = game.key_columns(table, values.keys)
+            store.write_level(game.name, table, table_id, values, constraints, multiplicity,
+                              time.perf_counter() - t0)
+
+        out = engine.solve_levels(space, levels, solved=solved, done=store_level,
+                                  progress=progress)
+        return game.describe(table, [out[lv] for lv in sorted(out)])
 
     def verify(self, game, table, values, deps):
         from tbdb import engine

@@ -81,7 +81,8 @@ class OwareGame(Game):
         n = seeds_of(table)  # the batch form names books up to 48 seeds; tbdb builds up to 18
         return f"tbdb build oware --max-seeds {max(n, 1)}" if n <= MAX_SOLVE_N else None
 
-    def solve(self, table: str, deps: dict, mode: str = "auto", progress=None) -> TableData:
+    def solve(self, table: str, deps: dict, mode: str = "auto", progress=None, store=None,
+              fresh: bool = False) -> TableData:
         return self.describe(table, solve_book(seeds_of(table), list(deps.values())))
 
     def from_stored(self, table: str, row: dict | None, values) -> Book:
