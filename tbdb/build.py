@@ -4,8 +4,9 @@ and ``verify``, which re-derives every stored field.
 Every table is written with its 'done' checkpoint in one transaction (on a second connection,
 while the next table solves; that table is marked 'building' in the same transaction), so an
 interrupted build (Ctrl-C, SIGTERM or kill -9) leaves complete tables and at most one
-'building' row; running the same build again skips the done tables and rebuilds the rest.  Level-by-level tables are
-stored and checkpointed a level at a time: a rerun resumes at the level it was on.
+'building' row; running the same build again skips the done tables and rebuilds the rest.
+Level-by-level tables are stored and checkpointed a level at a time: a rerun resumes at the
+level it was on.
 """
 from __future__ import annotations
 

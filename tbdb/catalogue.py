@@ -70,7 +70,7 @@ class Catalogue:
         known = self.states(game)
         new = [name for name in tables if name not in known]
         if new:
-            self._insert("INSERT INTO build_checkpoints (game, table_name, state) "
+            self.insert_rows("INSERT INTO build_checkpoints (game, table_name, state) "
                          "SELECT ?, table_name, 'pending' FROM {src}",
                          pa.table({"table_name": new}), [game])
 
@@ -87,7 +87,7 @@ class Catalogue:
 
     # ------------------------------------------------------------------ writing
 
-    def _insert(self, sql: str, arrow: Any, params: list | None = None) -> None:
+    def insert_rows(self, sql: str, arrow: Any, params: list | None = None) -> None:
         name = "_tbdb_load"
         self.con.register(name, arrow)
         try:
@@ -120,19 +120,19 @@ class Catalogue:
                                   f"again to resume") from exc
             raise
 
-    def _table_id(self, game: str, table: str) -> tuple[int | None, int]:
+    def table_ids(self, game: str, table: str) -> tuple[int | None, int]:
         """(the table's current id or None, a fresh id)."""
         old = self.query("SELECT table_id FROM tb_tables WHERE game = ? AND table_name = ?",
                          [game, table])
         (top,), = self.query("SELECT coalesce(max(table_id), 0) FROM tb_tables")
         return (old[0][0] if old else None), top + 1
 
-    def _delete_table(self, table_id: int) -> None:
+    def delete_table(self, table_id: int) -> None:
         for t in ("tb_index_rows", "tb_key_values", "tb_score_runs", "tb_stats", "tb_tables"):
             self.con.execute(f"DELETE FROM {t} WHERE table_id = ?", [table_id])
         if self.query("SELECT 1 FROM tb_index_files WHERE table_id = ?", [table_id]):
             self.con.execute("DELETE FROM tb_index_files WHERE table_id = ?", [table_id])
-            self._index_view()
+            self.refresh_index_view()
 
     # ------------------------------------------------------------------ reading
 
@@ -142,7 +142,7 @@ class Catalogue:
                           "WHERE table_id = ?", [table_id])
         return ValuesFile(*rows[0]) if rows else None
 
-    def _checked_file(self, table_id: int) -> ValuesFile | None:
+    def checked_file(self, table_id: int) -> ValuesFile | None:
         f = self.values_file(table_id)
         if f is not None:
             rows = self.query("SELECT game, table_name FROM tb_tables WHERE table_id = ?",
@@ -150,11 +150,12 @@ class Catalogue:
             f.check(self.path, *(rows[0] if rows else (None, None)))
         return f
 
-    def _table_name(self, table_id: int) -> str:
+    def table_label(self, table_id: int) -> str:
         rows = self.query("SELECT game, table_name FROM tb_tables WHERE table_id = ?", [table_id])
         return f"{rows[0][0]} table {rows[0][1]!r}" if rows else f"table id {table_id}"
 
-    def _damaged(self, table_id: int, what: str, name: str | None = None) -> DamagedTableError:
-        name = name or self._table_name(table_id)
+    def damaged_table(self, table_id: int, what: str,
+                      name: str | None = None) -> DamagedTableError:
+        name = name or self.table_label(table_id)
         return DamagedTableError(f"{name} in {self.path!r} is damaged: it holds {what}; build "
                                  f"it again with --rebuild")

@@ -29,8 +29,8 @@ import numpy as np
 from tbdb import games
 from tbdb.build import BuildSummary, plan
 from tbdb.cluster_fs import OutDir
-from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values, stat_tuples,
-                                verified_manifest, write_table_files)
+from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values,
+                                stat_tuples, verified_manifest, write_table_files)
 from tbdb.errors import InvalidOptionError
 from tbdb.games.base import StatRow, TableData
 from tbdb.progress import Progress

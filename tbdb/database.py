@@ -291,7 +291,7 @@ class Database:
             self._migrate()
             self.con = connect(self.path, read_only=False)
             if values_files(self.con):
-                self._index_view()  # without files gone missing (the views would not bind)
+                self.refresh_index_view()  # without files gone missing (the views would not bind)
             self.apply_game_views()
 
     # ------------------------------------------------------------------ schema
@@ -442,7 +442,7 @@ class Database:
         other.con = self.con.cursor()
         return other
 
-    def _index_view(self) -> None:
+    def refresh_index_view(self) -> None:
         """Rewrite the view ``tb_index_values`` with every recorded file there (files not
         there are left out: a read-only open refuses the database until they are back or
         imported (``_require_values_files``), a build or import can still open it)."""

@@ -139,7 +139,7 @@ class SharedLevels:
                     "(key0, key1) IN (SELECT (key0, key1) FROM _tbdb_gone)",
                     [sid, values.level])
                 store.con.unregister("_tbdb_gone")
-            store._insert("INSERT INTO tb_key_values SELECT * FROM {src}", rows)
+            store.insert_rows("INSERT INTO tb_key_values SELECT * FROM {src}", rows)
             if replace:  # the level's counts from its rows: the replaced rows may have differed
                 after = g.describe(self.shared, [_level_values(
                     values.level, store.load_keys(sid, values.level))])
@@ -175,7 +175,7 @@ class SharedLevels:
         store, sid = self.store, self.shared_id
         store.con.execute("DELETE FROM tb_stats WHERE table_id = ?", [sid])
         if stats:
-            store._insert("INSERT INTO tb_stats SELECT * FROM {src}",
+            store.insert_rows("INSERT INTO tb_stats SELECT * FROM {src}",
                           stats_rows(sid, merge_stats([], stats)))
         slots, raw, answered, fixed, illegal = (int(x) for x in more)
         store.con.execute(

@@ -91,7 +91,7 @@ class Prober:
                                       if s == "done")
         return names[game.name]
 
-    def _search(self, game, loc: Location, what: str, text: str | None = None, **options):
+    def search(self, game, loc: Location, what: str, text: str | None = None, **options):
         """(Location, value) of a key that ``game.locate`` left without a table (``table``
         None): the first of ``game.search_tables(built tables, **options)`` holding it, else
         ``MissingTableError`` with ``game.cover_command(key, text, **options)``."""
@@ -128,7 +128,7 @@ class Prober:
             return loc, storage_of(game).over_value(loc)
         if loc.table is None:  # the game keeps positions in several tables: find the one
             text = game.text(position)
-            loc, got = self._search(game, loc, f"position {text!r}", text, **options)
+            loc, got = self.search(game, loc, f"position {text!r}", text, **options)
             self.stats.hits += 1
             return loc, got
         t = self.tables.get((game.name, loc.table))  # the text only when a message needs it

@@ -136,7 +136,7 @@ def _create(con, path: str) -> None:
             if not isinstance(loc, GameOver) and loc.table is None:
                 # the game keeps positions in several tables (shared key stores): the built
                 # one holding it, as lookups find it
-                loc, _ = _current(path).prober._search(g, loc, f"position {text!r}", text)
+                loc, _ = _current(path).prober.search(g, loc, f"position {text!r}", text)
             return loc
         except MissingTableError:
             return None

@@ -34,16 +34,16 @@ class Store(Catalogue, Database):
 
         def work():
             table_id, rows[0] = storage_of(data).write(self, game, table, data, values_file)
-            self._insert("INSERT INTO tb_tables SELECT * FROM {src}",
+            self.insert_rows("INSERT INTO tb_tables SELECT * FROM {src}",
                          arrow_rows.catalogue_row(table_id, game, table, data, rows[0], seconds))
             if data.stats:
-                self._insert("INSERT INTO tb_stats SELECT * FROM {src}",
+                self.insert_rows("INSERT INTO tb_stats SELECT * FROM {src}",
                              arrow_rows.stats_rows(table_id, data.stats))
             if data.layout and data.texts:
                 known = self.query("SELECT 1 FROM tb_texts WHERE layout = ? LIMIT 1",
                                    [data.layout])
                 if not known:
-                    self._insert("INSERT INTO tb_texts SELECT * FROM {src}",
+                    self.insert_rows("INSERT INTO tb_texts SELECT * FROM {src}",
                                  arrow_rows.text_stream(data.layout, data.texts))
             self.con.execute(
                 "UPDATE build_checkpoints SET state = 'done', rows = ?, finished = ?, "
@@ -59,20 +59,20 @@ class Store(Catalogue, Database):
         """Store an index table's values, until now in its recorded Parquet file, in the
         database (``rows``: tb_index_rows batches) and forget the file: one transaction."""
         def work():
-            self._insert("INSERT INTO tb_index_rows SELECT * FROM {src}", rows)
+            self.insert_rows("INSERT INTO tb_index_rows SELECT * FROM {src}", rows)
             self.con.execute("DELETE FROM tb_index_files WHERE table_id = ?", [table_id])
-            self._index_view()
+            self.refresh_index_view()
         self._transaction(work)
 
     def begin_key_table(self, game: str, table: str) -> int:
         """The id under which a level-by-level table's levels are stored (kept across resumes:
         a placeholder catalogue row marks it until the table is done)."""
-        old, new = self._table_id(game, table)
+        old, new = self.table_ids(game, table)
         if old is not None:
             return old
 
         def work():
-            self._insert("INSERT INTO tb_tables SELECT * FROM {src}",
+            self.insert_rows("INSERT INTO tb_tables SELECT * FROM {src}",
                          arrow_rows.placeholder_row(new, game, table))
         self._transaction(work)
         return new
@@ -86,7 +86,7 @@ class Store(Catalogue, Database):
                              [table_id, values.level])
             self.con.execute("DELETE FROM build_levels WHERE game = ? AND table_name = ? AND "
                              "level = ?", [game, table, values.level])
-            self._insert("INSERT INTO tb_key_values SELECT * FROM {src}",
+            self.insert_rows("INSERT INTO tb_key_values SELECT * FROM {src}",
                          arrow_rows.level_table(table_id, values, constraints, multiplicity))
             self.con.execute("INSERT INTO build_levels VALUES (?, ?, ?, ?, ?, ?)",
                              [game, table, values.level, len(values.keys), seconds,
@@ -96,9 +96,9 @@ class Store(Catalogue, Database):
     def forget_levels(self, game: str, table: str) -> None:
         """Drop a key table's stored levels (a rebuild from scratch)."""
         def work():
-            old, _ = self._table_id(game, table)
+            old, _ = self.table_ids(game, table)
             if old is not None:
-                self._delete_table(old)
+                self.delete_table(old)
             self.con.execute("DELETE FROM build_levels WHERE game = ? AND table_name = ?",
                              [game, table])
         self._transaction(work)

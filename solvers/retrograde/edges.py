@@ -108,7 +108,8 @@ def solve_graph(result, distance, remaining, roff, parent, ext_loss_min, ext_win
     """Degree-counting retrograde solve in order of increasing distance.
 
     ``result`` comes in as UNKNOWN for real positions (NONE/ILLEGAL elsewhere, left alone);
-    ``remaining`` (int32, used up) counts each position's in-table moves; ``ext_win_max`` holds EXT_DRAW where an external child is drawn.  Buckets are linked lists
+    ``remaining`` (int32, used up) counts each position's in-table moves; ``ext_win_max`` holds
+    EXT_DRAW where an external child is drawn.  Buckets are linked lists
     (``head[level]``, ``nxt[position]``): a position enters the bucket of its final distance
     once, when its value becomes certain, and its parents are updated when that bucket is
     processed.  Increasing levels make wins shortest and losses longest; an external win may

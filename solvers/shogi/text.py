@@ -113,10 +113,10 @@ def _write(board, hands, side, out):
 
 @kernel
 def parse_sfen(text, out):
-    """Read ``text`` (ASCII bytes, or uint8[]) and check it.  Writes into ``out`` (uint8[OUT_LEN]) the
-    board (81 piece codes, square order), the hands (2 x 8 counts) and, from TEXT_AT, the
-    SFEN as tbdb writes it.  Returns (side, material key, length of that SFEN, whether
-    ``text`` is already it, slot, mirrored); side -1 when the Python parser must decide.  The
+    """Read ``text`` (ASCII bytes, or uint8[]) and check it.  Writes into ``out``
+    (uint8[OUT_LEN]) the board (81 piece codes, square order), the hands (2 x 8 counts) and,
+    from TEXT_AT, the SFEN as tbdb writes it.  Returns (side, material key, length of that
+    SFEN, whether ``text`` is already it, slot, mirrored); side -1 when the Python parser must decide.  The
     material key is ``batch_keys``'s (solvers/shogi/index.py): sum of count_t * 19 ** (t -
     1) over piece types t = 1..7; slot and mirrored are ``slot_of``'s in the table of those
     pieces (slot -1 for bare kings and more than SLOT_PIECES pieces)."""

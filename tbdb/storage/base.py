@@ -117,11 +117,11 @@ class Storage:
     def write(self, store, game: str, table: str, data, values_file=None) -> tuple[int, int]:
         """Store a solved table's values (inside the store's transaction, before its catalogue
         row): (its table_id, the number of value rows)."""
-        old, new = store._table_id(game, table)
+        old, new = store.table_ids(game, table)
         if old is not None:
-            store._delete_table(old)
+            store.delete_table(old)
         for sql, stream in self.streams(new, data):
-            store._insert(sql, stream)
+            store.insert_rows(sql, stream)
         return new, self.row_count(data)
 
     def streams(self, table_id: int, data) -> list[tuple[str, object]]:

@@ -57,11 +57,11 @@ class IndexStorage(WdlStorage):
     def write(self, store, game, table, data, values_file=None):
         if values_file is None:
             return super().write(store, game, table, data)
-        old, new = store._table_id(game, table)
+        old, new = store.table_ids(game, table)
         if old is not None:
-            store._delete_table(old)
-        store._insert("INSERT INTO tb_index_files SELECT * FROM {src}", values_file.record(new))
-        store._index_view()
+            store.delete_table(old)
+        store.insert_rows("INSERT INTO tb_index_files SELECT * FROM {src}", values_file.record(new))
+        store.refresh_index_view()
         return new, values_file.rows
 
     def streams(self, table_id, data):
@@ -88,8 +88,8 @@ class IndexStorage(WdlStorage):
         per row beside the 9 bytes per slot of the arrays (6.6 GiB to verify 7x7-3)."""
         from tbdb.engine import IndexValues
         from tbdb.solvers.retrograde import NONE
-        f = store._checked_file(table_id)
-        name = store._table_name(table_id)  # for a damage report: not while the rows stream
+        f = store.checked_file(table_id)
+        name = store.table_label(table_id)  # for a damage report: not while the rows stream
         if f is not None:
             batches = f.batches(LOAD_BATCH_ROWS)
         else:
@@ -106,8 +106,8 @@ class IndexStorage(WdlStorage):
             if len(at) and (at.min() < 0 or at.max() >= slots):
                 # numpy would wrap a negative idx or raise IndexError past the end
                 bad = int(at[(at < 0) | (at >= slots)][0])
-                raise store._damaged(table_id, f"a row at idx {bad}, outside its {slots} slots",
-                                     name)
+                raise store.damaged_table(
+                    table_id, f"a row at idx {bad}, outside its {slots} slots", name)
             rows += len(at)
             result[at] = batch.column("result").to_numpy()
             distance[at] = batch.column("distance").to_numpy()
@@ -118,13 +118,13 @@ class IndexStorage(WdlStorage):
         filled = sum(int(np.count_nonzero(result[lo:lo + LOAD_BATCH_ROWS] != NONE))
                      for lo in range(0, slots, LOAD_BATCH_ROWS))
         if filled != rows:
-            raise store._damaged(table_id, f"{rows} rows for {filled} slots (a slot stored "
+            raise store.damaged_table(table_id, f"{rows} rows for {filled} slots (a slot stored "
                                            f"twice, or a row with no value)", name)
         return IndexValues(result, distance, best, multiplicity)
 
     def read_row(self, store, table_id: int, idx: int) -> tuple[int, int, int] | None:
         """(result, distance, best move) of one slot, straight from the file (large tables)."""
-        f = store._checked_file(table_id)
+        f = store.checked_file(table_id)
         if f is not None:
             return f.value(int(idx))
         rows = store.query("SELECT result, distance, best_move FROM tb_index_rows "

@@ -87,7 +87,7 @@ class KeyStorage(WdlStorage):
 
     def write(self, store, game, table, data, values_file=None):
         # levels were stored as they were solved; only the catalogue row is replaced
-        old, new = store._table_id(game, table)
+        old, new = store.table_ids(game, table)
         table_id = old if old is not None else new
         store.con.execute("DELETE FROM tb_stats WHERE table_id = ?", [table_id])
         store.con.execute("DELETE FROM tb_tables WHERE table_id = ?", [table_id])
@@ -118,7 +118,7 @@ class KeyStorage(WdlStorage):
             if len(cols["key0"]) else np.zeros((0, 3), np.int64)
         twice = np.flatnonzero((keys[1:] == keys[:-1]).all(axis=1))  # sorted: twins are adjacent
         if len(twice):
-            raise store._damaged(table_id, f"{len(twice)} keys stored twice, e.g. key "
+            raise store.damaged_table(table_id, f"{len(twice)} keys stored twice, e.g. key "
                                            f"{tuple(int(k) for k in keys[twice[0]])}")
         return (keys, np.asarray(cols["result"], np.int8), np.asarray(cols["distance"], np.int16),
                 np.asarray(cols["best_move"], np.int32),

@@ -98,7 +98,7 @@ class RunStorage(Storage):
         idx = np.asarray(cols["idx"], np.int64)
         if len(idx) and (idx[0] < 0 or idx[-1] >= positions):
             bad = int(idx[0] if idx[0] < 0 else idx[-1])
-            raise store._damaged(table_id, f"runs at idx {bad}, outside its {positions} "
+            raise store.damaged_table(table_id, f"runs at idx {bad}, outside its {positions} "
                                            f"positions")
         _check_runs(store, table_id, idx, np.asarray(cols["turns_left_from"], np.int64),
                     np.asarray(cols["turns_left_to"], np.int64), positions, horizon)
@@ -150,11 +150,11 @@ def _check_runs(store, table_id: int, idx, start, end, positions: int, horizon: 
     wrong |= end < start
     if wrong.any():
         at = int(np.argmax(wrong))
-        raise store._damaged(table_id, f"{int(np.count_nonzero(wrong))} runs that do not tile "
+        raise store.damaged_table(table_id, f"{int(np.count_nonzero(wrong))} runs that do not tile "
                                        f"1..{horizon} turns left, e.g. at idx {int(idx[at])} "
                                        f"turns {int(start[at])}..{int(end[at])}")
     if np.count_nonzero(first) != positions:
-        raise store._damaged(table_id, f"runs for {int(np.count_nonzero(first))} of its "
+        raise store.damaged_table(table_id, f"runs for {int(np.count_nonzero(first))} of its "
                                        f"{positions} positions")
 
 
