@@ -100,13 +100,13 @@ def test_every_slot_key_and_run_equals_the_database(exported):
                 assert col.tolist() == list(expect)
         else:
             n = len(values.offsets) - 1
-            for plies in range(1, values.horizon + 1):
-                keys = np.arange(n, dtype=np.int64)
-                got = t.gather(keys, np.full(n, plies, np.int16))
-                with Store(db, read_only=True) as store:
-                    ref = kind.open(store, row, load=True).gather(keys, np.full(n, plies,
-                                                                                np.int16))
-                assert [c.tolist() for c in got] == [c.tolist() for c in ref]
+            keys = np.arange(n, dtype=np.int64)
+            with Store(db, read_only=True) as store:
+                ref = kind.open(store, row, load=True)
+                for plies in range(1, values.horizon + 1):
+                    at = np.full(n, plies, np.int16)
+                    assert [c.tolist() for c in t.gather(keys, at)] == \
+                        [c.tolist() for c in ref.gather(keys, at)]
     assert seen == set(games.names())
 
 
@@ -209,8 +209,8 @@ def _cdc_file(d) -> str:
     return os.path.join(d, "cdc", "KCvP.tbp")
 
 
-def _lookup_fails(d, capsys, *words) -> str:
-    assert main(["lookup", "cdc", _KCVP, "--db", d]) == 2
+def _lookup_fails(d, capsys, text, *words) -> str:
+    assert main(["lookup", "cdc", text, "--db", d]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     for w in words:
@@ -218,27 +218,23 @@ def _lookup_fails(d, capsys, *words) -> str:
     return err
 
 
-_KCVP = None
-
-
 @pytest.fixture
 def kcvp(exported):
-    global _KCVP
+    """A KCvP position the tests' damaged copies are asked about."""
     db, _ = exported
     g = games.get("cdc")
     with Store(db, read_only=True) as store:
         row = store.table("cdc", "KCvP")
         v = storage_of(row).load(store, row)
     k = int(np.flatnonzero(v.result == 1)[0])
-    _KCVP = g.slot_text("KCvP", k)
-    return _KCVP
+    return g.slot_text("KCvP", k)
 
 
 def test_a_truncated_file_is_refused_in_one_line(exported, tmp_path, capsys, kcvp):
     d = _copy(exported[1], tmp_path)
     size = os.path.getsize(_cdc_file(d))
     os.truncate(_cdc_file(d), size - 100)
-    _lookup_fails(d, capsys, "KCvP.tbp", "truncated")
+    _lookup_fails(d, capsys, kcvp, "KCvP.tbp", "truncated")
     assert main(["verify", "--db", d]) == 1
     assert "KCvP.tbp" in capsys.readouterr().out
 
@@ -250,7 +246,7 @@ def test_a_flipped_byte_is_found_on_open_and_by_verify(exported, tmp_path, capsy
         b = f.read(1)
         f.seek(-1, 1)
         f.write(bytes([b[0] ^ 0x10]))
-    _lookup_fails(d, capsys, "KCvP.tbp", "sha256")
+    _lookup_fails(d, capsys, kcvp, "KCvP.tbp", "sha256")
     assert main(["verify", "--db", d]) == 1
     out = capsys.readouterr().out
     assert "KCvP.tbp" in out and "sha256" in out
@@ -261,7 +257,7 @@ def test_an_unknown_format_version_is_refused(exported, tmp_path, capsys, kcvp):
     with open(_cdc_file(d), "r+b") as f:
         f.seek(8)
         f.write((2).to_bytes(4, "little"))
-    _lookup_fails(d, capsys, "format version 2")
+    _lookup_fails(d, capsys, kcvp, "format version 2")
 
 
 def test_a_manifest_mismatch_and_a_missing_table_are_named(exported, tmp_path, capsys, kcvp):
@@ -271,15 +267,15 @@ def test_a_manifest_mismatch_and_a_missing_table_are_named(exported, tmp_path, c
     e = next(e for e in m["files"] if e["table"] == "KCvP")
     e["size"] += 8
     json.dump(m, open(mpath, "w"))
-    _lookup_fails(d, capsys, "KCvP.tbp", "manifest")
+    _lookup_fails(d, capsys, kcvp, "KCvP.tbp", "manifest")
     m["files"].remove(e)
     json.dump(m, open(mpath, "w"))
-    _lookup_fails(d, capsys, "'KCvP'", "tbdb export")
+    _lookup_fails(d, capsys, kcvp, "'KCvP'", "tbdb export")
     os.unlink(_cdc_file(d))  # a file the manifest names, gone
     e["size"] -= 8
     m["files"].append(e)
     json.dump(m, open(mpath, "w"))
-    _lookup_fails(d, capsys, "KCvP", "missing", "tbdb export")
+    _lookup_fails(d, capsys, kcvp, "KCvP", "missing", "tbdb export")
 
 
 def test_a_fifo_or_a_link_out_of_the_directory_is_refused(exported, tmp_path, capsys, kcvp):
@@ -287,10 +283,10 @@ def test_a_fifo_or_a_link_out_of_the_directory_is_refused(exported, tmp_path, ca
     outside = str(tmp_path / "outside.tbp")
     os.replace(_cdc_file(d), outside)
     os.symlink(outside, _cdc_file(d))
-    _lookup_fails(d, capsys, "outside")
+    _lookup_fails(d, capsys, kcvp, "outside")
     os.unlink(_cdc_file(d))
     os.mkfifo(_cdc_file(d))
-    _lookup_fails(d, capsys, "FIFO")
+    _lookup_fails(d, capsys, kcvp, "FIFO")
 
 
 def test_sql_on_a_directory_says_it_needs_the_database(exported, capsys):
