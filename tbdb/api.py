@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Any, Iterable
 
 import duckdb
@@ -31,9 +32,15 @@ class Tablebase:
 
     def __init__(self, path: str | None = None):
         self.path = str(path) if path is not None else default_db_path()
-        self.store = Store(self.path, read_only=True)
+        self.probe_files = os.path.isdir(self.path)
+        if self.probe_files:  # a directory of probe files (tbdb export): no DuckDB at all
+            from tbdb.probe_files import ProbeDir
+            self.store = ProbeDir(self.path)
+            self._functions = None
+        else:
+            self.store = Store(self.path, read_only=True)
+            self._functions = sql_functions.register(self.store, Prober)
         self.prober = Prober(self.store)
-        self._functions = sql_functions.register(self.store, Prober)
         self.closed = False
 
     def _game(self, position: Any, game: str | None):
@@ -121,11 +128,20 @@ class Tablebase:
         """A DuckDB relation over the file (``.fetchall()``, ``.df()``, ``.arrow()``, ...);
         read-only like the file."""
         self._check_open()
+        self._need_database("SQL")
         return self.store.con.sql(query, params=params)
+
+    def _need_database(self, what: str) -> None:
+        if self.probe_files:
+            from tbdb.probe_files import ProbeFileError
+            raise ProbeFileError(f"{self.path!r} is a directory of probe files, which answer "
+                                 f"lookups only: {what} needs the DuckDB database they were "
+                                 f"exported from")
 
     def close(self) -> None:
         if not self.closed:
-            self._functions.release()
+            if self._functions is not None:
+                self._functions.release()
             self.store.close()
             self.closed = True
 
@@ -138,6 +154,8 @@ class Tablebase:
     def __repr__(self) -> str:
         if self.closed:
             return f"<tbdb.Tablebase {self.path!r} (closed)>"
+        if self.probe_files:
+            return f"<tbdb.Tablebase {self.path!r} (probe files: {len(self.store.entries)} tables)>"
         rows = self.store.query("SELECT game, count(*) FROM build_checkpoints WHERE state = "
                                 "'done' GROUP BY game ORDER BY game")
         tables = ", ".join(f"{g}: {n} tables" for g, n in rows) or "no tables"
@@ -145,7 +163,8 @@ class Tablebase:
 
 
 def open(path: str | None = None) -> Tablebase:  # noqa: A001 - mirrors builtins.open on purpose
-    """Open a tablebase file (default: $TBDB_DB, else ./tbdb.duckdb)."""
+    """Open a tablebase file (default: $TBDB_DB, else ./tbdb.duckdb), or a directory of probe
+    files written by ``tbdb export`` (lookups only, no DuckDB)."""
     return Tablebase(path)
 
 

@@ -1,8 +1,9 @@
-"""The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, import, serve.
+"""The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, import, export,
+serve.
 
 Per-game options come from the games' declarations (``tbdb games`` lists them); every error is
 one line on stderr quoting what was wrong, with exit status 2, and only ``build``, ``upgrade``
-and ``import`` ever write to a database file.
+and ``import`` ever write to a database file (``export`` writes a directory of probe files).
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
                                                            f"e.g. {g.sample!r}.")
         gl.add_argument("position", help=f"position text, e.g. {g.sample!r}, or '-' for stdin")
         _game_options(gl, g.lookup_options)
-        gl.add_argument("--db", help=DB_HELP)
+        gl.add_argument("--db", help=DB_HELP + "; or a directory of probe files (tbdb export)")
         gl.add_argument("--json", action="store_true", help="print JSON")
         gl.add_argument("--line", action="store_true",
                         help="print the best line to the end of the game")
@@ -125,7 +126,9 @@ def _parser() -> argparse.ArgumentParser:
                                    "rows), then every stored value, best move, multiplicity "
                                    "and count against one ply of moves and the stored values "
                                    "of the children; exit 1 on any mismatch, damaged or "
-                                   "unbuilt table, naming each table not checked.")
+                                   "unbuilt table, naming each table not checked. On a "
+                                   "directory of probe files (tbdb export): every file against "
+                                   "its manifest and checksums.")
     v.add_argument("--db", help=DB_HELP)
     v.add_argument("--game", help="only this game")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -136,6 +139,23 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--db", help=DB_HELP)
     w.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     w.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+
+    ex = sub.add_parser("export", help="write a compact probe file per table, for lookups "
+                                       "without DuckDB",
+                        description="Write one memory-mapped probe file per built table "
+                                    "(OUT/GAME/TABLE.tbp, docs/probe-format.md) and "
+                                    "OUT/manifest.json; files already current are kept. "
+                                    "`tbdb lookup --db OUT` and tbdb.open(OUT) read them. The "
+                                    "database is only read.")
+    ex.add_argument("--db", help=DB_HELP)
+    ex.add_argument("--out", required=True, metavar="DIR", help="directory of probe files")
+    ex.add_argument("--game", help="only this game")
+    ex.add_argument("--table", action="append", default=[], metavar="TABLE",
+                    help="only this table (repeatable; needs --game)")
+    ex.add_argument("--no-moves", action="store_true",
+                    help="leave out best moves of index and key tables (lookups derive them "
+                         "with one ply of probes)")
+    ex.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     im = sub.add_parser("import", help="copy tables a cluster build left in Parquet files "
                                        "into the database",
@@ -173,6 +193,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(games.names())}", file=sys.stderr)
         return 2
     args = _parser().parse_args(args_in)
+    if args.command in ("sql", "status", "serve") and args.db and os.path.isdir(args.db):
+        print(f"tbdb {args.command}: error: {args.db!r} is a directory of probe files, which "
+              f"answer lookups only: {args.command} needs the DuckDB database they were "
+              f"exported from", file=sys.stderr)
+        return 2
     run = _COMMANDS[args.command]
     if argv is None:  # the tbdb command, not a call from Python
         run = _on_signals(args.command, run)
@@ -449,6 +474,15 @@ def _status(args) -> int:
 
 def _verify(args) -> int:
     import tbdb
+    if args.db and os.path.isdir(args.db):
+        from tbdb.probe_files import verify_dir
+        checked, problems = verify_dir(args.db)
+        for p in problems:
+            print(p)
+        if problems:
+            return 1
+        print(f"verify: {checked} probe files, every one matches its manifest and checksums")
+        return 0
     report = tbdb.verify(args.db, args.game, progress=not args.no_progress)
     for table, (count, examples) in report.problems.items():
         print(f"{table}: {count} inconsistent stored fields, e.g. {'; '.join(examples[:5])}")
@@ -482,6 +516,15 @@ def _upgrade(args) -> int:
     return 0
 
 
+def _export(args) -> int:
+    from tbdb.probe_files import export
+    if args.table and not args.game:
+        raise ValueError("--table needs --game (table names are per game)")
+    print(export(args.db, args.out, args.game, args.table, moves=not args.no_moves,
+                 progress="lines" if args.no_progress else True))
+    return 0
+
+
 def _import(args) -> int:
     from tbdb.cluster import import_values
     print(import_values(args.db, args.dir))
@@ -495,6 +538,7 @@ def _serve(args) -> int:
 
 _COMMANDS = {"build": _build, "lookup": _lookup, "perft": _perft, "games": _games, "sql": _sql,
              "status": _status, "verify": _verify, "upgrade": _upgrade, "import": _import,
+             "export": _export,
              "serve": _serve}
 
 

@@ -67,9 +67,8 @@ class Prober:
             except MissingTableError:
                 self.stats.misses += 1
                 raise
-            kind = storage_of(row)
-            t = self.tables[(game.name, name)] = kind.open(
-                self.store, row, load=kind.size(row) <= self.LOAD_LIMIT)
+            t = self.tables[(game.name, name)] = self.store.open_table(
+                row, load=storage_of(row).size(row) <= self.LOAD_LIMIT)
             self.stats.tables_loaded += t.loaded
         if full and not t.loaded:
             t.load()

@@ -117,6 +117,11 @@ class Store(Catalogue, Database):
         """A score table's runs (``RunStorage.load_runs``)."""
         return RUNS.load_runs(self, table_id, positions, horizon)
 
+    def open_table(self, row: dict, load: bool):
+        """Catalogue row ``row``'s table as the prober holds it (``Storage.open``); a
+        directory of probe files (``tbdb.probe_files.ProbeDir``) answers the same call."""
+        return storage_of(row).open(self, row, load)
+
     def load_table(self, row: dict):
         """A built table's values (catalogue row ``row``) as builds read them back."""
         return storage_of(row).load(self, row)

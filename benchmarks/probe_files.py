@@ -1,0 +1,145 @@
+"""Probe files (issue 24): size, export time and lookup speed of `tbdb export` on a build.
+
+    python benchmarks/probe_files.py                          # CDC 2-3 pieces (built here)
+    python benchmarks/probe_files.py --db cdc4.duckdb --game cdc --out /tmp/cdc4-probe
+    python benchmarks/probe_files.py --db cc.duckdb --game chinese-checkers --json
+
+Reported: bits per stored slot of the values stream (result + distance) and of the whole
+export with best moves, bits per stored row and per position answered, beside the DuckDB file;
+export time; open + first lookup in a fresh process (imports and Numba's compile excluded);
+the median single lookup (``tb.lookup``, nothing loaded before, page cache warm) and the
+``lookup_arrays`` rate on random stored positions.  Issue 24's targets: values <= 2 bits a
+slot, whole export <= 6 bits a row, first lookup <= 50 ms, single lookup <= 10-15 us,
+lookup_arrays >= 2M positions/s.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+FIRST = """
+import sys, time
+import tbdb
+from tbdb.solvers import probe_files, lookup  # imported (and compiled) before the clock starts
+from tbdb import games
+g = games.get(sys.argv[2])
+p = g.parse(sys.argv[3])
+t0 = time.perf_counter()
+with tbdb.open(sys.argv[1]) as tb:
+    tb.lookup(p, game=g.name)
+    print(time.perf_counter() - t0)
+"""
+
+
+def _sample(db: str, game: str, n: int, seed: int = 7) -> list[str]:
+    """Texts of ``n`` random stored positions (index tables: any slot with a value)."""
+    import numpy as np
+
+    from tbdb import games
+    from tbdb.storage import storage_of
+    from tbdb.store import Store
+    g = games.get(game)
+    rng = random.Random(seed)
+    picks = []
+    with Store(db, read_only=True) as store:
+        rows = [store.table(game, r["table_name"]) for r in store.tables(game)]
+        rows = [r for r in rows if r is not None and r["positions"] > 0]
+        weights = [r["positions"] for r in rows]
+        chosen = rng.choices(range(len(rows)), weights, k=n)
+        for i in sorted(set(chosen)):
+            row = rows[i]
+            if storage_of(row).name != "index":
+                raise SystemExit("this benchmark samples index tables only")
+            v = storage_of(row).load(store, row)
+            filled = np.flatnonzero(v.result >= -1)
+            for _ in range(chosen.count(i)):
+                picks.append(g.slot_text(row["table_name"], int(filled[rng.randrange(len(filled))])))
+    rng.shuffle(picks)
+    return picks
+
+
+def run(db: str, game: str, out: str, samples: int = 2000, batch: int = 200_000) -> list[dict]:
+    import numpy as np
+
+    import tbdb
+    from tbdb import games
+    from tbdb.probe_files import ProbeFile, export, read_manifest
+    g = games.get(game)
+    t0 = time.perf_counter()
+    export(db, out, game, progress=False)
+    export_s = time.perf_counter() - t0
+    m = read_manifest(out)
+    files = [e for e in m["files"] if e["game"] == g.name]
+    slots = sum(e["slots"] for e in files)
+    total = sum(e["size"] for e in files)
+    vals = rows = 0
+    for e in files:
+        f = ProbeFile(os.path.join(out, e["path"]))
+        vals += f.sections["VALS"][1]
+        rows += f.rows
+        f.close()
+    with tbdb.open(db) as tb:
+        answered = sum(r["positions_answered"] or 0 for r in tb.tables(g.name))
+    texts = _sample(db, g.name, samples)
+    first = float(subprocess.run([sys.executable, "-c", FIRST, out, g.name, texts[0]],
+                                 capture_output=True, text=True, check=True).stdout)
+    with tbdb.open(out) as tb:
+        positions = [g.parse(t) for t in texts]
+        times = []
+        for p in positions:
+            t1 = time.perf_counter()
+            tb.lookup(p, game=g.name)
+            times.append(time.perf_counter() - t1)
+        many = [positions[i] for i in np.random.default_rng(3).integers(0, len(positions), batch)]
+        arrays = g.encode_batch(many)
+        tb.lookup_arrays(g.name, *g.encode_batch(many[:10]))
+        t1 = time.perf_counter()
+        tb.lookup_arrays(g.name, *arrays)
+        rate = batch / (time.perf_counter() - t1)
+    db_bytes = os.path.getsize(db)
+    return [
+        {"name": f"{g.name}: tables exported", "value": len(files), "unit": "files"},
+        {"name": "stored slots / rows", "value": f"{slots:,} / {rows:,}", "unit": ""},
+        {"name": "values stream", "value": 8 * vals / slots, "unit": "bits per slot"},
+        {"name": "values stream", "value": 8 * vals / rows, "unit": "bits per stored row"},
+        {"name": "whole export (with moves)", "value": 8 * total / rows,
+         "unit": "bits per stored row"},
+        {"name": "whole export (with moves)", "value": 8 * total / max(answered, 1),
+         "unit": "bits per position answered"},
+        {"name": "DuckDB file (for comparison)", "value": 8 * db_bytes / rows,
+         "unit": "bits per stored row"},
+        {"name": "export", "value": export_s, "unit": "s"},
+        {"name": "open + first lookup (fresh process)", "value": first * 1e3, "unit": "ms"},
+        {"name": "single lookup, median", "value": 1e6 * float(np.median(times)), "unit": "us"},
+        {"name": "lookup_arrays", "value": rate, "unit": "positions/s"},
+    ]
+
+
+def main() -> int:
+    from run import report
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", help="a built database (default: build CDC 2-3 pieces here)")
+    ap.add_argument("--game", default="cdc")
+    ap.add_argument("--out", help="probe file directory (default: a temporary one)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = args.db
+        if db is None:
+            import tbdb
+            db = os.path.join(tmp, "cdc3.duckdb")
+            tbdb.build("cdc", db=db, progress=False, max_pieces=3)
+        report(run(db, args.game, args.out or os.path.join(tmp, "probe")), args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+"""A directory of probe files and its ``manifest.json`` (``ProbeDir``: what ``tbdb.open(DIR)``
+reads), ``tbdb export`` (``export``) and ``tbdb verify --db DIR`` (``verify_dir``)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+
+
+from tbdb.errors import MissingTableError
+from tbdb.safe_files import publish, remove_quietly, temporary_beside
+from tbdb.storage import StoredTable, storage_of
+from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, write_table
+from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
+from tbdb.probe_files.tables import TABLE_TYPES
+
+
+def file_name(game: str, table: str) -> str:
+    """Where a table's file lies in a directory: ``<game>/<table>.tbp``, characters other than
+    letters, digits and ``_.+-`` written ``%XX``."""
+    safe = re.sub(r"[^A-Za-z0-9_.+-]", lambda m: "".join(f"%{b:02X}" for b in
+                                                       m.group().encode()), table)
+    return f"{game}/{safe}{SUFFIX}"
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_manifest(path: str) -> dict:
+    """The manifest of directory ``path`` (``ProbeFileError`` if missing or malformed)."""
+    mpath = os.path.join(path, MANIFEST)
+    try:
+        check_inside(mpath, path, "manifest")
+        with open(mpath, encoding="utf-8") as f:
+            m = json.load(f)
+    except FileNotFoundError:
+        raise ProbeFileError(f"{path!r} is a directory without {MANIFEST}: not a directory of "
+                             f"probe files (write one with: tbdb export --db DB --out "
+                             f"{path})") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProbeFileError(f"manifest {mpath!r} does not parse: {exc}") from None
+    if not isinstance(m, dict) or m.get("format") != "tbdb-probe-files" \
+            or not isinstance(m.get("files"), list):
+        raise ProbeFileError(f"manifest {mpath!r} is not a tbdb probe-file manifest")
+    if m.get("version") != VERSION:
+        raise ProbeFileError(f"manifest {mpath!r} has format version {m.get('version')!r}; "
+                             f"this tbdb reads version {VERSION}: export again")
+    for e in m["files"]:
+        p = e.get("path", "") if isinstance(e, dict) else ""
+        if not isinstance(p, str) or os.path.isabs(p) or ".." in p.split("/") \
+                or not all(k in e for k in ("game", "table", "size", "sha256", "storage",
+                                           "params", "slots", "positions")):
+            raise ProbeFileError(f"manifest {mpath!r} has a malformed entry: {e!r:.200}")
+    return m
+
+
+class ProbeDir:
+    """A directory of probe files, as the prober sees a store: the catalogue rows come from
+    the manifest, and each table's file is opened (mapped) on first use."""
+
+    def __init__(self, path: str):
+        self.path = str(path)
+        self.manifest = read_manifest(self.path)
+        self.entries = {(e["game"], e["table"]): e for e in self.manifest["files"]}
+        self.files: dict[tuple[str, str], ProbeFile] = {}
+
+    def tables(self, game: str | None = None) -> list[dict]:
+        return [self._row(i, e) for i, e in enumerate(self.manifest["files"])
+                if game is None or e["game"] == game]
+
+    def _row(self, i: int, e: dict) -> dict:
+        return {"table_id": i, "game": e["game"], "table_name": e["table"],
+                "storage": e["storage"], "params": e["params"], "layout": e.get("layout"),
+                "slots": e["slots"], "positions": e["positions"]}
+
+    def table(self, game: str, table: str) -> dict | None:
+        e = self.entries.get((game, table))
+        return None if e is None else self._row(self.manifest["files"].index(e), e)
+
+    def require_table(self, game: str, table: str, what: str, how: str) -> dict:
+        row = self.table(game, table)
+        if row is None:
+            raise MissingTableError(
+                f"{what} needs table {table!r} of {game}, which is not in the probe files of "
+                f"{self.path!r}; export it with: tbdb export --db DB --out {self.path} "
+                f"--game {game} --table {table}" + (f" (build it first with: {how} --db DB)"
+                                                     if how else ""))
+        return row
+
+    def states(self, game: str) -> dict[str, str]:
+        return {t: "done" for g, t in self.entries if g == game}
+
+    def open_file(self, game: str, table: str) -> ProbeFile:
+        """The file of a manifest entry, checked against the manifest (size, header)."""
+        key = (game, table)
+        if key in self.files:
+            return self.files[key]
+        e = self.entries[key]
+        path = os.path.join(self.path, e["path"])
+        try:
+            check_inside(path, self.path, "probe file")
+        except FileNotFoundError:
+            raise ProbeFileError(f"probe file {path!r} of table {table!r} of {game} is missing "
+                                 f"from {self.path!r}; export it again with: tbdb export --db DB "
+                                 f"--out {self.path} --game {game} --table {table}") from None
+        size = os.path.getsize(path)
+        if size != e["size"]:
+            raise ProbeFileError(f"probe file {path!r} has {size} bytes, its manifest says "
+                                 f"{e['size']} (truncated or replaced); export it again")
+        f = ProbeFile(path)
+        meta = f.meta
+        if (meta.get("game"), meta.get("table"), meta.get("storage")) != \
+                (game, table, e["storage"]) or meta.get("params") != e["params"] \
+                or meta.get("slots") != e["slots"]:
+            raise ProbeFileError(f"probe file {path!r} holds {meta.get('game')} table "
+                                 f"{meta.get('table')!r}, not what its manifest says "
+                                 f"({game} {table!r}); export it again")
+        if size <= CHECK_ON_OPEN:
+            bad = f.verify()
+            if bad:
+                raise ProbeFileError(f"probe file {path!r}: {bad[0]}")
+        self.files[key] = f
+        return f
+
+    def open_table(self, row: dict, load: bool = False) -> StoredTable:
+        game = next(g for (g, t), e in self.entries.items()
+                    if t == row["table_name"] and self.manifest["files"].index(e) ==
+                    row["table_id"])
+        f = self.open_file(game, row["table_name"])
+        return TABLE_TYPES[f.storage](storage_of(row), self, row, f)
+
+    def close(self) -> None:
+        for f in self.files.values():
+            f.close()
+        self.files.clear()
+
+
+# --------------------------------------------------------------------------- export
+
+@dataclass
+class ExportSummary:
+    out: str
+    written: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    bytes: int = 0
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        return (f"export to {self.out}: {len(self.written)} files written, {len(self.skipped)} "
+                f"current and kept, {self.bytes:,} bytes in all, {self.seconds:.1f} s")
+
+
+def _write_file(path: str, data: bytes) -> None:
+    from tbdb.safe_files import check_target
+    check_target(path, "probe file")
+    fd, tmp = temporary_beside(path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        publish(tmp, path)
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+
+
+def export(db: str | None, out: str, game: str | None = None, tables=None, moves: bool = True,
+           progress=True) -> ExportSummary:
+    """Write a probe file per built table of ``db`` (of ``game``, named ``tables``) under
+    ``out`` and the manifest; files already current (same source table, same options) are
+    kept.  The database is opened read-only."""
+    from tbdb import games
+    from tbdb.database import default_db_path
+    from tbdb.progress import Progress
+    from tbdb.store import Store
+    t0 = time.perf_counter()
+    db = db or default_db_path()
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ProbeFileError(f"--out {out!r} exists and is not a directory")
+    summary = ExportSummary(out)
+    with Store(db, read_only=True) as store:
+        names = [games.get(game).name] if game else sorted({r["game"] for r in store.tables()})
+        want = []
+        for g in names:
+            built = {name for name, s in store.states(g).items() if s == "done"}
+            chosen = sorted(built) if not tables else list(tables)
+            for t in chosen:
+                if t not in built:
+                    raise MissingTableError(f"table {t!r} of {g} is not built in {db!r}")
+                want.append((g, store.table(g, t)))
+        os.makedirs(out, exist_ok=True)
+        try:
+            old = {(e["game"], e["table"]): e for e in read_manifest(out)["files"]}
+        except ProbeFileError:
+            if os.path.exists(os.path.join(out, MANIFEST)):
+                raise
+            old = {}
+        bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
+                       unit="slots")
+        entries = dict(old)
+        for g, row in want:
+            built = store.query("SELECT CAST(built AS VARCHAR) FROM tb_tables WHERE "
+                                "table_id = ?", [row["table_id"]])[0][0]
+            source = {"table_id": int(row["table_id"]), "built": built,
+                      "moves": bool(moves) or row["storage"] == "runs"}
+            rel = file_name(g, row["table_name"])
+            path = os.path.join(out, rel)
+            e = old.get((g, row["table_name"]))
+            if e is not None and e.get("source") == source and e["path"] == rel and \
+                    os.path.isfile(path) and not os.path.islink(path) and \
+                    os.path.getsize(path) == e["size"]:
+                summary.skipped.append(rel)
+                summary.bytes += e["size"]
+                bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
+                continue
+            bar.note(f"{g} {row['table_name']}")
+            data = write_table(g, row, storage_of(row).load(store, row), moves)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            _write_file(path, data)
+            entries[(g, row["table_name"])] = {
+                "game": g, "table": row["table_name"], "path": rel, "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(), "format_version": VERSION,
+                **{k: v for k, v in meta_of(g, row).items() if k not in ("game", "table")},
+                "moves": source["moves"], "source": source}
+            summary.written.append(rel)
+            summary.bytes += len(data)
+            bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
+        bar.close()
+    manifest = {"format": "tbdb-probe-files", "version": VERSION,
+                "files": [entries[k] for k in sorted(entries)]}
+    _write_file(os.path.join(out, MANIFEST),
+                (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def verify_dir(path: str) -> tuple[int, list[str]]:
+    """(files checked, problems): every file of the manifest against its size, its sha256,
+    its header and its sections' checksums."""
+    d = ProbeDir(path)
+    problems = []
+    for (g, t), e in sorted(d.entries.items()):
+        fpath = os.path.join(path, e["path"])
+        try:
+            check_inside(fpath, path, "probe file")
+            if os.path.getsize(fpath) != e["size"]:
+                problems.append(f"{e['path']}: {os.path.getsize(fpath)} bytes, the manifest "
+                                f"says {e['size']} (truncated or replaced)")
+                continue
+            if sha256_file(fpath) != e["sha256"]:
+                f = ProbeFile(fpath)
+                bad = f.verify() or ["the header does not match the manifest's sha256"]
+                f.close()
+                problems.append(f"{e['path']}: {bad[0]}")
+                continue
+            ProbeFile(fpath).close()
+        except FileNotFoundError:
+            problems.append(f"{e['path']}: missing (table {t!r} of {g}); export it again with: "
+                            f"tbdb export --db DB --out {path} --game {g} --table {t}")
+        except ProbeFileError as exc:
+            problems.append(f"{e['path']}: {exc}")
+    return len(d.entries), problems

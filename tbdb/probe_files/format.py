@@ -1,0 +1,171 @@
+"""The probe-file container (``docs/probe-format.md``): constants, the header and section
+layout, writing a table's file and opening one read-only (``ProbeFile``)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+
+import numpy as np
+
+from tbdb.safe_files import kind as file_kind
+from tbdb.probe_files.coder import encode_stream, pack_values
+from tbdb.probe_files.header import (FLAG_MOVES, HEADER, LAYOUTS, MAGIC, SECTION, VERSION,
+                                     ProbeFileError, pad8)
+
+
+# --------------------------------------------------------------------------- writing
+
+def meta_of(game: str, row: dict) -> dict:
+    """The header's JSON: what a prober needs of the catalogue row (no table id, no time)."""
+    return {"game": game, "table": row["table_name"], "storage": row["storage"],
+            "params": row["params"], "layout": row.get("layout"), "slots": int(row["slots"]),
+            "positions": int(row["positions"])}
+
+
+def write_table(game: str, row: dict, values, moves: bool = True) -> bytes:
+    """The probe file of a built table: catalogue row ``row``, ``values`` what
+    ``storage_of(row).load(store, row)`` returned.  Same input, same bytes."""
+    from tbdb.solvers.retrograde import NONE
+    storage = row["storage"]
+    if storage == "index":
+        sections = [(b"VALS", encode_stream(pack_values(values.result, values.distance)))]
+        if moves:
+            best = np.where(values.result == NONE, -1, values.best).astype(np.int32)
+            sections.append((b"MOVE", encode_stream(best)))
+        slots, rows = len(values.result), int(np.count_nonzero(values.result != NONE))
+    elif storage == "key":
+        keys, result, distance, best = _key_rows(values)
+        sections = [(b"KEYS", keys.astype("<i8").tobytes()), (b"KRES", result.tobytes()),
+                    (b"KDIS", distance.astype("<i2").tobytes())]
+        if moves:
+            sections.append((b"KMOV", best.astype("<i4").tobytes()))
+        slots = rows = len(keys)
+    elif storage == "runs":
+        moves = True  # score tables derive no best move: theirs are always kept
+        sections = [(b"ROFF", values.offsets.astype("<i8").tobytes()),
+                    (b"RSTA", values.start.astype("<i2").tobytes()),
+                    (b"RSCO", values.score.astype(np.int8).tobytes()),
+                    (b"RMOV", values.move.astype(np.int8).tobytes())]
+        slots, rows = len(values.offsets) - 1, int(values.offsets[-1])
+    else:
+        raise ValueError(f"no probe file layout for storage {storage!r}")
+    meta = json.dumps(meta_of(game, row), sort_keys=True, separators=(",", ":")).encode()
+    head_bytes = HEADER.size + len(meta) + pad8(len(meta)) + SECTION.size * len(sections)
+    table, body, at = [], [], head_bytes
+    for tag, data in sections:
+        table.append(SECTION.pack(tag, 0, at, len(data), hashlib.sha256(data).digest()))
+        body += [data, b"\0" * pad8(len(data))]
+        at += len(data) + pad8(len(data))
+    head = HEADER.pack(MAGIC, VERSION, head_bytes, LAYOUTS[storage],
+                       FLAG_MOVES if moves else 0, slots, rows, len(sections), len(meta))
+    return b"".join([head, meta, b"\0" * pad8(len(meta)), *table, *body])
+
+
+def _key_rows(levels):
+    """A key table's rows from its ``LevelValues`` (``KeyStorage.load``), sorted by key."""
+    if not levels:
+        return (np.zeros((0, 3), np.int64), np.zeros(0, np.int8), np.zeros(0, np.int16),
+                np.zeros(0, np.int32))
+    keys = np.concatenate([np.column_stack([lv.keys[:, 0], lv.keys[:, 1],
+                                            lv.constraint.astype(np.int64)]) for lv in levels])
+    cols = [np.concatenate([getattr(lv, c) for lv in levels])
+            for c in ("result", "distance", "best")]
+    order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0]))
+    return (np.ascontiguousarray(keys[order]), cols[0][order].astype(np.int8),
+            cols[1][order].astype(np.int16), cols[2][order].astype(np.int32))
+
+
+# --------------------------------------------------------------------------- reading
+
+def check_inside(path: str, root: str, what: str) -> None:
+    """``ProbeFileError`` unless ``path`` is a regular file whose real path is under ``root``
+    (a link out of the directory, a FIFO, a device are refused; ``os.stat`` never opens)."""
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    if os.path.commonpath([real, base]) != base:
+        raise ProbeFileError(f"{what} {path!r} is a link to {real!r}, outside {root!r}; "
+                             f"probe files must lie inside their directory")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise
+    if not stat.S_ISREG(mode):
+        raise ProbeFileError(f"{what} {path!r} is {file_kind(mode)}, not a regular file")
+
+
+class ProbeFile:
+    """One probe file, mapped read-only; the header and the section table are checked here
+    (magic, version, sizes); the sections' checksums by ``verify``."""
+
+    def __init__(self, path: str):
+        self.path = path
+        size = os.path.getsize(path)
+        if size < HEADER.size:
+            raise ProbeFileError(f"probe file {path!r} is truncated ({size} bytes, shorter than "
+                                 f"its header)")
+        self.buf = np.memmap(path, dtype=np.uint8, mode="r")
+        (magic, version, head_bytes, layout, flags, self.slots, self.rows, n_sections,
+         meta_bytes) = HEADER.unpack(bytes(self.buf[:HEADER.size]))
+        if magic != MAGIC:
+            raise ProbeFileError(f"{path!r} is not a tbdb probe file (magic {magic!r})")
+        if version != VERSION:
+            raise ProbeFileError(f"probe file {path!r} has format version {version}; this tbdb "
+                                 f"reads version {VERSION}: export it again with this tbdb")
+        expect = HEADER.size + meta_bytes + pad8(meta_bytes) + SECTION.size * n_sections
+        if head_bytes != expect or head_bytes > size:
+            raise ProbeFileError(f"probe file {path!r} is truncated or damaged (header of "
+                                 f"{head_bytes} bytes in a file of {size})")
+        try:
+            self.meta = json.loads(bytes(self.buf[HEADER.size:HEADER.size + meta_bytes]))
+        except ValueError:
+            raise ProbeFileError(f"probe file {path!r} is damaged (its header's JSON does not "
+                                 f"parse)") from None
+        kinds = {v: k for k, v in LAYOUTS.items()}
+        if layout not in kinds or kinds[layout] != self.meta.get("storage"):
+            raise ProbeFileError(f"probe file {path!r} is damaged (layout {layout})")
+        self.storage = kinds[layout]
+        self.moves = bool(flags & FLAG_MOVES)
+        self.sections: dict[str, tuple[int, int, bytes]] = {}
+        at = head_bytes - SECTION.size * n_sections
+        end = head_bytes
+        for i in range(n_sections):
+            tag, _, off, length, digest = SECTION.unpack(
+                bytes(self.buf[at + i * SECTION.size:at + (i + 1) * SECTION.size]))
+            if off != end or off % 8:
+                raise ProbeFileError(f"probe file {path!r} is damaged (section {tag!r} at "
+                                     f"{off}, expected {end})")
+            end = off + length + pad8(length)
+            self.sections[tag.decode("ascii", "replace")] = (off, length, digest)
+        if end != size:
+            state = "truncated" if end > size else "longer than its sections"
+            raise ProbeFileError(f"probe file {path!r} is {state} ({size} bytes, its sections "
+                                 f"end at {end})")
+
+    def section(self, tag: str, dtype: str = "u1") -> np.ndarray:
+        if tag not in self.sections:
+            raise ProbeFileError(f"probe file {self.path!r} has no section {tag!r} (damaged)")
+        off, length, _ = self.sections[tag]
+        a = self.buf[off:off + length]
+        size = np.dtype(dtype).itemsize
+        if length % size:
+            raise ProbeFileError(f"probe file {self.path!r}: section {tag!r} of {length} bytes "
+                                 f"is no whole number of {dtype} (damaged)")
+        return np.asarray(a).view(dtype)
+
+    def verify(self) -> list[str]:
+        """What is wrong with the sections' contents (their sha256), empty if nothing."""
+        bad = []
+        for tag, (off, length, digest) in self.sections.items():
+            if hashlib.sha256(self.buf[off:off + length]).digest() != digest:
+                bad.append(f"section {tag} does not match its sha256 (damaged)")
+        return bad
+
+    def close(self) -> None:
+        mm = getattr(self.buf, "_mmap", None)
+        self.buf = None
+        if mm is not None:
+            try:
+                mm.close()
+            except BufferError:  # arrays still view it; the mapping goes with them
+                pass

@@ -1,0 +1,33 @@
+"""What every probe file shares (``docs/probe-format.md``): the magic, the format version, the
+header, section and stream layouts, and the error a bad file raises."""
+from __future__ import annotations
+
+import struct
+
+
+from tbdb.errors import TbdbError
+
+
+MAGIC = b"TBDBPRB1"
+VERSION = 1
+MANIFEST = "manifest.json"
+SUFFIX = ".tbp"
+LAYOUTS = {"index": 0, "key": 1, "runs": 2}  # storage kind -> the header's layout number
+FLAG_MOVES = 1
+BLOCK_SLOTS = 512  # symbols per block of a stream: a probe decodes at most this many
+MAX_CODE = 32  # bits of the longest code
+CHECK_ON_OPEN = 16 << 20  # files up to this size have every checksum checked when opened
+
+HEADER = struct.Struct("<8sIIIIQQII")  # magic version header_bytes layout flags slots rows
+#                                         sections meta_bytes
+SECTION = struct.Struct("<4sIQQ32s")  # tag, reserved 0, offset, length, sha256
+STREAM = struct.Struct("<IIQQII")  # symbols, block_slots, n, blocks, maxlen, reserved 0
+
+
+class ProbeFileError(TbdbError, ValueError):
+    """A probe file or directory that cannot be used: truncated, damaged, of an unknown format
+    version, not matching its manifest, a link out of its directory, not a regular file."""
+
+
+def pad8(n: int) -> int:
+    return -n % 8

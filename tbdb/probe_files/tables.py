@@ -1,0 +1,111 @@
+"""A probe file's table as the prober holds it, one class per storage kind: each answers
+``probe`` and ``gather`` exactly as its DuckDB ``StoredTable`` does."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tbdb.storage import StoredTable
+from tbdb.storage.base import check_filled
+from tbdb.storage.keys import KeyTable
+from tbdb.storage.runs import RunTable
+from tbdb.probe_files.coder import Stream, unpack_values
+from tbdb.probe_files.format import ProbeFile
+from tbdb.probe_files.header import ProbeFileError
+
+
+class ProbeIndexTable(StoredTable):
+    """An index table read from its probe file: (result, distance) and best moves decoded
+    from their streams, block by block."""
+    loaded = True
+
+    def __init__(self, storage, store, row, file: ProbeFile):
+        super().__init__(storage, store, row)
+        from tbdb.solvers.retrograde import NONE
+        self.none = int(NONE)
+        self.file = file
+        self.values = Stream.parse(file.section("VALS"), file.path)
+        self.moves = Stream.parse(file.section("MOVE"), file.path) if file.moves else None
+        for s in (self.values, self.moves):
+            if s is not None and s.n != file.slots:
+                raise ProbeFileError(f"probe file {file.path!r}: a stream of {s.n} slots in a "
+                                     f"table of {file.slots} (damaged)")
+        self.loaded = True
+
+    def _load(self) -> None:
+        pass
+
+    def probe(self, key, plies=None):
+        if not 0 <= key < self.file.slots:
+            return None
+        try:
+            v = self.values.at(int(key))
+            r, d = v >> 16, ((v & 0xFFFF) ^ 0x8000) - 0x8000
+            if r == self.none:
+                return None
+            return r, d, self.moves.at(int(key)) if self.moves is not None else -1
+        except ProbeFileError:
+            raise ProbeFileError(f"probe file {self.file.path!r} is damaged at slot {key}; "
+                                 f"run: tbdb verify --db {os.path.dirname(self.file.path)}") \
+                from None
+
+    def gather(self, keys, plies):
+        keys = np.asarray(keys, np.int64)
+        try:
+            result, distance = unpack_values(self.values.gather(keys))
+            check_filled(result, keys)
+            best = (self.moves.gather(keys) if self.moves is not None
+                    else np.full(len(keys), -1, np.int32))
+        except ProbeFileError:
+            raise ProbeFileError(f"probe file {self.file.path!r} is damaged; run: tbdb verify "
+                                 f"--db {os.path.dirname(self.file.path)}") from None
+        return result, distance, best
+
+
+class ProbeKeyTable(KeyTable):
+    """A key table read from its probe file: its sorted keys and values are views of it."""
+
+    def __init__(self, storage, store, row, file: ProbeFile):
+        super().__init__(storage, store, row)
+        from tbdb.solvers.retrograde import keys as kernels
+        n = file.rows
+        self.kernels = kernels
+        self.keys = file.section("KEYS", "<i8").reshape(-1, 3)
+        self.result = file.section("KRES", "i1")
+        self.distance = file.section("KDIS", "<i2")
+        self.best = file.section("KMOV", "<i4") if file.moves else np.full(n, -1, np.int32)
+        if not len(self.keys) == len(self.result) == len(self.distance) == len(self.best) == n:
+            raise ProbeFileError(f"probe file {file.path!r}: sections of different lengths "
+                                 f"(damaged)")
+        self.loaded = True
+
+    def _load(self) -> None:
+        pass
+
+
+class ProbeRunTable(RunTable):
+    """A score-run table read from its probe file."""
+
+    def __init__(self, storage, store, row, file: ProbeFile):
+        super().__init__(storage, store, row)
+        from tbdb.games.base import RunValues
+        from tbdb.solvers import lookup as kernels
+        self.kernels = kernels
+        offsets = file.section("ROFF", "<i8")
+        start, score, move = (file.section("RSTA", "<i2"), file.section("RSCO", "i1"),
+                              file.section("RMOV", "i1"))
+        if (len(offsets) != file.slots + 1 or not len(start) == len(score) == len(move)
+                or offsets[0] != 0 or offsets[-1] != len(start)
+                or (np.diff(offsets) < 0).any()):
+            raise ProbeFileError(f"probe file {file.path!r}: run offsets do not match its runs "
+                                 f"(damaged)")
+        self.runs = RunValues(offsets, start, score, move,
+                              int(row["params"].get("horizon", 0)))
+        self.loaded = True
+
+    def _load(self) -> None:
+        pass
+
+
+TABLE_TYPES = {"index": ProbeIndexTable, "key": ProbeKeyTable, "runs": ProbeRunTable}

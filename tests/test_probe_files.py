@@ -1,0 +1,300 @@
+"""Probe files (``tbdb.probe_files``, docs/probe-format.md): every stored value read through a
+probe file equals the database's, lookups through ``tbdb.open(DIR)`` equal those through the
+database, exports are deterministic, and damaged files are refused in one line."""
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tbdb
+from tbdb import games
+from tbdb.cli import main
+from tbdb.games.base import GameOver
+from tbdb.probe_files import (MANIFEST, ProbeDir, ProbeFileError, Stream, encode_stream,
+                              export, pack_values, unpack_values, verify_dir)
+from tbdb.solvers.retrograde import NONE
+from tbdb.storage import storage_of
+from tbdb.store import Store
+
+
+@pytest.fixture(scope="module")
+def exported(every_game_db, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("probe") / "probe")
+    export(every_game_db, out, progress=False)
+    return every_game_db, out
+
+
+def _stream(values, block_slots=512) -> Stream:
+    data = np.frombuffer(encode_stream(np.asarray(values, np.int32), block_slots), np.uint8)
+    return Stream.parse(data, "test")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 1), st.integers(-5, 300)), min_size=0, max_size=3000),
+       st.sampled_from([1, 3, 64, 512]), st.randoms(use_true_random=False))
+def test_random_value_streams_round_trip_through_the_block_coder(pairs, block, rnd):
+    result = np.array([p[0] for p in pairs], np.int8)
+    distance = np.array([p[1] for p in pairs], np.int16)
+    s = _stream(pack_values(result, distance), block)
+    got = unpack_values(s.all())
+    assert got[0].tolist() == result.tolist() and got[1].tolist() == distance.tolist()
+    if pairs:
+        slots = np.array([rnd.randrange(len(pairs)) for _ in range(50)], np.int64)
+        packed = pack_values(result, distance)
+        assert s.gather(slots).tolist() == packed[slots].tolist()
+        assert [s.at(int(i)) for i in slots[:10]] == packed[slots[:10]].tolist()
+
+
+def test_skewed_alphabets_keep_codes_within_the_limit():
+    # Fibonacci-like counts make Huffman codes as deep as the alphabet; the coder caps them
+    counts = [1, 1]
+    while len(counts) < 45:
+        counts.append(counts[-1] + counts[-2])
+    values = np.repeat(np.arange(len(counts), dtype=np.int32), np.minimum(counts, 5000))
+    values = np.concatenate([values, np.full(1, 10 ** 6, np.int32)])
+    s = _stream(values)
+    assert s.maxlen <= 32 and s.all().tolist() == values.tolist()
+
+
+def _tables(db):
+    with Store(db, read_only=True) as store:
+        for row in store.tables():
+            if store.table(row["game"], row["table_name"]) is None:
+                continue
+            row = store.table(row["game"], row["table_name"])
+            kind = storage_of(row)
+            yield row, kind, kind.load(store, row)
+
+
+def test_every_slot_key_and_run_equals_the_database(exported):
+    db, out = exported
+    d = ProbeDir(out)
+    seen = set()
+    for row, kind, values in _tables(db):
+        game = next(g for (g, t) in d.entries if t == row["table_name"])
+        seen.add(game)
+        t = d.open_table(d.table(game, row["table_name"]))
+        if kind.name == "index":
+            filled = np.flatnonzero(values.result != NONE)
+            got = t.gather(filled, None)
+            assert got[0].tolist() == values.result[filled].tolist()
+            assert got[1].tolist() == values.distance[filled].tolist()
+            assert got[2].tolist() == values.best[filled].tolist()
+            for k in random.Random(1).sample(range(len(values.result)),
+                                             min(3000, len(values.result))):
+                expect = (None if values.result[k] == NONE else
+                          (int(values.result[k]), int(values.distance[k]), int(values.best[k])))
+                assert t.probe(k) == expect
+        elif kind.name == "key":
+            keys = np.concatenate([np.column_stack([lv.keys, lv.constraint.astype(np.int64)])
+                                   for lv in values]) if values else np.zeros((0, 3), np.int64)
+            got = t.gather(keys, None)
+            for col, name in zip(got, ("result", "distance", "best")):
+                expect = np.concatenate([getattr(lv, name) for lv in values]) if values else []
+                assert col.tolist() == list(expect)
+        else:
+            n = len(values.offsets) - 1
+            keys = np.arange(n, dtype=np.int64)
+            with Store(db, read_only=True) as store:
+                ref = kind.open(store, row, load=True)
+                for plies in range(1, values.horizon + 1):
+                    at = np.full(n, plies, np.int16)
+                    assert [c.tolist() for c in t.gather(keys, at)] == \
+                        [c.tolist() for c in ref.gather(keys, at)]
+    assert seen == set(games.names())
+
+
+def _sample_texts(g, db, n=12):
+    out = []
+    with Store(db, read_only=True) as store:
+        for row in sorted(store.tables(g.name), key=lambda r: r["table_name"]):
+            row = store.table(g.name, row["table_name"])
+            if row is None:
+                continue
+            kind, values = storage_of(row), None
+            values = kind.load(store, row)
+            if kind.name == "index":
+                keys = np.flatnonzero(values.result >= -1).tolist()
+            elif kind.name == "key":
+                keys = [tuple(int(x) for x in (*k, c)) for lv in values
+                        for k, c in zip(lv.keys, lv.constraint)]
+            else:
+                keys = np.flatnonzero(np.diff(values.offsets) > 0).tolist()
+            out += [(row["table_name"], k) for k in keys]
+    texts = [g.slot_text(t, k) for t, k in random.Random(5).sample(out, min(n, len(out)))]
+    return [x for x in texts if not isinstance(g.locate(g.parse(x)), GameOver)] or texts
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_lookups_through_probe_files_equal_the_database(exported, name):
+    db, out = exported
+    g = games.get(name)
+    texts = _sample_texts(g, db)
+    with tbdb.open(db) as a:
+        expect = [json.dumps(a.lookup(x, game=name).to_dict(line=True)) for x in texts]
+    with tbdb.open(out) as b:
+        got = [json.dumps(b.lookup(x, game=name).to_dict(line=True)) for x in texts]
+        assert b.stats().hits > 0
+    assert got == expect
+
+
+def test_lookup_arrays_through_probe_files_equal_the_database(exported):
+    from tbdb.games.base import BATCH_FORM
+    db, out = exported
+    for name in games.names():
+        g = games.get(name)
+        if BATCH_FORM not in g.capabilities:
+            continue
+        positions = [g.parse(x) for x in _sample_texts(g, db, 30)]
+        arrays = g.encode_batch(positions)
+        with tbdb.open(db) as a:
+            expect = [c.tolist() for c in a.lookup_arrays(name, *arrays)]
+        with tbdb.open(out) as b:
+            assert [c.tolist() for c in b.lookup_arrays(name, *arrays)] == expect
+
+
+def test_cli_lookup_on_a_directory_prints_what_the_database_does(exported, capsys):
+    db, out = exported
+    g = games.get("cdc")
+    text = _sample_texts(g, db, 3)[0]
+    for args in (["--json", "--line"], []):
+        assert main(["lookup", "cdc", text, "--db", db, *args]) == 0
+        expect = capsys.readouterr().out
+        assert main(["lookup", "cdc", text, "--db", out, *args]) == 0
+        assert capsys.readouterr().out == expect
+
+
+def test_export_twice_gives_byte_identical_files_and_skips_current_ones(exported, tmp_path):
+    db, out = exported
+    again = str(tmp_path / "again")
+    s = export(db, again, progress=False)
+    assert s.written and not s.skipped
+    for e in ProbeDir(out).manifest["files"]:
+        with open(os.path.join(out, e["path"]), "rb") as f1, \
+                open(os.path.join(again, e["path"]), "rb") as f2:
+            assert f1.read() == f2.read(), e["path"]
+    s = export(db, again, progress=False)
+    assert not s.written and len(s.skipped) == len(ProbeDir(out).entries)
+    assert verify_dir(again) == (len(s.skipped), [])
+
+
+def test_export_command_writes_a_manifest_and_refuses_an_unbuilt_table(exported, tmp_path,
+                                                                        capsys):
+    db, _ = exported
+    out = str(tmp_path / "cli")
+    assert main(["export", "--db", db, "--out", out, "--game", "cdc", "--table", "CvP",
+                 "--no-moves"]) == 0
+    m = json.load(open(os.path.join(out, MANIFEST)))
+    assert [(e["game"], e["table"], e["moves"]) for e in m["files"]] == [("cdc", "CvP", False)]
+    capsys.readouterr()
+    assert main(["export", "--db", db, "--out", out, "--game", "cdc", "--table", "KQvK"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "KQvK" in err
+
+
+def _copy(out, tmp_path) -> str:
+    import shutil
+    dst = str(tmp_path / "copy")
+    shutil.copytree(out, dst)
+    return dst
+
+
+def _cdc_file(d) -> str:
+    return os.path.join(d, "cdc", "KCvP.tbp")
+
+
+def _lookup_fails(d, capsys, text, *words) -> str:
+    assert main(["lookup", "cdc", text, "--db", d]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+    return err
+
+
+@pytest.fixture
+def kcvp(exported):
+    """A KCvP position the tests' damaged copies are asked about."""
+    db, _ = exported
+    g = games.get("cdc")
+    with Store(db, read_only=True) as store:
+        row = store.table("cdc", "KCvP")
+        v = storage_of(row).load(store, row)
+    k = int(np.flatnonzero(v.result == 1)[0])
+    return g.slot_text("KCvP", k)
+
+
+def test_a_truncated_file_is_refused_in_one_line(exported, tmp_path, capsys, kcvp):
+    d = _copy(exported[1], tmp_path)
+    size = os.path.getsize(_cdc_file(d))
+    os.truncate(_cdc_file(d), size - 100)
+    _lookup_fails(d, capsys, kcvp, "KCvP.tbp", "truncated")
+    assert main(["verify", "--db", d]) == 1
+    assert "KCvP.tbp" in capsys.readouterr().out
+
+
+def test_a_flipped_byte_is_found_on_open_and_by_verify(exported, tmp_path, capsys, kcvp):
+    d = _copy(exported[1], tmp_path)
+    with open(_cdc_file(d), "r+b") as f:
+        f.seek(os.path.getsize(_cdc_file(d)) - 200)
+        b = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([b[0] ^ 0x10]))
+    _lookup_fails(d, capsys, kcvp, "KCvP.tbp", "sha256")
+    assert main(["verify", "--db", d]) == 1
+    out = capsys.readouterr().out
+    assert "KCvP.tbp" in out and "sha256" in out
+
+
+def test_an_unknown_format_version_is_refused(exported, tmp_path, capsys, kcvp):
+    d = _copy(exported[1], tmp_path)
+    with open(_cdc_file(d), "r+b") as f:
+        f.seek(8)
+        f.write((2).to_bytes(4, "little"))
+    _lookup_fails(d, capsys, kcvp, "format version 2")
+
+
+def test_a_manifest_mismatch_and_a_missing_table_are_named(exported, tmp_path, capsys, kcvp):
+    d = _copy(exported[1], tmp_path)
+    mpath = os.path.join(d, MANIFEST)
+    m = json.load(open(mpath))
+    e = next(e for e in m["files"] if e["table"] == "KCvP")
+    e["size"] += 8
+    json.dump(m, open(mpath, "w"))
+    _lookup_fails(d, capsys, kcvp, "KCvP.tbp", "manifest")
+    m["files"].remove(e)
+    json.dump(m, open(mpath, "w"))
+    _lookup_fails(d, capsys, kcvp, "'KCvP'", "tbdb export")
+    os.unlink(_cdc_file(d))  # a file the manifest names, gone
+    e["size"] -= 8
+    m["files"].append(e)
+    json.dump(m, open(mpath, "w"))
+    _lookup_fails(d, capsys, kcvp, "KCvP", "missing", "tbdb export")
+
+
+def test_a_fifo_or_a_link_out_of_the_directory_is_refused(exported, tmp_path, capsys, kcvp):
+    d = _copy(exported[1], tmp_path)
+    outside = str(tmp_path / "outside.tbp")
+    os.replace(_cdc_file(d), outside)
+    os.symlink(outside, _cdc_file(d))
+    _lookup_fails(d, capsys, kcvp, "outside")
+    os.unlink(_cdc_file(d))
+    os.mkfifo(_cdc_file(d))
+    _lookup_fails(d, capsys, kcvp, "FIFO")
+
+
+def test_sql_on_a_directory_says_it_needs_the_database(exported, capsys):
+    _, out = exported
+    with tbdb.open(out) as tb:
+        with pytest.raises(ProbeFileError, match="DuckDB database"):
+            tb.sql("SELECT 1")
+    for cmd in (["sql", "SELECT 1"], ["status"]):
+        assert main([*cmd, "--db", out]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "probe files" in err
