@@ -139,22 +139,38 @@ class Prober:
         self.stats.hits += 1
         return loc, got
 
-    def _best_code(self, game, position, got: tuple, **options) -> int:
-        """The stored best-move code, or for tables that store none (-1 at a distance above 0)
-        the one the game derives from the children's stored values."""
-        if got[-1] >= 0 or not storage_of(game).derives_best or got[1] <= 0:
-            return got[-1]
-        return game.derive_best(position, got,
-                                lambda child: self.value(game, child, **options)[1])
+    def _best_move(self, game, position, loc, got: tuple, **options) -> str | None:
+        """The stored best move as text.  For a table that stores none (code -1: probe files
+        exported with --no-moves, star distance placements) it is derived from the children's
+        stored values: the game's own ``derive_best`` if it has one, else the first move in the
+        game's move order whose value is the position's own, the rule every solver stores
+        best moves by (docs/kernel-contract.md).  None where the game is over."""
+        sym = loc.sym if isinstance(loc, Location) else 0
+        code = got[-1]
+        kind = storage_of(game)
+        if code < 0 and kind.derives_best and not isinstance(loc, GameOver):
+            code = game.derive_best(position, got,
+                                    lambda child: self.value(game, child, **options)[1])
+            if code < 0:
+                return self._first_realising(game, position, loc, got, **options)
+        return game.move_text(position, code, sym) if code >= 0 else None
+
+    def _first_realising(self, game, position, loc, got: tuple, **options) -> str | None:
+        kind = storage_of(game)
+        own = kind.lookup_result(game, "", got, None, loc, options)
+        for s in game.successors(position, **options):
+            _, after = self.value(game, s.position, **s.options)
+            m = kind.move_result(s, after, "")
+            if (m.outcome, m.distance) == (own.outcome, own.distance):
+                return s.move
+        return None
 
     @_locked
     def lookup(self, game, position, **options) -> LookupResult:
         position = game.coerce(position)
         loc, got = self.value(game, position, **options)
-        sym = loc.sym if isinstance(loc, Location) else 0
         text = game.text(position)
-        code = self._best_code(game, position, got, **options)
-        best = game.move_text(position, code, sym) if code >= 0 else None
+        best = self._best_move(game, position, loc, got, **options)
         r = storage_of(game).lookup_result(game, text, got, best, loc, options)
         return r._attach(lambda: self.moves(game, position, best, **options),
                          lambda: self.line(game, position, **options))
@@ -180,11 +196,9 @@ class Prober:
         seen = {game.text(position)}
         while len(steps) < MAX_LINE:
             loc, got = self.value(game, position, **options)
-            code = self._best_code(game, position, got, **options)
-            if code < 0:
+            move = self._best_move(game, position, loc, got, **options)
+            if move is None:
                 break
-            sym = loc.sym if isinstance(loc, Location) else 0
-            move = game.move_text(position, code, sym)
             nxt = next(s for s in game.successors(position, **options) if s.move == move)
             position, options = nxt.position, nxt.options
             _, after = self.value(game, position, **options)

@@ -144,6 +144,36 @@ def test_lookups_through_probe_files_equal_the_database(exported, name):
     assert got == expect
 
 
+@pytest.fixture(scope="module")
+def exported_without_moves(every_game_db, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("probe-no-moves") / "probe")
+    export(every_game_db, out, moves=False, progress=False)
+    return every_game_db, out
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_without_stored_moves_a_lookup_derives_a_best_move_of_the_same_value(
+        exported_without_moves, name):
+    """--no-moves: the best move comes from one ply of probes.  It is a move of the stored best
+    move's value (among equally good moves it may be another one: the stored one is the first
+    in the canonical position's move order), and the values of every move are the database's."""
+    db, out = exported_without_moves
+    g = games.get(name)
+    texts = _sample_texts(g, db)
+    with tbdb.open(db) as a, tbdb.open(out) as b:
+        for x in texts:
+            stored, derived = a.lookup(x, game=name), b.lookup(x, game=name)
+            assert (derived.outcome, derived.distance) == (stored.outcome, stored.distance)
+            assert sorted((m.move, m.outcome, m.distance) for m in derived.moves) == \
+                sorted((m.move, m.outcome, m.distance) for m in stored.moves), x
+            values = {m.move: (m.outcome, m.distance) for m in stored.moves}
+            assert (derived.best_move is None) == (stored.best_move is None), x
+            if stored.best_move is not None:
+                assert values[derived.best_move] == values[stored.best_move], x
+            line = derived.line()
+            assert bool(line) == bool(stored.line()), x
+
+
 def test_lookup_arrays_through_probe_files_equal_the_database(exported):
     from tbdb.games.base import BATCH_FORM
     db, out = exported
