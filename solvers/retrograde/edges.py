@@ -11,7 +11,7 @@ import numpy as np
 
 from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.retrograde.values import (DRAW, EXT_DRAW, LOSS, NO_EXT, UNKNOWN, WIN,
-                                            realises)
+                                            add_child, realises)
 
 EXT_BASE = 65536  # packed external child: -1 - ((result + 1) * EXT_BASE + distance)
 
@@ -48,14 +48,7 @@ def pack_rows(positions, count, child, move, ext_result, ext_distance, start, ta
             res = ext_result[r, e]
             d = ext_distance[r, e]
             target[at + e] = -1 - ((np.int32(res) + 1) * EXT_BASE + np.int32(d))
-            if res == LOSS:
-                if d < lo:
-                    lo = d
-            elif res == WIN:
-                if d > hi:
-                    hi = d
-            else:
-                drawn = True
+            lo, hi, drawn = add_child(res, d, lo, hi, drawn)
         n_in[p] = m
         ext_loss_min[p] = lo
         ext_win_max[p] = EXT_DRAW if drawn else hi
