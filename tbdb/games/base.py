@@ -51,7 +51,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from tbdb.errors import InvalidPositionError, quote
+from tbdb.errors import InvalidArrayError, InvalidPositionError, quote
 from tbdb.options import Option
 
 
@@ -149,6 +149,14 @@ class BatchLocation:
     sym: np.ndarray
     over: np.ndarray
     plies: np.ndarray | None = None
+
+
+def require_integers(**arrays: np.ndarray) -> None:
+    """``InvalidArrayError`` naming the first of a batch's ``arrays`` (by keyword) that is not
+    an integer array: the batch forms' dtype check, before their range checks."""
+    for name, a in arrays.items():
+        if not np.issubdtype(a.dtype, np.integer):
+            raise InvalidArrayError(f"{name} must be an integer array, not {a.dtype}")
 
 
 def first_row_outside(values: np.ndarray, low: int, high: int) -> int | None:

@@ -10,7 +10,7 @@ import numpy as np
 from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionError, \
     InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData, first_row_outside
+    TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM  # capabilities
 from tbdb.games.cdc.material import MAX_PER_SIDE, MAX_PIECES, Material, all_materials
 from tbdb.games.cdc.position import Move, Position
@@ -288,9 +288,7 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
     if boards.ndim != 2 or boards.shape[1] != 32 or sides.shape != (len(boards),):
         raise InvalidArrayError(f"expected boards of shape (n, 32) and sides of shape (n,), got "
                                 f"{boards.shape} and {sides.shape}")
-    for name, arr in (("boards", boards), ("sides", sides)):
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise InvalidArrayError(f"{name} must be an integer array, not {arr.dtype}")
+    require_integers(boards=boards, sides=sides)
     bad = first_row_outside(boards, -1, 13)
     if bad is not None:
         raise InvalidArrayError(f"row {bad}: piece codes are -1 (empty) or 0..13, got "

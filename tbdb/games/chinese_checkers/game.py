@@ -26,7 +26,7 @@ import numpy as np
 from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, \
     MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
-    first_row_outside
+    first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, DISTANCE_TABLES, OWN_PERFT  # capabilities
 from tbdb.games.chinese_checkers.position import (Position, StarPosition, blocked, check_players,
                                                   perft_divide, rhombus_rules)
@@ -460,9 +460,7 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
             movers.shape != (len(boards),):
         raise InvalidArrayError(f"expected boards of shape (n, M*M) with M from 3 to 9 and movers "
                                 f"of shape (n,), got {boards.shape} and {movers.shape}")
-    for name, arr in (("boards", boards), ("movers", movers)):
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise InvalidArrayError(f"{name} must be an integer array, not {arr.dtype}")
+    require_integers(boards=boards, movers=movers)
     m = BOARD_SQUARES[boards.shape[1]]
     bad = first_row_outside(boards, 0, 2)
     if bad is not None:

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from tbdb.errors import InvalidArrayError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
-    Successor, TableData, first_row_outside
+    Successor, TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES  # capabilities
 from tbdb.games.oware.book import Book, solve_book
 from tbdb.games.oware.position import HOUSES, TOTAL_SEEDS, OwarePosition
@@ -201,8 +201,7 @@ class OwareGame(Game):
         houses = np.asarray(houses)
         if houses.ndim != 2 or houses.shape[1] != HOUSES:
             raise InvalidArrayError(f"expected houses of shape (n, 12), got {houses.shape}")
-        if not np.issubdtype(houses.dtype, np.integer):
-            raise InvalidArrayError(f"houses must be an integer array, not {houses.dtype}")
+        require_integers(houses=houses)
         # each house in range before any arithmetic: a sum of huge values wraps past the check
         bad = first_row_outside(houses, 0, TOTAL_SEEDS)
         seeds = None if bad is not None else houses.astype(np.int64).sum(axis=1)

@@ -16,7 +16,7 @@ import numpy as np
 from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionError, \
     InvalidPositionError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData, first_row_outside
+    TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
 from tbdb.games.shogi.position import LETTERS, START_SFEN, Move, Position, hand_text
 from tbdb.games.shogi.tables import MAX_PIECES, ShogiTable, Symmetry, all_tables, \
@@ -370,9 +370,7 @@ def _check_batch(boards, hands, sides):
     if boards.shape != (n, 81) or hands.shape != (n, 2, 8) or sides.shape != (n,):
         raise InvalidArrayError(f"expected boards of shape (n, 81), hands (n, 2, 8) and sides "
                                 f"(n,), got {boards.shape}, {hands.shape} and {sides.shape}")
-    for what, arr in (("boards", boards), ("hands", hands), ("sides", sides)):
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise InvalidArrayError(f"{what} must be an integer array, not {arr.dtype}")
+    require_integers(boards=boards, hands=hands, sides=sides)
     # the coarse ranges on the arrays as given (a cast to int8 would wrap 256 to a valid 0);
     # the key kernel checks the values in detail
     for arr, code, high in ((boards, -1, 30), (hands, -3, 18), (sides, -4, 1)):

@@ -9,7 +9,7 @@ import numpy as np
 
 from tbdb.errors import InvalidArrayError, InvalidOptionError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
-    TableData, first_row_outside
+    TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
 from tbdb.games.tictactoe.position import TEXT, TicTacToePosition
 from tbdb.games.tictactoe.tables import TABLE, TicTacToeSpace
@@ -116,8 +116,7 @@ class TicTacToeGame(Game):
         boards = np.asarray(boards)
         if boards.ndim != 2 or boards.shape[1] != 9:
             raise InvalidArrayError(f"expected boards of shape (n, 9), got {boards.shape}")
-        if not np.issubdtype(boards.dtype, np.integer):
-            raise InvalidArrayError(f"boards must be an integer array, not {boards.dtype}")
+        require_integers(boards=boards)
         bad = first_row_outside(boards, 0, 2)
         if bad is not None:
             raise InvalidArrayError(f"row {bad}: cells are 0 (empty), 1 (x) or 2 (o), got "

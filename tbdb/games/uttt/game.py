@@ -25,7 +25,7 @@ import numpy as np
 
 from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.games.base import (BatchLocation, Game, GameOver, Location, StatRow, TableData,
-                             first_row_outside, read_padded)
+                             first_row_outside, require_integers, read_padded)
 from tbdb.games.base import BATCH_FORM, OWN_PERFT, SHARED_KEY_STORE  # capabilities
 from tbdb.games.uttt import tables
 from tbdb.games.uttt.position import SCORINGS, Position, key_text, scoring_code
@@ -237,9 +237,7 @@ class UtttGame(Game):
         if side.shape != (n,) or constraint.shape != (n,):
             raise InvalidArrayError(f"expected side and constraint of shape ({n},), got "
                                     f"{side.shape} and {constraint.shape}")
-        for name, a in (("cells", cells), ("side", side), ("constraint", constraint)):
-            if not np.issubdtype(a.dtype, np.integer):
-                raise InvalidArrayError(f"{name} must be an integer array, not {a.dtype}")
+        require_integers(cells=cells, side=side, constraint=constraint)
         # ranges first, on the arrays as given: a cast to int8 would wrap 256 to a valid 0
         for name, a, low, high in (("cells", cells, 0, 5), ("side", side, 0, 1),
                                    ("constraint", constraint, -1, 8)):
