@@ -128,8 +128,12 @@ def _parser() -> argparse.ArgumentParser:
                                    "of the children; exit 1 on any mismatch, damaged or "
                                    "unbuilt table, naming each table not checked. On a "
                                    "directory of probe files (tbdb export): every file against "
-                                   "its manifest and checksums.")
+                                   "its manifest and checksums, and with --against DB every "
+                                   "slot of every file against the database.")
     v.add_argument("--db", help=DB_HELP)
+    v.add_argument("--against", metavar="DB",
+                   help="with --db DIR: compare every slot, key and run of the probe files "
+                        "with this database (read-only)")
     v.add_argument("--game", help="only this game")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -475,14 +479,28 @@ def _status(args) -> int:
 def _verify(args) -> int:
     import tbdb
     if args.db and os.path.isdir(args.db):
-        from tbdb.probe_files import verify_dir
+        from tbdb.probe_files import compare_dir, verify_dir
+        if args.against:
+            from tbdb.database import check_path
+            check_path(args.against, create=False)
         checked, problems = verify_dir(args.db)
         for p in problems:
             print(p)
         if problems:
             return 1
         print(f"verify: {checked} probe files, every one matches its manifest and checksums")
+        if args.against:
+            compared, problems = compare_dir(args.db, args.against, args.game)
+            for p in problems:
+                print(p)
+            if problems:
+                return 1
+            print(f"verify: {compared} probe files, every slot equals {args.against}")
         return 0
+    if args.against:
+        from tbdb.errors import InvalidOptionError
+        raise InvalidOptionError(f"--against {args.against!r} compares a directory of probe "
+                                 f"files with a database: give the directory as --db DIR")
     report = tbdb.verify(args.db, args.game, progress=not args.no_progress)
     for table, (count, examples) in report.problems.items():
         print(f"{table}: {count} inconsistent stored fields, e.g. {'; '.join(examples[:5])}")
