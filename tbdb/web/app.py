@@ -59,6 +59,8 @@ class Explorer:
             if say:
                 say(f"cannot list the games yet: {str(exc).splitlines()[0]}")
             return time.perf_counter() - t0
+        if say:
+            say(f"games and their samples: {time.perf_counter() - t0:.1f} s")
         for g in listed:
             t1 = time.perf_counter()
             for text in g["samples"][:1]:
@@ -67,8 +69,8 @@ class Explorer:
                 except (TbdbError, ValueError, KeyError, duckdb.Error):
                     pass
             if say:
-                say(f"{g['name']}: {g['tables']} table{'s' if g['tables'] != 1 else ''}, "
-                    f"ready in {time.perf_counter() - t1:.1f} s")
+                say(f"{g['name']}: {g['tables']} table{'s' if g['tables'] != 1 else ''}, first "
+                    f"lookup {time.perf_counter() - t1:.2f} s")
         return time.perf_counter() - t0
 
     def close(self) -> None:

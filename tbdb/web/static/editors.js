@@ -8,8 +8,9 @@
 // sides(state) -> [{side, label}] with side(state) / setSide(state, side), and optionally
 // extras(state) -> [{name, label, choices: [[value, label]], value}] with setExtra(state, name,
 // value), start() -> text.
-import { CHARS as CDC_CHARS, NAMES as CDC_NAMES } from "./boards/cdc.js";
+import { label as cdcLabel, NAMES as CDC_NAMES } from "./boards/cdc.js";
 import { KANJI } from "./boards/shogi.js";
+import { hasCJK } from "./boards/glyphs.js";
 
 const copy = x => JSON.parse(JSON.stringify(x));
 const ERASE = { tool: "erase", label: "✕", title: "empty the square" };
@@ -45,7 +46,7 @@ const cdc = {
   },
   tools(view) {
     return [..."KGMRNCPkgmrncp"].map(ch => ({
-      tool: ch, label: view.letters ? ch.toUpperCase() : CDC_CHARS[ch],
+      tool: ch, label: cdcLabel(ch, view),
       title: `${ch === ch.toUpperCase() ? "red" : "black"} ${CDC_NAMES[ch.toUpperCase()]} (${ch})`,
       colour: ch === ch.toUpperCase() ? "red" : "black" })).concat([ERASE]);
   },
@@ -111,11 +112,11 @@ const shogi = {
     for (const black of [true, false]) {
       for (const k of ["K", ...HAND_KINDS, ...[...PROMOTES].map(p => "+" + p)]) {
         const piece = black ? k : k.toLowerCase();
-        out.push({ tool: piece, label: view.letters ? k : KANJI[k], colour: black ? "black" : "white",
+        out.push({ tool: piece, label: view.letters || !hasCJK() ? k : KANJI[k], colour: black ? "black" : "white",
           title: `${black ? "black (sente)" : "white (gote)"} ${k}` });
       }
     }
-    return out.concat([{ tool: "promote", label: "成", title: "promote or unpromote the piece clicked" },
+    return out.concat([{ tool: "promote", label: view.letters || !hasCJK() ? "+/-" : "成", title: "promote or unpromote the piece clicked" },
       { tool: "erase", label: "✕", title: "empty the square; in a hand: one piece less" }]);
   },
   apply(state, cell, tool) {
