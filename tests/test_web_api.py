@@ -247,8 +247,13 @@ def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
     proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db, "--port",
                              str(port)], stdout=subprocess.PIPE, text=True)
     try:
-        line = proc.stdout.readline()
-        assert f"http://127.0.0.1:{port}/" in line, line
+        # it prepares first (games, samples, each game's first lookup), saying so, then the URL
+        lines = [proc.stdout.readline()]
+        while f"http://127.0.0.1:{port}/" not in lines[-1]:
+            assert lines[-1], lines  # the banner came before the output ended
+            lines.append(proc.stdout.readline())
+        assert "preparing" in lines[0] and any("prepared in" in x for x in lines), lines
+        assert [x.split(":")[0].strip() for x in lines if "first lookup" in x] == games.names()
         for _ in range(100):  # the port is bound before the banner; uvicorn accepts soon after
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=5) as r:
