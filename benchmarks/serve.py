@@ -1,4 +1,10 @@
-"""Load on ``tbdb serve``: 50 concurrent clients on localhost, requests per second and latency.
+"""Load on ``tbdb serve``: the first answers after it starts, then 50 concurrent clients on
+localhost, requests per second and latency.
+
+First answers: ``tbdb serve`` prepares the games list and each game's first lookup before it
+serves (issue 28: /api/games and each game's first lookup within 200 ms); the script times the
+start to the banner, then ``/api/games`` and, per game, the first ``/api/GAME/game`` request
+(what the page asks for) of a served sample other than the prepared one where there is one.
 
 Builds every game's example tables into a temporary file (or uses --db), starts ``tbdb serve``
 on a free local port, and has N client threads each send a bounded number of lookups (the
@@ -46,6 +52,33 @@ def _wait_up(port: int, proc, timeout: float = 60) -> None:
     raise SystemExit("tbdb serve did not start")
 
 
+def _get(port: int, url: str) -> tuple[float, bytes]:
+    con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    t0 = time.perf_counter()
+    con.request("GET", url)
+    resp = con.getresponse()
+    body = resp.read()
+    ms = 1000 * (time.perf_counter() - t0)
+    con.close()
+    if resp.status != 200:
+        raise SystemExit(f"{url}: {resp.status} {body[:200]!r}")
+    return ms, body
+
+
+def _first_answers(port: int) -> tuple[list[dict], list[tuple[str, float]]]:
+    """/api/games, then each game's first lookup as the page asks it, timed one by one."""
+    ms, body = _get(port, "/api/games")
+    listed = json.loads(body)
+    out = [("/api/games", ms)]
+    for g in listed:
+        if not g["samples"]:
+            continue
+        text = g["samples"][1] if len(g["samples"]) > 1 else g["samples"][0]
+        ms, _ = _get(port, f"/api/{g['name']}/game?position={quote(text)}")
+        out.append((f"first lookup: {g['name']}", ms))
+    return listed, out
+
+
 def _client(port, urls, n, stop_at, latencies, errors, start_gate, offset):
     con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     start_gate.wait()
@@ -90,14 +123,21 @@ def main() -> int:
         for g in games.all_games():
             tbdb.build(g.name, db=db, progress=False, **g.example_build)
     port = _free_port()
+    t_start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db,
-                             "--port", str(port)], stdout=subprocess.DEVNULL)
+                             "--port", str(port)], stdout=subprocess.PIPE, text=True)
     try:
+        for line in proc.stdout:  # the banner follows the preparation
+            if "http://" in line:
+                break
+        started = time.perf_counter() - t_start
         _wait_up(port, proc)
-        con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        con.request("GET", "/api/games")
-        listed = json.loads(con.getresponse().read())
-        con.close()
+        listed, first = _first_answers(port)
+        print(f"start to banner (preparation included): {started:.1f} s")
+        print(f"{'request':<40} {'ms':>8}")
+        for what, ms in first:
+            print(f"{what:<40} {ms:>8.1f}")
+        print()
         urls = [f"/api/{g['name']}?position={quote(s)}" for g in listed for s in g["samples"]]
         for url in urls:  # warm: tables are read into memory on first use
             c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -121,6 +161,7 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(10)
+        proc.stdout.close()
         tmp.cleanup()
     n = len(latencies)
     print(f"{'clients':>8} {'requests':>9} {'errors':>7} {'req/s':>8} {'p50 ms':>8} "
