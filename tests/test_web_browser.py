@@ -289,8 +289,10 @@ EDITS = {
     "cdc": ([("K", "b1"), ("C", "c1"), ("p", "a1")], "r", None, "8/8/8/pKC5 r"),
     "tictactoe": ([("x", "0"), ("o", "4")], None, None, "x...o...."),
     "oware": ([("plus", "h5")], None, None, "0 0 0 0 0 1 0 0 0 0 0 0"),
-    "shogi": ([("K", "1a"), ("k", "8h"), ("erase", "hand-b-G")][:2] +
-              [("G", "hand-b-G")], "b", None, "8K/9/9/9/9/9/9/1k7/9 b G 1"),
+    # a pawn promoted and removed again; a gold into black's hand twice, and one taken out
+    "shogi": ([("K", "1a"), ("k", "8h"), ("P", "5e"), ("promote", "5e"), ("erase", "5e"),
+               ("G", "hand-b-G"), ("G", "hand-b-G"), ("erase", "hand-b-G")], "b", None,
+              "8K/9/9/9/9/9/9/1k7/9 b G 1"),
     "uttt": ([("x", "0:4"), ("o", "4:0"), ("target", "0:0")], "x", None, _uttt_text()),
     "chinese-checkers": ([("1", "0"), ("2", "15")], "1", ("kind", "rhombus-4"),
                          "4x4-1 1/../.../..../.../../2 1"),
@@ -313,9 +315,13 @@ def test_editor_sets_up_the_position_the_game_module_writes(name, server, browse
         WebDriverWait(browser, 20).until(_settled)
     browser.find_element(By.ID, "clear").click()
     WebDriverWait(browser, 20).until(_settled)
+    seen = []
     for tool, cell in clicks:
         _tool(browser, tool)
         _click_cell(browser, cell)
+        seen.append(browser.find_element(By.ID, "position").get_attribute("value"))
+    if name == "shogi":  # the promoted pawn and the two golds in hand were written
+        assert "+P" in seen[3] and seen[6].split()[2] == "2G", seen
     if side is not None:
         radio = browser.find_element(By.CSS_SELECTOR, f'#editor-sides input[value="{side}"]')
         if not radio.is_selected():
@@ -370,6 +376,24 @@ def test_editor_says_why_the_rules_refuse_a_position_and_which_build_covers_one(
     WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "build").is_displayed())
     command = browser.find_element(By.ID, "build-command").text
     assert str(missing.value).endswith(command) and command.startswith("tbdb build cdc")
+    browser.find_element(By.ID, "edit-done").click()
+
+
+def test_editor_drags_pieces_and_drops_them_off_the_board(server, browser):
+    _open(browser, f"{server}/?game=cdc&position={quote('8/8/8/pKC5 r')}")
+    browser.find_element(By.ID, "edit-toggle").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "editor").is_displayed())
+    WebDriverWait(browser, 20).until(_settled)
+
+    def drag(source, target, expected):
+        ActionChains(browser).drag_and_drop(source, target).perform()
+        WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == expected)
+        WebDriverWait(browser, 20).until(_settled)
+
+    cell = lambda name: browser.find_element(By.CSS_SELECTOR, f'#board [data-cell="{name}"]')
+    drag(cell("b1"), cell("b3"), "8/1K6/8/p1C5 r")
+    drag(cell("c1"), browser.find_element(By.TAG_NAME, "h1"), "8/1K6/8/p7 r")  # off: removed
+    assert browser.find_element(By.ID, "position").get_attribute("value") == "8/1K6/8/p7 r"
     browser.find_element(By.ID, "edit-done").click()
 
 

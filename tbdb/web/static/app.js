@@ -8,7 +8,7 @@
 // Every view of the page is one request: /api/GAME/game answers the start, the moves played
 // (each judged) and the full lookup of the position reached.
 import { esc, valueText } from "./values.js";
-import { EDITORS } from "./editors.js";
+import { EDITORS, drag } from "./editors.js";
 
 const $ = id => document.getElementById(id);
 let GAMES = [];
@@ -230,7 +230,7 @@ function showEditor(s) {
   const tools = ed.tools(view, st);
   if (!tools.some(t => t.tool === tool)) tool = tools[0].tool;
   $("palette").innerHTML = tools.map(t =>
-    `<button type="button" class="tool ${esc(t.colour || "")}" data-tool="${esc(t.tool)}" title="${esc(t.title)}" aria-pressed="${t.tool === tool}">${esc(t.label)}</button>`).join("");
+    `<button type="button" draggable="true" class="tool ${esc(t.colour || "")}" data-tool="${esc(t.tool)}" title="${esc(t.title)}" aria-pressed="${t.tool === tool}">${esc(t.label)}</button>`).join("");
   if (!st) {
     $("editor-sides").textContent = "The board cannot show this text; fix it in the box or clear the board.";
     $("editor-extras").innerHTML = "";
@@ -331,6 +331,42 @@ async function main() {
     }
     const t = e.target.closest("[data-move]");
     if (t) play(t.dataset.move);
+  });
+  // drag and drop while editing: a piece from one square to another, off the board to remove
+  // it, or a palette piece onto a square
+  let dragFrom = null;
+  const cellAt = (x, y) => {
+    const el = document.elementFromPoint(x, y);
+    return el && $("board").contains(el) ? el.closest("[data-cell]") : null;
+  };
+  $("board").addEventListener("pointerdown", e => {
+    if (!editing) return;
+    const c = e.target.closest("[data-cell]");
+    const s = state(), ed = EDITORS[s.game.name], st = editorState(s);
+    dragFrom = c && st && ed.get && ed.get(st, c.dataset.cell) ? c.dataset.cell : null;
+    if (dragFrom) e.preventDefault();
+  });
+  document.addEventListener("pointerup", e => {
+    if (!editing || dragFrom === null) return;
+    const from = dragFrom;
+    dragFrom = null;
+    const over = cellAt(e.clientX, e.clientY);
+    const inside = over || $("board").contains(document.elementFromPoint(e.clientX, e.clientY));
+    if (over && over.dataset.cell === from) return;  // a click: the click handler places
+    if (inside && !over) return;
+    const s = state(), ed = EDITORS[s.game.name], st = editorState(s);
+    if (st) edited(drag(ed, st, from, over ? over.dataset.cell : null));
+  });
+  $("palette").addEventListener("dragstart", e => {
+    const b = e.target.closest("[data-tool]");
+    if (b) e.dataTransfer.setData("text/x-tbdb-tool", b.dataset.tool);
+  });
+  $("board").addEventListener("dragover", e => { if (editing) e.preventDefault(); });
+  $("board").addEventListener("drop", e => {
+    e.preventDefault();
+    const t = e.dataTransfer.getData("text/x-tbdb-tool"), c = cellAt(e.clientX, e.clientY);
+    const s = state(), ed = EDITORS[s.game.name], st = editorState(s);
+    if (editing && t && c && st) edited(ed.apply(st, c.dataset.cell, t));
   });
   $("edit-toggle").addEventListener("click", () => {
     editing = !editing;

@@ -7,7 +7,8 @@
 // tools(state) -> [{tool, label, title}], apply(state, cell, tool) -> state, clear(state),
 // sides(state) -> [{side, label}] with side(state) / setSide(state, side), and optionally
 // extras(state) -> [{name, label, choices: [[value, label]], value}] with setExtra(state, name,
-// value), start() -> text.
+// value), start() -> text; and, for dragging a piece from one cell to another or off the board,
+// get(state, cell) -> what is there ("" for nothing) and put(state, cell, what) -> state.
 import { label as cdcLabel, NAMES as CDC_NAMES } from "./boards/cdc.js";
 import { KANJI } from "./boards/shogi.js";
 import { hasCJK } from "./boards/glyphs.js";
@@ -55,6 +56,17 @@ const cdc = {
     if (!m) return state;
     const s = copy(state), f = m[1].charCodeAt(0) - 97, r = 4 - Number(m[2]);
     s.board[r][f] = tool === "erase" || s.board[r][f] === tool ? "" : tool;
+    return s;
+  },
+  get(state, cell) {
+    const m = /^([a-h])([1-4])$/.exec(cell);
+    return m ? state.board[4 - Number(m[2])][m[1].charCodeAt(0) - 97] : "";
+  },
+  put(state, cell, what) {
+    const m = /^([a-h])([1-4])$/.exec(cell);
+    if (!m) return state;
+    const s = copy(state);
+    s.board[4 - Number(m[2])][m[1].charCodeAt(0) - 97] = what;
     return s;
   },
   clear(state) { return { board: [0, 1, 2, 3].map(() => Array(8).fill("")), side: state.side }; },
@@ -140,6 +152,17 @@ const shogi = {
     s.board[r][f] = tool === "erase" || here === tool ? "" : tool;
     return s;
   },
+  get(state, cell) {
+    const m = /^([1-9])([a-i])$/.exec(cell);
+    return m ? state.board[m[2].charCodeAt(0) - 97][9 - Number(m[1])] : "";
+  },
+  put(state, cell, what) {
+    const m = /^([1-9])([a-i])$/.exec(cell);
+    if (!m) return state;
+    const s = copy(state);
+    s.board[m[2].charCodeAt(0) - 97][9 - Number(m[1])] = what;
+    return s;
+  },
   clear(state) { return { board: Array.from({ length: 9 }, () => Array(9).fill("")), side: state.side, held: { b: {}, w: {} } }; },
   sides: () => [{ side: "b", label: "black (sente)" }, { side: "w", label: "white (gote)" }],
   side: s => s.side,
@@ -188,6 +211,13 @@ const tictactoe = {
     s.cells[i] = tool === "erase" || s.cells[i] === tool ? "." : tool;
     return s;
   },
+  get: (state, cell) => /^[0-8]$/.test(cell) && state.cells[Number(cell)] !== "." ? state.cells[Number(cell)] : "",
+  put(state, cell, what) {
+    if (!/^[0-8]$/.test(cell)) return state;
+    const s = copy(state);
+    s.cells[Number(cell)] = what || ".";
+    return s;
+  },
   clear: () => ({ cells: Array(9).fill(".") }),
   // x moves first: the side to move follows from the marks
   sides: () => [],
@@ -216,6 +246,19 @@ const uttt = {
     // a board written by its status alone (XXXXXXXXX) is opened up cell by cell first
     if (/[XOD]/.test(s.cells[i])) for (let k = 9 * b; k < 9 * b + 9; k++) s.cells[k] = ".";
     s.cells[i] = tool === "erase" || s.cells[i] === tool ? "." : tool;
+    return s;
+  },
+  get(state, cell) {
+    const m = /^([0-8]):([0-8])$/.exec(cell);
+    const ch = m ? state.cells[9 * Number(m[1]) + Number(m[2])] : ".";
+    return ch === "x" || ch === "o" ? ch : "";
+  },
+  put(state, cell, what) {
+    const m = /^([0-8]):([0-8])$/.exec(cell);
+    if (!m) return state;
+    const s = copy(state), b = Number(m[1]), i = 9 * b + Number(m[2]);
+    if (/[XOD]/.test(s.cells[i])) for (let k = 9 * b; k < 9 * b + 9; k++) s.cells[k] = ".";
+    s.cells[i] = what || ".";
     return s;
   },
   clear: s => ({ cells: Array(81).fill("."), side: s.side, constraint: "-" }),
@@ -267,6 +310,13 @@ const chineseCheckers = {
     s.cells[i] = tool === "erase" || s.cells[i] === tool ? "." : tool;
     return s;
   },
+  get: (state, cell) => /^\d+$/.test(cell) && state.cells[Number(cell)] !== "." ? state.cells[Number(cell)] || "" : "",
+  put(state, cell, what) {
+    if (!/^\d+$/.test(cell) || Number(cell) >= state.cells.length) return state;
+    const s = copy(state);
+    s.cells[Number(cell)] = what || ".";
+    return s;
+  },
   clear: s => ({ ...copy(s), cells: s.cells.map(() => ".") }),
   sides(s) {
     if (s.kind === "star-distance") return [0, 1, 2, 3, 4, 5].map(g => ({ side: String(g), label: `goal ${g}` }));
@@ -284,5 +334,14 @@ const chineseCheckers = {
   },
   start: () => "3x3-1 1/../.../../2 1",
 };
+
+// a piece dragged from cell ``from`` to cell ``to`` (null: off the board, which removes it)
+export function drag(ed, state, from, to) {
+  if (!ed.get || !ed.put) return state;
+  const what = ed.get(state, from);
+  if (!what || from === to) return state;
+  const lifted = ed.put(state, from, "");
+  return to === null ? lifted : ed.put(lifted, to, what);
+}
 
 export const EDITORS = { cdc, shogi, oware, tictactoe, uttt, "chinese-checkers": chineseCheckers };
