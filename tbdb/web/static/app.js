@@ -132,7 +132,7 @@ async function show() {
   showPlay(s, body);
   if (s.you && tbToMove(s) && current.best_move && !editing) {
     // the tablebase answers with its stored best move, after a moment to see yours
-    reply = setTimeout(() => { if (seq === shown) go({ moves: [...moves, current.best_move] }); }, 350);
+    reply = setTimeout(() => { if (seq === shown) go({ moves: [...moves, current.best_move] }); }, 300);
   }
 }
 
