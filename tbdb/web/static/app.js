@@ -158,8 +158,8 @@ function lineText(body) {
   const start = body.start;
   const lines = [`${start.position}  (${valueText(start)} for the side to move)`];
   body.steps.forEach((st, i) => {
-    const mark = st.mistake ? `?  ${st.mistake}; best was ${st.best_move}` : "";
-    lines.push(`${i + 1}. ${st.move}${mark}  -> ${valueText(st)}`);
+    const mark = st.mistake ? `?! (${st.mistake}; best was ${st.best_move})` : "";
+    lines.push(`${i + 1}. ${st.move}${mark}  then ${valueText(st)} for the side to move`);
   });
   return lines.join("\n");
 }
@@ -182,9 +182,13 @@ function showPlay(s, body) {
   if (!body) { $("line").innerHTML = ""; $("line-text").value = ""; return; }
   $("line").innerHTML = body.steps.map((st, i) => {
     const yours = (i % 2 === 0) === (s.you === "mover");
+    // the value after the move is the next mover's; shown and coloured as it stands for you
+    const forYou = yours ? { win: "loss", loss: "win", draw: "draw" }[st.outcome] : st.outcome;
+    const score = st.score === null || st.score === undefined ? null : yours ? -st.score : st.score;
+    const value = valueText({ ...st, outcome: forYou, score });
     return `<li class="${st.mistake ? "mistake" : ""}" data-step="${i}" data-mistake="${esc(st.mistake || "")}">` +
       `<span class="who">${yours ? "you" : "tablebase"}</span> <b>${esc(st.move)}</b>${st.mistake ? ` <span class="mark" title="${esc(st.mistake)}">?! ${esc(st.mistake)}; best was ${esc(st.best_move)}</span>` : ""}` +
-      ` <span class="after ${st.outcome}">${esc(valueText(st))}</span></li>`;
+      ` <span class="after ${forYou}" title="the value for you after the move">you: ${esc(value)}</span></li>`;
   }).join("");
   $("line-text").value = lineText(body);
   const over = !current.best_move;
