@@ -165,15 +165,18 @@ function lineText(body) {
 }
 
 function showPlay(s, body) {
+  const ed = EDITORS[s.game.name];
+  let solo = false;
+  try { solo = !!(ed && ed.solo && ed.solo(ed.parse(s.position))); } catch { /* not solo */ }
   $("play").hidden = !s.you;
-  $("play-start").hidden = !!s.you || editing;
+  $("play-start").hidden = !!s.you || editing || solo;
   if (!s.you) {
-    const ed = EDITORS[s.game.name];
     let labels = ["the side to move", "the other side"];
     try {
       const st = ed.parse(current ? current.position : s.position), sides = ed.sides(st);
       const mine = sides.find(x => x.side === ed.side(st));
       if (mine && sides.length === 2) labels = [mine.label, sides.find(x => x !== mine).label];
+      else if (ed.players) labels = ed.players(st);
     } catch { /* the generic labels */ }
     $("play-sides").innerHTML = `<button type="button" data-you="mover">as ${esc(labels[0])}</button> ` +
       `<button type="button" data-you="other">as ${esc(labels[1])}</button>`;
@@ -244,7 +247,8 @@ function showEditor(s) {
       `<label><input type="radio" name="side" value="${esc(x.side)}" ${ed.side(st) === x.side ? "checked" : ""}> ${esc(x.label)}</label>`).join(" ") : "";
     $("editor-extras").innerHTML = (ed.extras ? ed.extras(st) : []).map(x =>
       `<label>${esc(x.label)} <select data-extra="${esc(x.name)}">${x.choices.map(([v, l]) =>
-        `<option value="${esc(v)}" ${v === x.value ? "selected" : ""}>${esc(l)}</option>`).join("")}</select></label>`).join(" ");
+        `<option value="${esc(v)}" ${v === x.value ? "selected" : ""}>${esc(l)}</option>`).join("")}</select></label>`).join(" ") +
+      (ed.actions ? ed.actions(st) : []).map(a => ` <button type="button" data-action="${esc(a.name)}">${esc(a.label)}</button>`).join("");
   }
   $("reset-start").hidden = !ed.start;
 }
@@ -393,6 +397,11 @@ async function main() {
   $("editor-extras").addEventListener("change", e => {
     const s = state(), ed = EDITORS[s.game.name], st = editorState(s);
     if (st && e.target.dataset.extra) edited(ed.setExtra(st, e.target.dataset.extra, e.target.value));
+  });
+  $("editor-extras").addEventListener("click", e => {
+    const b = e.target.closest("[data-action]");
+    const s = state(), ed = EDITORS[s.game.name], st = editorState(s);
+    if (b && st) edited(ed.act(st, b.dataset.action));
   });
   $("clear").addEventListener("click", () => {
     const s = state(), ed = EDITORS[s.game.name], st = editorState(s);

@@ -8,7 +8,10 @@
 // sides(state) -> [{side, label}] with side(state) / setSide(state, side), and optionally
 // extras(state) -> [{name, label, choices: [[value, label]], value}] with setExtra(state, name,
 // value), start() -> text; and, for dragging a piece from one cell to another or off the board,
-// get(state, cell) -> what is there ("" for nothing) and put(state, cell, what) -> state.
+// get(state, cell) -> what is there ("" for nothing) and put(state, cell, what) -> state;
+// actions(state) -> [{name, label}] buttons with act(state, name) -> state; solo(state): one
+// player alone (no side to play against the tablebase); players(state) -> [the side to move,
+// the other] as "play as ..." names them, where the sides have no control of their own.
 import { label as cdcLabel, NAMES as CDC_NAMES } from "./boards/cdc.js";
 import { KANJI } from "./boards/shogi.js";
 import { hasCJK } from "./boards/glyphs.js";
@@ -188,10 +191,12 @@ const oware = {
     return s;
   },
   clear: () => ({ houses: Array(12).fill(0) }),
-  // the text is always from the mover's view: the other side to move is the rows swapped
-  sides: () => [{ side: "south", label: "bottom row (houses 0-5)" }, { side: "north", label: "top row" }],
-  side: () => "south",
-  setSide: (s, side) => side === "north" ? { houses: [...s.houses.slice(6), ...s.houses.slice(0, 6)] } : copy(s),
+  // the text is always from the mover's view (bottom row, houses 0-5): the other player to
+  // move is the rows swapped
+  sides: () => [],
+  actions: () => [{ name: "swap", label: "Swap the rows (the other player to move)" }],
+  act: s => ({ houses: [...s.houses.slice(6), ...s.houses.slice(0, 6)] }),
+  players: () => ["the player to move (bottom row)", "the other player (top row)"],
   start: () => "4 4 4 4 4 4 4 4 4 4 4 4",
 };
 
@@ -221,6 +226,8 @@ const tictactoe = {
   clear: () => ({ cells: Array(9).fill(".") }),
   // x moves first: the side to move follows from the marks
   sides: () => [],
+  players: s => s.cells.filter(c => c === "x").length > s.cells.filter(c => c === "o").length
+    ? ["o", "x"] : ["x", "o"],
   start: () => ".........",
 };
 
@@ -324,6 +331,7 @@ const chineseCheckers = {
   },
   side: s => s.last,
   setSide: (s, side) => ({ ...copy(s), last: side }),
+  solo: s => s.kind === "star-distance",
   extras: s => [{ name: "kind", label: "board", value: s.kind, choices: [
     ...[3, 4, 5, 6, 7, 8, 9].map(m => [`rhombus-${m}`, `rhombus ${m}x${m}`]),
     ...[2, 3, 4, 6].map(n => [`star-${n}`, `star, ${n} players`]), ["star-distance", "star, one player (distance)"]] }],
