@@ -337,6 +337,11 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
         seen.append(browser.find_element(By.ID, "position").get_attribute("value"))
     if name == "shogi":  # the promoted pawn and the two golds in hand were written
         assert "+P" in seen[3] and seen[6].split()[2] == "2G", seen
+    if name == "oware":  # the other player to move: the rows swapped, and back
+        for want in ("0 0 0 0 0 0 0 0 0 0 0 1", expected):
+            browser.find_element(By.CSS_SELECTOR, '[data-action="swap"]').click()
+            WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == want)
+            WebDriverWait(browser, 20).until(_settled)
     if side is not None:
         radio = browser.find_element(By.CSS_SELECTOR, f'#editor-sides input[value="{side}"]')
         if not radio.is_selected():
@@ -426,6 +431,16 @@ def test_editor_drags_pieces_and_drops_them_off_the_board(server, browser):
     drag(cell("b1"), cell("b3"), "8/1K6/8/p1C5 r")
     drag(cell("c1"), browser.find_element(By.TAG_NAME, "h1"), "8/1K6/8/p7 r")  # off: removed
     assert browser.find_element(By.ID, "position").get_attribute("value") == "8/1K6/8/p7 r"
+    # Flip turns the board round: a1 goes from the bottom left to the top right
+    x = lambda: browser.execute_script(
+        "const r = document.querySelector('#board [data-cell=\"a1\"]').getBoundingClientRect();"
+        "const h = document.querySelector('#board [data-cell=\"h4\"]').getBoundingClientRect();"
+        "return [r.x < h.x, r.y > h.y];")
+    assert x() == [True, True]
+    browser.find_element(By.ID, "flip").click()
+    WebDriverWait(browser, 20).until(_settled)
+    assert x() == [False, False]
+    browser.find_element(By.ID, "flip").click()
     browser.find_element(By.ID, "edit-done").click()
 
 

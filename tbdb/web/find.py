@@ -6,7 +6,9 @@ rows, in which order; only the table id, a seed and a limit are parameters) whos
 turns into position text (``Game.slot_text``); every position found is then looked up through
 the public API, so what the page shows is what ``tbdb lookup`` says about it.  "One winning
 move" has no column to select on: the query draws won positions in a seeded random order and
-the lookups keep those with exactly one winning move, reading at most ``SEARCH`` of them.
+the lookups keep those with exactly one winning move, reading at most ``SEARCH`` of them and
+looking them up for at most ``BUDGET`` seconds (a table too large to keep in memory is probed
+in DuckDB, about a millisecond a probe, and each candidate probes all its moves).
 Score games (Oware) read a positive score as a win: the kinds are the highest and lowest
 scores, a position worth 0 and positions with one move of positive score.
 
@@ -15,6 +17,7 @@ tbdb's own words, which the API passes on.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from tbdb.errors import InvalidOptionError, MissingTableError, quote
@@ -37,6 +40,7 @@ KINDS = {k.name: k for k in (
 )}
 SHOWN = 5  # positions answered per request
 SEARCH = 400  # stored positions read at most for "one winning move"
+BUDGET = 3.0  # seconds of lookups at most per request
 MAX_SEED = 2**31 - 1
 
 
@@ -78,7 +82,12 @@ def find(tb, game, table: str, kind: str, seed: int = 0, options: dict | None = 
     given = {"id": found[0][0], "seed": seed, "limit": limit, **params}
     rows = tb.sql(sql, params={k: v for k, v in given.items() if f"${k}" in sql}).fetchall()
     out = []
+    searched = 0
+    deadline = time.perf_counter() + BUDGET
     for key, _ in rows:
+        if time.perf_counter() > deadline:
+            break
+        searched += 1
         text = game.text(game.parse(game.slot_text(table, key)))
         r = tb.lookup(text, game=game.name, **options)
         entry = r.to_dict(moves=False)
@@ -93,4 +102,4 @@ def find(tb, game, table: str, kind: str, seed: int = 0, options: dict | None = 
     k = KINDS[kind]
     return {"game": game.name, "table": table, "kind": kind,
             "label": k.score if storage.value_kind == "score" else k.wdl,
-            "seed": seed if k.random else None, "searched": len(rows), "positions": out}
+            "seed": seed if k.random else None, "searched": searched, "positions": out}
