@@ -259,7 +259,8 @@ def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
             assert lines[-1], lines  # the banner came before the output ended
             lines.append(proc.stdout.readline())
         assert "preparing" in lines[0] and any("prepared in" in x for x in lines), lines
-        assert [x.split(":")[0].strip() for x in lines if x.startswith("  ") and "first lookup" in x] == games.names()
+        per_game = [x for x in lines if x.startswith("  ") and "first lookup" in x]
+        assert [x.split(":")[0].strip() for x in per_game] == games.names()
         for _ in range(100):  # the port is bound before the banner; uvicorn accepts soon after
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tables", timeout=5) as r:
