@@ -388,6 +388,39 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
     CHECK_BOARD.get(name, lambda *a: None)(board, g.parse(g.sample))
 
 
+def test_editor_reads_and_writes_positions_as_the_game_modules_do(server, browser,
+                                                                  every_game_db):
+    """Every sample, every position a move away from it and every position the find links
+    give, read into the editor's model and written back: the game module's text each time."""
+    from tbdb.web import find
+    _open(browser, f"{server}/?game=cdc")
+    texts = {}
+    with tbdb.open(every_game_db) as tb:
+        for g in games.all_games():
+            out = [g.sample]
+            for (table,) in tb.sql("SELECT table_name FROM tb_tables WHERE game = ?",
+                                   params=[g.name]).fetchall():
+                if g.name == "uttt" and "/from/" in table:
+                    continue
+                for kind in find.KINDS:
+                    out += [p["position"] for p in find.find(tb, g, table, kind)["positions"]]
+            for text in list(out):
+                try:
+                    out += [m.position for m in tb.lookup(text, game=g.name).moves]
+                except (KeyError, ValueError):
+                    pass
+            texts[g.name] = sorted(set(out))
+    written = browser.execute_async_script(
+        "const [texts, done] = arguments;"
+        "import('/static/editors.js').then(({EDITORS}) => done(Object.fromEntries("
+        "  Object.entries(texts).map(([g, ts]) => [g, ts.map(t => {"
+        "    try { return EDITORS[g].format(EDITORS[g].parse(t)); } catch (e) { return String(e); }"
+        "  })]))));", texts)
+    for name, ts in texts.items():
+        assert len(ts) > 3, name
+        assert written[name] == ts, name
+
+
 def test_editor_says_why_the_rules_refuse_a_position_and_which_build_covers_one(
         server, browser, every_game_db):
     _open(browser, f"{server}/?game=cdc")
