@@ -253,13 +253,13 @@ def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
     proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db, "--port",
                              str(port)], stdout=subprocess.PIPE, text=True)
     try:
-        # it prepares first (games, samples, each game's first lookup), saying so, then the URL
+        # it prepares first (games, samples, each sample's lookup), saying so, then the URL
         lines = [proc.stdout.readline()]
         while f"http://127.0.0.1:{port}/" not in lines[-1]:
             assert lines[-1], lines  # the banner came before the output ended
             lines.append(proc.stdout.readline())
         assert "preparing" in lines[0] and any("prepared in" in x for x in lines), lines
-        per_game = [x for x in lines if x.startswith("  ") and "first lookup" in x]
+        per_game = [x for x in lines if x.startswith("  ") and "looked up" in x]
         assert [x.split(":")[0].strip() for x in per_game] == games.names()
         for _ in range(100):  # the port is bound before the banner; uvicorn accepts soon after
             try:

@@ -49,9 +49,11 @@ class Explorer:
     def prepare(self, say=None) -> float:
         """Everything the first page and each game's first lookup need, done now (``tbdb
         serve`` calls it before it takes requests): the games list with its samples, and a
-        lookup of each game's first sample with its moves, which reads its tables into memory
-        and loads the compiled kernels.  Returns the seconds it took; ``say`` reports each
-        game.  A game that cannot be prepared is left to its first request (which says why)."""
+        lookup of each sample with its moves, which reads their tables (and their moves'
+        tables) into memory and loads the compiled kernels: a game's samples may sit in
+        different tables (Oware's best scores, one seed count each).  Returns the seconds it
+        took; ``say`` reports each game.  A game that cannot be prepared is left to its first
+        request (which says why)."""
         t0 = time.perf_counter()
         try:
             listed = self.games()
@@ -63,14 +65,16 @@ class Explorer:
             say(f"games and their samples: {time.perf_counter() - t0:.1f} s")
         for g in listed:
             t1 = time.perf_counter()
-            for text in g["samples"][:1]:
+            for text in g["samples"]:
                 try:
                     self.record(g["name"], {"position": text})
                 except (TbdbError, ValueError, KeyError, duckdb.Error):
                     pass
             if say:
-                say(f"{g['name']}: {g['tables']} table{'s' if g['tables'] != 1 else ''}, first "
-                    f"lookup {time.perf_counter() - t1:.2f} s")
+                n = len(g["samples"])
+                say(f"{g['name']}: {g['tables']} table{'s' if g['tables'] != 1 else ''}, "
+                    f"{n} sample{'s' if n != 1 else ''} looked up in "
+                    f"{time.perf_counter() - t1:.2f} s")
         return time.perf_counter() - t0
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ def serve(db: str, host: str = "127.0.0.1", port: int = 8000) -> int:
               "no authentication: anyone who can reach it can read every table", file=sys.stderr)
     # read the games list, the samples and each game's tables now, so the first page and each
     # game's first lookup answer at once; connections wait in the listen backlog meanwhile
-    print(f"tbdb serve: preparing {db} (games, samples and each game's first lookup) ...",
+    print(f"tbdb serve: preparing {db} (games, their samples and each sample's lookup) ...",
           flush=True)
     took = app.state.explorer.prepare(say=lambda line: print(f"  {line}", flush=True))
     print(f"tbdb serve: prepared in {took:.1f} s", flush=True)
