@@ -612,3 +612,25 @@ def test_prepare_loads_what_the_first_lookups_need(db):
     assert explorer.tb.stats().tables_loaded >= len(NAMES)
     assert explorer.games() is explorer.games()
     explorer.close()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_start_is_the_game_modules_start(name, client):
+    g = games.get(name)
+    got = client.get(f"/api/{name}/start")
+    try:
+        want = g.text(g.start())
+    except NotImplementedError:
+        assert got.status_code == 404 and name in got.json()["error"]
+        return
+    assert got.status_code == 200 and got.json()["position"] == want
+
+
+def test_start_takes_the_perft_options(client):
+    g = games.get("chinese-checkers")
+    got = client.get("/api/chinese-checkers/start", params={"board": "5", "pieces": "3"})
+    assert got.json()["position"] == g.text(g.start(board="5", pieces=3))
+    bad = client.get("/api/chinese-checkers/start", params={"board": "10"})
+    assert bad.status_code == 400 and "'10'" in bad.json()["error"]
+    extra = client.get("/api/tictactoe/start", params={"board": "1"})
+    assert extra.status_code == 400 and "board='1'" in extra.json()["error"]

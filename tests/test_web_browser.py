@@ -376,6 +376,17 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
             label = browser.find_element(By.CSS_SELECTOR, f'#palette [data-tool="{letter}"]').text
             assert label == (letter if letters or not cjk else chars), (name, letters, cjk)
 
+    # Start: the game module's start position (Chinese Checkers: of the board being edited)
+    try:
+        start = g.text(g.start(**({"board": "4", "pieces": 1} if name == "chinese-checkers"
+                                  else {})))
+    except NotImplementedError:
+        assert not browser.find_element(By.ID, "reset-start").is_displayed()
+    else:
+        browser.find_element(By.ID, "reset-start").click()
+        WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == start)
+        WebDriverWait(browser, 20).until(_settled)
+
     # the board follows the text: type another position, the board and its lookup follow
     box = browser.find_element(By.ID, "position")
     box.clear()

@@ -133,6 +133,17 @@ class Explorer:
         with self.lock:
             return find.find(self.tb, g, table, kind, seed, options)
 
+    def start(self, game_name: str, params: dict[str, str]) -> dict:
+        """The game's start position as ``tbdb perft GAME start`` takes it (its perft options:
+        Chinese Checkers' board, players and pieces), for the editor's Start button."""
+        g = games.get(game_name)
+        options = resolve(f"{g.name} start", g.perft_options, dict(params), text=True)
+        try:
+            position = g.start(**options)
+        except NotImplementedError as exc:
+            raise _NoStart(str(exc)) from None
+        return {"game": g.name, "position": g.text(position)}
+
     def diagram(self, game_name: str, text: str | None) -> dict:
         g = games.get(game_name)
         if text is None:
@@ -207,6 +218,13 @@ class _BadRequest(TbdbError, ValueError):
     """A request missing what it needs (no position)."""
 
 
+class _NoStart(TbdbError, KeyError):
+    """A game without a start position (CDC's endgames): 404."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
 def _plain(value: Any) -> Any:
     return float(value) if hasattr(value, "as_integer_ratio") and not isinstance(value, int) \
         else value
@@ -217,7 +235,7 @@ def _error(exc: Exception) -> JSONResponse:
     file: 500.
     Every message is tbdb's one line, which quotes the input."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if isinstance(exc, (MissingTableError, UnknownGameError)):
+    if isinstance(exc, (MissingTableError, UnknownGameError, _NoStart)):
         status = 404
     elif isinstance(exc, (DamagedTableError, DamagedDatabaseError)):
         status = 500
@@ -275,6 +293,9 @@ def create_app(db: str) -> Starlette:
         Route("/api/{game}/find", game_route(
             lambda request: explorer.find(request.path_params["game"],
                                           dict(request.query_params)))),
+        Route("/api/{game}/start", game_route(
+            lambda request: explorer.start(request.path_params["game"],
+                                           dict(request.query_params)))),
         Route("/api/{game}/diagram", game_route(
             lambda request: explorer.diagram(request.path_params["game"],
                                              request.query_params.get("position")))),

@@ -250,7 +250,7 @@ function showEditor(s) {
         `<option value="${esc(v)}" ${v === x.value ? "selected" : ""}>${esc(l)}</option>`).join("")}</select></label>`).join(" ") +
       (ed.actions ? ed.actions(st) : []).map(a => ` <button type="button" data-action="${esc(a.name)}">${esc(a.label)}</button>`).join("");
   }
-  $("reset-start").hidden = !ed.start;
+  $("reset-start").hidden = ed.hasStart === false;
 }
 
 function edited(next) {
@@ -405,11 +405,15 @@ async function main() {
   });
   $("clear").addEventListener("click", () => {
     const s = state(), ed = EDITORS[s.game.name], st = editorState(s);
-    edited(ed.clear(st || ed.parse(ed.start ? ed.start() : s.game.sample)));
+    edited(ed.clear(st || ed.parse(s.game.sample)));
   });
-  $("reset-start").addEventListener("click", () => {
-    const ed = EDITORS[state().game.name];
-    edited(ed.parse(ed.start()));
+  $("reset-start").addEventListener("click", async () => {
+    // the start as the game module writes it (Chinese Checkers: of the board being edited)
+    const s = state(), ed = EDITORS[s.game.name], st = editorState(s);
+    const options = st && ed.startOptions ? ed.startOptions(st) : {};
+    const r = await api(`/api/${s.game.name}/start?${new URLSearchParams(options)}`);
+    if (!r.ok) { $("error").textContent = r.body.error; return; }
+    edited(ed.parse(r.body.position));
   });
   $("reset-sample").addEventListener("click", () => {
     const s = state();

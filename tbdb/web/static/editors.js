@@ -7,9 +7,10 @@
 // tools(state) -> [{tool, label, title}], apply(state, cell, tool) -> state, clear(state),
 // sides(state) -> [{side, label}] with side(state) / setSide(state, side), and optionally
 // extras(state) -> [{name, label, choices: [[value, label]], value}] with setExtra(state, name,
-// value), start() -> text; and, for dragging a piece from one cell to another or off the board,
-// get(state, cell) -> what is there ("" for nothing) and put(state, cell, what) -> state;
-// actions(state) -> [{name, label}] buttons with act(state, name) -> state; solo(state): one
+// value), startOptions(state) -> the options of the start position the server writes
+// (/api/GAME/start; a game without one has hasStart false); and, for dragging a piece from
+// one cell to another or off the board, get(state, cell) -> what is there ("" for nothing)
+// and put(state, cell, what) -> state; actions(state) -> [{name, label}] buttons with act(state, name) -> state; solo(state): one
 // player alone (no side to play against the tablebase); players(state) -> [the side to move,
 // the other] as "play as ..." names them, where the sides have no control of their own.
 import { label as cdcLabel, NAMES as CDC_NAMES } from "./boards/cdc.js";
@@ -73,6 +74,7 @@ const cdc = {
     return s;
   },
   clear(state) { return { board: [0, 1, 2, 3].map(() => Array(8).fill("")), side: state.side }; },
+  hasStart: false,  // endgames only
   sides: () => [{ side: "r", label: "red" }, { side: "b", label: "black" }],
   side: s => s.side,
   setSide: (s, side) => ({ ...copy(s), side }),
@@ -170,7 +172,6 @@ const shogi = {
   sides: () => [{ side: "b", label: "black (sente)" }, { side: "w", label: "white (gote)" }],
   side: s => s.side,
   setSide: (s, side) => ({ ...copy(s), side }),
-  start: () => "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
 };
 
 // ---------------------------------------------------------------- Oware
@@ -197,7 +198,6 @@ const oware = {
   actions: () => [{ name: "swap", label: "Swap the rows (the other player to move)" }],
   act: s => ({ houses: [...s.houses.slice(6), ...s.houses.slice(0, 6)] }),
   players: () => ["the player to move (bottom row)", "the other player (top row)"],
-  start: () => "4 4 4 4 4 4 4 4 4 4 4 4",
 };
 
 // ---------------------------------------------------------------- Tic-tac-toe
@@ -228,7 +228,6 @@ const tictactoe = {
   sides: () => [],
   players: s => s.cells.filter(c => c === "x").length > s.cells.filter(c => c === "o").length
     ? ["o", "x"] : ["x", "o"],
-  start: () => ".........",
 };
 
 // ---------------------------------------------------------------- Ultimate Tic-Tac-Toe
@@ -275,7 +274,6 @@ const uttt = {
   extras: s => [{ name: "constraint", label: "play in", value: s.constraint,
     choices: [["-", "any open board"], ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map(b => [String(b), `board ${b}`])] }],
   setExtra: (s, name, value) => ({ ...copy(s), constraint: value }),
-  start: () => `${".".repeat(81)} x -`,
 };
 
 // ---------------------------------------------------------------- Chinese Checkers
@@ -340,7 +338,10 @@ const chineseCheckers = {
     const size = rowsOf(kind).reduce((a, b) => a + b, 0);
     return { kind, players, cells: Array(size).fill("."), last: kind === "star-distance" ? "3" : "1" };
   },
-  start: () => "3x3-1 1/../.../../2 1",
+  // the start of the board shown: the rhombus with as many pieces a side as player 1 has now
+  startOptions: s => s.kind.startsWith("rhombus")
+    ? { board: s.kind.slice(8), pieces: String(Math.min(6, Math.max(1, s.cells.filter(c => c === "1").length))) }
+    : { board: "star", players: s.kind === "star-distance" ? "2" : s.kind.slice(5) },
 };
 
 // a piece dragged from cell ``from`` to cell ``to`` (null: off the board, which removes it)
