@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(games.names())}", file=sys.stderr)
         return 2
     args = _parser().parse_args(args_in)
-    if args.command in ("sql", "status", "serve") and args.db and os.path.isdir(args.db):
+    if args.command in ("sql", "status") and args.db and os.path.isdir(args.db):
         print(f"tbdb {args.command}: error: {args.db!r} is a directory of probe files, which "
               f"answer lookups only: {args.command} needs the DuckDB database they were "
               f"exported from", file=sys.stderr)

@@ -379,3 +379,28 @@ def test_verify_against_the_database_compares_every_slot(exported, tmp_path, cap
     assert f"cdc/KCvP.tbp: values at slot: 1 differ, the first at {slot}" in text
     assert main(["verify", "--db", db, "--against", db]) == 2
     assert "give the directory as --db DIR" in capsys.readouterr().err
+
+
+def test_the_explorer_serves_a_directory_of_probe_files(exported):
+    from starlette.testclient import TestClient
+
+    from tbdb.web.app import create_app
+    db, out = exported
+    with tbdb.open(db) as tb:
+        counts: dict[str, int] = {}
+        for r in tb.tables():
+            counts[r["game"]] = counts.get(r["game"], 0) + 1
+        texts = {g.name: _sample_texts(g, db, 3) for g in games.all_games()}
+        want = {name: [tb.lookup(t, game=name).to_dict() for t in ts]
+                for name, ts in texts.items()}
+    with TestClient(create_app(out)) as client:
+        listed = client.get("/api/games").json()
+        assert {g["name"]: g["tables"] for g in listed if g["tables"]} == counts
+        for name, ts in texts.items():
+            got = [client.get(f"/api/{name}", params={"position": t}).json() for t in ts]
+            assert got == want[name]
+        tables = client.get("/api/tables").json()
+        assert sorted((t["game"], t["table_name"]) for t in tables) == sorted(
+            (r["game"], r["table_name"]) for r in tbdb.open(out).tables())
+        r = client.get("/api/cdc/find")
+        assert r.status_code == 400 and "probe files" in r.json()["error"]

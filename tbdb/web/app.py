@@ -152,6 +152,14 @@ class Explorer:
         return {"game": g.name, "position": g.text(position), "diagram": g.diagram(position)}
 
     def tables(self) -> list[dict]:
+        if self.tb.probe_files:  # no SQL views: what the manifest says of each table
+            with self.lock:
+                rows = self.tb.tables()
+            return [{"game": r["game"], "table_name": r["table_name"],
+                     "positions": r["positions"],
+                     **{k: None for k in TABLE_COLUMNS if k not in ("game", "table_name",
+                                                                     "positions")}}
+                    for r in sorted(rows, key=lambda r: (r["game"], r["table_name"]))]
         with self.lock:
             rows = self.tb.sql(f"SELECT {', '.join(TABLE_COLUMNS)} FROM draw_analysis "
                                "ORDER BY game, table_name, pieces, material, side_to_move"
@@ -182,6 +190,9 @@ class Explorer:
                 out.append(g.sample)
             except (TbdbError, ValueError, KeyError):
                 pass
+            if self.tb.probe_files:  # no SQL to find the longest wins: the sample only
+                self._samples[g.name] = out
+                return out
             sql, params = storage_of(g).samples(g)
             for table, key in self.tb.sql(sql, params=params).fetchall():
                 try:
@@ -201,8 +212,13 @@ class Explorer:
 
     def _list_games(self) -> list[dict]:
         with self.lock:
-            built = dict(self.tb.sql("SELECT game, count(*) FROM build_checkpoints WHERE "
-                                     "state = 'done' GROUP BY game").fetchall())
+            if self.tb.probe_files:  # a directory of probe files: its manifest's tables
+                built: dict[str, int] = {}
+                for r in self.tb.tables():
+                    built[r["game"]] = built.get(r["game"], 0) + 1
+            else:
+                built = dict(self.tb.sql("SELECT game, count(*) FROM build_checkpoints WHERE "
+                                         "state = 'done' GROUP BY game").fetchall())
         renderers = {p.name for p in (STATIC / "boards").iterdir()}
         return [{"name": g.name, "title": g.title, "sample": g.sample,
                  **storage_of(g).describe(g),
