@@ -7,6 +7,7 @@ import json
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 
@@ -205,23 +206,12 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
         bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
                        unit="slots")
         entries = dict(old)
-        for g, row in want:
-            built = store.query("SELECT CAST(built AS VARCHAR) FROM tb_tables WHERE "
-                                "table_id = ?", [row["table_id"]])[0][0]
-            source = {"table_id": int(row["table_id"]), "built": built,
-                      "moves": bool(moves) or row["storage"] == "runs"}
-            rel = file_name(g, row["table_name"])
-            path = os.path.join(out, rel)
-            e = old.get((g, row["table_name"]))
-            if e is not None and e.get("source") == source and e["path"] == rel and \
-                    os.path.isfile(path) and not os.path.islink(path) and \
-                    os.path.getsize(path) == e["size"]:
-                summary.skipped.append(rel)
-                summary.bytes += e["size"]
-                bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
-                continue
-            bar.note(f"{g} {row['table_name']}")
-            data = write_table(g, row, storage_of(row).load(store, row), moves)
+        # tables are coded on a second thread while the next one is read from the database
+        # (the coder's kernels release the GIL; the connection stays on this thread)
+        pending: list[tuple] = []
+
+        def finish(g, row, rel, path, source, coded) -> None:
+            data = coded.result()
             os.makedirs(os.path.dirname(path), exist_ok=True)
             _write_file(path, data)
             entries[(g, row["table_name"])] = {
@@ -232,6 +222,31 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
             summary.written.append(rel)
             summary.bytes += len(data)
             bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
+
+        with ThreadPoolExecutor(1) as pool:
+            for g, row in want:
+                built = store.query("SELECT CAST(built AS VARCHAR) FROM tb_tables WHERE "
+                                    "table_id = ?", [row["table_id"]])[0][0]
+                source = {"table_id": int(row["table_id"]), "built": built,
+                          "moves": bool(moves) or row["storage"] == "runs"}
+                rel = file_name(g, row["table_name"])
+                path = os.path.join(out, rel)
+                e = old.get((g, row["table_name"]))
+                if e is not None and e.get("source") == source and e["path"] == rel and \
+                        os.path.isfile(path) and not os.path.islink(path) and \
+                        os.path.getsize(path) == e["size"]:
+                    summary.skipped.append(rel)
+                    summary.bytes += e["size"]
+                    bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
+                    continue
+                bar.note(f"{g} {row['table_name']}")
+                values = storage_of(row).load(store, row)
+                while pending:  # at most one table coding while this one was read
+                    finish(*pending.pop(0))
+                pending.append((g, row, rel, path, source,
+                                pool.submit(write_table, g, row, values, moves)))
+            while pending:
+                finish(*pending.pop(0))
         bar.close()
     manifest = {"format": "tbdb-probe-files", "version": VERSION,
                 "files": [entries[k] for k in sorted(entries)]}
