@@ -77,16 +77,19 @@ def decoding_tables(lengths: np.ndarray):
 
 def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(distinct values int64 ascending, their counts, per element its value's place (int32))."""
-    values = np.asarray(values, np.int64)
+    values = np.asarray(values)
     if len(values) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
     lo, hi = int(values.min()), int(values.max())
-    if hi - lo < 1 << 24:  # a histogram: linear time
-        counts = np.bincount(values - lo, minlength=hi - lo + 1)
+    if hi - lo < 1 << 24:  # a histogram: linear time, and no int64 copy of a long stream
+        values = (values - np.int32(lo)).astype(np.int32) if values.dtype == np.int32 \
+            else (np.asarray(values, np.int64) - lo)
+        counts = np.bincount(values, minlength=hi - lo + 1)
         distinct = np.flatnonzero(counts)
         place = np.full(hi - lo + 1, -1, np.int32)
         place[distinct] = np.arange(len(distinct), dtype=np.int32)
-        return distinct + lo, counts[distinct], place[values - lo]
+        return distinct + lo, counts[distinct], place[values]
+    values = np.asarray(values, np.int64)
     distinct, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     return distinct, counts, inverse.astype(np.int32)
 
@@ -108,7 +111,7 @@ def substitute_pairs(seq: np.ndarray, k: int, block_slots: int,
     # pair a, b is a * max_symbols + b; counts is made once (calloc: pages never touched cost
     # nothing) and only the entries a round used are set back
     counts = np.zeros(max_symbols * max_symbols, np.int32)
-    touched = np.empty(max(m, 1), np.int64)
+    touched = np.empty(max(1, min(m, max_symbols * max_symbols)), np.int64)  # pairs seen
     while k + len(pairs) < max_symbols and m > 1:
         seen = touched[:kernels.count_pairs(seq, m, size, block_slots, max_symbols, counts,
                                             touched)]
