@@ -59,10 +59,19 @@ class ProbeIndexTable(StoredTable):
     def gather(self, keys, plies):
         keys = np.asarray(keys, np.int64)
         try:
-            result, distance = unpack_values(self.values.gather(keys))
+            order = None  # sorted once for both streams
+            if len(keys) > 1 and not bool((keys[1:] >= keys[:-1]).all()):
+                order = np.argsort(keys, kind="stable")
+            ordered = keys if order is None else np.ascontiguousarray(keys[order])
+            streams = [self.values] + ([self.moves] if self.moves is not None else [])
+            got = [s.gather(ordered) for s in streams]
+            if order is not None:
+                for i, g in enumerate(got):
+                    got[i] = np.empty_like(g)
+                    got[i][order] = g
+            result, distance = unpack_values(got[0])
             check_filled(result, keys)
-            best = (self.moves.gather(keys) if self.moves is not None
-                    else np.full(len(keys), -1, np.int32))
+            best = got[1] if len(got) > 1 else np.full(len(keys), -1, np.int32)
         except ProbeFileError:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged; run: tbdb verify "
                                  f"--db {os.path.dirname(self.file.path)}") from None
