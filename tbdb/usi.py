@@ -247,7 +247,7 @@ class UsiEngine:
             self.say("error: go while a search is running; send stop first")
             return
         if self.position is None:
-            self.say("error: no position to search: the last position command was refused")
+            self.say("error: no position to search: send a valid 'position' command first")
             self._finish("checkmate nomate" if go.mate else "bestmove resign", go)
             return
         started = time.perf_counter()
@@ -327,9 +327,9 @@ class UsiEngine:
         first DRAW_PV plies (or to a repetition) for a draw."""
         limit = r.distance if r.outcome != "draw" else DRAW_PV
         moves, seen = [], {position.sfen}
-        while r.best_move is not None and len(moves) < limit:
-            moves.append(r.best_move)
-            position = position.push(r.best_move)
+        while (move := _best_move(r)) is not None and len(moves) < limit:
+            moves.append(move)
+            position = position.push(move)
             if position.sfen in seen:
                 break
             seen.add(position.sfen)
@@ -386,6 +386,15 @@ _COMMANDS = {"usi": UsiEngine._usi, "isready": UsiEngine._isready,
              "position": UsiEngine._position, "go": UsiEngine._go, "stop": UsiEngine._stop,
              "ponderhit": UsiEngine._ponderhit, "gameover": UsiEngine._gameover,
              "quit": UsiEngine._quit}
+
+
+def _best_move(r) -> str | None:
+    """The stored best move; for bare kings (a draw no table stores) the first legal move."""
+    if r.best_move is not None:
+        return r.best_move
+    if r.outcome == "draw" and r.moves:
+        return r.moves[0].move
+    return None
 
 
 def _one_line(exc: Exception) -> str:

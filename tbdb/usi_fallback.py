@@ -19,6 +19,7 @@ from typing import Callable
 
 HANDSHAKE_SECONDS = 60.0  # how long `usi` and `isready` may take an engine (loading its files)
 SEARCH_ENDS = ("bestmove", "checkmate")
+HANDSHAKE_ANSWERS = ("usiok", "readyok")
 
 
 class FallbackError(ValueError):
@@ -70,7 +71,9 @@ class FallbackEngine:
             if not line:
                 continue
             with self._lock:
-                if self._searching:
+                # handshake answers are ours, even while a search runs (`isready` may come
+                # at any moment): never relayed, so the GUI hears tbdb's readyok only
+                if self._searching and line not in HANDSHAKE_ANSWERS:
                     if line.split(None, 1)[0] in SEARCH_ENDS:
                         # cleared before the GUI can see the answer and send its next `go`
                         self._searching = False
