@@ -1,7 +1,7 @@
 """The search benchmarks' players are correct searchers: searched to the end (no budget, depth
 enough), the Oware player finds the books' exact scores and the CDC player the tables' mates,
 with probes inside the search and without.  (Slow: the search kernels compile each run.)"""
-import importlib.util
+import importlib
 import random
 import sys
 from pathlib import Path
@@ -16,11 +16,11 @@ pytestmark = pytest.mark.slow
 
 
 def _load(name: str):
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # imported by name: a recursive Numba kernel of a module missing from sys.modules cannot
+    # resolve its own symbol ("unresolved symbol")
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    return importlib.import_module(name)
 
 
 @pytest.fixture(scope="module")
