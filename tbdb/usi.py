@@ -17,6 +17,7 @@ read-only: the engine never writes it.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -30,6 +31,8 @@ AUTHOR = "the tbdb authors"
 DRAW_PV = 12  # plies of a drawn line shown (a draw has no end to play towards)
 _GO_NUMBERS = ("btime", "wtime", "byoyomi", "binc", "winc", "nodes", "movetime", "depth")
 _ACCEPTED_OPTIONS = ("USI_Hash", "USI_Ponder")  # every GUI sends them; nothing to do here
+# `setoption name N [value V]`: V may hold spaces (a path) or be empty (an option cleared)
+_SETOPTION = re.compile(r"setoption\s+name\s+(\S.*?)(?:\s+value(?:\s+(.*))?)?")
 
 
 class UsiCommandError(ValueError):
@@ -202,12 +205,11 @@ class UsiEngine:
         self.emit("readyok")
 
     def _setoption(self, text: str) -> None:
-        rest = text.split(None, 1)[1] if " " in text else ""
-        if not rest.startswith("name "):
+        found = _SETOPTION.fullmatch(text)
+        if found is None:
             raise UsiCommandError(f"setoption {quote(text)}: expected 'setoption name N "
                                   f"[value V]'")
-        name, _, value = rest[len("name "):].partition(" value ")
-        name, value = name.strip(), value.strip()
+        name, value = found.group(1), (found.group(2) or "").strip()
         if value == "<empty>":
             value = ""
         if name in _ACCEPTED_OPTIONS:

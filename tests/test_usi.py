@@ -159,6 +159,8 @@ def test_handshake_names_the_engine_and_its_options(engine, unchanged_db):
     assert any(line.startswith("id author ") for line in lines)
     engine.setoption("USI_Hash", 256)      # every GUI sends these two: taken in silence
     engine.setoption("USI_Ponder", "true")
+    send(engine, "setoption name Fallback value")          # cleared: an empty value
+    send(engine, "setoption name Fallback value <empty>")
     engine.usinewgame()
     send(engine, "isready")
     assert read_until(engine, "readyok") == ["readyok"]
@@ -351,14 +353,8 @@ def test_go_during_a_search_is_refused(engine):
 
 # --------------------------------------------------------------------------- processes
 
-def test_quit_ends_the_process(unchanged_db, tmp_path):
+def test_the_end_of_the_input_ends_the_process(unchanged_db, tmp_path):
     cmd = _script(tmp_path, [sys.executable, "-m", "tbdb.cli", "usi", "--db", unchanged_db])
-    e = _start(cmd)
-    proc = e.proc
-    assert go(e, MATE_IN_1)[0] == "bestmove G*5b"
-    e.quit()
-    assert proc.returncode == 0
-    # the end of its input ends it too
     r = subprocess.run([cmd], input="usi\nisready\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.splitlines()[-1] == "readyok"
 
@@ -378,12 +374,14 @@ def test_probe_file_directories_answer_the_same(unchanged_db, tmp_path):
                        timeout=300)
     assert r.returncode == 0, r.stderr
     e = _start(_script(tmp_path, [sys.executable, "-m", "tbdb.cli", "usi", "--db", str(out)]))
+    proc = e.proc
     try:
         answer, infos = go(e, MATE_IN_93)
         assert answer == "bestmove 9g8f ponder 8h7g"
         assert info_fields(infos[-1])["score"] == ("mate", "93")
     finally:
         _stop_engine(e)
+    assert proc.returncode == 0  # quit ended the process
 
 
 def _entry_point() -> str:
@@ -424,6 +422,14 @@ def test_the_fallback_gets_exactly_the_positions_outside_the_tables(unchanged_db
     e = _start(_script(tmp_path, [sys.executable, "-m", "tbdb.cli", "usi", "--db",
                                   unchanged_db]))
     try:
+        # an engine that will not start is said, and the engine resigns outside the tables
+        e.setoption("Fallback", str(tmp_path / "no-such-engine"))
+        send(e, "isready")
+        lines = read_until(e, "readyok")
+        assert "no-such-engine" in lines[0] and "did not start" in lines[0]
+        send(e, "position startpos")
+        assert e.go(byoyomi=100) == ("resign", None)
+
         e.setoption("Fallback", f"{sys.executable} {STUB} {log}")
         e.isready()
         outside = ["position startpos moves 7g7f", f"position sfen {KGGK}"]
@@ -455,17 +461,3 @@ def test_the_fallback_gets_exactly_the_positions_outside_the_tables(unchanged_db
     gos = [line for line in received if line.startswith("go")]
     assert gos == ["go btime 1000 wtime 2000 byoyomi 300"] * 2 + ["go infinite", "go mate 500"]
     assert received[:2] == ["usi", "isready"] and "stop" in received and received[-1] == "quit"
-
-
-def test_a_fallback_that_will_not_start_is_said_and_the_engine_resigns(unchanged_db, tmp_path):
-    e = _start(_script(tmp_path, [sys.executable, "-m", "tbdb.cli", "usi", "--db",
-                                  unchanged_db]))
-    try:
-        e.setoption("Fallback", str(tmp_path / "no-such-engine"))
-        send(e, "isready")
-        lines = read_until(e, "readyok")
-        assert "no-such-engine" in lines[0] and "did not start" in lines[0]
-        send(e, "position startpos")
-        assert e.go(byoyomi=100) == ("resign", None)
-    finally:
-        _stop_engine(e)
