@@ -73,9 +73,9 @@ class GoCommand:
             elif t in _GO_NUMBERS:
                 nxt = tokens[i + 1] if i + 1 < len(tokens) else None
                 if nxt is None or not nxt.isdigit():
-                    problems.append(f"go {t} takes a number of "
-                                    f"{'nodes' if t == 'nodes' else 'plies' if t == 'depth' else 'milliseconds'}"
-                                    f", not {quote(nxt) if nxt is not None else 'nothing'}")
+                    unit = {"nodes": "nodes", "depth": "plies"}.get(t, "milliseconds")
+                    got = quote(nxt) if nxt is not None else "nothing"
+                    problems.append(f"go {t} takes a number of {unit}, not {got}")
                     if nxt is not None and nxt not in _GO_NUMBERS:
                         i += 1
                 else:

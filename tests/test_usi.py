@@ -3,7 +3,6 @@ the handshake, every command, ``score mate`` on hand-checked distances, mates pl
 judged by cshogi's own rules, ``go mate``, positions outside the tables, garbage, ``stop``
 during ``go infinite``, ``quit``, the fallback engine and the ``tbdb-usi`` entry point."""
 import hashlib
-import os
 import shutil
 import stat
 import subprocess
