@@ -25,7 +25,7 @@ BARE_KING_WINS_IN_3 = "9/9/9/9/9/4k4/4G4/9/4K4 w - 1"  # 5f5g, a king step, a go
 MATED = "4k4/4G4/4K4/9/9/9/9/9/9 w - 1"
 BARE_KINGS = "4k4/9/9/9/9/9/9/9/4K4 b - 1"
 KGGK = "4k4/9/4G4/9/9/9/9/9/4K4 b G 1"                 # a table this database does not hold
-WATCHDOG_SECONDS = 300
+WATCHDOG_SECONDS = 900  # only a hung engine meets it: the module may take minutes on a loaded machine
 
 
 @pytest.fixture(scope="module")
@@ -74,15 +74,17 @@ def _script(tmp_path: Path, argv: list[str], name: str = "engine") -> str:
 
 
 def _start(cmd: str) -> Engine:
-    # the command must answer `usi` before cshogi's unguarded handshake loop reads it
-    probe = subprocess.run([cmd], input="usi\nquit\n", capture_output=True, text=True,
-                           timeout=120)
-    assert "usiok" in probe.stdout, probe.stderr[-2000:]
-    engine = Engine(cmd)
+    """cshogi's Engine on ``cmd``, connected as ``Engine(cmd)`` connects (Popen([cmd]), then
+    `usi` until `usiok`), but through _Strict and under a watchdog from the first line."""
+    engine = Engine(cmd, connect=False)
+    engine.proc = subprocess.Popen([cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
     engine.proc.stdout = _Strict(engine.proc.stdout)
     timer = threading.Timer(WATCHDOG_SECONDS, engine.proc.kill)
     timer.daemon = True
     timer.start()
+    lines = engine.usi()
+    engine.name = next(line[len("id name "):] for line in lines if line.startswith("id name "))
     return engine
 
 
