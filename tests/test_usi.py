@@ -25,7 +25,7 @@ BARE_KING_WINS_IN_3 = "9/9/9/9/9/4k4/4G4/9/4K4 w - 1"  # 5f5g, a king step, a go
 MATED = "4k4/4G4/4K4/9/9/9/9/9/9 w - 1"
 BARE_KINGS = "4k4/9/9/9/9/9/9/9/4K4 b - 1"
 KGGK = "4k4/9/4G4/9/9/9/9/9/4K4 b G 1"                 # a table this database does not hold
-WATCHDOG_SECONDS = 900  # only a hung engine meets it: the module may take minutes on a loaded machine
+WATCHDOG_SECONDS = 900  # only a hung engine meets it (the module takes minutes when loaded)
 
 
 @pytest.fixture(scope="module")
