@@ -31,6 +31,8 @@ AUTHOR = "the tbdb authors"
 DRAW_PV = 12  # plies of a drawn line shown (a draw has no end to play towards)
 _GO_NUMBERS = ("btime", "wtime", "byoyomi", "binc", "winc", "nodes", "movetime", "depth")
 _ACCEPTED_OPTIONS = ("USI_Hash", "USI_Ponder")  # every GUI sends them; nothing to do here
+_CHECK_OPTIONS = ("MateChecksOnly",)
+_LATER = object()  # an answer a worker thread gives when it is done (a check-only mate search)
 # `setoption name N [value V]`: V may hold spaces (a path) or be empty (an option cleared)
 _SETOPTION = re.compile(r"setoption\s+name\s+(\S.*?)(?:\s+value(?:\s+(.*))?)?")
 
@@ -123,7 +125,7 @@ class UsiEngine:
 
     def __init__(self, db: str | None = None, out: TextIO | None = None):
         self.out = out if out is not None else sys.stdout
-        self.options = {"Database": db or "", "Fallback": ""}
+        self.options = {"Database": db or "", "Fallback": "", "MateChecksOnly": "false"}
         self._tb = None
         self._tb_error: str | None = None
         self._fallback = None
@@ -135,6 +137,9 @@ class UsiEngine:
         self._start_sfen = START_SFEN
         self._held: str | None = None   # a bestmove kept back by go infinite / go ponder
         self._held_until_stop = False   # go infinite: only stop releases it
+        self._mate_search: threading.Thread | None = None
+        self._mate_stop = threading.Event()
+        self._mate_cancelled = False
 
     # ------------------------------------------------------------------ output
 
@@ -177,6 +182,10 @@ class UsiEngine:
         return 0
 
     def close(self) -> None:
+        if self._mate_search is not None:
+            self._mate_cancelled = True
+            self._mate_stop.set()
+            self._mate_search.join(5)
         if self._fallback is not None:
             self._fallback.quit()
             self._fallback = None
@@ -190,7 +199,10 @@ class UsiEngine:
         self.emit(f"id name {ENGINE_NAME} {_version()} (Shogi endgame tables)")
         self.emit(f"id author {AUTHOR}")
         for name, value in self.options.items():
-            self.emit(f"option name {name} type string default {value or '<empty>'}")
+            if name in _CHECK_OPTIONS:
+                self.emit(f"option name {name} type check default {value}")
+            else:
+                self.emit(f"option name {name} type string default {value or '<empty>'}")
         self.emit("usiok")
 
     def _isready(self, text: str) -> None:
@@ -217,6 +229,10 @@ class UsiEngine:
         if name not in self.options:
             raise UsiCommandError(f"unknown option {quote(name)}; options: "
                                   f"{', '.join(self.options)}")
+        if name in _CHECK_OPTIONS:
+            if value.lower() not in ("true", "false"):
+                raise UsiCommandError(f"option {name} is true or false, not {quote(value)}")
+            value = value.lower()
         if value == self.options[name]:
             return
         self.options[name] = value
@@ -245,7 +261,8 @@ class UsiEngine:
         go, problems = GoCommand.parse(text)
         for p in problems:
             self.say(f"error: {p}")
-        if self._held is not None or (self._fallback is not None and self._fallback.searching):
+        if self._held is not None or self._mate_searching or \
+                (self._fallback is not None and self._fallback.searching):
             self.say("error: go while a search is running; send stop first")
             return
         if self.position is None:
@@ -254,6 +271,8 @@ class UsiEngine:
             return
         started = time.perf_counter()
         answer = self._table_answer(self.position, go, started)
+        if answer is _LATER:
+            return
         if answer is not None:
             self._finish(answer, go)
             return
@@ -263,8 +282,14 @@ class UsiEngine:
             return
         self._finish("checkmate notimplemented" if go.mate else "bestmove resign", go)
 
+    @property
+    def _mate_searching(self) -> bool:
+        return self._mate_search is not None and self._mate_search.is_alive()
+
     def _stop(self, text: str) -> None:
-        if self._held is not None:
+        if self._mate_searching:
+            self._mate_stop.set()  # the search answers `checkmate timeout`
+        elif self._held is not None:
             self._release()
         elif self._fallback is not None and self._fallback.searching:
             self._fallback.send("stop")
@@ -277,6 +302,8 @@ class UsiEngine:
 
     def _gameover(self, text: str) -> None:
         self._held = None  # the game is over: no move is owed
+        self._mate_cancelled = True
+        self._mate_stop.set()
         if self._fallback is not None:
             self._fallback.forget_search()
             self._fallback.send(text)
@@ -320,9 +347,35 @@ class UsiEngine:
                                                                                 "cp 0")
         self.emit(f"info depth 1 seldepth {len(pv)} score {score} nodes {nodes} time {ms} "
                   f"pv {' '.join(pv)}")
+        if go.mate and r.outcome == "win" and self.options["MateChecksOnly"] == "true":
+            self._start_mate_search(tb, position, go)
+            return _LATER
         if go.mate:
             return f"checkmate {' '.join(pv)}" if r.outcome == "win" else "checkmate nomate"
         return f"bestmove {pv[0]}" + (f" ponder {pv[1]}" if len(pv) > 1 else "")
+
+    def _start_mate_search(self, tb, position, go: GoCommand) -> None:
+        """A check-only mate search (tbdb/usi_tsume.py) on a thread: the loop goes on reading
+        commands, and `stop` (or the time `go mate MS` gives) ends it with `checkmate timeout`."""
+        from tbdb.usi_tsume import TsumeSearch
+        self._mate_stop = stop = threading.Event()
+        self._mate_cancelled = False
+        deadline = None if go.mate_ms is None else time.monotonic() + go.mate_ms / 1000
+
+        def run() -> None:
+            search = TsumeSearch(tb, stop, deadline)
+            try:
+                found = search.solve(position)
+            except Exception as exc:  # noqa: BLE001 - said; the GUI still gets its answer
+                self.say(f"error: the check-only mate search failed: {_one_line(exc)}")
+                found = "timeout"
+            if self._mate_cancelled:
+                return  # gameover or quit came: no answer is owed
+            self.say(f"tbdb: check-only mate search: {search.nodes} nodes")
+            self.emit("checkmate " + (" ".join(found) if isinstance(found, list) else found))
+
+        self._mate_search = threading.Thread(target=run, name="tbdb-usi-mate", daemon=True)
+        self._mate_search.start()
 
     def _pv(self, tb, position, r) -> list[str]:
         """The stored best moves from ``position``: to the mate for a decided position, the

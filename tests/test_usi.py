@@ -265,6 +265,52 @@ def test_go_mate_without_a_mate_says_nomate(engine, sfen):
     assert engine.go_mate(byoyomi=1000) == "nomate"
 
 
+@pytest.mark.parametrize("sfen, plies", [
+    (MATE_IN_1, 1),
+    ("9/9/9/9/9/9/9/k8/2K6 b G 1", 3),        # G*8h 9h9i 8h8i: every attacking move checks
+    ("9/6k2/8K/9/9/9/9/9/9 w g 1", 5),        # white attacks
+    (BARE_KING_WINS_IN_3, None),              # its table mate starts with a capture: no check
+    ("k8/9/2K6/9/1G7/9/9/9/9 b - 1", None),   # mate in 5, but every check hangs the gold
+    (MATED, None),
+])
+def test_mate_checks_only_answers_tsume_lines(engine, sfen, plies):
+    """With MateChecksOnly, go mate answers a tsume solution: the attacker checks with every
+    move (cshogi judges each), the line ends in mate; nomate where no check-only mate exists
+    (each of these checked by a brute-force check-only search to 7 plies)."""
+    engine.setoption("MateChecksOnly", "true")
+    try:
+        engine.position(sfen="sfen " + sfen)
+        answer = engine.go_mate()  # `go mate infinite`
+    finally:
+        engine.setoption("MateChecksOnly", "false")
+    if plies is None:
+        assert answer == "nomate"
+        return
+    moves = answer.split()
+    assert len(moves) == plies
+    board = cshogi.Board(sfen)
+    for i, m in enumerate(moves):
+        board.push_usi(m)
+        if i % 2 == 0:
+            assert board.is_check(), (sfen, moves, i)
+    assert is_mate(board)
+
+
+def test_mate_checks_only_keeps_to_its_time_and_its_option_is_checked(engine):
+    engine.setoption("MateChecksOnly", "true")
+    try:
+        engine.position(sfen="sfen " + MATE_IN_1)
+        send(engine, "go mate 0")                  # no time at all: it gives up at once
+        assert read_until(engine, "checkmate")[-1] == "checkmate timeout"
+        send(engine, "setoption name MateChecksOnly value maybe")
+        send(engine, "isready")
+        lines = read_until(engine, "readyok")
+        assert "true or false" in lines[0]
+    finally:
+        engine.setoption("MateChecksOnly", "false")
+    assert "option name MateChecksOnly type check default false" in engine.usi()
+
+
 # --------------------------------------------------------------------------- outside the tables
 
 @pytest.mark.parametrize("position", ["startpos", "sfen " + KGGK, "startpos moves 7g7f 3c3d"])
