@@ -140,6 +140,7 @@ class UsiEngine:
         self._mate_search: threading.Thread | None = None
         self._mate_stop = threading.Event()
         self._mate_cancelled = False
+        self._mate_busy = False
 
     # ------------------------------------------------------------------ output
 
@@ -284,7 +285,7 @@ class UsiEngine:
 
     @property
     def _mate_searching(self) -> bool:
-        return self._mate_search is not None and self._mate_search.is_alive()
+        return self._mate_busy
 
     def _stop(self, text: str) -> None:
         if self._mate_searching:
@@ -369,11 +370,14 @@ class UsiEngine:
             except Exception as exc:  # noqa: BLE001 - said; the GUI still gets its answer
                 self.say(f"error: the check-only mate search failed: {_one_line(exc)}")
                 found = "timeout"
+            self.say(f"tbdb: check-only mate search: {search.nodes} nodes")
+            # no longer busy before the answer is out: the GUI's next `go` may follow at once
+            self._mate_busy = False
             if self._mate_cancelled:
                 return  # gameover or quit came: no answer is owed
-            self.say(f"tbdb: check-only mate search: {search.nodes} nodes")
             self.emit("checkmate " + (" ".join(found) if isinstance(found, list) else found))
 
+        self._mate_busy = True
         self._mate_search = threading.Thread(target=run, name="tbdb-usi-mate", daemon=True)
         self._mate_search.start()
 
