@@ -1,5 +1,5 @@
 """The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, import, export,
-serve.
+serve, usi.
 
 Per-game options come from the games' declarations (``tbdb games`` lists them); every error is
 one line on stderr quoting what was wrong, with exit status 2, and only ``build``, ``upgrade``
@@ -24,7 +24,7 @@ from tbdb.database import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, i
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
-READ_ONLY = ("lookup", "perft", "games", "sql", "status", "verify")  # Ctrl-C: leave at once
+READ_ONLY = ("lookup", "perft", "games", "sql", "status", "verify", "usi")  # Ctrl-C: leave at once
 
 
 class _Parser(argparse.ArgumentParser):
@@ -171,6 +171,17 @@ def _parser() -> argparse.ArgumentParser:
                                     "hold are checked and copied in too.")
     im.add_argument("dir", metavar="DIR", help="the --out directory (or URL) of the build")
     im.add_argument("--db", help=DB_HELP)
+
+    us = sub.add_parser("usi", help="a USI engine over the Shogi tables (for shogi GUIs and "
+                                     "cshogi)",
+                        description="Speak USI on stdin/stdout: positions a table holds are "
+                                    "answered at once with their stored value (score mate N) "
+                                    "and best move; others get 'bestmove resign', or go to the "
+                                    "engine named by the USI option Fallback. The database is "
+                                    "only read. GUIs that start an engine with no arguments: "
+                                    "use tbdb-usi (docs/engines.md).")
+    us.add_argument("--db", help=DB_HELP + "; or a directory of probe files (tbdb export); the "
+                                           "USI option Database overrides it")
 
     u = sub.add_parser("upgrade", help="migrate a database written by an older tbdb",
                        description="Migrate a database file to this tbdb's schema, keeping its "
@@ -543,6 +554,15 @@ def _export(args) -> int:
     return 0
 
 
+def _usi(args) -> int:
+    import tbdb
+    from tbdb.usi import serve
+    db = args.db or default_db_path()
+    with tbdb.open(db):  # a bad --db is a one-line error here, before the session starts
+        pass
+    return serve(db)
+
+
 def _import(args) -> int:
     from tbdb.cluster import import_values
     print(import_values(args.db, args.dir))
@@ -556,7 +576,7 @@ def _serve(args) -> int:
 
 _COMMANDS = {"build": _build, "lookup": _lookup, "perft": _perft, "games": _games, "sql": _sql,
              "status": _status, "verify": _verify, "upgrade": _upgrade, "import": _import,
-             "export": _export,
+             "export": _export, "usi": _usi,
              "serve": _serve}
 
 
