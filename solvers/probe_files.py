@@ -94,6 +94,16 @@ def symbol_counts(seq, m, n_symbols):
     return out
 
 
+@kernel
+def pair_sizes(k, left, right):
+    """int64[k + len(left)]: the slots each symbol stands for (terminals 1; pair j, symbol
+    k + j, the sum of its parts, which are earlier symbols: checked by the caller)."""
+    size = np.ones(k + len(left), np.int64)
+    for j in range(len(left)):
+        size[k + j] = size[left[j]] + size[right[j]]
+    return size
+
+
 # --------------------------------------------------------------------------- encoding
 
 @nogil_kernel

@@ -265,9 +265,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     own = np.arange(k, n_symbols)
     if (left >= own).any() or (right >= own).any():
         raise ProbeFileError(f"{where}: a pair names a later symbol (damaged)")
-    size = np.ones(n_symbols, np.int64)
-    for j in range(len(left)):  # in symbol order: both parts are known
-        size[k + j] = size[left[j]] + size[right[j]]
+    size = K.pair_sizes(k, left, right)
     lengths = np.asarray(lengths, np.int64)
     if (size > block_slots).any() or (lengths > maxlen).any():
         raise ProbeFileError(f"{where}: a symbol longer than a block or a code longer than "
@@ -279,20 +277,21 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     if starts[0] != 0 or (np.diff(starts) < 0).any() or starts[-1] + 8 > bit_bytes:
         raise ProbeFileError(f"{where}: block starts out of range (damaged)")
     order = present[np.lexsort((present, lengths[present]))]
-    count = np.zeros(MAX_CODE + 1, np.int64)
+    count = np.bincount(lengths[order], minlength=MAX_CODE + 1)[:MAX_CODE + 1].astype(np.int64)
+    count[0] = 0
+    first_index = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
     first_code = np.zeros(MAX_CODE + 1, np.int64)
-    first_index = np.zeros(MAX_CODE + 1, np.int64)
-    fast = np.full(1 << K.FAST_BITS, -1, np.int64)
-    code = index = 0
+    code = 0
     for length in range(1, MAX_CODE + 1):
-        c = int(np.count_nonzero(lengths[order] == length))
-        first_code[length], first_index[length], count[length] = code, index, c
-        if length <= K.FAST_BITS:
-            for j in range(c):
-                lo = (code + j) << (K.FAST_BITS - length)
-                fast[lo:lo + (1 << (K.FAST_BITS - length))] = int(order[index + j]) << 8 | length
-        code = (code + c) << 1
-        index += c
+        first_code[length] = code
+        code = (code + int(count[length])) << 1
+    # canonical codes of at most FAST_BITS bits fill the look-up table from its start, in
+    # order, each over 2 ** (FAST_BITS - length) entries
+    short = order[lengths[order] <= K.FAST_BITS]
+    fast = np.full(1 << K.FAST_BITS, -1, np.int64)
+    filled = np.repeat(short.astype(np.int64) << 8 | lengths[short],
+                       1 << (K.FAST_BITS - lengths[short]))
+    fast[:len(filled)] = filled
     head = np.zeros(K.T_FIELDS, np.int64)
     parts = [(K.T_LEFT, left), (K.T_RIGHT, right), (K.T_SIZE, size), (K.T_FAST, fast),
              (K.T_COUNT, count), (K.T_FIRST_CODE, first_code),

@@ -71,6 +71,7 @@ class ProbeDir:
         self.path = str(path)
         self.manifest = read_manifest(self.path)
         self.entries = {(e["game"], e["table"]): e for e in self.manifest["files"]}
+        self.numbers = {(e["game"], e["table"]): i for i, e in enumerate(self.manifest["files"])}
         self.files: dict[tuple[str, str], ProbeFile] = {}
 
     def tables(self, game: str | None = None) -> list[dict]:
@@ -84,7 +85,7 @@ class ProbeDir:
 
     def table(self, game: str, table: str) -> dict | None:
         e = self.entries.get((game, table))
-        return None if e is None else self._row(self.manifest["files"].index(e), e)
+        return None if e is None else self._row(self.numbers[(game, table)], e)
 
     def require_table(self, game: str, table: str, what: str, how: str) -> dict:
         row = self.table(game, table)
@@ -132,10 +133,8 @@ class ProbeDir:
         return f
 
     def open_table(self, row: dict, load: bool = False) -> StoredTable:
-        game = next(g for (g, t), e in self.entries.items()
-                    if t == row["table_name"] and self.manifest["files"].index(e) ==
-                    row["table_id"])
-        f = self.open_file(game, row["table_name"])
+        e = self.manifest["files"][row["table_id"]]  # rows are numbered by manifest entry
+        f = self.open_file(e["game"], e["table"])
         return TABLE_TYPES[f.storage](storage_of(row), self, row, f)
 
     def close(self) -> None:
