@@ -65,6 +65,20 @@ def locate_many(boards, sides, rows, desc, swap, size, out_slot, out_sym):
             out_sym[r] = s
 
 
+@kernel
+def locate_few(boards, sides, rows, desc, swap, size, out_slot, out_sym):
+    """``locate_many`` on one core: a batch spread over many materials gives each a few rows,
+    and waking the other threads for a few rows costs more than locating them."""
+    sq = np.empty(16, np.int64)
+    tmp = np.empty(16, np.int64)
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        _slots_of_board(boards[r], desc, swap, sq)
+        idx, s = canonical(sq, desc, tmp)
+        out_slot[r] = (sides[r] ^ swap) * size + idx
+        out_sym[r] = s
+
+
 @parallel_kernel
 def map_moves(codes, syms, out):
     """Move codes on the canonical board mapped back through each row's symmetry (symmetries

@@ -272,7 +272,9 @@ class CdcGame(Game):
             name, swap, desc, size = self._entry(boards[rows[0]].tolist(), sides[rows[0]])
             which[rows] = len(tables)
             tables.append(name)
-            locate_kernels.locate_many(boards, sides, rows, desc, swap, size, slots, sym)
+            locate = (locate_kernels.locate_many if len(rows) >= 4096
+                      else locate_kernels.locate_few)
+            locate(boards, sides, rows, desc, swap, size, slots, sym)
         return BatchLocation(tables, which, slots, sym, over)
 
     def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
