@@ -1,5 +1,5 @@
 """A miss suggests a build command: it must be one the command line runs (issue 22: the batch form
-suggested ``tbdb build oware --max-seeds 48``, refused by the option's 1..18).  Each suggestion
+suggested ``tbdb build oware --max-seeds 48``, refused by the option's 1..20).  Each suggestion
 here is parsed by the CLI's parser and resolved and planned as ``tbdb build`` would; where no
 build covers the position, the message says so instead."""
 from __future__ import annotations

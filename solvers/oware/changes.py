@@ -418,7 +418,7 @@ def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals
                    evals, t, parts):
     """``_step`` on Numba's threads: the groups of chunks in parallel (all evaluated before any
     score is stored: a step reads V(., t - 1) only), then the parents' keys in ``parts`` ranges
-    of parents, each written by one task.  (A kernel of its own: calling a parallel kernel costs
+    of parents, each written by one task (which reads every change of the step).  (A kernel of its own: calling a parallel kernel costs
     about 0.1 ms even when it runs nothing in parallel.)"""
     flags64 = flags.view(np.uint64)
     for g in prange(ngroups):
@@ -437,7 +437,7 @@ def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals
 
 @nogil_kernel
 def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
-               lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes):
+               lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes, threads):
     """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``).
 
     ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from ``reverse_edges``; ``offs``/``starts``/``scores``: typed
@@ -446,7 +446,9 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
     a step on Numba's threads when about ``par_min_dirty`` positions or more are flagged;
     ``runs_guess`` = initial event room per position; ``window_changes``: the smaller books'
     score changes are listed (6 bytes each) for as many steps at a time as keep the list within
-    this many changes (at least one step), each window by one pass over their runs.
+    this many changes (at least one step), each window by one pass over their runs;
+    ``threads``: Numba's threads (the parents' keys are split in as many ranges: each range's
+    task reads every change, so more ranges than threads would only repeat the reading).
 
     Returns ``(evs, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work int64[MAX_T +
     1], stable_from, moves_stable_from, t_end)``: ``evs`` a typed list of uint32 arrays, the
@@ -517,7 +519,7 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
         if parallel and est >= par_min_dirty:
             _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move,
                            best, flags, rev_off, rev_par, evs, seg_start, used, step_cnt,
-                           changed, n_changed, evals, t, min(nchunks, 16))
+                           changed, n_changed, evals, t, threads)
         else:
             _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, best,
                   flags, rev_off, rev_par, evs, seg_start, used, step_cnt, changed, n_changed,

@@ -23,7 +23,7 @@ from tbdb.games.oware.position import HOUSES, TOTAL_SEEDS, OwarePosition
 from tbdb.games.oware.tables import seeds_of, table_name
 from tbdb.options import Option
 from tbdb.solvers.oware import index, levels, moves
-from tbdb.solvers.oware.moves import MAX_SOLVE_N
+from tbdb.solvers.oware.changes import MAX_SOLVE_N
 
 MAX_T = levels.MAX_T
 DEFAULT_MAX_SEEDS = 12
@@ -78,7 +78,7 @@ class OwareGame(Game):
         return table
 
     def build_command(self, table: str) -> str | None:
-        n = seeds_of(table)  # the batch form names books up to 48 seeds; tbdb builds up to 18
+        n = seeds_of(table)  # the batch form names books up to 48 seeds; tbdb builds up to 20
         return f"tbdb build oware --max-seeds {max(n, 1)}" if n <= MAX_SOLVE_N else None
 
     def solve(self, table: str, deps: dict, mode: str = "auto", progress=None, store=None,
