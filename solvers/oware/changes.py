@@ -12,15 +12,12 @@ Differences from ``levels``, each for speed or memory at 19-22 seeds:
   would be a grand slam), so ``f = 1`` is free: it marks a pseudo move whose "child" is a
   constant cell.  Built on every core for big books.
 * **Replay windows** (``replay_count``, ``_replay_window``): the smaller books' score changes
-  are listed in step order (6 bytes each, a sequential read when replayed) for a window of
+  are listed in step order (5 bytes each, a sequential read when replayed) for a window of
   steps at a time, as many as keep the list within a budget, each window by one pass over
   their runs: the whole list at once for small books, a bounded slice of it at 19-22 seeds.
 * **Events in one array per group of chunks** (at most 64 groups), grown group by group, and
   turned into runs group by group (``events_to_runs``), each group's events freed as soon as
   its runs are written: at most one copy of the book's runs is in memory, plus one group.
-* **Best keys kept up to date** (``_update_parents``): a changed score updates its parents'
-  stored best keys move by move, so most positions flagged at a step need one read instead of
-  six moves; only a parent whose best move got worse is evaluated in full.
 * **Per-level work** (``solve_core``'s ``work``): positions evaluated at each step.
 
 Cells (the solver's value array): books 0 .. n end to end (``index.book_bases``), then
@@ -35,9 +32,13 @@ pseudo moves ``f = 1``, which gain 0: a position without a legal move has ``f = 
 NEG[own seeds]`` in slot 0 (worth ``0 - (-own)`` = its own seeds; the best move is then -1), an
 illegal move has ``f = 1, cell = HIGH`` (worth -127, it never wins).
 
-The stopping rule is that of ``levels`` (read its comment): a position is evaluated at step t
-only if one of its children changed score at step t - 1, and the book stops once a step changes
-no score after the smaller books have settled.
+The step (two phases over chunks: evaluate the dirty positions, then store the changed scores
+and flag their parents), the dirty flags and the stopping rule are those of ``levels`` (read its
+comment): a position is evaluated at step t only if one of its children changed score at step
+t - 1.  (Keeping each position's best key up to date from its children's changes instead, so
+that most flagged positions need one read, evaluated 40% fewer positions at 9 seeds but ran
+1.5-2.5 times slower at 12 and 13 seeds: its parent updates are read-modify-writes that two
+threads must split by parent, where a dirty flag is a plain store any thread may make.)
 """
 from __future__ import annotations
 
@@ -127,9 +128,9 @@ def reverse_edges(n, base, packed):
 
     Keys: a cell ``p < lo = base[n - 1]`` (books 0 .. n - 2) keeps its index, position ``i`` of
     book ``n`` is ``lo + i``.  Returns ``(rev_off int32[lo + N + 1], rev_par int32[E])``: the
-    moves into key ``k`` are ``rev_par[rev_off[k] .. rev_off[k + 1] - 1]``, each ``parent * 8 +
-    house``.  Pseudo moves have no child.  (Int32 up to 20 seeds: 8 * C(31, 11) < 2^31, and
-    about 4.5 moves per position.)"""
+    parents (positions of book n, one per move) of key ``k`` are ``rev_par[rev_off[k] ..
+    rev_off[k + 1] - 1]``.  Pseudo moves have no child.  (Int32 up to 20 seeds: about 4.5 moves
+    per position.)"""
     N = packed.shape[0]
     lo = base[n - 1] if n >= 1 else 0
     base_n = base[n]
@@ -151,41 +152,9 @@ def reverse_edges(n, base, packed):
             if (x >> CELL_BITS) != PSEUDO:
                 g = np.int64(x & CELL_MASK)
                 k = g if g < lo else g - base_n + lo
-                rev_par[fill[k]] = i * 8 + h
+                rev_par[fill[k]] = i
                 fill[k] += 1
     return rev_off, rev_par
-
-
-# --------------------------------------------------------------------------------------------
-# Best keys, kept up to date from the children's changes
-# --------------------------------------------------------------------------------------------
-#
-# A position's *key* is the best of its moves' keys 8 * (gain - V(child)) + 7 - house (the
-# value is key >> 3, the best move 7 - (key & 7): the lowest house among equals).  ``best[i]``
-# holds position i's key for the children's current scores, except where ``flags[i]`` has bit 2
-# ("evaluate all six moves").  When a child's score changes, each move into it updates its
-# parent: a move whose new key beats ``best`` becomes the best (bit 1: "key changed"); the best
-# move itself getting worse leaves the new best unknown (bit 2); any other change cannot alter
-# the key.  So a step evaluates only the flagged positions, most of them by one read.
-
-
-@kernel
-def _update_parents(k, delta, rev_off, rev_par, best, flags, p_lo, p_hi):
-    """The child with key ``k`` now has ``gain - score = delta`` for every move into it: update
-    the keys and flags of its parents in ``p_lo .. p_hi - 1`` (the other parents are another
-    task's)."""
-    for r in range(rev_off[k], rev_off[k + 1]):
-        e = rev_par[r]
-        p = e >> 3
-        if p_lo <= p < p_hi:
-            h = e & 7
-            key = delta * 8 + 7 - h
-            b = best[p]
-            if key > b:
-                best[p] = key
-                flags[p] |= 1
-            elif key < b and 7 - (b & 7) == h:
-                flags[p] |= 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,7 +189,7 @@ def replay_count(offs, starts, scores):
 
 
 @kernel
-def _fill_book(b, f, off, start, score, t_lo, t_hi, fill, pos, delta):
+def _fill_book(b, off, start, score, t_lo, t_hi, fill, pos, sc):
     for p in range(off.shape[0] - 1):
         prev = 0
         for r in range(off[p], off[p + 1]):
@@ -230,37 +199,36 @@ def _fill_book(b, f, off, start, score, t_lo, t_hi, fill, pos, delta):
                 if t_lo <= t < t_hi:
                     j = fill[t]
                     pos[j] = b + p
-                    delta[j] = f - s
+                    sc[j] = s
                     fill[t] = j + 1
                 prev = s
 
 
 @kernel
-def _replay_window(n, base, offs, starts, scores, toff, t_lo, t_hi):
+def _replay_window(base, offs, starts, scores, toff, t_lo, t_hi):
     """The smaller books' score changes at steps ``t_lo .. t_hi - 1``, in step order: ``(pos
-    int32[K], delta int8[K])`` (``delta`` = seeds captured into that book - new score), step
-    t's from ``toff[t] - toff[t_lo]`` on."""
+    int32[K], score int8[K])``, step t's from ``toff[t] - toff[t_lo]`` on."""
     k = toff[t_hi] - toff[t_lo]
     pos = np.empty(k, dtype=np.int32)
-    delta = np.empty(k, dtype=np.int8)
+    sc = np.empty(k, dtype=np.int8)
     fill = toff[: MAX_T + 1] - toff[t_lo]
     for m in range(len(offs)):
-        _fill_book(base[m], n - m, offs[m], starts[m], scores[m], t_lo, t_hi, fill, pos, delta)
-    return pos, delta
+        _fill_book(base[m], offs[m], starts[m], scores[m], t_lo, t_hi, fill, pos, sc)
+    return pos, sc
 
 
 @kernel
-def _replay(n, base, t_lo, tt, toff, pos, delta, vals, rev_off, rev_par, best, flags, N):
+def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty):
     """Write the smaller books' scores changing at step ``tt`` (from the window starting at
-    ``t_lo``) into ``vals`` and update their parents' keys."""
+    ``t_lo``) into ``vals`` and flag their parents in ``dirty``; returns the parents flagged."""
+    flagged = 0
     for j in range(toff[tt] - toff[t_lo], toff[tt + 1] - toff[t_lo]):
-        p = np.int64(pos[j])
-        d = np.int64(delta[j])
-        m = n - 2  # the book of p, for its capture count n - m
-        while base[m] > p:
-            m -= 1
-        vals[p] = (n - m) - d
-        _update_parents(p, d, rev_off, rev_par, best, flags, 0, N)
+        p = pos[j]
+        vals[p] = sc[j]
+        flagged += rev_off[p + 1] - rev_off[p]
+        for r in range(rev_off[p], rev_off[p + 1]):
+            dirty[rev_par[r]] = 1
+    return flagged
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,82 +251,75 @@ def _low_byte(w):
 
 
 @kernel
-def _eval_chunk(c, chunk, N, base_n, packed, vals, move, best, flags, flags64,
-                ev, seg_start, used, step_cnt, changed, n_changed, evals, t):
-    """Step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every flagged
-    position (flags cleared) gets its key, from ``best`` or (bit 2) from its six moves and
-    ``vals`` (V at t - 1, only read); if (score, best move) differs from the stored one, the
-    event ``local << 16 | score << 8 | move`` (low bytes) is appended to this chunk's segment of
-    ``ev`` (its group's events, from ``seg_start[c]``, room for one more per position) and ``move`` updated; if the score differs from
-    ``vals``, the local index goes to ``changed[c]``.  ``evals[c]`` = positions flagged,
-    ``n_changed[c]`` = scores changed."""
+def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start, used, step_cnt,
+                evals, t):
+    """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every dirty
+    position (its byte in ``dirty64`` is 1; the flags are cleared) is evaluated from ``vals``
+    (V at t - 1, only read); if (score, best move) differs from the stored one, ``move`` is
+    updated and the event ``local << 16 | score << 8 | move`` (low bytes) appended to this
+    chunk's segment of ``ev`` (its group's events, from ``seg_start[c]``, room for one more per
+    position).  ``evals[c]`` = positions evaluated."""
     lo = c * chunk
     hi = min(N, lo + chunk)
     w0 = seg_start[c] + used[c]
     wr = w0
-    nc = 0
     count = 0
     for wi in range(lo >> 3, (hi + 7) >> 3):
-        w = flags64[wi]
+        w = dirty64[wi]
         if w == 0:
             continue
-        flags64[wi] = 0
+        dirty64[wi] = 0
         while w != 0:
-            j = _low_byte(w)
-            i = (wi << 3) + j
-            fl = (w >> np.uint64(8 * j)) & np.uint64(0xFF)
-            w &= ~(np.uint64(0xFF) << np.uint64(8 * j))
+            i = (wi << 3) + _low_byte(w)
+            w &= w - np.uint64(1)
             count += 1
-            if fl >= 2:
-                key = np.int64(-32768)
-                for h in range(6):
-                    x = packed[i, h]
-                    f = np.int64(x >> CELL_BITS)
-                    gain = f - (f == PSEUDO)
-                    k = (gain - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
-                    key = k if k > key else key
-                best[i] = key
-            else:
-                key = np.int64(best[i])
+            key = np.int64(-32768)
+            for h in range(6):
+                x = packed[i, h]
+                f = np.int64(x >> CELL_BITS)
+                gain = f - (f == PSEUDO)
+                k = (gain - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
+                key = k if k > key else key
             sc = key >> 3
             mv = 7 - (key & 7)
             if (packed[i, mv] >> CELL_BITS) == PSEUDO:
                 mv = -1
-            old = vals[base_n + i]
-            if sc != old:
-                changed[c, nc] = i - lo
-                nc += 1
-            # branch-free append (the slot past the end is scratch)
-            ev[wr] = np.uint32(((i - lo) << 16) | ((sc & 0xFF) << 8) | (mv & 0xFF))
-            wr += (sc != old) | (mv != move[i])
+            # branch-free append (the slot past the end is scratch): a mispredicted branch here
+            # would stall on the loads above and serialise the cache misses of the positions
+            changed = (sc != vals[base_n + i]) | (mv != move[i])
             move[i] = mv
+            ev[wr] = np.uint32(((i - lo) << 16) | ((sc & 0xFF) << 8) | (mv & 0xFF))
+            wr += changed
     used[c] = wr - seg_start[c]
     step_cnt[c, t] = wr - w0
     evals[c] = count
-    n_changed[c] = nc
 
 
 @kernel
-def _store_chunk(c, chunk, base_n, vals, ev, seg_start, used, step_cnt, t):
-    """Store the scores of chunk c that changed at step t (its last events) into ``vals``."""
+def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start, used,
+                 step_cnt, t, cnt_score, flagged):
+    """Phase 2 of step t, same positions as ``_eval_chunk``: for each event of this step whose
+    score differs from ``vals``, store the score and flag the position's parents in ``nxt``
+    (dirty at step t + 1).  Other chunks may set the same ``nxt`` byte concurrently: a benign
+    race, the only value ever stored there during a step is 1.  ``cnt_score[c]`` = scores
+    changed, ``flagged[c]`` = parents flagged."""
     lo = c * chunk
+    ns = 0
+    nf = 0
     end = seg_start[c] + used[c]
     for e in range(end - step_cnt[c, t], end):
         x = ev[e]
-        vals[base_n + lo + np.int64(x >> 16)] = np.int8((x >> 8) & 0xFF)
-
-
-@kernel
-def _parents_part(p_lo, p_hi, nchunks, chunk, base_n, rev_lo, vals, rev_off, rev_par, best,
-                  flags, changed, n_changed):
-    """Update the keys of the parents in ``p_lo .. p_hi - 1`` of every position whose score
-    changed at this step (``changed``)."""
-    for c in range(nchunks):
-        lo = c * chunk
-        for j in range(n_changed[c]):
-            i = lo + np.int64(changed[c, j])
-            _update_parents(rev_lo + i, -np.int64(vals[base_n + i]), rev_off, rev_par, best,
-                            flags, p_lo, p_hi)
+        i = lo + np.int64(x >> 16)
+        sc = np.int8((x >> 8) & 0xFF)
+        if vals[base_n + i] != sc:
+            vals[base_n + i] = sc
+            ns += 1
+            k = rev_lo + i
+            nf += rev_off[k + 1] - rev_off[k]
+            for r in range(rev_off[k], rev_off[k + 1]):
+                nxt[rev_par[r]] = 1
+    cnt_score[c] = ns
+    flagged[c] = nf
 
 
 @kernel
@@ -393,51 +354,46 @@ def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
 
 
 @kernel
-def _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, best, flags,
-          rev_off, rev_par, evs, seg_start, used, step_cnt, changed, n_changed, evals, t):
-    """Step t on one thread: evaluate the flagged positions chunk by chunk, store the changed
-    scores, then update the parents' keys.  (The events of a group of ``cpg`` chunks share one
+def _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+          rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score, flagged):
+    """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
+    changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
     array of ``evs``: a typed list's item costs about a microsecond to fetch.)"""
-    flags64 = flags.view(np.uint64)
+    cur64 = cur.view(np.uint64)
     for g in range(ngroups):  # every evaluation reads V(., t - 1): all of them first
         ev = evs[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _eval_chunk(c, chunk, N, base_n, packed, vals, move, best, flags, flags64, ev,
-                        seg_start, used, step_cnt, changed, n_changed, evals, t)
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
+                        step_cnt, evals, t)
     for g in range(ngroups):
         ev = evs[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _store_chunk(c, chunk, base_n, vals, ev, seg_start, used, step_cnt, t)
-    _parents_part(0, N, nchunks, chunk, base_n, rev_lo, vals, rev_off, rev_par, best, flags,
-                  changed, n_changed)
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
+                         used, step_cnt, t, cnt_score, flagged)
 
 
 @parallel_nogil_kernel
-def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, best,
-                   flags, rev_off, rev_par, evs, seg_start, used, step_cnt, changed, n_changed,
-                   evals, t, parts):
-    """``_step`` on Numba's threads: the groups of chunks in parallel (all evaluated before any
-    score is stored: a step reads V(., t - 1) only), then the parents' keys in ``parts`` ranges
-    of parents, each written by one task (which reads every change of the step).  (A kernel of its own: calling a parallel kernel costs
-    about 0.1 ms even when it runs nothing in parallel.)"""
-    flags64 = flags.view(np.uint64)
+def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
+                   nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
+                   flagged):
+    """``_step`` on Numba's threads, a group of chunks per task.  (A kernel of its own: calling
+    a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
+    cur64 = cur.view(np.uint64)
     for g in prange(ngroups):
         ev = evs[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _eval_chunk(c, chunk, N, base_n, packed, vals, move, best, flags, flags64, ev,
-                        seg_start, used, step_cnt, changed, n_changed, evals, t)
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
+                        step_cnt, evals, t)
     for g in prange(ngroups):
         ev = evs[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _store_chunk(c, chunk, base_n, vals, ev, seg_start, used, step_cnt, t)
-    for q in prange(parts):
-        _parents_part(N * q // parts, N * (q + 1) // parts, nchunks, chunk, base_n, rev_lo,
-                      vals, rev_off, rev_par, best, flags, changed, n_changed)
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
+                         used, step_cnt, t, cnt_score, flagged)
 
 
 @nogil_kernel
 def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
-               lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes, threads):
+               lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes):
     """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``).
 
     ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from ``reverse_edges``; ``offs``/``starts``/``scores``: typed
@@ -445,10 +401,8 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
     none); ``chunk`` = positions per task, a multiple of 8 and at most 65536; ``parallel``: run
     a step on Numba's threads when about ``par_min_dirty`` positions or more are flagged;
     ``runs_guess`` = initial event room per position; ``window_changes``: the smaller books'
-    score changes are listed (6 bytes each) for as many steps at a time as keep the list within
-    this many changes (at least one step), each window by one pass over their runs;
-    ``threads``: Numba's threads (the parents' keys are split in as many ranges: each range's
-    task reads every change, so more ranges than threads would only repeat the reading).
+    score changes are listed (5 bytes each) for as many steps at a time as keep the list within
+    this many changes (at least one step), each window by one pass over their runs.
 
     Returns ``(evs, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work int64[MAX_T +
     1], stable_from, moves_stable_from, t_end)``: ``evs`` a typed list of uint32 arrays, the
@@ -466,16 +420,17 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
         vals[base[n + 1] + k] = -k
     vals[ncells - 1] = 127
     move = np.full(N, -2, dtype=np.int8)  # no move yet: every position changes at t = 1
-    best = np.zeros(N, dtype=np.int16)
-    flags = np.zeros((N + 7) // 8 * 8, dtype=np.uint8)
-    flags[:N] = 2  # every position is evaluated in full at t = 1
-    changed = np.empty((nchunks, chunk), dtype=np.uint16)
-    n_changed = np.zeros(nchunks, dtype=np.int64)
+    padded = (N + 7) // 8 * 8
+    cur = np.zeros(padded, dtype=np.uint8)  # dirty at this step
+    cur[:N] = 1  # every position at t = 1
+    nxt = np.zeros(padded, dtype=np.uint8)  # dirty at the next step
+    cnt_score = np.zeros(nchunks, dtype=np.int64)
+    flagged = np.zeros(nchunks, dtype=np.int64)
     toff = replay_count(offs, starts, scores)
     t_lo = 1  # the replay window: the changes at steps t_lo .. t_hi - 1
     t_hi = 1
     pos = np.empty(0, dtype=np.int32)
-    delta = np.empty(0, dtype=np.int8)
+    sc = np.empty(0, dtype=np.int8)
     cpg = max(16, (nchunks + 63) // 64)  # chunks per group: at most 64 groups
     ngroups = (nchunks + cpg - 1) // cpg
     seg_start = np.empty(nchunks, dtype=np.int64)
@@ -506,11 +461,9 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
                 while t_hi <= MAX_T and toff[t_hi + 1] - toff[t_lo] <= window_changes:
                     t_hi += 1
                 pos = np.empty(0, dtype=np.int32)  # free the last window first
-                delta = np.empty(0, dtype=np.int8)
-                pos, delta = _replay_window(n, base, offs, starts, scores, toff, t_lo, t_hi)
-            _replay(n, base, t_lo, t - 1, toff, pos, delta, vals, rev_off, rev_par, best, flags,
-                    N)
-            est += (toff[t] - toff[t - 1]) * 4
+                sc = np.empty(0, dtype=np.int8)
+                pos, sc = _replay_window(base, offs, starts, scores, toff, t_lo, t_hi)
+            est += _replay(t_lo, t - 1, toff, pos, sc, vals, rev_off, rev_par, cur)
         for g in range(ngroups):  # room for one event per position of each chunk, plus one
             ev = evs[g]
             grown = _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used)
@@ -518,19 +471,23 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
                 evs[g] = grown
         if parallel and est >= par_min_dirty:
             _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move,
-                           best, flags, rev_off, rev_par, evs, seg_start, used, step_cnt,
-                           changed, n_changed, evals, t, threads)
+                           cur, nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t,
+                           cnt_score, flagged)
         else:
-            _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, best,
-                  flags, rev_off, rev_par, evs, seg_start, used, step_cnt, changed, n_changed,
-                  evals, t)
+            _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+                  rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
+                  flagged)
+        tmp = cur  # cur is all zero again: it becomes the next step's nxt
+        cur = nxt
+        nxt = tmp
         ns = 0
         na = 0
+        est = 0
         for c in range(nchunks):
-            ns += n_changed[c]
+            ns += cnt_score[c]
             na += used[c]
             work[t] += evals[c]
-        est = ns * 4  # about 4 parents per position
+            est += flagged[c]
         changes = na - n_events
         n_events = na
         if t >= 2:

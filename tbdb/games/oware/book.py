@@ -159,8 +159,7 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     evs, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end = \
         changes.solve_core(
         n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
-        CHUNK, bool(parallel), PARALLEL_MIN_DIRTY, runs_guess, REPLAY_WINDOW_CHANGES,
-        numba.get_num_threads())
+        CHUNK, bool(parallel), PARALLEL_MIN_DIRTY, runs_guess, REPLAY_WINDOW_CHANGES)
     del packed, rev_off, rev_par, offs, starts, scores
     off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, cpg, seg_start, step_cnt, t_end)
     return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm, work)
