@@ -66,7 +66,7 @@ def test_every_suggested_build_command_runs(kcvp_db, name):
 
 
 def test_a_batch_of_more_seeds_than_tbdb_builds_says_so(kcvp_db):
-    houses = np.array([[4] * 12, [2] * 9 + [1, 0, 0]])
+    houses = np.array([[4] * 12, [2] * 9 + [3, 0, 0]])  # 48 and 21 seeds: past 20
     with tbdb.open(kcvp_db) as tb:
         for row in houses:
             with pytest.raises(tbdb.MissingTableError) as info:
