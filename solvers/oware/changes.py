@@ -4,7 +4,7 @@ only the positions one of whose children changed score at the step before, on ev
 Value with ``t`` plies left and the run layout of a solved book: ``levels`` (whose solver this
 one replaces; it stays as the reference the tests compare against, run for run).
 
-Differences from ``levels``, each for speed or memory at 19-22 seeds:
+Differences from ``levels``, each for speed or for memory at 19-20 seeds:
 
 * **Compact moves** (``move_table``): one uint32 per move, bits 28-31 the seeds captured ``f``
   and bits 0-27 the child's cell (books 0 .. 20 hold C(32, 12) = 225,792,840 < 2^28 cells, so
@@ -14,7 +14,7 @@ Differences from ``levels``, each for speed or memory at 19-22 seeds:
 * **Replay windows** (``replay_count``, ``_replay_window``): the smaller books' score changes
   are listed in step order (5 bytes each, a sequential read when replayed) for a window of
   steps at a time, as many as keep the list within a budget, each window by one pass over
-  their runs: the whole list at once for small books, a bounded slice of it at 19-22 seeds.
+  their runs: the whole list at once for small books, a bounded slice of it at 19-20 seeds.
 * **Events in one array per group of chunks** (at most 64 groups), grown group by group, and
   turned into runs group by group (``events_to_runs``), each group's events freed as soon as
   its runs are written: at most one copy of the book's runs is in memory, plus one group.

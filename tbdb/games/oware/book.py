@@ -13,7 +13,9 @@ t' in t .. MAX_T (``MAX_T`` itself if the scores still change at the last step);
 Books are built one seed count at a time: ``solve_book(n, lower_books)`` needs only the runs of
 books 0 .. n - 2 (a capture takes at least 2 seeds), e.g. reloaded from a database, and replays
 them as value changes while t advances; ``solve_books(max_n)`` builds 0 .. max_n in turn.
-They validate their input and call the kernels, which trust theirs.
+``solve_book`` runs the change-list solver (``tbdb.solvers.oware.changes``, up to 20 seeds);
+``solve_book_levels`` the one it replaced (``levels``, up to 18), kept for the tests to compare
+them run for run.  They validate their input and call the kernels, which trust theirs.
 """
 from __future__ import annotations
 
@@ -22,7 +24,6 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-
 from numba import types
 from numba.typed import List
 
