@@ -8,9 +8,8 @@ Differences from ``levels``, each for speed or for memory at 19-20 seeds:
 
 * **Compact moves** (``move_table``): one uint32 per move, bits 28-31 the seeds captured ``f``
   and bits 0-27 the child's cell (books 0 .. 20 hold C(32, 12) = 225,792,840 < 2^28 cells, so
-  ``MAX_SOLVE_N`` = 20).  A capture takes at least 2 seeds and at most 15 (five houses of 3; six
-  would be a grand slam), so ``f = 1`` is free: it marks a pseudo move whose "child" is a
-  constant cell.  Built on every core for big books.
+  ``MAX_SOLVE_N`` = 20; a capture takes at most 15 seeds: five houses of 3, six would be a
+  grand slam).  A pseudo move's "child" is a constant cell.  Built on every core for big books.
 * **Replay windows** (``replay_count``, ``_replay_window``): the smaller books' score changes
   are listed in step order (5 bytes each, a sequential read when replayed) for a window of
   steps at a time, as many as keep the list within a budget, each window by one pass over
@@ -27,10 +26,10 @@ Cells (the solver's value array): books 0 .. n end to end (``index.book_bases``)
     neg + k                      NEG[k] = -k      (neg = base[n + 1])
     neg + n + 1                  HIGH = 127
 
-A move ``x`` reads cell ``x & CELL_MASK`` and gains ``f`` seeds (``f = x >> 28``), except the
-pseudo moves ``f = 1``, which gain 0: a position without a legal move has ``f = 1, cell =
-NEG[own seeds]`` in slot 0 (worth ``0 - (-own)`` = its own seeds; the best move is then -1), an
-illegal move has ``f = 1, cell = HIGH`` (worth -127, it never wins).
+A move ``x`` reads cell ``x & CELL_MASK`` and gains ``f = x >> 28`` seeds.  The pseudo moves
+gain 0 and read a constant cell (``>= neg``, so they have no parents): a position without a
+legal move has ``cell = NEG[own seeds]`` in slot 0 (worth ``0 - (-own)`` = its own seeds; the
+best move is then -1), an illegal move has ``cell = HIGH`` (worth -127, it never wins).
 
 The step (two phases over chunks: evaluate the dirty positions, then store the changed scores
 and flag their parents), the dirty flags and the stopping rule are those of ``levels`` (read its
@@ -54,8 +53,6 @@ MAX_T = 200
 MAX_SOLVE_N = 20
 CELL_BITS = 28
 CELL_MASK = (1 << CELL_BITS) - 1
-#: The capture field of a pseudo move (no legal move, or an illegal move).
-PSEUDO = 1
 
 
 def cells(n: int, base: np.ndarray) -> tuple[int, int, int]:
@@ -74,7 +71,7 @@ def _moves_chunk(c, chunk, n, N, base, pos, out, packed):
     """``move_table`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
     int8[12] scratch."""
     neg = base[n + 1]
-    illegal = np.uint32((PSEUDO << CELL_BITS) | (neg + n + 1))
+    illegal = np.uint32(neg + n + 1)  # HIGH
     lo = c * chunk
     hi = min(N, lo + chunk)
     unrank(n, lo, pos)
@@ -94,7 +91,7 @@ def _moves_chunk(c, chunk, n, N, base, pos, out, packed):
             own = 0
             for h in range(6):
                 own += pos[h]
-            packed[i, 0] = np.uint32((PSEUDO << CELL_BITS) | (neg + own))
+            packed[i, 0] = np.uint32(neg + own)  # NEG[own]
 
 
 @nogil_kernel
@@ -134,12 +131,12 @@ def reverse_edges(n, base, packed):
     N = packed.shape[0]
     lo = base[n - 1] if n >= 1 else 0
     base_n = base[n]
+    neg = base[n + 1]  # the constant cells: pseudo moves
     rev_off = np.zeros(lo + N + 1, dtype=np.int32)
     for i in range(N):
         for h in range(6):
-            x = packed[i, h]
-            if (x >> CELL_BITS) != PSEUDO:
-                g = np.int64(x & CELL_MASK)
+            g = np.int64(packed[i, h] & CELL_MASK)
+            if g < neg:
                 k = g if g < lo else g - base_n + lo
                 rev_off[k + 1] += 1
     for k in range(lo + N):
@@ -148,9 +145,8 @@ def reverse_edges(n, base, packed):
     rev_par = np.empty(rev_off[lo + N], dtype=np.int32)
     for i in range(N):
         for h in range(6):
-            x = packed[i, h]
-            if (x >> CELL_BITS) != PSEUDO:
-                g = np.int64(x & CELL_MASK)
+            g = np.int64(packed[i, h] & CELL_MASK)
+            if g < neg:
                 k = g if g < lo else g - base_n + lo
                 rev_par[fill[k]] = i
                 fill[k] += 1
@@ -276,13 +272,11 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start,
             key = np.int64(-32768)
             for h in range(6):
                 x = packed[i, h]
-                f = np.int64(x >> CELL_BITS)
-                gain = f - (f == PSEUDO)
-                k = (gain - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
+                k = (np.int64(x >> CELL_BITS) - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
                 key = k if k > key else key
             sc = key >> 3
             mv = 7 - (key & 7)
-            if (packed[i, mv] >> CELL_BITS) == PSEUDO:
+            if (packed[i, mv] & CELL_MASK) >= base_n + N:  # a constant cell: no legal move
                 mv = -1
             # branch-free append (the slot past the end is scratch): a mispredicted branch here
             # would stall on the loads above and serialise the cache misses of the positions
