@@ -153,6 +153,9 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     if needed[d] == 0:
                         cache.pop(d, None)
                 bar.finished(weight[t], f"{t} ({time.perf_counter() - t0:.1f} s)")
+                # the writer and the cache hold what they still need: keep no other reference
+                # to this table through the next one's solve (Oware's 19-seed book is 5 GB)
+                data = deps = None
             writer.wait(summary)
         finally:
             writer.close()

@@ -100,7 +100,7 @@ def test_perft_and_divide(capsys):
                                               "'two'"),
     (["build", "cdc", "--material", "KQvK"], "malformed material 'KQvK'"),
     (["build", "cdc", "--material", "KKvM"], "material 'KKvM' has 2 K; a side has at most 1"),
-    (["build", "oware", "--max-seeds", "48"], "max_seeds must be an integer from 1 to 18, not 48"),
+    (["build", "oware", "--max-seeds", "48"], "max_seeds must be an integer from 1 to 20, not 48"),
     (["build", "cdc", "--mode", "fast"], "mode must be one of 'auto', 'edges', 'edge-free', "
                                          "not 'fast'"),
     (["build", "cdc", "--rebuild", "KGvRR"], "--rebuild 'KGvRR': that table is not part of"),
@@ -145,7 +145,7 @@ def test_help_for_every_subcommand_and_game():
         r = run(sub, "--help")
         assert r.returncode == 0 and "usage: tbdb " + sub in r.stdout
     r = run("build", "oware", "--help")
-    assert "--max-seeds" in r.stdout and "an integer from 1 to 18" in r.stdout
+    assert "--max-seeds" in r.stdout and "an integer from 1 to 20" in r.stdout
 
 
 def test_a_database_held_by_another_process_is_a_clear_error(kcvp_db, tmp_path):

@@ -1,5 +1,5 @@
 """A miss suggests a build command: it must be one the command line runs (issue 22: the batch form
-suggested ``tbdb build oware --max-seeds 48``, refused by the option's 1..18).  Each suggestion
+suggested ``tbdb build oware --max-seeds 48``, refused by the option's 1..20).  Each suggestion
 here is parsed by the CLI's parser and resolved and planned as ``tbdb build`` would; where no
 build covers the position, the message says so instead."""
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_every_suggested_build_command_runs(kcvp_db, name):
 
 
 def test_a_batch_of_more_seeds_than_tbdb_builds_says_so(kcvp_db):
-    houses = np.array([[4] * 12, [2] * 9 + [1, 0, 0]])
+    houses = np.array([[4] * 12, [2] * 9 + [3, 0, 0]])  # 48 and 21 seeds: past 20
     with tbdb.open(kcvp_db) as tb:
         for row in houses:
             with pytest.raises(tbdb.MissingTableError) as info:

@@ -2,7 +2,10 @@
 
 - ``index``: rank / unrank of seed compositions, book sizes and the solver's global index space
 - ``moves``: sowing and captures, every move of a book, the solver's packed move table
-- ``levels``: the book solver, one plies-left step at a time, and the verifier's step check
+- ``changes``: the book solver (up to 20 seeds), one plies-left step at a time, recomputing only
+  the positions with a child that changed score
+- ``levels``: the solver it replaced (up to 18 seeds; the tests' reference), the run layout, and
+  the verifier's step check
 - ``runs``: (score, best move) of positions read from a book's runs
 
 The Python driver (``Book``, ``solve_book``) is ``tbdb.games.oware.book``.

@@ -13,7 +13,9 @@ t' in t .. MAX_T (``MAX_T`` itself if the scores still change at the last step);
 Books are built one seed count at a time: ``solve_book(n, lower_books)`` needs only the runs of
 books 0 .. n - 2 (a capture takes at least 2 seeds), e.g. reloaded from a database, and replays
 them as value changes while t advances; ``solve_books(max_n)`` builds 0 .. max_n in turn.
-They validate their input and call the kernels, which trust theirs.
+``solve_book`` runs the change-list solver (``tbdb.solvers.oware.changes``, up to 20 seeds);
+``solve_book_levels`` the one it replaced (``levels``, up to 18), kept for the tests to compare
+them run for run.  They validate their input and call the kernels, which trust theirs.
 """
 from __future__ import annotations
 
@@ -22,11 +24,15 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from numba import types
+from numba.typed import List
 
+from tbdb.solvers.oware import changes
+from tbdb.solvers.oware.changes import MAX_SOLVE_N
 from tbdb.solvers.oware.index import book_bases, book_size
 from tbdb.solvers.oware.levels import (MAX_T, events_to_runs, lower_count, lower_fill,
                                        reverse_edges, solve_core)
-from tbdb.solvers.oware.moves import MAX_SOLVE_N, move_table
+from tbdb.solvers.oware.moves import MAX_SOLVE_N as LEVELS_MAX_SOLVE_N, move_table
 from tbdb.solvers.oware.runs import lookup, lookup_many
 
 
@@ -45,6 +51,8 @@ class Book:
     run_from: np.ndarray  # int16[R]
     run_score: np.ndarray  # int8[R]
     run_move: np.ndarray  # int8[R]
+    #: positions evaluated at each plies-left step (int64[MAX_T + 1], index t), if solved here
+    work: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -78,13 +86,51 @@ CHUNK = 4096
 PARALLEL_MIN_POSITIONS = 1_000_000
 #: In a parallel book, a step runs in parallel only if about this many positions are dirty.
 PARALLEL_MIN_DIRTY = 50_000
+#: The smaller books' score changes are listed for as many steps at a time as fit in this many
+#: changes (5 bytes each; the list of every change would take 7 GB at 20 seeds).
+REPLAY_WINDOW_CHANGES = 1 << 26
 #: ``solve_books`` solves books n and n + 1 side by side from this size of book n on (below,
 #: a book takes less time than handing it to a thread).
 PAIR_MIN_POSITIONS = 10_000
 
 
+def _lower_runs(n: int, lower_books) -> tuple[list, int]:
+    """``([(run_offsets, run_from, run_score) of books 0 .. n - 2], their max stable_from)``,
+    checked and contiguous."""
+    by_n = {}
+    for b in lower_books:
+        by_n[int(b.n)] = b
+    missing = [m for m in range(n - 1) if m not in by_n]
+    if missing:
+        raise ValueError(f"book {n} needs the books of {missing!r} seeds")
+    lower = []
+    for m in range(n - 1):
+        b = by_n[m]
+        off = np.ascontiguousarray(b.run_offsets, dtype=np.int64)
+        rf = np.ascontiguousarray(b.run_from, dtype=np.int16)
+        rs = np.ascontiguousarray(b.run_score, dtype=np.int8)
+        if len(off) != book_size(m) + 1 or off[0] != 0 or off[-1] != len(rf) or len(rs) != len(rf):
+            raise ValueError(f"book {m}: run arrays do not match its {book_size(m)} positions")
+        lower.append((off, rf, rs))
+    return lower, max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
+
+
+def _runs_guess(n: int, lower_books) -> int:
+    """Event room per position to start with: a little more than the runs per position of the
+    books just below (runs per position grow by about 1.5 per seed from n = 9 on); a chunk that
+    runs out grows by half."""
+    guess = 8
+    for b in lower_books:
+        m = int(b.n)
+        if m in (n - 1, n - 2) and book_size(m):
+            extra = 2.0 if m == n - 1 else 3.5
+            guess = max(guess, int(len(b.run_from) / book_size(m) + extra) + 1)
+    return guess
+
+
 def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
-    """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds.
+    """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds, with the
+    change-list solver (``tbdb.solvers.oware.changes``).
 
     ``lower_books``: a sequence of ``Book`` (or any objects with the attributes ``n``,
     ``stable_from``, ``run_offsets``, ``run_from``, ``run_score``) that contains the books
@@ -94,6 +140,45 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     has more than one thread).  The result does not depend on it."""
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+    lower_books = list(lower_books)
+    lower, lower_stable = _lower_runs(n, lower_books)
+    runs_guess = _runs_guess(n, lower_books)
+    offs = List.empty_list(types.int64[::1])
+    starts = List.empty_list(types.int16[::1])
+    scores = List.empty_list(types.int8[::1])
+    for off, rf, rs in lower:
+        offs.append(off)
+        starts.append(rf)
+        scores.append(rs)
+    del lower
+    N = book_size(n)
+    if parallel is None:
+        parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
+    base = book_bases(n)
+    packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
+    rev_off, rev_par = changes.reverse_edges(n, base, packed)
+    evs, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end = \
+        changes.solve_core(
+        n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
+        CHUNK, bool(parallel), PARALLEL_MIN_DIRTY, runs_guess, REPLAY_WINDOW_CHANGES)
+    del packed, rev_off, rev_par, offs, starts, scores
+    off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, cpg, seg_start, step_cnt, t_end)
+    return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm, work)
+
+
+def solve_book_levels(n: int, lower_books, parallel: bool | None = None) -> Book:
+    """``solve_book`` with the solver it replaced (``tbdb.solvers.oware.levels``: a materialised
+    list of the smaller books' changes, 27-bit moves, up to 18 seeds), kept as the reference the
+    tests compare the change-list solver with, run for run.
+
+    ``lower_books``: a sequence of ``Book`` (or any objects with the attributes ``n``,
+    ``stable_from``, ``run_offsets``, ``run_from``, ``run_score``) that contains the books
+    0 .. n - 2; others are ignored (book n - 1, if given, only sizes the event buffers).  Their
+    runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
+    Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
+    has more than one thread).  The result does not depend on it."""
+    if not 0 <= n <= LEVELS_MAX_SOLVE_N:
+        raise ValueError(f"seed count must be in 0..{LEVELS_MAX_SOLVE_N}, got {n!r}")
     by_n = {}
     for b in lower_books:
         by_n[int(b.n)] = b
@@ -144,13 +229,14 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm)
 
 
-def solve_books(max_n: int, parallel: bool | None = None) -> list[Book]:
+def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Book]:
     """Solve the books of 0 .. ``max_n`` seeds; ``result[n]`` is book ``n``.
 
     Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
     Python threads (the kernels release the GIL) while both are small enough to be solved on
     one thread each (see ``solve_book``'s ``parallel``); bigger books go one at a time, each
-    using Numba's threads."""
+    using Numba's threads.  ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
+    solve = solve_book if solve is None else solve
     if not 0 <= max_n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
     books: list[Book] = []
@@ -164,11 +250,11 @@ def solve_books(max_n: int, parallel: bool | None = None) -> list[Book]:
         n = 0
         while n <= max_n:
             if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-                a = pool.submit(solve_book, n, books, False)
-                b = pool.submit(solve_book, n + 1, books, False)
+                a = pool.submit(solve, n, books, False)
+                b = pool.submit(solve, n + 1, books, False)
                 books += [a.result(), b.result()]
                 n += 2
             else:
-                books.append(solve_book(n, books, parallel))
+                books.append(solve(n, books, parallel))
                 n += 1
     return books

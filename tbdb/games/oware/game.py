@@ -23,7 +23,7 @@ from tbdb.games.oware.position import HOUSES, TOTAL_SEEDS, OwarePosition
 from tbdb.games.oware.tables import seeds_of, table_name
 from tbdb.options import Option
 from tbdb.solvers.oware import index, levels, moves
-from tbdb.solvers.oware.moves import MAX_SOLVE_N
+from tbdb.solvers.oware.changes import MAX_SOLVE_N
 
 MAX_T = levels.MAX_T
 DEFAULT_MAX_SEEDS = 12
@@ -45,7 +45,7 @@ class OwareGame(Game):
     capabilities = frozenset({BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES})
     build_options = (
         Option("max_seeds", f"the books for 0..N seeds on the board (default "
-                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 5 GB)",
+                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 4-5 GB, 20 about 20 GB: see the README)",
                min=1, max=MAX_SOLVE_N, metavar="N"),
     )
     lookup_options = (
@@ -78,7 +78,7 @@ class OwareGame(Game):
         return table
 
     def build_command(self, table: str) -> str | None:
-        n = seeds_of(table)  # the batch form names books up to 48 seeds; tbdb builds up to 18
+        n = seeds_of(table)  # the batch form names books up to 48 seeds; tbdb builds up to 20
         return f"tbdb build oware --max-seeds {max(n, 1)}" if n <= MAX_SOLVE_N else None
 
     def solve(self, table: str, deps: dict, mode: str = "auto", progress=None, store=None,

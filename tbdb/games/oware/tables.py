@@ -1,4 +1,4 @@
-"""Oware table names: one book per seed count, ``seeds-00`` .. ``seeds-18``."""
+"""Oware table names: one book per seed count, ``seeds-00`` .. ``seeds-20``."""
 from __future__ import annotations
 
 

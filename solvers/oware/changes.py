@@ -1,0 +1,541 @@
+"""Oware (Abapa) change-list solver: a book solved one plies-left step at a time, recomputing
+only the positions one of whose children changed score at the step before, on every core.
+
+Value with ``t`` plies left and the run layout of a solved book: ``levels`` (whose solver this
+one replaces; it stays as the reference the tests compare against, run for run).
+
+Differences from ``levels``, each for speed or for memory at 19-20 seeds:
+
+* **Compact moves** (``move_table``): one uint32 per move, bits 28-31 the seeds captured ``f``
+  and bits 0-27 the child's cell (books 0 .. 20 hold C(32, 12) = 225,792,840 < 2^28 cells, so
+  ``MAX_SOLVE_N`` = 20; a capture takes at most 15 seeds: five houses of 3, six would be a
+  grand slam).  A pseudo move's "child" is a constant cell.  Built on every core for big books.
+* **Replay windows** (``replay_count``, ``_replay_window``): the smaller books' score changes
+  are listed in step order (5 bytes each, a sequential read when replayed) for a window of
+  steps at a time, as many as keep the list within a budget, each window by one pass over
+  their runs: the whole list at once for small books, a bounded slice of it at 19-20 seeds.
+* **Events in one array per group of chunks** (at most 64 groups), grown group by group, and
+  turned into runs group by group (``events_to_runs``), each group's events freed as soon as
+  its runs are written: at most one copy of the book's runs is in memory, plus one group.
+* **Per-level work** (``solve_core``'s ``work``): positions evaluated at each step.
+
+Cells (the solver's value array): books 0 .. n end to end (``index.book_bases``), then
+``n + 1`` cells NEG[k] holding -k (k = 0 .. n) and one cell HIGH holding 127::
+
+    base[m] .. base[m + 1] - 1   book m
+    neg + k                      NEG[k] = -k      (neg = base[n + 1])
+    neg + n + 1                  HIGH = 127
+
+A move ``x`` reads cell ``x & CELL_MASK`` and gains ``f = x >> 28`` seeds.  The pseudo moves
+gain 0 and read a constant cell (``>= neg``, so they have no parents): a position without a
+legal move has ``cell = NEG[own seeds]`` in slot 0 (worth ``0 - (-own)`` = its own seeds; the
+best move is then -1), an illegal move has ``cell = HIGH`` (worth -127, it never wins).
+
+The step (two phases over chunks: evaluate the dirty positions, then store the changed scores
+and flag their parents), the dirty flags and the stopping rule are those of ``levels`` (read its
+comment): a position is evaluated at step t only if one of its children changed score at step
+t - 1.  (Keeping each position's best key up to date from its children's changes instead, so
+that most flagged positions need one read, evaluated 40% fewer positions at 9 seeds but ran
+1.5-2.5 times slower at 12 and 13 seeds: its parent updates are read-modify-writes that two
+threads must split by parent, where a dirty flag is a plain store any thread may make.)
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba.typed import List
+
+from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
+from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
+from tbdb.solvers.oware.moves import sow
+
+MAX_T = 200
+#: Largest seed count this solver takes: every cell of books 0 .. n must fit in 28 bits.
+MAX_SOLVE_N = 20
+CELL_BITS = 28
+CELL_MASK = (1 << CELL_BITS) - 1
+
+
+def cells(n: int, base: np.ndarray) -> tuple[int, int, int]:
+    """``(neg, high, size)`` of book ``n``'s value array (``base`` from ``book_bases(n)``)."""
+    neg = int(base[n + 1])
+    return neg, neg + n + 1, neg + n + 2
+
+
+# --------------------------------------------------------------------------------------------
+# Moves and parents
+# --------------------------------------------------------------------------------------------
+
+
+@kernel
+def _moves_chunk(c, chunk, n, N, base, pos, out, packed):
+    """``move_table`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
+    int8[12] scratch."""
+    neg = base[n + 1]
+    illegal = np.uint32(neg + n + 1)  # HIGH
+    lo = c * chunk
+    hi = min(N, lo + chunk)
+    unrank(n, lo, pos)
+    for i in range(lo, hi):
+        if i > lo:
+            next_position(pos)
+        legal = 0
+        for h in range(6):
+            cap = sow(pos, h, out)
+            if cap >= 0:
+                packed[i, h] = np.uint32((cap << CELL_BITS)
+                                         | (base[n - cap] + rank_flipped_n(out, n - cap)))
+                legal += 1
+            else:
+                packed[i, h] = illegal
+        if legal == 0:
+            own = 0
+            for h in range(6):
+                own += pos[h]
+            packed[i, 0] = np.uint32(neg + own)  # NEG[own]
+
+
+@nogil_kernel
+def move_table(n, base, chunk):
+    """Every move of book ``n`` (layout in the module doc): ``packed uint32[N, 6]``."""
+    N = BOOK_SIZES[n]
+    packed = np.empty((N, 6), dtype=np.uint32)
+    pos = np.empty(HOUSES, dtype=np.int8)
+    out = np.empty(HOUSES, dtype=np.int8)
+    for c in range((N + chunk - 1) // chunk):
+        _moves_chunk(c, chunk, n, N, base, pos, out, packed)
+    return packed
+
+
+@parallel_nogil_kernel
+def move_table_parallel(n, base, chunk):
+    """``move_table`` on Numba's threads, ``chunk`` positions per task.  (Waking the threads
+    costs milliseconds on a busy machine: for big books only.)"""
+    N = BOOK_SIZES[n]
+    nchunks = (N + chunk - 1) // chunk
+    packed = np.empty((N, 6), dtype=np.uint32)
+    scratch = np.empty((nchunks, 2, HOUSES), dtype=np.int8)
+    for c in prange(nchunks):
+        _moves_chunk(c, chunk, n, N, base, scratch[c, 0], scratch[c, 1], packed)
+    return packed
+
+
+@nogil_kernel
+def reverse_edges(n, base, packed):
+    """Parents of every cell a move of book ``n`` can read (``packed`` from ``move_table``).
+
+    Keys: a cell ``p < lo = base[n - 1]`` (books 0 .. n - 2) keeps its index, position ``i`` of
+    book ``n`` is ``lo + i``.  Returns ``(rev_off int32[lo + N + 1], rev_par int32[E])``: the
+    parents (positions of book n, one per move) of key ``k`` are ``rev_par[rev_off[k] ..
+    rev_off[k + 1] - 1]``.  Pseudo moves have no child.  (Int32 up to 20 seeds: about 4.5 moves
+    per position.)"""
+    N = packed.shape[0]
+    lo = base[n - 1] if n >= 1 else 0
+    base_n = base[n]
+    neg = base[n + 1]  # the constant cells: pseudo moves
+    rev_off = np.zeros(lo + N + 1, dtype=np.int32)
+    for i in range(N):
+        for h in range(6):
+            g = np.int64(packed[i, h] & CELL_MASK)
+            if g < neg:
+                k = g if g < lo else g - base_n + lo
+                rev_off[k + 1] += 1
+    for k in range(lo + N):
+        rev_off[k + 1] += rev_off[k]
+    fill = rev_off[: lo + N].copy()
+    rev_par = np.empty(rev_off[lo + N], dtype=np.int32)
+    for i in range(N):
+        for h in range(6):
+            g = np.int64(packed[i, h] & CELL_MASK)
+            if g < neg:
+                k = g if g < lo else g - base_n + lo
+                rev_par[fill[k]] = i
+                fill[k] += 1
+    return rev_off, rev_par
+
+
+# --------------------------------------------------------------------------------------------
+# The smaller books' score changes, replayed in step order
+# --------------------------------------------------------------------------------------------
+
+
+@kernel
+def _count_book(off, start, score, toff):
+    """Add to ``toff[t + 1]`` the number of positions of one smaller book whose score changes at
+    step t (a run whose score differs from the previous run's, or from 0 for the first run:
+    V(., 0) = 0; runs that change only the best move are not needed)."""
+    for p in range(off.shape[0] - 1):
+        prev = 0
+        for r in range(off[p], off[p + 1]):
+            if score[r] != prev:
+                toff[start[r] + 1] += 1
+                prev = score[r]
+
+
+@nogil_kernel
+def replay_count(offs, starts, scores):
+    """``toff int64[MAX_T + 2]``: the smaller books' score changes at step t (``offs``/
+    ``starts``/``scores``: typed lists of their run arrays, book m at m) are the
+    ``toff[t] .. toff[t + 1] - 1``-th in step order."""
+    toff = np.zeros(MAX_T + 2, dtype=np.int64)
+    for m in range(len(offs)):
+        _count_book(offs[m], starts[m], scores[m], toff)
+    for t in range(MAX_T + 1):
+        toff[t + 1] += toff[t]
+    return toff
+
+
+@kernel
+def _fill_book(b, off, start, score, t_lo, t_hi, fill, pos, sc):
+    for p in range(off.shape[0] - 1):
+        prev = 0
+        for r in range(off[p], off[p + 1]):
+            s = score[r]
+            if s != prev:
+                t = start[r]
+                if t_lo <= t < t_hi:
+                    j = fill[t]
+                    pos[j] = b + p
+                    sc[j] = s
+                    fill[t] = j + 1
+                prev = s
+
+
+@kernel
+def _replay_window(base, offs, starts, scores, toff, t_lo, t_hi):
+    """The smaller books' score changes at steps ``t_lo .. t_hi - 1``, in step order: ``(pos
+    int32[K], score int8[K])``, step t's from ``toff[t] - toff[t_lo]`` on."""
+    k = toff[t_hi] - toff[t_lo]
+    pos = np.empty(k, dtype=np.int32)
+    sc = np.empty(k, dtype=np.int8)
+    fill = toff[: MAX_T + 1] - toff[t_lo]
+    for m in range(len(offs)):
+        _fill_book(base[m], offs[m], starts[m], scores[m], t_lo, t_hi, fill, pos, sc)
+    return pos, sc
+
+
+@kernel
+def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty):
+    """Write the smaller books' scores changing at step ``tt`` (from the window starting at
+    ``t_lo``) into ``vals`` and flag their parents in ``dirty``; returns the parents flagged."""
+    flagged = 0
+    for j in range(toff[tt] - toff[t_lo], toff[tt + 1] - toff[t_lo]):
+        p = pos[j]
+        vals[p] = sc[j]
+        flagged += rev_off[p + 1] - rev_off[p]
+        for r in range(rev_off[p], rev_off[p + 1]):
+            dirty[rev_par[r]] = 1
+    return flagged
+
+
+# --------------------------------------------------------------------------------------------
+# Steps
+# --------------------------------------------------------------------------------------------
+
+# De Bruijn table: _DEBRUIJN_TAB[((w & -w) * _DEBRUIJN) >> 58] = index of the lowest set bit of w.
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_TAB = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_TAB[((1 << _i) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+del _i
+
+
+@kernel
+def _low_byte(w):
+    """Index (0..7) of the lowest non-zero byte of the uint64 ``w``."""
+    low = w & (~w + np.uint64(1))
+    return _DEBRUIJN_TAB[(low * _DEBRUIJN) >> np.uint64(58)] >> 3
+
+
+@kernel
+def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start, used, step_cnt,
+                evals, t):
+    """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every dirty
+    position (its byte in ``dirty64`` is 1; the flags are cleared) is evaluated from ``vals``
+    (V at t - 1, only read); if (score, best move) differs from the stored one, ``move`` is
+    updated and the event ``local << 16 | score << 8 | move`` (low bytes) appended to this
+    chunk's segment of ``ev`` (its group's events, from ``seg_start[c]``, room for one more per
+    position).  ``evals[c]`` = positions evaluated."""
+    lo = c * chunk
+    hi = min(N, lo + chunk)
+    w0 = seg_start[c] + used[c]
+    wr = w0
+    count = 0
+    for wi in range(lo >> 3, (hi + 7) >> 3):
+        w = dirty64[wi]
+        if w == 0:
+            continue
+        dirty64[wi] = 0
+        while w != 0:
+            i = (wi << 3) + _low_byte(w)
+            w &= w - np.uint64(1)
+            count += 1
+            key = np.int64(-32768)
+            for h in range(6):
+                x = packed[i, h]
+                k = (np.int64(x >> CELL_BITS) - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
+                key = k if k > key else key
+            sc = key >> 3
+            mv = 7 - (key & 7)
+            if (packed[i, mv] & CELL_MASK) >= base_n + N:  # a constant cell: no legal move
+                mv = -1
+            # branch-free append (the slot past the end is scratch): a mispredicted branch here
+            # would stall on the loads above and serialise the cache misses of the positions
+            changed = (sc != vals[base_n + i]) | (mv != move[i])
+            move[i] = mv
+            ev[wr] = np.uint32(((i - lo) << 16) | ((sc & 0xFF) << 8) | (mv & 0xFF))
+            wr += changed
+    used[c] = wr - seg_start[c]
+    step_cnt[c, t] = wr - w0
+    evals[c] = count
+
+
+@kernel
+def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start, used,
+                 step_cnt, t, cnt_score, flagged):
+    """Phase 2 of step t, same positions as ``_eval_chunk``: for each event of this step whose
+    score differs from ``vals``, store the score and flag the position's parents in ``nxt``
+    (dirty at step t + 1).  Other chunks may set the same ``nxt`` byte concurrently: a benign
+    race, the only value ever stored there during a step is 1.  ``cnt_score[c]`` = scores
+    changed, ``flagged[c]`` = parents flagged."""
+    lo = c * chunk
+    ns = 0
+    nf = 0
+    end = seg_start[c] + used[c]
+    for e in range(end - step_cnt[c, t], end):
+        x = ev[e]
+        i = lo + np.int64(x >> 16)
+        sc = np.int8((x >> 8) & 0xFF)
+        if vals[base_n + i] != sc:
+            vals[base_n + i] = sc
+            ns += 1
+            k = rev_lo + i
+            nf += rev_off[k + 1] - rev_off[k]
+            for r in range(rev_off[k], rev_off[k + 1]):
+                nxt[rev_par[r]] = 1
+    cnt_score[c] = ns
+    flagged[c] = nf
+
+
+@kernel
+def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
+    """The events of group ``g`` (chunks ``g * cpg ..``) with room for one more event per
+    position in every chunk: ``ev`` itself, or a copy in which each short chunk has 1.5 times
+    its room (``seg_start``/``seg_cap`` updated)."""
+    nchunks = seg_start.shape[0]
+    c0 = g * cpg
+    c1 = min(nchunks, c0 + cpg)
+    short = False
+    for c in range(c0, c1):
+        ln = min(N, (c + 1) * chunk) - c * chunk
+        if seg_cap[c] - used[c] <= ln:
+            short = True
+    if not short:
+        return ev
+    total = 0
+    new_start = np.empty(c1 - c0, dtype=np.int64)
+    for c in range(c0, c1):
+        ln = min(N, (c + 1) * chunk) - c * chunk
+        if seg_cap[c] - used[c] <= ln:
+            seg_cap[c] = max(seg_cap[c] + seg_cap[c] // 2, used[c] + ln + 1)
+        new_start[c - c0] = total
+        total += seg_cap[c]
+    bigger = np.empty(total, dtype=np.uint32)
+    for c in range(c0, c1):
+        z = new_start[c - c0]
+        bigger[z:z + used[c]] = ev[seg_start[c]:seg_start[c] + used[c]]
+        seg_start[c] = z
+    return bigger
+
+
+@kernel
+def _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+          rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score, flagged):
+    """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
+    changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
+    array of ``evs``: a typed list's item costs about a microsecond to fetch.)"""
+    cur64 = cur.view(np.uint64)
+    for g in range(ngroups):  # every evaluation reads V(., t - 1): all of them first
+        ev = evs[g]
+        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
+                        step_cnt, evals, t)
+    for g in range(ngroups):
+        ev = evs[g]
+        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
+                         used, step_cnt, t, cnt_score, flagged)
+
+
+@parallel_nogil_kernel
+def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
+                   nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
+                   flagged):
+    """``_step`` on Numba's threads, a group of chunks per task.  (A kernel of its own: calling
+    a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
+    cur64 = cur.view(np.uint64)
+    for g in prange(ngroups):
+        ev = evs[g]
+        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
+                        step_cnt, evals, t)
+    for g in prange(ngroups):
+        ev = evs[g]
+        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
+                         used, step_cnt, t, cnt_score, flagged)
+
+
+@nogil_kernel
+def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
+               lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes):
+    """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``).
+
+    ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from ``reverse_edges``; ``offs``/``starts``/``scores``: typed
+    lists of the run arrays of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
+    none); ``chunk`` = positions per task, a multiple of 8 and at most 65536; ``parallel``: run
+    a step on Numba's threads when about ``par_min_dirty`` positions or more are flagged;
+    ``runs_guess`` = initial event room per position; ``window_changes``: the smaller books'
+    score changes are listed (5 bytes each) for as many steps at a time as keep the list within
+    this many changes (at least one step), each window by one pass over their runs.
+
+    Returns ``(evs, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work int64[MAX_T +
+    1], stable_from, moves_stable_from, t_end)``: ``evs`` a typed list of uint32 arrays, the
+    events of chunks ``g * cpg .. (g + 1) * cpg - 1`` at ``g``; chunk k's start at
+    ``seg_start[k]`` in its group's array, ``step_cnt[k, t]`` of them for step t = 1, 2, ... in
+    turn (layout at ``_eval_chunk``);
+    ``work[t]`` = positions evaluated at step t; ``t_end`` = the last step computed."""
+    N = BOOK_SIZES[n]
+    base_n = base[n]
+    rev_lo = base[n - 1] if n >= 1 else 0
+    ncells = base[n + 1] + n + 2
+    nchunks = (N + chunk - 1) // chunk
+    vals = np.zeros(ncells, dtype=np.int8)
+    for k in range(n + 1):
+        vals[base[n + 1] + k] = -k
+    vals[ncells - 1] = 127
+    move = np.full(N, -2, dtype=np.int8)  # no move yet: every position changes at t = 1
+    padded = (N + 7) // 8 * 8
+    cur = np.zeros(padded, dtype=np.uint8)  # dirty at this step
+    cur[:N] = 1  # every position at t = 1
+    nxt = np.zeros(padded, dtype=np.uint8)  # dirty at the next step
+    cnt_score = np.zeros(nchunks, dtype=np.int64)
+    flagged = np.zeros(nchunks, dtype=np.int64)
+    toff = replay_count(offs, starts, scores)
+    t_lo = 1  # the replay window: the changes at steps t_lo .. t_hi - 1
+    t_hi = 1
+    pos = np.empty(0, dtype=np.int32)
+    sc = np.empty(0, dtype=np.int8)
+    cpg = max(16, (nchunks + 63) // 64)  # chunks per group: at most 64 groups
+    ngroups = (nchunks + cpg - 1) // cpg
+    seg_start = np.empty(nchunks, dtype=np.int64)
+    seg_cap = np.empty(nchunks, dtype=np.int64)
+    used = np.zeros(nchunks, dtype=np.int64)
+    evs = List()
+    for g in range(ngroups):
+        total = 0
+        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
+            ln = min(N, (c + 1) * chunk) - c * chunk
+            seg_start[c] = total
+            seg_cap[c] = ln * runs_guess + 1
+            total += seg_cap[c]
+        evs.append(np.empty(total, dtype=np.uint32))
+    step_cnt = np.zeros((nchunks, MAX_T + 1), dtype=np.int32)
+    evals = np.zeros(nchunks, dtype=np.int64)
+    work = np.zeros(MAX_T + 1, dtype=np.int64)
+    n_events = 0
+    stable_from = 1
+    moves_stable_from = 1
+    t_end = MAX_T
+    est = N
+    for t in range(1, MAX_T + 1):
+        if t >= 2:  # the smaller books' changes at t - 1
+            if t - 1 >= t_hi:  # the next window: as many steps as fit in window_changes
+                t_lo = t - 1
+                t_hi = t_lo + 1
+                while t_hi <= MAX_T and toff[t_hi + 1] - toff[t_lo] <= window_changes:
+                    t_hi += 1
+                pos = np.empty(0, dtype=np.int32)  # free the last window first
+                sc = np.empty(0, dtype=np.int8)
+                pos, sc = _replay_window(base, offs, starts, scores, toff, t_lo, t_hi)
+            est += _replay(t_lo, t - 1, toff, pos, sc, vals, rev_off, rev_par, cur)
+        for g in range(ngroups):  # room for one event per position of each chunk, plus one
+            ev = evs[g]
+            grown = _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used)
+            if grown is not ev:
+                evs[g] = grown
+        if parallel and est >= par_min_dirty:
+            _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move,
+                           cur, nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t,
+                           cnt_score, flagged)
+        else:
+            _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+                  rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
+                  flagged)
+        tmp = cur  # cur is all zero again: it becomes the next step's nxt
+        cur = nxt
+        nxt = tmp
+        ns = 0
+        na = 0
+        est = 0
+        for c in range(nchunks):
+            ns += cnt_score[c]
+            na += used[c]
+            work[t] += evals[c]
+            est += flagged[c]
+        changes = na - n_events
+        n_events = na
+        if t >= 2:
+            if ns > 0:
+                stable_from = t
+            if changes > 0:
+                moves_stable_from = t
+            if ns == 0 and t - 1 >= lower_stable:
+                t_end = t
+                break
+    return evs, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end
+
+
+@nogil_kernel
+def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
+    """Sort ``solve_core``'s events by position into runs (layout: ``levels``), freeing each
+    group's events once its runs are written.  Returns ``(run_offsets int64[N + 1], run_from
+    int16[R], run_score int8[R], run_move int8[R])``."""
+    nchunks = seg_start.shape[0]
+    off = np.zeros(N + 1, dtype=np.int64)
+    for g in range(len(evs)):
+        ev = evs[g]
+        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
+            lo = c * chunk
+            e = seg_start[c]
+            for t in range(1, t_end + 1):
+                for _ in range(step_cnt[c, t]):
+                    off[lo + np.int64(ev[e] >> 16) + 1] += 1
+                    e += 1
+    for i in range(N):
+        off[i + 1] += off[i]
+    R = off[N]
+    run_from = np.empty(R, dtype=np.int16)
+    run_score = np.empty(R, dtype=np.int8)
+    run_move = np.empty(R, dtype=np.int8)
+    fill = np.empty(chunk, dtype=np.int64)
+    for g in range(len(evs)):
+        ev = evs[g]
+        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
+            lo = c * chunk
+            hi = min(N, lo + chunk)
+            for i in range(lo, hi):
+                fill[i - lo] = off[i]
+            e = seg_start[c]
+            for t in range(1, t_end + 1):
+                for _ in range(step_cnt[c, t]):
+                    x = ev[e]
+                    k = np.int64(x >> 16)
+                    j = fill[k]
+                    run_from[j] = t
+                    run_score[j] = np.int8((x >> 8) & 0xFF)
+                    run_move[j] = np.int8(x & 0xFF)
+                    fill[k] = j + 1
+                    e += 1
+        ev = np.empty(0, dtype=np.uint32)
+        evs[g] = ev  # free this group's events
+    return off, run_from, run_score, run_move
