@@ -1,0 +1,297 @@
+/* Chinese Checkers on the m x m rhombus: the port of solvers/chinese_checkers/index.py (the
+ * mover's frame, colex ranks, mirror classes; _slot_of and _locate_row) and of the rhombus
+ * position text and move text of tbdb.games.chinese_checkers.position.
+ *
+ * Table "{m}x{m}-{p}": slot = class(A) * C(N - P, P) + rank of B among the free cells, with A
+ * the mover's cells and B the opponent's in the mover's frame (the second player to move: the
+ * board turned 180 degrees, colours swapped); of a position and its mirror image the smaller
+ * is stored.  The class numbers of A are computed once when the table is opened. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "internal.h"
+#include "gen_tables.h"
+
+#define MOVE_RADIX 128
+#define MAX_CLASS_ENTRIES (1 << 24)
+static const int PIECE_COUNTS[] = {1, 2, 3, 4, 6};
+
+static int valid_pieces(int p)
+{
+    for (unsigned i = 0; i < sizeof PIECE_COUNTS / sizeof *PIECE_COUNTS; i++)
+        if (PIECE_COUNTS[i] == p) return 1;
+    return 0;
+}
+
+static void sort_small(int *a, int k)
+{
+    for (int i = 1; i < k; i++) {
+        int v = a[i], j = i - 1;
+        while (j >= 0 && a[j] > v) { a[j + 1] = a[j]; j--; }
+        a[j + 1] = v;
+    }
+}
+
+static int64_t rank(const int *cells, int k)
+{
+    int64_t r = 0;
+    for (int i = 0; i < k; i++) r += TB_BINOM[cells[i]][i + 1];
+    return r;
+}
+
+static int64_t rank_free(const int *cells, const int *taken, int k)
+{
+    int64_t r = 0;
+    int j = 0;
+    for (int i = 0; i < k; i++) {
+        while (j < k && taken[j] < cells[i]) j++;
+        r += TB_BINOM[cells[i] - j][i + 1];
+    }
+    return r;
+}
+
+static void mirrored(const int *src, int k, int m, int *dst)
+{
+    for (int q = 0; q < k; q++) dst[q] = CC_MIRROR[m][src[q]];
+    sort_small(dst, k);
+}
+
+/* "{m}x{m}-{p}" -> m, p (0 if not such a name) */
+static int parse_name(const char *s, size_t n, int *m, int *p)
+{
+    int a = 0, b = 0, c = 0;
+    size_t i = 0;
+    if (i >= n || s[i] < '1' || s[i] > '9') return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && a < 100) a = a * 10 + s[i++] - '0';
+    if (i >= n || s[i++] != 'x' || i >= n || s[i] < '1' || s[i] > '9') return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && b < 100) b = b * 10 + s[i++] - '0';
+    if (i >= n || s[i++] != '-' || i >= n || s[i] < '1' || s[i] > '9') return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && c < 100) c = c * 10 + s[i++] - '0';
+    if (i != n || a != b) return 0;
+    *m = a;
+    *p = c;
+    return 1;
+}
+
+static int buildable(int m, int p) { return m >= 3 && m <= 9 && valid_pieces(p) && 2 * p <= m * m; }
+
+int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
+{
+    tb_cc_table *t = &f->g.cc;
+    int m, p;
+    if (strncmp(f->name, "star-", 5) == 0) return TB_OK;   /* star distance tables: not yet probed */
+    if (!parse_name(f->name, strlen(f->name), &m, &p) || !buildable(m, p)) {
+        tb_seterr(err, err_len, "probe file of chinese-checkers table '%s': not a rhombus table", f->name);
+        return TB_DAMAGED;
+    }
+    int n = m * m;
+    int64_t subsets = TB_BINOM[n][p];
+    t->m = m; t->n = n; t->pieces = p;
+    t->block = TB_BINOM[n - p][p];
+    if (subsets > MAX_CLASS_ENTRIES || f->layout != TB_LAYOUT_INDEX ||
+        (uint64_t)(subsets / 2) > f->slots / (uint64_t)t->block) {
+        tb_seterr(err, err_len, "probe file of chinese-checkers table '%s': %llu slots do not fit "
+                  "the table", f->name, (unsigned long long)f->slots);
+        return TB_DAMAGED;
+    }
+    t->class_of = malloc((size_t)subsets * sizeof *t->class_of);
+    if (!t->class_of) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    int cur[8], img[8];
+    for (int i = 0; i < p; i++) cur[i] = i;
+    int32_t classes = 0;
+    for (int64_t r = 0; r < subsets; r++) {
+        mirrored(cur, p, m, img);
+        t->class_of[r] = r <= rank(img, p) ? classes++ : -1;
+        int i = 0;  /* colex successor */
+        while (i < p - 1 && cur[i] + 1 == cur[i + 1]) i++;
+        cur[i]++;
+        for (int j = 0; j < i; j++) cur[j] = j;
+    }
+    if (f->slots != (uint64_t)classes * (uint64_t)t->block) {
+        tb_seterr(err, err_len, "probe file of chinese-checkers table '%s': %llu slots, expected %llu",
+                  f->name, (unsigned long long)f->slots, (unsigned long long)classes * t->block);
+        return TB_DAMAGED;
+    }
+    return TB_OK;
+}
+
+void tb_cc_release(tb_file *f)
+{
+    free(f->g.cc.class_of);
+    f->g.cc.class_of = NULL;
+}
+
+int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int mover, tb_value *v)
+{
+    v->result = v->distance = v->score = 0;
+    v->move = -1;
+    if (m < 3 || m > 9 || (mover != 1 && mover != 2)) return tb_finish(v, TB_INVALID);
+    int n = m * m, ones = 0, twos = 0;
+    for (int c = 0; c < n; c++) {
+        if (cells[c] < 0 || cells[c] > 2) return tb_finish(v, TB_INVALID);
+        ones += cells[c] == 1;
+        twos += cells[c] == 2;
+    }
+    if (ones != twos || !valid_pieces(ones) || 2 * ones > n) return tb_finish(v, TB_INVALID);
+    int k = ones;
+    char name[16];
+    snprintf(name, sizeof name, "%dx%d-%d", m, m, k);
+    const tb_file *f = tb_find(tb, TB_CHINESE_CHECKERS, name);
+    if (!f) return tb_finish(v, TB_MISSING);
+    int mv[8], op[8], tmp[8], ia = 0, ib = 0;
+    if (mover == 1) {
+        for (int c = 0; c < n; c++) {
+            if (cells[c] == 1) mv[ia++] = c;
+            else if (cells[c] == 2) op[ib++] = c;
+        }
+    } else {
+        for (int c = n - 1; c >= 0; c--) {
+            if (cells[c] == 2) mv[ia++] = n - 1 - c;
+            else if (cells[c] == 1) op[ib++] = n - 1 - c;
+        }
+    }
+    const tb_cc_table *t = &f->g.cc;
+    int64_t rm = rank(mv, k), slot;
+    int mirror_flag = 0;
+    int mvm[8];
+    mirrored(mv, k, m, mvm);
+    int64_t rmm = rank(mvm, k);
+    if (rm < rmm) {
+        slot = t->class_of[rm] * t->block + rank_free(op, mv, k);
+    } else {
+        mirrored(op, k, m, tmp);
+        if (rm > rmm) {
+            slot = t->class_of[rmm] * t->block + rank_free(tmp, mvm, k);
+            mirror_flag = 1;
+        } else {
+            int64_t plain = rank_free(op, mv, k), image = rank_free(tmp, mv, k);
+            if (image < plain) { slot = t->class_of[rm] * t->block + image; mirror_flag = 1; }
+            else slot = t->class_of[rm] * t->block + plain;
+        }
+    }
+    int st = tb_index_value(f, (uint64_t)slot, v);
+    if (v->move >= 0) {
+        int from = v->move / MOVE_RADIX, to = v->move % MOVE_RADIX;
+        if (from >= n || to >= n) { v->move = -1; return tb_finish(v, TB_DAMAGED); }
+        if (mirror_flag) { from = CC_MIRROR[m][from]; to = CC_MIRROR[m][to]; }
+        if (mover == 2) { from = n - 1 - from; to = n - 1 - to; }
+        v->move = from * MOVE_RADIX + to;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ text */
+
+int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+{
+    char q[160];
+    tb_quote(q, sizeof q, t, n);
+    const char *sp1 = memchr(t, ' ', n);
+    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(t + n - sp1 - 1)) : NULL;
+    int m = 0, p = 0;
+    if (!sp1 || !sp2 || memchr(sp2 + 1, ' ', (size_t)(t + n - sp2 - 1)) ||
+        !parse_name(t, (size_t)(sp1 - t), &m, &p) || t + n != sp2 + 2 ||
+        (sp2[1] != '1' && sp2[1] != '2')) {
+        tb_seterr(err, err_len, "malformed Chinese Checkers position %s: expected 'MxM-P', the rows "
+                  "from the top tip joined by '/', and the player to move (e.g. '3x3-1 1/../.../../2 1')", q);
+        return TB_INVALID;
+    }
+    if (!buildable(m, p)) {
+        tb_seterr(err, err_len, "Chinese Checkers position %s: the rhombus is 3x3 to 9x9 with "
+                  "(1, 2, 3, 4, 6) pieces a side that fit", q);
+        return TB_INVALID;
+    }
+    /* rows r + c = d have 1, 2, .., m, .., 1 cells */
+    const char *s = sp1 + 1;
+    int rows = 2 * m - 1, cell = 0, count[3] = {0, 0, 0};
+    for (int d = 0; d < rows; d++) {
+        int len = d < m ? d + 1 : 2 * m - 1 - d, got = 0;
+        while (s < sp2 && *s != '/') {
+            const char *sym = memchr(".12", *s, 3);
+            if (!sym || !*s) {
+                char qc[16];
+                tb_quote(qc, sizeof qc, s, 1);
+                tb_seterr(err, err_len, "malformed Chinese Checkers position %s: unknown cell %s "
+                          "(expected one of '.12')", q, qc);
+                return TB_INVALID;
+            }
+            if (got < len) pos->cells[cell + got] = (int8_t)(sym - ".12");
+            got++;
+            s++;
+        }
+        if (got != len) {
+            tb_seterr(err, err_len, "malformed Chinese Checkers position %s: row %d has %d cells, "
+                      "expected %d", q, d + 1, got, len);
+            return TB_INVALID;
+        }
+        for (int i = 0; i < len; i++) count[pos->cells[cell + i]]++;
+        cell += len;
+        if (d < rows - 1) {
+            if (s >= sp2) {
+                tb_seterr(err, err_len, "malformed Chinese Checkers position %s: %d rows, expected %d",
+                          q, d + 1, rows);
+                return TB_INVALID;
+            }
+            s++;
+        }
+    }
+    if (s != sp2) {
+        tb_seterr(err, err_len, "malformed Chinese Checkers position %s: more than %d rows", q, rows);
+        return TB_INVALID;
+    }
+    for (int player = 1; player <= 2; player++)
+        if (count[player] != p) {
+            tb_seterr(err, err_len, "Chinese Checkers position %s: player %d has %d pieces, not %d",
+                      q, player, count[player], p);
+            return TB_INVALID;
+        }
+    pos->m = m;
+    pos->pieces = p;
+    pos->side = sp2[1] - '0';
+    return TB_OK;
+}
+
+/* hop landings from u on cells (the moving piece lifted) */
+static int hops(const int8_t *cells, int m, int u, int *out)
+{
+    int k = 0;
+    for (int d = 0; d < 6; d++) {
+        int w = CC_NBR[m][u][d];
+        if (w >= 0 && cells[w]) {
+            int x = CC_NBR[m][w][d];
+            if (x >= 0 && !cells[x]) out[k++] = x;
+        }
+    }
+    return k;
+}
+
+int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+{
+    int m = pos->m, n = m * m, s = move / MOVE_RADIX, t = move % MOVE_RADIX;
+    if (m < 3 || m > 9 || s >= n || t >= n) return TB_INVALID;
+    int8_t cells[81];
+    memcpy(cells, pos->cells, (size_t)n);
+    cells[s] = 0;
+    for (int d = 0; d < 6; d++)
+        if (CC_NBR[m][s][d] == t) return snprintf(buf, len, "%d-%d", s, t);
+    /* hops are reversible: distances to t, then from s the smallest cell one closer each time */
+    int dist[81], queue[81], qh = 0, qt = 0, land[6];
+    for (int c = 0; c < n; c++) dist[c] = -1;
+    dist[t] = 0;
+    queue[qt++] = t;
+    while (qh < qt) {
+        int u = queue[qh++], h = hops(cells, m, u, land);
+        for (int i = 0; i < h; i++)
+            if (dist[land[i]] < 0) { dist[land[i]] = dist[u] + 1; queue[qt++] = land[i]; }
+    }
+    if (dist[s] < 0) return TB_INVALID;
+    int o = snprintf(buf, len, "%d", s), u = s;
+    while (u != t) {
+        int h = hops(cells, m, u, land), best = -1;
+        for (int i = 0; i < h; i++)
+            if (dist[land[i]] == dist[u] - 1 && (best < 0 || land[i] < best)) best = land[i];
+        if (best < 0) return TB_INVALID;
+        u = best;
+        if ((size_t)o < len) o += snprintf(buf + o, len - (size_t)o, "-%d", u);
+    }
+    return o;
+}
