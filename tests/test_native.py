@@ -1,0 +1,220 @@
+"""The C prober (native/, issue 25) against Python: every slot of the example tables and
+random positions through the C index functions equal ``tb.lookup_arrays``; text parsers and
+move text equal tbdb's; the tbprobe tool prints what ``tbdb lookup --json`` prints."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+
+import numpy as np
+import pytest
+
+import tbdb
+from tbdb import games
+from tbdb.errors import InvalidPositionError, MissingTableError
+from tbdb.probe_files import ProbeDir, export
+
+from tests.native_lib import NATIVE, STATUS, Lib, make
+
+N_RANDOM = 100_000
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return Lib()
+
+
+@pytest.fixture(scope="module")
+def probe_dir(every_game_db, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("native") / "probe")
+    export(every_game_db, out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def both(lib, probe_dir):
+    """(C base, Python tablebase) over the same probe files."""
+    base = lib.open(probe_dir)
+    with tbdb.open(probe_dir) as tb:
+        yield base, tb
+    base.close()
+
+
+def _slot_texts(probe_dir: str, game: str):
+    """(table, every slot's position text) of each of the game's tables."""
+    entries = ProbeDir(probe_dir).entries
+    g = games.get(game)
+    for (name, table), e in sorted(entries.items()):
+        if name == game:
+            yield table, [g.slot_text(table, s) for s in range(e["slots"])]
+
+
+def _compare(base, tb, game_name: str, positions, m: int = 0):
+    """C probes of the positions' arrays equal lookup_arrays (status ok on every row)."""
+    game = games.get(game_name)
+    arrays = game.encode_batch(positions)
+    sides = arrays[1] if len(arrays) > 1 else np.zeros(len(positions), np.int8)
+    got = base.probe_rows(game_name, arrays[0], sides, m)
+    bad = np.flatnonzero(got[0] != 0)
+    assert not len(bad), (positions[bad[0]].text, STATUS[int(got[0, bad[0]])])
+    result, distance, best = tb.lookup_arrays(game_name, *arrays)
+    for i, want in enumerate((result, distance, best)):
+        diff = np.flatnonzero(got[i + 1] != want)
+        assert not len(diff), (positions[diff[0]].text, i, got[i + 1, diff[0]], want[diff[0]])
+    return got
+
+
+def _compare_texts(lib, base, tb, game_name: str, texts, m: int = 0):
+    """Every text: C parses it to the board Python parses, and C's value equals Python's
+    (lookup_arrays for legal positions; TB_ILLEGAL where Python's locate refuses it)."""
+    game = games.get(game_name)
+    legal = []
+    for text in texts:
+        p = game.parse(text)
+        try:
+            game.locate(p)
+        except InvalidPositionError:
+            st, *_ = base.probe_text(game_name, text)
+            assert STATUS[st] == "illegal", text
+            continue
+        legal.append(p)
+    got = _compare(base, tb, game_name, legal, m)
+    # the text path: same parse, same move text as tbdb's lookup
+    for i in range(0, len(legal), max(1, len(legal) // 300)):
+        p = legal[i]
+        c = lib.parse(game_name, p.text)
+        assert list(c.cells[:len(game.encode_batch([p])[0][0])]) == \
+            game.encode_batch([p])[0][0].tolist()
+        r = tb.lookup(p.text, game=game_name)
+        st, result, distance, move = base.probe_text(game_name, p.text)
+        assert (st >= 0, r.distance, move) == (True, distance, r.best_move
+                                               if got[3, i] >= 0 else None), p.text
+    return len(legal)
+
+
+def test_cdc_every_slot_equals_python(lib, both, probe_dir):
+    base, tb = both
+    for table, texts in _slot_texts(probe_dir, "cdc"):
+        assert _compare_texts(lib, base, tb, "cdc", texts) == len(texts)
+
+
+def test_chinese_checkers_every_slot_equals_python(lib, both, probe_dir):
+    base, tb = both
+    n = 0
+    for table, texts in _slot_texts(probe_dir, "chinese-checkers"):
+        n += _compare_texts(lib, base, tb, "chinese-checkers", texts, m=int(table.split("x")[0]))
+    assert n > 100
+
+
+def test_tictactoe_every_row_equals_python(lib, both, every_game_db):
+    base, tb = both
+    g = games.get("tictactoe")
+    boards = []  # every reachable board: all 3^9 boards that are possible
+    for code in range(3 ** 9):
+        cells = tuple((code // 3 ** i) % 3 for i in range(9))
+        if g.position_type(cells).impossible() is None:
+            boards.append(g.position_type(cells))
+    assert len(boards) == 5478
+    _compare(base, tb, "tictactoe", boards)
+    for p in boards[::50]:
+        assert base.probe_text("tictactoe", p.text)[3] == tb.lookup(p.text, game="tictactoe").best_move
+
+
+def _random_cdc(rnd: random.Random, materials) -> list:
+    from tbdb.games.cdc.position import Position
+    out = []
+    for _ in range(N_RANDOM):
+        codes = rnd.choice(materials)
+        squares = rnd.sample(range(32), len(codes))
+        board = [-1] * 32
+        for c, s in zip(codes, squares):
+            board[s] = c
+        out.append(Position(tuple(board), rnd.randrange(2)))
+    return out
+
+
+def test_cdc_random_positions_equal_lookup_arrays(both):
+    base, tb = both
+    # KCvP and CvP in both colourings: red K C v black P, and black K C v red P
+    materials = [[0, 5, 13], [5, 13], [7, 12, 6], [12, 6]]
+    _compare(base, tb, "cdc", _random_cdc(random.Random(25), materials))
+
+
+def test_chinese_checkers_random_positions_equal_lookup_arrays(both):
+    from tbdb.games.chinese_checkers.position import Position
+    base, tb = both
+    rnd = random.Random(25)
+    legal, illegal = [], []
+    for _ in range(N_RANDOM):
+        a, b = rnd.sample(range(16), 2)
+        cells = [0] * 16
+        cells[a], cells[b] = 1, 2
+        p = Position(4, 1, tuple(cells), rnd.choice((1, 2)))
+        (illegal if p.status == "illegal" else legal).append(p)
+    _compare(base, tb, "chinese-checkers", legal, m=4)
+    got = base.probe_rows("chinese-checkers", np.array([p.cells for p in illegal], np.int8),
+                          [p.mover for p in illegal], 4)
+    assert illegal and set(got[0].tolist()) == {-1}  # TB_ILLEGAL, as Python refuses them
+
+
+def test_probes_outside_the_tables_and_bad_arrays(lib, both):
+    base, _ = both
+    board = np.full((1, 32), -1, np.int8)
+    board[0, :2] = [0, 7]  # KvK: not built
+    assert STATUS[int(base.probe_rows("cdc", board, [0])[0, 0])] == "missing"
+    board[0, 1] = 14
+    assert STATUS[int(base.probe_rows("cdc", board, [0])[0, 0])] == "invalid"
+    board[0, 1] = -1  # black has nothing: red to move cannot be, black to move has lost
+    assert STATUS[int(base.probe_rows("cdc", board, [0])[0, 0])] == "invalid"
+    assert base.probe_rows("cdc", board, [1])[:, 0].tolist() == [1, -1, 0, -1]  # over: loss
+    cc = np.zeros((1, 16), np.int8)
+    cc[0, :2] = [1, 1]
+    assert STATUS[int(base.probe_rows("chinese-checkers", cc, [1], 4)[0, 0])] == "invalid"
+
+
+BAD_TEXTS = {
+    "cdc": ["", "8/8/8/8", "8/8/8/pKC5 x", "8/8/8/pKC5  r", "9/8/8/8 r", "44/8/8/8 r",
+            "8/8/8/pKC4 r", "8/8/8/8/8 r", "8/8/8/pKQ5 r", "8/8/8/PPPPPPP1 r"],
+    "chinese-checkers": ["", "4x4-1", "4x4-1 ./../.1./..../.2./../. 3", "4x5-1 . 1",
+                         "4x4-1 ./../.1./..../.2./.. 1", "4x4-1 ./../.1./..../.2./../x 1",
+                         "04x4-1 ./../.1./..../.2./../. 1", "4x4-2 ./../.1./..../.2./../. 1",
+                         "2x2-1 ./../. 1"],
+    "tictactoe": ["", "xxxx.....", "x........x", "xxxooo...", "X........"],
+}
+
+
+def test_text_parsers_refuse_what_tbdb_refuses(lib):
+    for game, texts in BAD_TEXTS.items():
+        for text in texts:
+            with pytest.raises(InvalidPositionError):
+                games.get(game).parse(text)
+            with pytest.raises(ValueError) as err:
+                lib.parse(game, text)
+            assert "\n" not in str(err.value) and repr(text)[1:-1] in str(err.value), text
+
+
+def test_tbprobe_prints_what_tbdb_lookup_json_prints(probe_dir):
+    make("tbprobe")
+    tool = os.path.join(NATIVE, "tbprobe")
+    samples = [("cdc", "8/8/8/pKC5 r"), ("cdc", " 8/8/8/Pkc5 b\n"),
+               ("chinese-checkers", "4x4-1 ./../.1./..../.2./../. 1"),
+               ("tictactoe", "x...o...."), ("tictactoe", "xxxoo....")]
+    for game, text in samples:
+        out = subprocess.run([tool, probe_dir, game, text, "--json"], capture_output=True,
+                             text=True, check=True).stdout
+        got = json.loads(out)
+        with tbdb.open(probe_dir) as tb:
+            want = tb.lookup(text, game=game).to_dict()
+        assert {k: got[k] for k in ("position", "outcome", "distance", "best_move")} == \
+            {k: want[k] for k in ("position", "outcome", "distance", "best_move")}
+    bad = subprocess.run([tool, probe_dir, "cdc", "8/8/8/pKC5 x"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert "'8/8/8/pKC5 x'" in bad.stderr
+    missing = subprocess.run([tool, probe_dir, "cdc", "8/8/8/kK6 r"], capture_output=True,
+                             text=True)
+    assert missing.returncode == 2 and "no table" in missing.stderr
+    with pytest.raises(MissingTableError):
+        with tbdb.open(probe_dir) as tb:
+            tb.lookup("8/8/8/kK6 r")
