@@ -218,3 +218,51 @@ def test_tbprobe_prints_what_tbdb_lookup_json_prints(probe_dir):
     with pytest.raises(MissingTableError):
         with tbdb.open(probe_dir) as tb:
             tb.lookup("8/8/8/kK6 r")
+
+
+def _sanitized(target: str):
+    """Build a sanitizer tool of native/tests (skip where the compiler has no ASan/UBSan)."""
+    try:
+        make(f"build/{target}")
+    except subprocess.CalledProcessError as err:
+        pytest.skip(f"no AddressSanitizer/UndefinedBehaviorSanitizer here: {err.stderr[-200:]}")
+    return os.path.join(NATIVE, "build", target)
+
+
+def test_text_parsers_under_sanitizers_with_random_and_mutated_inputs():
+    tool = _sanitized("fuzz_text")
+    run = subprocess.run([tool, "25", "30000"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    accepted, refused = (int(x) for x in run.stdout.split()[1::2])
+    assert accepted > 50 and refused > 10_000  # both paths exercised
+
+
+def test_truncated_and_corrupt_files_never_crash(probe_dir):
+    tool = _sanitized("corrupt")
+    files = [os.path.join(root, f) for root, _, fs in os.walk(probe_dir) for f in fs
+             if f.endswith(".tbp") and os.path.getsize(os.path.join(root, f)) < 100_000]
+    run = subprocess.run([tool, "25", "100", *sorted(files)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    refused, accepted = (int(x) for x in run.stdout.split()[1::2])
+    assert refused > len(files) * 20 and accepted > len(files)
+
+
+def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_path):
+    import shutil
+    with pytest.raises(OSError, match="no manifest.json"):
+        lib.open(str(tmp_path))
+    copy = tmp_path / "probe"
+    shutil.copytree(probe_dir, copy)
+    kcvp = copy / "cdc" / "KCvP.tbp"
+    data = kcvp.read_bytes()
+    kcvp.write_bytes(data[:len(data) // 2])
+    with pytest.raises(OSError, match="KCvP.tbp' is damaged") as err:
+        lib.open(str(copy))
+    assert "\n" not in str(err.value)
+    kcvp.write_bytes(data[:8] + (2).to_bytes(4, "little") + data[12:])
+    with pytest.raises(OSError, match="version 2"):
+        lib.open(str(copy))
+    kcvp.unlink()
+    os.mkfifo(kcvp)  # a FIFO is never read (nor waited on)
+    with pytest.raises(OSError, match="not a regular file"):
+        lib.open(str(copy))
