@@ -57,7 +57,8 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
         code = (code + s->count[l]) << 1;
     }
     s->lut = calloc((size_t)1 << TB_LUT_BITS, sizeof *s->lut);
-    if (!s->lut) { *why = "out of memory"; return -1; }
+    s->skip = calloc((size_t)1 << TB_LUT_BITS, sizeof *s->skip);
+    if (!s->lut || !s->skip) { *why = "out of memory"; return -1; }
     for (uint32_t l = 1; l <= TB_LUT_BITS && l <= s->maxlen; l++) {
         for (uint32_t j = 0; j < s->count[l]; j++) {
             uint32_t idx = s->first_symbol[l] + j;
@@ -68,13 +69,27 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
                 s->lut[r | (f << l)] = idx << 6 | l;
         }
     }
+    /* skip: how many whole codes the first TB_LUT_BITS bits hold, and their bits (a probe skips
+     * the codes before its slot several at a time) */
+    for (uint32_t w = 0; w < (1u << TB_LUT_BITS); w++) {
+        uint32_t count = 0, used = 0;
+        while (count < 15) {
+            uint32_t e = s->lut[(w >> used) & ((1u << TB_LUT_BITS) - 1)];
+            if (!e || (e & 63) > TB_LUT_BITS - used) break;
+            used += e & 63;
+            count++;
+        }
+        s->skip[w] = (uint16_t)(count << 8 | used);
+    }
     return 0;
 }
 
 void tb_stream_close(tb_stream *s)
 {
     free(s->lut);
+    free(s->skip);
     s->lut = NULL;
+    s->skip = NULL;
 }
 
 int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
@@ -87,6 +102,12 @@ int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
     for (;;) {
         if (pos > s->end_bits) return -1;
         uint64_t w = ld64(s->bits + (pos >> 3)) >> (pos & 7);   /* >= 57 bits, first lowest */
+        uint32_t sk = s->skip[w & mask];
+        if ((sk >> 8) && (sk >> 8) <= left) {
+            pos += sk & 255;
+            left -= sk >> 8;
+            continue;
+        }
         uint32_t e = s->lut[w & mask], idx, len;
         if (e) {
             len = e & 63;
