@@ -266,3 +266,45 @@ def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_pat
     os.mkfifo(kcvp)  # a FIFO is never read (nor waited on)
     with pytest.raises(OSError, match="not a regular file"):
         lib.open(str(copy))
+
+
+def _sample_lines(probe_dir: str, per_table: int = 150) -> list[str]:
+    rnd = random.Random(25)
+    lines = []
+    for game in ("cdc", "chinese-checkers"):
+        for table, texts in _slot_texts(probe_dir, game):
+            for text in rnd.sample(texts, min(per_table, len(texts))):
+                lines.append(f"{game}\t{text}")
+    lines += ["tictactoe\tx...o....", "tictactoe\txxxoo....", "cdc\t8/8/8/kK6 r",
+              "cdc\tnot a position", "chinese-checkers\t4x4-1 ./../.1./..../.2./../. 3"]
+    return lines
+
+
+def test_webassembly_answers_like_the_c_tool(probe_dir):
+    import shutil
+    if not (shutil.which("clang") and shutil.which("wasm-ld") and shutil.which("node")
+            and os.path.exists("/usr/lib/wasm32-wasi/libc.a")):
+        pytest.skip("no clang, wasm-ld, wasi-libc or node (apt-get install clang lld wasi-libc "
+                    "nodejs)")
+    make("tbprobe")
+    try:
+        make("wasm")
+    except subprocess.CalledProcessError as err:
+        pytest.fail(f"make wasm failed: {err.stderr[-1000:]}")
+    lines = "\n".join(_sample_lines(probe_dir)) + "\n"
+    native = subprocess.run([os.path.join(NATIVE, "tbprobe"), probe_dir, "cdc", "-"],
+                            input=lines, capture_output=True, text=True, check=True).stdout
+    node = subprocess.run(["node", os.path.join(NATIVE, "wasm", "probe.mjs"), probe_dir, "cdc",
+                           "-"], input=lines, capture_output=True, text=True, check=True).stdout
+    n, w = native.splitlines(), node.splitlines()
+    assert len(n) == len(w) == lines.count("\n")
+    errors = 0
+    for a, b in zip(n, w):
+        a, b = json.loads(a), json.loads(b)
+        if "error" in a:  # the same refusal; its words may differ (the tool's own messages)
+            assert "error" in b
+            errors += 1
+        else:
+            assert a == b
+    assert errors >= 3  # the two bad texts, the missing table, the illegal slots
+    assert n[0] == w[0]  # the same bytes, JSON spacing included

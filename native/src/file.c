@@ -129,12 +129,12 @@ static int json_int(const char *obj, const char *end, const char *key, long long
 {
     const char *v = json_member(obj, end, key);
     if (!v) return -1;
-    char buf[24];
-    size_t i = 0;
-    while (v < end && i + 1 < sizeof buf && (*v == '-' || (*v >= '0' && *v <= '9'))) buf[i++] = *v++;
-    if (!i) return -1;
-    buf[i] = 0;
-    *out = strtoll(buf, NULL, 10);
+    int neg = v < end && *v == '-', digits = 0;
+    long long x = 0;
+    for (v += neg; v < end && *v >= '0' && *v <= '9' && digits < 18; v++, digits++)
+        x = x * 10 + (*v - '0');
+    if (!digits) return -1;
+    *out = neg ? -x : x;
     return 0;
 }
 

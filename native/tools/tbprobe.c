@@ -24,42 +24,25 @@ static void json_string(const char *s)
     putchar('"');
 }
 
-int main(int argc, char **argv)
+static int fail(int batch, const char *msg)
 {
-    const char *args[4];
-    int nargs = 0, json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) json = 1;
-        else if (nargs < 4) args[nargs++] = argv[i];
-        else return usage();
+    if (batch) {
+        printf("{\"error\": ");
+        json_string(msg);
+        printf("}\n");
+    } else {
+        fprintf(stderr, "tbprobe: error: %s\n", msg);
     }
-    if (nargs < 3) return usage();
-    const char *dir = args[0], *game = args[1], *text = args[2];
-    int plies = -1;
-    if (nargs == 4) {
-        char *end;
-        long p = strtol(args[3], &end, 10);
-        if (!*args[3] || *end || p < 0 || p > 100000) {
-            fprintf(stderr, "tbprobe: error: plies left must be a number, not '%s'\n", args[3]);
-            return 2;
-        }
-        plies = (int)p;
-    }
+    return 2;
+}
+
+/* answer one position: the JSON line (or the text form); errors as one line on stderr, or
+ * in batch mode as {"error": ...} on stdout.  Returns the exit status. */
+static int answer(const tb_base *tb, const char *game, const char *text, int plies, int json, int batch)
+{
     char err[512];
     tb_position pos;
-    if (tb_game_of(game) < 0) {
-        fprintf(stderr, "tbprobe: error: unknown game '%s'\n", game);
-        return 2;
-    }
-    if (tb_parse(game, text, &pos, err, sizeof err) != TB_OK) {
-        fprintf(stderr, "tbprobe: error: %s\n", err);
-        return 2;
-    }
-    tb_base *tb;
-    if (tb_open(dir, &tb, err, sizeof err) != TB_OK) {
-        fprintf(stderr, "tbprobe: error: %s\n", err);
-        return 2;
-    }
+    if (tb_parse(game, text, &pos, err, sizeof err) != TB_OK) return fail(batch, err);
     /* the text as tbdb writes it: what parses is already canonical, bar surrounding space */
     size_t a = 0, n = strlen(text);
     while (a < n && (text[a] == ' ' || (text[a] >= '\t' && text[a] <= '\r'))) a++;
@@ -74,8 +57,9 @@ int main(int argc, char **argv)
                         : st == TB_MISSING ? "is in no table of these probe files"
                         : st == TB_INVALID ? "is not a position of the game"
                         : "is in a damaged probe file (run: tbdb verify --db DIR)";
-        fprintf(stderr, "tbprobe: error: %s position '%s' %s\n", game, shown, why);
-        rc = 2;
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s position '%s' %s", game, shown, why);
+        rc = fail(batch, msg);
     } else {
         char move[64] = "";
         int has_move = v.move >= 0 && tb_move_text(&pos, v.move, move, sizeof move) > 0;
@@ -98,6 +82,53 @@ int main(int argc, char **argv)
             printf("best move: %s\n", has_move ? move : "none");
         }
     }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *args[4];
+    int nargs = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (nargs < 4) args[nargs++] = argv[i];
+        else return usage();
+    }
+    if (nargs < 3) return usage();
+    const char *dir = args[0], *game = args[1], *text = args[2];
+    int plies = -1;
+    if (nargs == 4) {
+        char *end;
+        long p = strtol(args[3], &end, 10);
+        if (!*args[3] || *end || p < 0 || p > 100000) {
+            fprintf(stderr, "tbprobe: error: plies left must be a number, not '%s'\n", args[3]);
+            return 2;
+        }
+        plies = (int)p;
+    }
+    char err[512];
+    if (tb_game_of(game) < 0) {
+        fprintf(stderr, "tbprobe: error: unknown game '%s'\n", game);
+        return 2;
+    }
+    tb_base *tb;
+    if (tb_open(dir, &tb, err, sizeof err) != TB_OK) {
+        fprintf(stderr, "tbprobe: error: %s\n", err);
+        return 2;
+    }
+    if (strcmp(text, "-") == 0) {     /* one position a line ("TEXT" or "GAME<TAB>TEXT") */
+        char line[4096];
+        while (fgets(line, sizeof line, stdin)) {
+            line[strcspn(line, "\n")] = 0;
+            char *tab = strchr(line, '\t');
+            const char *g = game, *t = line;
+            if (tab) { *tab = 0; g = line; t = tab + 1; }
+            answer(tb, g, t, plies, 1, 1);
+        }
+        tb_close(tb);
+        return 0;
+    }
+    int rc = answer(tb, game, text, plies, json, 0);
     tb_close(tb);
     return rc;
 }
