@@ -308,3 +308,19 @@ def test_webassembly_answers_like_the_c_tool(probe_dir):
             assert a == b
     assert errors >= 3  # the two bad texts, the missing table, the illegal slots
     assert n[0] == w[0]  # the same bytes, JSON spacing included
+
+
+def test_the_cpp_example_compiles_and_answers(probe_dir, tmp_path):
+    import shutil
+    cxx = next((c for c in (os.environ.get("CXX"), "c++", "g++", "clang++") if c and
+                shutil.which(c)), None)
+    if cxx is None:
+        pytest.skip("no C++ compiler (apt-get install g++)")
+    make("build/libtbprobe.a")
+    exe = str(tmp_path / "probe")
+    subprocess.run([cxx, "-std=c++17", "-Wall", "-Werror", "-I", os.path.join(NATIVE, "include"),
+                    os.path.join(NATIVE, "examples", "probe.cpp"),
+                    os.path.join(NATIVE, "build", "libtbprobe.a"), "-o", exe], check=True)
+    out = subprocess.run([exe, probe_dir, "8/8/8/pKC5 r"], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == "win 1 c1xa1\n"
