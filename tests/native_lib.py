@@ -39,7 +39,7 @@ class Value(ctypes.Structure):
 
 class Position(ctypes.Structure):
     _fields_ = [("game", ctypes.c_int), ("side", ctypes.c_int), ("m", ctypes.c_int),
-                ("pieces", ctypes.c_int), ("constraint", ctypes.c_int),
+                ("pieces", ctypes.c_int), ("constraint", ctypes.c_int), ("scoring", ctypes.c_int),
                 ("cells", ctypes.c_int8 * 128), ("hands", (ctypes.c_int8 * 8) * 2)]
 
 
@@ -58,6 +58,8 @@ class Lib:
         lib.tb_probe_chinese_checkers.argtypes = [vp, ctypes.c_int, i8p, ctypes.c_int,
                                                   ctypes.POINTER(Value)]
         lib.tb_probe_tictactoe.argtypes = [vp, i8p, ctypes.POINTER(Value)]
+        lib.tb_probe_uttt.argtypes = [vp, i8p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                      ctypes.POINTER(Value)]
         lib.tb_parse.argtypes = [cp, cp, ctypes.POINTER(Position), cp, sz]
         lib.tb_probe_position.argtypes = [vp, ctypes.POINTER(Position), ctypes.c_int,
                                           ctypes.POINTER(Value)]
@@ -92,8 +94,10 @@ class Base:
     def close(self) -> None:
         self.lib.lib.tb_close(self.handle)
 
-    def probe_rows(self, game: str, boards: np.ndarray, sides: np.ndarray, m: int = 0):
-        """(status, result, distance, move) int arrays of each row probed in C."""
+    def probe_rows(self, game: str, boards: np.ndarray, sides: np.ndarray, m: int = 0,
+                   constraints=None):
+        """(status, result, distance, move) int arrays of each row probed in C (``m``: the
+        Chinese Checkers board; ``constraints``: UTTT's)."""
         boards = np.ascontiguousarray(boards, np.int8)
         n = len(boards)
         out = np.zeros((4, n), np.int64)
@@ -109,10 +113,14 @@ class Base:
             call = lambda p, s: lib.tb_probe_cdc(h, p, s, ref)  # noqa: E731
         elif game == "chinese-checkers":
             call = lambda p, s: lib.tb_probe_chinese_checkers(h, m, p, s, ref)  # noqa: E731
+        elif game == "uttt":
+            cons = [int(c) for c in constraints]
+            call = lambda p, s, c: lib.tb_probe_uttt(h, p, s, c, 0, ref)  # noqa: E731
         else:
             call = lambda p, s: lib.tb_probe_tictactoe(h, p, ref)  # noqa: E731
         for i in range(n):
-            st = call(ctypes.cast(base + i * stride, i8p), sides[i])
+            p = ctypes.cast(base + i * stride, i8p)
+            st = call(p, sides[i], cons[i]) if game == "uttt" else call(p, sides[i])
             out[0, i], out[1, i], out[2, i], out[3, i] = st, v.result, v.distance, v.move
         return out
 

@@ -324,3 +324,58 @@ def test_the_cpp_example_compiles_and_answers(probe_dir, tmp_path):
     out = subprocess.run([exe, probe_dir, "8/8/8/pKC5 r"], capture_output=True, text=True,
                          check=True).stdout
     assert out == "win 1 c1xa1\n"
+
+
+def _uttt_rows(tb, probe_dir: str):
+    """Every stored uttt key's position, as the game encodes it."""
+    from tbdb.games.uttt.position import Position, key_text
+    keys = ProbeDir(probe_dir).open_file("uttt", "standard/positions").section("KEYS", "<i8")
+    keys = keys.reshape(-1, 3)
+    return [Position.parse(key_text((int(k[0]), int(k[1])))) for k in keys]
+
+
+def test_uttt_every_row_and_its_images_equal_python(lib, both, probe_dir):
+    base, tb = both
+    stored = _uttt_rows(tb, probe_dir)
+    assert len(stored) > 1000
+    g = games.get("uttt")
+    rnd = random.Random(25)
+    # every stored key, then random images of them with closed boards written out cell by cell
+    # (the batch form takes both) up to N_RANDOM rows
+    rows = list(stored) + [rnd.choice(stored).transform(rnd.randrange(8))
+                           for _ in range(N_RANDOM // 10)]
+    cells, side, con = g.encode_batch(rows)
+    got = base.probe_rows("uttt", cells, side, constraints=con)
+    over = got[0] == 1
+    assert (got[0][~over] == 0).all()
+    result, distance, best = tb.lookup_arrays("uttt", cells, side, con)
+    assert got[1].tolist() == result.tolist() and got[3].tolist() == best.tolist()
+    assert got[2][~over].tolist() == distance[~over].tolist()
+    for p in rows[::97]:
+        st, _, d, move = base.probe_text("uttt", p.text)
+        r = tb.lookup(p.text, game="uttt")
+        assert (d, move) == (r.distance, r.best_move), p.text
+
+
+def test_uttt_random_rows_refused_and_over_as_python_refuses_them(both):
+    """Random cell arrays: C's TB_INVALID exactly where the batch kernel refuses the row, game
+    over with the kernel's value, and otherwise the key's table (missing: not stored)."""
+    from tbdb.solvers.uttt import batch as batch_kernels
+    base, tb = both
+    rnd = np.random.default_rng(25)
+    n = N_RANDOM
+    cells = np.where(rnd.random((n, 81)) < 0.5, 0, rnd.integers(1, 3, (n, 81))).astype(np.int8)
+    closed = rnd.random((n, 9)) < 0.3  # some boards by status alone
+    status = rnd.integers(3, 6, (n, 9)).astype(np.int8)
+    for b in range(9):
+        cells[closed[:, b], 9 * b:9 * b + 9] = status[closed[:, b], b][:, None]
+    side = rnd.integers(0, 2, n).astype(np.int8)
+    con = rnd.integers(-1, 9, n).astype(np.int8)
+    keys, sym = np.empty((n, 3), np.int64), np.empty(n, np.int8)
+    over, done, err = np.empty(n, np.int8), np.empty(n, np.bool_), np.empty(n, np.int8)
+    batch_kernels.locate_rows(cells, side, con, 0, keys, sym, over, done, err)
+    got = base.probe_rows("uttt", cells, side, constraints=con)
+    assert ((got[0] == -3) == (err != 0)).all()
+    assert ((got[0] == 1) == (done & (err == 0))).all()
+    assert (got[1][got[0] == 1] == over[got[0] == 1]).all()
+    assert (err != 0).sum() > n // 2 and (got[0] == 1).sum() > 100  # both kinds exercised

@@ -95,6 +95,13 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
  * follows from the counts.  Move codes: the cell 0..8. */
 int tb_probe_tictactoe(const tb_base *tb, const int8_t cells[9], tb_value *v);
 
+/* Ultimate Tic-Tac-Toe: cells[81] (index 9 * board + cell, both row by row: 0 empty, 1 x, 2 o;
+ * a closed board may be given by its status alone, its nine cells all 3 won by x, 4 won by o,
+ * 5 drawn), side 0 x / 1 o to move, constraint 0..8 or -1 (any board), scoring 0 standard /
+ * 1 codingame (the table "<scoring>/positions").  Move codes: 9 * board + cell. */
+int tb_probe_uttt(const tb_base *tb, const int8_t cells[81], int side, int constraint, int scoring,
+                  tb_value *v);
+
 /* ----------------------------------------------------------------- text */
 
 /* A position of any game in its array form, as tb_parse reads it from tbdb's text. */
@@ -104,6 +111,7 @@ typedef struct tb_position {
     int m;            /* Chinese Checkers: board size */
     int pieces;       /* Chinese Checkers: pieces a side */
     int constraint;   /* UTTT: the board to play in (-1 any) */
+    int scoring;      /* UTTT: 0 standard, 1 codingame (set it after tb_parse) */
     int8_t cells[128];
     int8_t hands[2][8];
 } tb_position;
@@ -117,7 +125,7 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
 int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v);
 
 /* Write a move code of a position (as a probe returns it) the way tbdb writes the move:
- * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "b2" (tic-tac-toe).  Returns the
+ * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT).  Returns the
  * length written (buf is NUL-terminated), or a negative status. */
 int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 

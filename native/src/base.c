@@ -42,6 +42,7 @@ void tb_close(tb_base *tb)
     if (!tb) return;
     for (int i = 0; i < tb->count; i++) free_file(tb->files[i]);
     free(tb->files);
+    free(tb->uttt);
     free(tb);
 }
 
@@ -49,6 +50,10 @@ static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, cons
                int want_game, char *err, size_t err_len)
 {
     int rc = tb_file_open_buffer(f, data, size, what, err, err_len);
+    if (rc == TB_OK && f->game == TB_UTTT && !tb->uttt && !(tb->uttt = tb_uttt_tables_new())) {
+        tb_seterr(err, err_len, "out of memory");
+        rc = TB_NOMEM;
+    }
     if (rc == TB_OK && want_game >= 0 && (int)f->game != want_game) {
         tb_seterr(err, err_len, "probe file '%s' holds a table of %s, not of %s", what,
                   tb_game_name(f->game), tb_game_name((tb_game)want_game));
@@ -230,6 +235,7 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
     case TB_CDC: return tb_cdc_parse(text, n, pos, err, err_len);
     case TB_CHINESE_CHECKERS: return tb_cc_parse(text, n, pos, err, err_len);
     case TB_TICTACTOE: return tb_ttt_parse(text, n, pos, err, err_len);
+    case TB_UTTT: return tb_uttt_parse(text, n, pos, err, err_len);
     default:
         tb_seterr(err, err_len, "tbprobe does not read %s positions yet", game);
         return TB_INVALID;
@@ -243,6 +249,7 @@ int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left,
     case TB_CDC: return tb_probe_cdc(tb, pos->cells, pos->side, v);
     case TB_CHINESE_CHECKERS: return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
     case TB_TICTACTOE: return tb_probe_tictactoe(tb, pos->cells, v);
+    case TB_UTTT: return tb_probe_uttt(tb, pos->cells, pos->side, pos->constraint, pos->scoring, v);
     default:
         v->result = v->distance = v->score = 0;
         v->move = -1;
@@ -259,6 +266,7 @@ int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
     case TB_CDC: return tb_cdc_move_text(pos, move, buf, len);
     case TB_CHINESE_CHECKERS: return tb_cc_move_text(pos, move, buf, len);
     case TB_TICTACTOE: return tb_ttt_move_text(pos, move, buf, len);
+    case TB_UTTT: return tb_uttt_move_text(pos, move, buf, len);
     default: return TB_INVALID;
     }
 }

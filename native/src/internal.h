@@ -58,8 +58,11 @@ typedef struct tb_file {
     union { tb_cdc_table cdc; tb_cc_table cc; } g;
 } tb_file;
 
+typedef struct tb_uttt_tables tb_uttt_tables;
+
 struct tb_base {
     int count, cap;
+    tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
 };
 
@@ -85,6 +88,9 @@ int tb_ttt_prepare(tb_file *f, char *err, size_t err_len);
 /* text: per game */
 int tb_cdc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+tb_uttt_tables *tb_uttt_tables_new(void);
 int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);

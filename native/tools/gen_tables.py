@@ -10,6 +10,9 @@ import numpy as np
 from tbdb.solvers.cdc import index as cdc
 from tbdb.solvers.chinese_checkers.geometry import BOARD_SIZES, rhombus
 from tbdb.solvers.tictactoe import index as ttt
+from tbdb.solvers.uttt import keys as uttt_keys
+from tbdb.solvers.uttt import levels as uttt_levels
+from tbdb.solvers.uttt import moves as uttt_moves
 
 
 def array(ctype: str, name: str, values) -> str:
@@ -49,6 +52,12 @@ def main() -> None:
     out.append(array("int8_t", "CC_NBR", nbr))
     out.append(array("int8_t", "TTT_SYM", ttt.SYM))
     out.append(array("int8_t", "TTT_INVERSE", ttt.INVERSE))
+    out.append(array("int8_t", "UTTT_SYM", uttt_keys.SYM))
+    out.append(array("int8_t", "UTTT_INV_SYM", uttt_keys.INV_SYM))
+    out.append(array("uint8_t", "UTTT_HAS_LINE", uttt_moves.HAS_LINE.astype(np.uint8)))
+    for name in ("LAST_LO", "LAST_HI", "LAST_STEP", "CLOSED_LO", "CLOSED_HI", "CLOSED_STEP"):
+        out.append(array("int8_t", "UTTT_" + name, getattr(uttt_levels, name)))
+    out.append(f"#define UTTT_R {uttt_keys.R}")
     out.append("#endif")
     path = os.path.join(os.path.dirname(__file__), "..", "src", "gen_tables.h")
     with open(path, "w") as f:

@@ -8,7 +8,7 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: tbprobe DIR GAME POSITION [PLIES_LEFT] [--json]\n");
+    fprintf(stderr, "usage: tbprobe DIR GAME POSITION [PLIES_LEFT] [--json] [--scoring standard|codingame]\n");
     return 2;
 }
 
@@ -38,11 +38,14 @@ static int fail(int batch, const char *msg)
 
 /* answer one position: the JSON line (or the text form); errors as one line on stderr, or
  * in batch mode as {"error": ...} on stdout.  Returns the exit status. */
+static int scoring;   /* --scoring codingame (UTTT) */
+
 static int answer(const tb_base *tb, const char *game, const char *text, int plies, int json, int batch)
 {
     char err[512];
     tb_position pos;
     if (tb_parse(game, text, &pos, err, sizeof err) != TB_OK) return fail(batch, err);
+    pos.scoring = scoring;
     /* the text as tbdb writes it: what parses is already canonical, bar surrounding space */
     size_t a = 0, n = strlen(text);
     while (a < n && (text[a] == ' ' || (text[a] >= '\t' && text[a] <= '\r'))) a++;
@@ -91,6 +94,14 @@ int main(int argc, char **argv)
     int nargs = 0, json = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--scoring") == 0 && i + 1 < argc) {
+            const char *sc = argv[++i];
+            if (strcmp(sc, "standard") && strcmp(sc, "codingame")) {
+                fprintf(stderr, "tbprobe: error: scoring is 'standard' or 'codingame', not '%s'\n", sc);
+                return 2;
+            }
+            scoring = strcmp(sc, "codingame") == 0;
+        }
         else if (nargs < 4) args[nargs++] = argv[i];
         else return usage();
     }
