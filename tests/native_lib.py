@@ -47,7 +47,8 @@ class Lib:
     """libtbprobe.so loaded with ctypes; ``open(dir)`` gives a Base."""
 
     def __init__(self):
-        make("build/libtbprobe.so")
+        make("build/libtbprobe.so", "build/compare")
+        self.compare = os.path.join(NATIVE, "build", "compare")
         lib = self.lib = ctypes.CDLL(os.path.join(NATIVE, "build", "libtbprobe.so"))
         vp, cp, sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t
         i8p = ctypes.POINTER(ctypes.c_int8)
@@ -60,6 +61,7 @@ class Lib:
         lib.tb_probe_tictactoe.argtypes = [vp, i8p, ctypes.POINTER(Value)]
         lib.tb_probe_uttt.argtypes = [vp, i8p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                       ctypes.POINTER(Value)]
+        lib.tb_probe_oware.argtypes = [vp, i8p, ctypes.c_int, ctypes.POINTER(Value)]
         lib.tb_parse.argtypes = [cp, cp, ctypes.POINTER(Position), cp, sz]
         lib.tb_probe_position.argtypes = [vp, ctypes.POINTER(Position), ctypes.c_int,
                                           ctypes.POINTER(Value)]
@@ -71,7 +73,7 @@ class Lib:
         rc = self.lib.tb_open(path.encode(), ctypes.byref(base), err, 512)
         if rc != 0:
             raise OSError(rc, err.value.decode())
-        return Base(self, base)
+        return Base(self, base, path)
 
     def parse(self, game: str, text: str) -> Position:
         pos = Position()
@@ -88,41 +90,33 @@ class Lib:
 
 
 class Base:
-    def __init__(self, lib: Lib, handle):
-        self.lib, self.handle = lib, handle
+    def __init__(self, lib: Lib, handle, path: str):
+        self.lib, self.handle, self.path = lib, handle, path
 
     def close(self) -> None:
         self.lib.lib.tb_close(self.handle)
 
-    def probe_rows(self, game: str, boards: np.ndarray, sides: np.ndarray, m: int = 0,
+    def probe_rows(self, game: str, boards: np.ndarray, sides, m: int = 0,
                    constraints=None):
-        """(status, result, distance, move) int arrays of each row probed in C (``m``: the
-        Chinese Checkers board; ``constraints``: UTTT's)."""
+        """(status, result, distance, move) int64[4, n] of each row probed in C, by
+        native/tests/compare.c in one process (``sides``: the side or mover, Oware's plies
+        left; ``m``: the Chinese Checkers board; ``constraints``: UTTT's; result: Oware's
+        score)."""
         boards = np.ascontiguousarray(boards, np.int8)
-        n = len(boards)
-        out = np.zeros((4, n), np.int64)
-        v = Value()
-        ref = ctypes.byref(v)
-        lib = self.lib.lib
-        h = self.handle
-        i8p = ctypes.POINTER(ctypes.c_int8)
-        base = boards.ctypes.data
-        stride = boards.shape[1]
-        sides = [int(s) for s in sides]
-        if game == "cdc":
-            call = lambda p, s: lib.tb_probe_cdc(h, p, s, ref)  # noqa: E731
-        elif game == "chinese-checkers":
-            call = lambda p, s: lib.tb_probe_chinese_checkers(h, m, p, s, ref)  # noqa: E731
-        elif game == "uttt":
-            cons = [int(c) for c in constraints]
-            call = lambda p, s, c: lib.tb_probe_uttt(h, p, s, c, 0, ref)  # noqa: E731
-        else:
-            call = lambda p, s: lib.tb_probe_tictactoe(h, p, ref)  # noqa: E731
-        for i in range(n):
-            p = ctypes.cast(base + i * stride, i8p)
-            st = call(p, sides[i], cons[i]) if game == "uttt" else call(p, sides[i])
-            out[0, i], out[1, i], out[2, i], out[3, i] = st, v.result, v.distance, v.move
-        return out
+        n, width = boards.shape
+        rec = np.zeros(n, [("cells", np.int8, (width,)), ("side", "<i4"), ("con", "<i4")])
+        rec["cells"] = boards
+        rec["side"] = np.asarray(sides)
+        if constraints is not None:
+            rec["con"] = np.asarray(constraints)
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            rows, out = os.path.join(tmp, "rows"), os.path.join(tmp, "out")
+            rec.tofile(rows)
+            subprocess.run([self.lib.compare, self.path, game, str(width), rows, out, str(m)],
+                           check=True)
+            got = np.fromfile(out, "<i4").reshape(n, 4)
+        return got.T.astype(np.int64)
 
     def probe_text(self, game: str, text: str, plies: int = -1):
         pos = self.lib.parse(game, text)

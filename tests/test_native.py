@@ -182,6 +182,11 @@ BAD_TEXTS = {
                          "04x4-1 ./../.1./..../.2./../. 1", "4x4-2 ./../.1./..../.2./../. 1",
                          "2x2-1 ./../. 1"],
     "tictactoe": ["", "xxxx.....", "x........x", "xxxooo...", "X........"],
+    "oware": ["", "0 0 0 0 0 1 0 0 0 0 0", "0 0 0 0 0 01 0 0 0 0 0 0", "0 0 0 0 0 1 0 0 0 0 0 0 0",
+              "0  0 0 0 0 1 0 0 0 0 0 0", "9 9 9 9 9 9 0 0 0 0 0 0", "100 0 0 0 0 0 0 0 0 0 0 0",
+              "-1 0 0 0 0 1 0 0 0 0 0 0"],
+    "uttt": ["", "start x -", "." * 81 + " x 9", "." * 81 + " y -", "." * 80 + "X x -",
+             "XXXXXXXX." + "." * 72 + " x -"],
 }
 
 
@@ -379,3 +384,46 @@ def test_uttt_random_rows_refused_and_over_as_python_refuses_them(both):
     assert ((got[0] == 1) == (done & (err == 0))).all()
     assert (got[1][got[0] == 1] == over[got[0] == 1]).all()
     assert (err != 0).sum() > n // 2 and (got[0] == 1).sum() > 100  # both kinds exercised
+
+
+def test_oware_every_position_at_every_plies_left_equals_python(both, probe_dir):
+    from tbdb.games.oware.position import OwarePosition
+    base, tb = both
+    entries = ProbeDir(probe_dir).entries
+    n = 0
+    for (game, table), e in sorted(entries.items()):
+        if game != "oware":
+            continue
+        seeds = e["params"]["seeds"]
+        houses = np.array([OwarePosition.from_index(seeds, i).houses for i in range(e["slots"])],
+                          np.int8)
+        horizon = e["params"]["horizon"]
+        rows = np.repeat(houses, horizon, axis=0)  # every position at every plies left
+        plies = np.tile(np.arange(1, horizon + 1, dtype=np.int16), len(houses))
+        got = base.probe_rows("oware", rows, plies)
+        score, best = tb.lookup_arrays("oware", rows, plies)
+        assert (got[0] == 0).all()
+        assert got[1].tolist() == score.tolist() and got[3].tolist() == best.tolist(), table
+        n += len(rows)
+    assert n > 5000 * 200
+
+
+def test_oware_random_positions_and_texts_equal_python(lib, both):
+    base, tb = both
+    rnd = np.random.default_rng(25)
+    rows = np.zeros((N_RANDOM, 12), np.int8)
+    for i, seeds in enumerate(rnd.integers(0, 6, N_RANDOM)):  # the example books: 0-5 seeds
+        np.add.at(rows[i], rnd.integers(0, 12, seeds), 1)
+    plies = rnd.integers(1, 201, N_RANDOM).astype(np.int16)
+    got = base.probe_rows("oware", rows, plies)
+    score, best = tb.lookup_arrays("oware", rows, plies)
+    assert got[1].tolist() == score.tolist() and got[3].tolist() == best.tolist()
+    for i in range(0, 2000, 37):
+        text = " ".join(str(h) for h in rows[i])
+        r = tb.lookup(text, game="oware", turns_left=int(plies[i]))
+        st, _, _, move = base.probe_text("oware", text, int(plies[i]))
+        assert (st, move) == (0, r.best_move)
+    many = np.zeros((1, 12), np.int8)
+    many[0, 0] = 19  # beyond the books tbdb builds
+    assert STATUS[int(base.probe_rows("oware", many, [5])[0, 0])] == "missing"
+    assert base.probe_rows("oware", rows[:1], [0])[:, 0].tolist() == [1, 0, 0, -1]  # nothing left

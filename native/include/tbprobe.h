@@ -95,6 +95,11 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
  * follows from the counts.  Move codes: the cell 0..8. */
 int tb_probe_tictactoe(const tb_base *tb, const int8_t cells[9], tb_value *v);
 
+/* Oware: houses[12] seen from the player to move (houses 0-5 its own), plies_left 1..200 (0:
+ * nothing left to gain, TB_GAME_OVER with score 0) -> v.score (net seeds the mover gains with
+ * best play; v.result its sign) and v.move, the best house 0-5.  Book "seeds-NN". */
+int tb_probe_oware(const tb_base *tb, const int8_t houses[12], int plies_left, tb_value *v);
+
 /* Ultimate Tic-Tac-Toe: cells[81] (index 9 * board + cell, both row by row: 0 empty, 1 x, 2 o;
  * a closed board may be given by its status alone, its nine cells all 3 won by x, 4 won by o,
  * 5 drawn), side 0 x / 1 o to move, constraint 0..8 or -1 (any board), scoring 0 standard /
@@ -121,11 +126,11 @@ typedef struct tb_position {
  * message quoting the text in err. */
 int tb_parse(const char *game, const char *text, tb_position *pos, char *err, size_t err_len);
 
-/* Probe a parsed position (plies_left: Oware only). */
+/* Probe a parsed position (plies_left: Oware only; -1 the most, 200). */
 int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v);
 
 /* Write a move code of a position (as a probe returns it) the way tbdb writes the move:
- * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT).  Returns the
+ * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT), "3" (Oware).  Returns the
  * length written (buf is NUL-terminated), or a negative status. */
 int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 

@@ -236,6 +236,7 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
     case TB_CHINESE_CHECKERS: return tb_cc_parse(text, n, pos, err, err_len);
     case TB_TICTACTOE: return tb_ttt_parse(text, n, pos, err, err_len);
     case TB_UTTT: return tb_uttt_parse(text, n, pos, err, err_len);
+    case TB_OWARE: return tb_oware_parse(text, n, pos, err, err_len);
     default:
         tb_seterr(err, err_len, "tbprobe does not read %s positions yet", game);
         return TB_INVALID;
@@ -244,8 +245,8 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
 
 int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
 {
-    (void)plies_left;
     switch (pos->game) {
+    case TB_OWARE: return tb_probe_oware(tb, pos->cells, plies_left < 0 ? 200 : plies_left, v);
     case TB_CDC: return tb_probe_cdc(tb, pos->cells, pos->side, v);
     case TB_CHINESE_CHECKERS: return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
     case TB_TICTACTOE: return tb_probe_tictactoe(tb, pos->cells, v);
@@ -267,6 +268,7 @@ int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
     case TB_CHINESE_CHECKERS: return tb_cc_move_text(pos, move, buf, len);
     case TB_TICTACTOE: return tb_ttt_move_text(pos, move, buf, len);
     case TB_UTTT: return tb_uttt_move_text(pos, move, buf, len);
+    case TB_OWARE: return tb_oware_move_text(pos, move, buf, len);
     default: return TB_INVALID;
     }
 }

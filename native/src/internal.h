@@ -91,6 +91,8 @@ int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err
 int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 tb_uttt_tables *tb_uttt_tables_new(void);
+int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);

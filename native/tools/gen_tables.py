@@ -58,6 +58,8 @@ def main() -> None:
     for name in ("LAST_LO", "LAST_HI", "LAST_STEP", "CLOSED_LO", "CLOSED_HI", "CLOSED_STEP"):
         out.append(array("int8_t", "UTTT_" + name, getattr(uttt_levels, name)))
     out.append(f"#define UTTT_R {uttt_keys.R}")
+    from tbdb.solvers.oware import index as oware_index
+    out.append(array("int64_t", "OWARE_F", oware_index._F))
     out.append("#endif")
     path = os.path.join(os.path.dirname(__file__), "..", "src", "gen_tables.h")
     with open(path, "w") as f:

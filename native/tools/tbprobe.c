@@ -71,12 +71,11 @@ static int answer(const tb_base *tb, const char *game, const char *text, int pli
             json_string(game);
             printf(", \"position\": ");
             json_string(shown);
-            if (pos.game == TB_OWARE)
-                printf(", \"score\": %d", v.score);
-            else
-                printf(", \"outcome\": \"%s\", \"distance\": %d", tb_outcome_name(v.result), v.distance);
+            printf(", \"outcome\": \"%s\", \"distance\": ", tb_outcome_name(v.result));
+            if (pos.game == TB_OWARE) printf("null"); else printf("%d", v.distance);
             printf(", \"best_move\": ");
             if (has_move) json_string(move); else printf("null");
+            if (pos.game == TB_OWARE) printf(", \"score\": %d, \"turns_left\": %d", v.score, plies < 0 ? 200 : plies);
             printf("}\n");
         } else {
             printf("position:  %s\n", shown);
@@ -111,8 +110,8 @@ int main(int argc, char **argv)
     if (nargs == 4) {
         char *end;
         long p = strtol(args[3], &end, 10);
-        if (!*args[3] || *end || p < 0 || p > 100000) {
-            fprintf(stderr, "tbprobe: error: plies left must be a number, not '%s'\n", args[3]);
+        if (!*args[3] || *end || p < 1 || p > 200) {
+            fprintf(stderr, "tbprobe: error: plies left must be an integer from 1 to 200, not '%s'\n", args[3]);
             return 2;
         }
         plies = (int)p;

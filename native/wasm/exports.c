@@ -49,6 +49,11 @@ EXPORT(tbw_probe_chinese_checkers) int tbw_probe_chinese_checkers(tb_base *tb, i
     return tb_probe_chinese_checkers(tb, m, cells, mover, &last);
 }
 
+EXPORT(tbw_probe_oware) int tbw_probe_oware(tb_base *tb, const int8_t *houses, int plies)
+{
+    return tb_probe_oware(tb, houses, plies, &last);
+}
+
 /* 0 status, 1 result, 2 distance, 3 score, 4 move */
 EXPORT(tbw_value) int tbw_value(int field)
 {

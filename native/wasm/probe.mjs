@@ -36,9 +36,9 @@ function answer(g, text) {
   if (r.status !== "ok" && r.status !== "over") {
     throw new Error(`${g} position '${text.trim()}' ${r.status === "missing" ? "is in no table of these probe files" : "cannot be probed: " + r.status}`);
   }
-  const out = { game: g, position: text.trim() };
-  for (const k of ["outcome", "distance", "score"]) if (k in r) out[k] = r[k];
-  out.best_move = r.best_move;
+  const out = { game: g, position: text.trim(), outcome: r.outcome, distance: r.distance,
+    best_move: r.best_move };
+  if (g === "oware") { out.score = r.score; out.turns_left = plies === undefined ? 200 : Number(plies); }
   return out;
 }
 

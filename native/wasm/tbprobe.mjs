@@ -67,14 +67,20 @@ export async function loadTbprobe(wasmBytes) {
         const v = value();
         const out = { status: v.status };
         if (rc < 0) return out;
-        if (game === "oware") out.score = v.score;
-        else { out.outcome = OUTCOME[v.result]; out.distance = v.distance; }
+        out.outcome = OUTCOME[v.result];
+        out.distance = game === "oware" ? null : v.distance;   // Oware: a score, no distance
         out.best_move = v.move >= 0 ? cstring(x.tbw_move_text()) : null;
+        if (game === "oware") out.score = v.score;
         return out;
       },
       probeCdc(board, side) {
         bytes().set(new Int8Array(board).subarray(0, 32), scratch);
         x.tbw_probe_cdc(base, scratch, side);
+        return value();
+      },
+      probeOware(houses, pliesLeft = 200) {
+        bytes().set(new Int8Array(houses).subarray(0, 12), scratch);
+        x.tbw_probe_oware(base, scratch, pliesLeft);
         return value();
       },
       probeChineseCheckers(m, cells, mover) {
