@@ -9,6 +9,28 @@ static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); re
 static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 static inline uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
+/* the length of the code at the start of bits (first bit lowest) if it is at most `avail` bits
+ * long, else 0; *idx its alphabet index */
+static uint32_t decode_one(const tb_stream *s, uint64_t bits, uint32_t avail, uint32_t *idx)
+{
+    uint64_t code = 0;
+    uint32_t top = avail < s->maxlen ? avail : s->maxlen;
+    for (uint32_t len = 1; len <= top; len++) {
+        code = code << 1 | ((bits >> (len - 1)) & 1);
+        if (code - s->first_code[len] < s->count[len]) {
+            *idx = s->first_symbol[len] + (uint32_t)(code - s->first_code[len]);
+            return len;
+        }
+    }
+    return 0;
+}
+
+static uint32_t code_length(const tb_stream *s, uint64_t bits, uint32_t avail)
+{
+    uint32_t idx;
+    return decode_one(s, bits, avail, &idx);
+}
+
 int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char **why)
 {
     memset(s, 0, sizeof *s);
@@ -56,27 +78,17 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
         sym += s->count[l];
         code = (code + s->count[l]) << 1;
     }
-    s->lut = calloc((size_t)1 << TB_LUT_BITS, sizeof *s->lut);
+    /* skip[w]: how many whole codes the first TB_LUT_BITS bits w hold, and their bits (a probe
+     * skips the codes before its slot several at a time; one small table, so that a probe of a
+     * table not probed lately costs few cache misses) */
     s->skip = calloc((size_t)1 << TB_LUT_BITS, sizeof *s->skip);
-    if (!s->lut || !s->skip) { *why = "out of memory"; return -1; }
-    for (uint32_t l = 1; l <= TB_LUT_BITS && l <= s->maxlen; l++) {
-        for (uint32_t j = 0; j < s->count[l]; j++) {
-            uint32_t idx = s->first_symbol[l] + j;
-            if (idx >= (1u << 26)) break;
-            uint64_t c = s->first_code[l] + j, r = 0;
-            for (uint32_t b = 0; b < l; b++) r |= ((c >> (l - 1 - b)) & 1) << b;  /* first bit lowest */
-            for (uint64_t f = 0; f < ((uint64_t)1 << (TB_LUT_BITS - l)); f++)
-                s->lut[r | (f << l)] = idx << 6 | l;
-        }
-    }
-    /* skip: how many whole codes the first TB_LUT_BITS bits hold, and their bits (a probe skips
-     * the codes before its slot several at a time) */
+    if (!s->skip) { *why = "out of memory"; return -1; }
     for (uint32_t w = 0; w < (1u << TB_LUT_BITS); w++) {
         uint32_t count = 0, used = 0;
         while (count < 15) {
-            uint32_t e = s->lut[(w >> used) & ((1u << TB_LUT_BITS) - 1)];
-            if (!e || (e & 63) > TB_LUT_BITS - used) break;
-            used += e & 63;
+            uint32_t len = code_length(s, (uint64_t)w >> used, TB_LUT_BITS - used);
+            if (!len) break;
+            used += len;
             count++;
         }
         s->skip[w] = (uint16_t)(count << 8 | used);
@@ -86,9 +98,7 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
 
 void tb_stream_close(tb_stream *s)
 {
-    free(s->lut);
     free(s->skip);
-    s->lut = NULL;
     s->skip = NULL;
 }
 
@@ -108,19 +118,8 @@ int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
             left -= sk >> 8;
             continue;
         }
-        uint32_t e = s->lut[w & mask], idx, len;
-        if (e) {
-            len = e & 63;
-            idx = e >> 6;
-        } else {
-            uint64_t code = 0;
-            for (len = 1; len <= s->maxlen; len++) {
-                code = code << 1 | ((w >> (len - 1)) & 1);
-                if (code - s->first_code[len] < s->count[len]) break;
-            }
-            if (len > s->maxlen) return -1;
-            idx = s->first_symbol[len] + (uint32_t)(code - s->first_code[len]);
-        }
+        uint32_t idx, len = decode_one(s, w, 32, &idx);
+        if (!len) return -1;
         pos += len;
         if (left-- == 0) {
             if (pos > s->end_bits) return -1;

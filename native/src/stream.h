@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#define TB_LUT_BITS 11
+#define TB_LUT_BITS 10
 
 typedef struct tb_stream {
     uint32_t k, block_slots, maxlen;
@@ -17,7 +17,6 @@ typedef struct tb_stream {
     uint32_t count[33];
     uint64_t first_code[33];
     uint32_t first_symbol[33];
-    uint32_t *lut;             /* 1 << TB_LUT_BITS entries: alphabet index << 6 | length (0: longer) */
     uint16_t *skip;            /* 1 << TB_LUT_BITS entries: whole codes in the window << 8 | their bits */
 } tb_stream;
 

@@ -54,6 +54,21 @@ EXPORT(tbw_probe_oware) int tbw_probe_oware(tb_base *tb, const int8_t *houses, i
     return tb_probe_oware(tb, houses, plies, &last);
 }
 
+/* a parsed position kept in the module's memory (tbw_free it): engines and the benchmark probe
+ * it again and again without parsing */
+EXPORT(tbw_parse) tb_position *tbw_parse(const char *game, const char *text)
+{
+    tb_position *pos = malloc(sizeof *pos);
+    err[0] = 0;
+    if (pos && tb_parse(game, text, pos, err, sizeof err) != TB_OK) { free(pos); return NULL; }
+    return pos;
+}
+
+EXPORT(tbw_probe_position) int tbw_probe_position(tb_base *tb, const tb_position *pos, int plies)
+{
+    return tb_probe_position(tb, pos, plies, &last);
+}
+
 /* 0 status, 1 result, 2 distance, 3 score, 4 move */
 EXPORT(tbw_value) int tbw_value(int field)
 {
@@ -64,4 +79,14 @@ EXPORT(tbw_value) int tbw_value(int field)
     case 3: return last.score;
     default: return last.move;
     }
+}
+
+/* probe n parsed positions rounds times inside the module (the benchmark's loop without a
+ * JavaScript call per probe); returns the number of failed probes */
+EXPORT(tbw_probe_loop) int tbw_probe_loop(tb_base *tb, tb_position **positions, int n, int rounds)
+{
+    int bad = 0;
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < n; i++) bad += tb_probe_position(tb, positions[i], -1, &last) < 0;
+    return bad;
 }
