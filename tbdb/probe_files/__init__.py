@@ -1,10 +1,10 @@
 """Probe files: one compact, memory-mapped file per built table, for lookups without DuckDB.
 
-The format is ``docs/probe-format.md`` (version 1).  The modules:
+The format is ``docs/probe-format.md`` (version 2).  The modules:
 
     header.py      the magic, version, header/section/stream layouts and ``ProbeFileError``
-    coder.py       the block coder: a table-wide canonical Huffman code over (result, distance)
-                   symbols in blocks of ``BLOCK_SLOTS`` with an offset per block (``Stream``)
+    coder.py       the stream coder: pair substitution, then a table-wide canonical Huffman
+                   code, in blocks of ``BLOCK_SLOTS`` slots that decode alone (``Stream``)
     format.py      ``write_table`` (a built table's arrays -> the file's bytes) and ``ProbeFile``
                    (one file opened read-only with ``numpy.memmap``: header and section checks,
                    its sections, ``verify``)

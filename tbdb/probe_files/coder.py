@@ -1,5 +1,12 @@
-"""The block coder of probe files: a table-wide canonical Huffman code over (result, distance)
-symbols, in blocks of ``BLOCK_SLOTS`` with an offset per block for random access."""
+"""The stream coder of probe files (``docs/probe-format.md``, "Streams"): pair substitution
+over the slots' values, then one canonical Huffman code for the table, in blocks of
+``BLOCK_SLOTS`` slots that each decode on their own.
+
+Why pairs: a single Huffman code spends at least one bit per slot and cannot use that a slot's
+value mostly repeats or follows its neighbour's (on Chinese Checkers 6x6-2 the values' entropy is
+4.5 bits a slot alone, 1.7 given the slot before).  Replacing the most frequent adjacent pairs by
+new symbols, again and again (Re-Pair, as Syzygy's tables do), lets one code stand for many
+slots."""
 from __future__ import annotations
 
 import heapq
@@ -7,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tbdb.probe_files.header import BLOCK_SLOTS, MAX_CODE, ProbeFileError, STREAM, pad8
+from tbdb.probe_files.header import (BLOCK_SLOTS, MAX_CODE, MAX_SYMBOLS, ProbeFileError, STREAM,
+                                     pad8)
 
 
 # --------------------------------------------------------------------------- the block coder
@@ -67,8 +75,8 @@ def decoding_tables(lengths: np.ndarray):
     return count, first_code, first_symbol
 
 
-def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct values int64, counts) and per element its value's place among them."""
+def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct values int64 ascending, their counts, per element its value's place (int32))."""
     values = np.asarray(values, np.int64)
     if len(values) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
@@ -83,94 +91,215 @@ def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct, counts, inverse.astype(np.int32)
 
 
-def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS) -> bytes:
-    """A stream section (``docs/probe-format.md``, "Streams") of int32 symbol ``values``."""
+PAIRS_PER_ROUND = 64  # new symbols made per pass over the stream
+MIN_PAIR = 8  # a pair seen fewer times does not pay for its entry in the file
+
+
+def substitute_pairs(seq: np.ndarray, k: int, block_slots: int,
+                     max_symbols: int = MAX_SYMBOLS):
+    """Re-Pair inside blocks: (seq shortened, pairs int32[K - k, 2], size int64[K]).  Each
+    round counts the adjacent pairs inside a block, makes the most frequent ones (at most
+    ``PAIRS_PER_ROUND``, each seen ``MIN_PAIR`` times or more) new symbols and replaces them left
+    to right.  Deterministic: ties go to the lower pair number."""
     from tbdb.solvers import probe_files as kernels
-    distinct, counts, place = symbols_of(values)
+    m = len(seq)
+    size = np.ones(max_symbols, np.int64)
+    pairs: list[tuple[int, int]] = []
+    # pair a, b is a * max_symbols + b: both arrays are made once (calloc: pages never
+    # touched cost nothing) and only the entries a round used are set back
+    counts = np.zeros(max_symbols * max_symbols, np.int64)
+    chosen = np.full(max_symbols * max_symbols, -1, np.int32)
+    touched = np.empty(max(m, 1), np.int64)
+    while k + len(pairs) < max_symbols and m > 1:
+        seen = touched[:kernels.count_pairs(seq, m, size, block_slots, max_symbols, counts,
+                                            touched)]
+        c = counts[seen]
+        counts[seen] = 0
+        take = min(PAIRS_PER_ROUND, max_symbols - k - len(pairs), len(seen))
+        if take == 0:
+            break
+        top = np.argpartition(-c, take - 1)[:take] if take < len(c) else np.arange(len(c))
+        top = top[np.lexsort((seen[top], -c[top]))]
+        top = seen[top[c[top] >= MIN_PAIR]]
+        if len(top) == 0:
+            break
+        for p in top.tolist():
+            a, b = divmod(p, max_symbols)
+            new = k + len(pairs)
+            chosen[p] = new
+            pairs.append((a, b))
+            size[new] = size[a] + size[b]
+        m = kernels.replace_pairs(seq, m, size, block_slots, max_symbols, chosen)
+        chosen[top] = -1
+    n_symbols = k + len(pairs)
+    return (seq[:m], np.array(pairs, np.int32).reshape(-1, 2), size[:n_symbols].copy())
+
+
+def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
+                  max_symbols: int = MAX_SYMBOLS) -> bytes:
+    """A stream section (``docs/probe-format.md``, "Streams") of int32 slot ``values``."""
+    from tbdb.solvers import probe_files as kernels
+    if block_slots < 1 or block_slots & (block_slots - 1):
+        raise ValueError(f"block_slots {block_slots} is not a power of two")
+    n = len(values)
+    distinct, _, place = symbols_of(values)
     if len(distinct) == 0:
-        distinct, counts = np.zeros(1, np.int64), np.ones(1, np.int64)
-    lengths = code_lengths(counts)
-    alphabet, lengths_c, codes = canonical(distinct, lengths)
-    # symbol numbers in canonical order
-    rank = np.empty(len(distinct), np.int32)
-    rank[np.lexsort((distinct, lengths))] = np.arange(len(distinct), dtype=np.int32)
-    symbols = rank[place] if len(values) else np.zeros(0, np.int32)
-    offsets = kernels.block_bits(symbols, lengths_c, block_slots)
-    bits = kernels.encode(symbols, codes, lengths_c, offsets)
-    k, n = len(alphabet), len(values)
-    head = STREAM.pack(k, block_slots, n, len(offsets) - 1, int(lengths_c.max()), 0)
-    parts = [head, alphabet.astype("<i4").tobytes(), b"\0" * pad8(4 * k),
-             lengths_c.astype(np.uint8).tobytes(), b"\0" * pad8(k),
-             offsets.astype("<i8").tobytes(), bits.tobytes()]
+        distinct = np.zeros(1, np.int64)
+    k = len(distinct)
+    seq, pairs, size = substitute_pairs(place.astype(np.int32), k, block_slots,
+                                        max(max_symbols, k))
+    n_symbols = len(size)
+    used = kernels.symbol_counts(seq, len(seq), n_symbols)
+    lengths = np.zeros(n_symbols, np.uint8)
+    present = np.flatnonzero(used)
+    if len(present):
+        lengths[present] = code_lengths(used[present])
+    codes = np.zeros(n_symbols, np.uint64)
+    if len(present):
+        symbols, _, symbol_codes = canonical(present, lengths[present])
+        codes[symbols] = symbol_codes
+    blocks = (n + block_slots - 1) // block_slots
+    starts = kernels.block_starts(seq, len(seq), size, lengths, block_slots, blocks)
+    if starts[-1] >= 1 << 32:
+        raise ValueError(f"a stream of {int(starts[-1])} bytes: more than the format's 4 GiB "
+                         f"(u32 block starts)")
+    bits = kernels.encode(seq, len(seq), size, codes, lengths, block_slots, starts)
+    maxlen = int(lengths.max()) if len(present) else 1
+    head = STREAM.pack(k, n_symbols, block_slots, maxlen, n, blocks)
+    parts = [head, distinct.astype("<i4").tobytes(), b"\0" * pad8(4 * k),
+             pairs.astype("<u2").tobytes(), b"\0" * pad8(4 * len(pairs)),
+             lengths.tobytes(), b"\0" * pad8(n_symbols),
+             starts.astype("<u4").tobytes(), b"\0" * pad8(4 * (blocks + 1)), bits.tobytes()]
     return b"".join(parts)
+
+
+DAMAGED = -(1 << 40)  # what the decoders return for a slot of a damaged stream (no i32)
 
 
 @dataclass
 class Stream:
-    """A stream section opened for decoding (views into the mapped file)."""
-    alphabet: np.ndarray
-    lengths: np.ndarray
-    offsets: np.ndarray
-    bits: np.ndarray
+    """A stream section opened for decoding: ``buf`` the section's bytes (a view of the mapped
+    file), ``table`` its decoding tables (int64, ``decoding_table``)."""
+    buf: np.ndarray
+    table: np.ndarray
     n: int
     block_slots: int
     maxlen: int
-    tables: tuple = field(default=())
+    symbols: int
+    decode_slot: object = field(default=None, repr=False)  # the kernel, looked up once
 
     @classmethod
     def parse(cls, buf: np.ndarray, where: str) -> Stream:
-        if len(buf) < STREAM.size:
-            raise ProbeFileError(f"{where}: stream section shorter than its header")
-        k, block_slots, n, blocks, maxlen, _ = STREAM.unpack(bytes(buf[:STREAM.size]))
-        at = STREAM.size
-        a_end = at + 4 * k
-        l_at = a_end + pad8(4 * k)
-        o_at = l_at + k + pad8(k)
-        b_at = o_at + 8 * (blocks + 1)
-        if (not 1 <= k or not 1 <= maxlen <= MAX_CODE or block_slots < 1
-                or blocks != (n + block_slots - 1) // block_slots or b_at + 8 > len(buf)):
-            raise ProbeFileError(f"{where}: stream header does not match its section "
+        damaged = ProbeFileError(f"{where}: stream header does not match its section "
                                  f"(damaged or truncated)")
-        s = cls(buf[at:a_end].view("<i4"), buf[l_at:l_at + k], buf[o_at:b_at].view("<i8"),
-                buf[b_at:], n, block_slots, maxlen)
-        if (s.lengths.max() > maxlen or s.lengths.min() < 1 or s.offsets[0] != 0
-                or (np.diff(s.offsets) < 0).any()
-                or s.offsets[-1] + 64 > 8 * len(s.bits)):  # room to read a code past the end
-            raise ProbeFileError(f"{where}: stream code lengths or block offsets out of range "
-                                 f"(damaged)")
-        s.tables = decoding_tables(s.lengths)
-        return s
-
-    def _args(self):
-        count, first_code, first_symbol = self.tables
-        return (self.bits, self.offsets, self.block_slots, count, first_code, first_symbol,
-                self.maxlen)
+        if len(buf) < STREAM.size:
+            raise damaged
+        k, n_symbols, block_slots, maxlen, n, blocks = STREAM.unpack(bytes(buf[:STREAM.size]))
+        at = STREAM.size
+        p_at = at + 4 * k + pad8(4 * k)
+        n_pairs = n_symbols - k
+        l_at = p_at + 4 * n_pairs + pad8(4 * n_pairs)
+        s_at = l_at + n_symbols + pad8(n_symbols)
+        b_at = s_at + 4 * (blocks + 1) + pad8(4 * (blocks + 1))
+        if (not 1 <= k <= n_symbols <= 1 << 16 or not 1 <= maxlen <= MAX_CODE
+                or block_slots < 1 or block_slots & (block_slots - 1)
+                or blocks != (n + block_slots - 1) // block_slots
+                or b_at + 8 > len(buf)):
+            raise damaged
+        table = decoding_table(
+            alphabet=np.asarray(buf[at:at + 4 * k]).view("<i4"),
+            pairs=np.asarray(buf[p_at:p_at + 4 * n_pairs]).view("<u2").reshape(-1, 2),
+            lengths=np.asarray(buf[l_at:l_at + n_symbols]),
+            starts=np.asarray(buf[s_at:s_at + 4 * (blocks + 1)]).view("<u4"),
+            bit_bytes=len(buf) - b_at, block_slots=block_slots, maxlen=maxlen, n=n,
+            starts_at=s_at, bits_at=b_at, where=where)
+        from tbdb.solvers.probe_files import decode_slot
+        return cls(buf, table, n, block_slots, maxlen, n_symbols, decode_slot)
 
     def at(self, slot: int) -> int:
-        """The symbol value at ``slot``."""
-        from tbdb.solvers import probe_files as kernels
-        s = kernels.decode_slot(*self._args(), slot)
-        if s < 0:
+        """The value at ``slot``."""
+        v = self.decode_slot(self.buf, self.table, slot, DAMAGED)
+        if v == DAMAGED:
             raise ProbeFileError("a damaged stream")
-        return int(self.alphabet[s])
+        return v
 
     def gather(self, slots: np.ndarray) -> np.ndarray:
-        """The symbol values (int32) at ``slots`` (int64, any order)."""
+        """The values (int32) at ``slots`` (int64, any order)."""
         from tbdb.solvers import probe_files as kernels
-        order = np.argsort(slots, kind="stable")
-        got = kernels.decode_sorted(*self._args(), np.ascontiguousarray(slots[order]))
-        if (got < 0).any():
+        slots = np.asarray(slots, np.int64)
+        ascending = len(slots) < 2 or bool((slots[1:] >= slots[:-1]).all())
+        if ascending:
+            got = kernels.decode_sorted(self.buf, self.table, slots, DAMAGED)
+        else:
+            order = np.argsort(slots, kind="stable")
+            got = np.empty(len(slots), np.int64)
+            got[order] = kernels.decode_sorted(self.buf, self.table,
+                                               np.ascontiguousarray(slots[order]), DAMAGED)
+        if (got == DAMAGED).any():
             raise ProbeFileError("a damaged stream")
-        out = np.empty(len(slots), np.int32)
-        out[order] = self.alphabet[got]
-        return out
+        return got.astype(np.int32)
 
     def all(self) -> np.ndarray:
+        """Every slot's value (int32[n])."""
         from tbdb.solvers import probe_files as kernels
-        got = kernels.decode_all(*self._args(), self.n)
-        if (got < 0).any():
+        got = kernels.decode_all(self.buf, self.table, DAMAGED)
+        if (got == DAMAGED).any():
             raise ProbeFileError("a damaged stream")
-        return np.asarray(self.alphabet)[got]
+        return got.astype(np.int32)
+
+
+def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, maxlen, n,
+                   starts_at, bits_at, where) -> np.ndarray:
+    """The int64 decoding table of a stream (layout: ``solvers/probe_files.py``, "decoding"),
+    with its grammar and code checked: a pair names only earlier symbols and stands for at most
+    a block; the code lengths form a prefix code; block starts ascend inside the bit stream."""
+    from tbdb.solvers import probe_files as K
+    k, n_symbols = len(alphabet), len(lengths)
+    left = pairs[:, 0].astype(np.int64)
+    right = pairs[:, 1].astype(np.int64)
+    own = np.arange(k, n_symbols)
+    if (left >= own).any() or (right >= own).any():
+        raise ProbeFileError(f"{where}: a pair names a later symbol (damaged)")
+    size = np.ones(n_symbols, np.int64)
+    for j in range(len(left)):  # in symbol order: both parts are known
+        size[k + j] = size[left[j]] + size[right[j]]
+    lengths = np.asarray(lengths, np.int64)
+    if (size > block_slots).any() or (lengths > maxlen).any():
+        raise ProbeFileError(f"{where}: a symbol longer than a block or a code longer than "
+                             f"its stream says (damaged)")
+    present = np.flatnonzero(lengths)
+    if (len(present) == 0 and n) or np.sum(np.ldexp(1.0, -lengths[present])) > 1.0 + 1e-12:
+        raise ProbeFileError(f"{where}: code lengths that are no prefix code (damaged)")
+    starts = np.asarray(starts, np.int64)
+    if starts[0] != 0 or (np.diff(starts) < 0).any() or starts[-1] + 8 > bit_bytes:
+        raise ProbeFileError(f"{where}: block starts out of range (damaged)")
+    order = present[np.lexsort((present, lengths[present]))]
+    count = np.zeros(MAX_CODE + 1, np.int64)
+    first_code = np.zeros(MAX_CODE + 1, np.int64)
+    first_index = np.zeros(MAX_CODE + 1, np.int64)
+    fast = np.full(1 << K.FAST_BITS, -1, np.int64)
+    code = index = 0
+    for length in range(1, MAX_CODE + 1):
+        c = int(np.count_nonzero(lengths[order] == length))
+        first_code[length], first_index[length], count[length] = code, index, c
+        if length <= K.FAST_BITS:
+            for j in range(c):
+                lo = (code + j) << (K.FAST_BITS - length)
+                fast[lo:lo + (1 << (K.FAST_BITS - length))] = int(order[index + j]) << 8 | length
+        code = (code + c) << 1
+        index += c
+    head = np.zeros(K.T_FIELDS, np.int64)
+    parts = [(K.T_LEFT, left), (K.T_RIGHT, right), (K.T_SIZE, size), (K.T_FAST, fast),
+             (K.T_COUNT, count), (K.T_FIRST_CODE, first_code),
+             (K.T_FIRST_INDEX, first_index), (K.T_ORDER, order),
+             (K.T_ALPHABET, np.asarray(alphabet, np.int64))]
+    at = K.T_FIELDS
+    for field_, array in parts:
+        head[field_] = at
+        at += len(array)
+    head[[K.T_K, K.T_BLOCK, K.T_SHIFT, K.T_MAXLEN, K.T_N, K.T_STARTS, K.T_BITS]] = (
+        k, block_slots, block_slots.bit_length() - 1, maxlen, n, starts_at, bits_at)
+    return np.concatenate([head] + [np.asarray(a, np.int64) for _, a in parts])
 
 
 def pack_values(result: np.ndarray, distance: np.ndarray) -> np.ndarray:

@@ -9,19 +9,20 @@ from tbdb.errors import TbdbError
 
 
 MAGIC = b"TBDBPRB1"
-VERSION = 1
+VERSION = 2
 MANIFEST = "manifest.json"
 SUFFIX = ".tbp"
 LAYOUTS = {"index": 0, "key": 1, "runs": 2}  # storage kind -> the header's layout number
 FLAG_MOVES = 1
-BLOCK_SLOTS = 512  # symbols per block of a stream: a probe decodes at most this many
+BLOCK_SLOTS = 1024  # slots per block of a stream: a probe decodes codes of at most this many
+MAX_SYMBOLS = 4096  # terminal and pair symbols of a stream (pair substitution stops there)
 MAX_CODE = 32  # bits of the longest code
 CHECK_ON_OPEN = 16 << 20  # files up to this size have every checksum checked when opened
 
 HEADER = struct.Struct("<8sIIIIQQII")  # magic version header_bytes layout flags slots rows
 #                                         sections meta_bytes
 SECTION = struct.Struct("<4sIQQ32s")  # tag, reserved 0, offset, length, sha256
-STREAM = struct.Struct("<IIQQII")  # symbols, block_slots, n, blocks, maxlen, reserved 0
+STREAM = struct.Struct("<IIIIQQ")  # terminals, symbols, block_slots, maxlen, n, blocks
 
 
 class ProbeFileError(TbdbError, ValueError):
