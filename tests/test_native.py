@@ -264,8 +264,8 @@ def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_pat
     with pytest.raises(OSError, match="KCvP.tbp' is damaged") as err:
         lib.open(str(copy))
     assert "\n" not in str(err.value)
-    kcvp.write_bytes(data[:8] + (2).to_bytes(4, "little") + data[12:])
-    with pytest.raises(OSError, match="version 2"):
+    kcvp.write_bytes(data[:8] + (1).to_bytes(4, "little") + data[12:])  # the old coder
+    with pytest.raises(OSError, match="format version 1; this tbprobe reads version 2"):
         lib.open(str(copy))
     kcvp.unlink()
     os.mkfifo(kcvp)  # a FIFO is never read (nor waited on)

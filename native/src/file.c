@@ -166,9 +166,9 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
     f->size = size;
     if (size < 48 || memcmp(d, "TBDBPRB1", 8) != 0) BAD("no TBDBPRB1 magic");
     f->version = (int)tb_ld32(d + 8);
-    if (f->version != 1) {
+    if (f->version != 2) {
         tb_seterr(err, err_len, "probe file '%s' has format version %d; this tbprobe reads "
-                  "version 1", what, f->version);
+                  "version 2 (export the tables again with this tbdb: tbdb export)", what, f->version);
         return TB_DAMAGED;
     }
     uint64_t header_bytes = tb_ld32(d + 12);

@@ -1,34 +1,25 @@
-/* Version 1 streams: one canonical Huffman code per stream, blocks of block_slots symbols
- * (docs/probe-format.md, section 3).  A probe decodes the codes of its block up to its slot;
- * codes up to TB_LUT_BITS long are decoded with one table look-up, longer ones bit by bit. */
+/* Version 2 streams (docs/probe-format.md, section 3): a probe decodes the codes of its block
+ * (canonical Huffman, most significant bit first) until the symbol that covers its slot, then
+ * descends that symbol's pairs to the terminal of the slot.  Codes up to TB_FAST_BITS long are
+ * decoded with one table look-up that also gives the symbol's size. */
 #include <stdlib.h>
 #include <string.h>
 #include "stream.h"
 
+static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 static inline uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
-/* the length of the code at the start of bits (first bit lowest) if it is at most `avail` bits
- * long, else 0; *idx its alphabet index */
-static uint32_t decode_one(const tb_stream *s, uint64_t bits, uint32_t avail, uint32_t *idx)
+static inline uint64_t ld64_be(const uint8_t *p)
 {
-    uint64_t code = 0;
-    uint32_t top = avail < s->maxlen ? avail : s->maxlen;
-    for (uint32_t len = 1; len <= top; len++) {
-        code = code << 1 | ((bits >> (len - 1)) & 1);
-        if (code - s->first_code[len] < s->count[len]) {
-            *idx = s->first_symbol[len] + (uint32_t)(code - s->first_code[len]);
-            return len;
-        }
-    }
-    return 0;
-}
-
-static uint32_t code_length(const tb_stream *s, uint64_t bits, uint32_t avail)
-{
-    uint32_t idx;
-    return decode_one(s, bits, avail, &idx);
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_bswap64(ld64(p));
+#else
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return v;
+#endif
 }
 
 int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char **why)
@@ -36,95 +27,130 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
     memset(s, 0, sizeof *s);
     if (length < 32) { *why = "stream header truncated"; return -1; }
     s->k = ld32(sec);
-    s->block_slots = ld32(sec + 4);
-    s->n = ld64(sec + 8);
-    s->blocks = ld64(sec + 16);
-    s->maxlen = ld32(sec + 24);
-    if (s->k < 1 || s->block_slots < 1 || s->maxlen < 1 || s->maxlen > 32) {
+    s->symbols = ld32(sec + 4);
+    s->block_slots = ld32(sec + 8);
+    s->maxlen = ld32(sec + 12);
+    s->n = ld64(sec + 16);
+    s->blocks = ld64(sec + 24);
+    uint32_t k = s->k, K = s->symbols, bs = s->block_slots;
+    if (k < 1 || k > K || K > 65536 || s->maxlen < 1 || s->maxlen > 32 || bs < 1 || (bs & (bs - 1))) {
         *why = "stream header out of range"; return -1;
     }
-    if (s->blocks != s->n / s->block_slots + (s->n % s->block_slots != 0)) {
-        *why = "stream block count does not match its symbols"; return -1;
+    while ((1u << s->shift) < bs) s->shift++;
+    if (s->blocks != (s->n >> s->shift) + ((s->n & (bs - 1)) != 0)) {
+        *why = "stream block count does not match its slots"; return -1;
     }
     uint64_t at = 32;
-    if ((uint64_t)s->k * 5 > length) { *why = "stream alphabet truncated"; return -1; }
     s->alphabet = sec + at;
-    at += pad8((uint64_t)s->k * 4);
+    at += pad8(4ull * k);
+    s->pairs = sec + at;
+    at += pad8(4ull * (K - k));
     const uint8_t *lengths = sec + at;
-    at += pad8(s->k);
-    if (s->blocks > length / 8 || at + 8 * (s->blocks + 1) > length) {
-        *why = "stream block offsets truncated"; return -1;
+    at += pad8(K);
+    if (s->blocks > length / 4 || at + pad8(4 * (s->blocks + 1)) + 8 > length) {
+        *why = "stream truncated"; return -1;
     }
-    s->offsets = sec + at;
-    at += 8 * (s->blocks + 1);
+    s->starts = sec + at;
+    at += pad8(4 * (s->blocks + 1));
     s->bits = sec + at;
-    uint64_t bytes = length - at;
-    s->end_bits = ld64(s->offsets + 8 * s->blocks);
-    if (bytes < 8 || s->end_bits > 8 * (bytes - 8)) { *why = "stream bits truncated"; return -1; }
-    /* canonical tables: lengths must be non-decreasing (canonical order) and form a prefix code */
-    uint32_t prev = 1;
-    for (uint32_t i = 0; i < s->k; i++) {
-        uint32_t l = lengths[i];
-        if (l < prev || l > s->maxlen) { *why = "stream code lengths not canonical"; return -1; }
-        prev = l;
-        s->count[l]++;
+    uint64_t bit_bytes = length - at;
+    /* block starts ascend from 0 and leave 8 bytes to load at the last */
+    uint64_t prev = 0;
+    for (uint64_t b = 0; b <= s->blocks; b++) {
+        uint64_t st = ld32(s->starts + 4 * b);
+        if ((b == 0 && st != 0) || st < prev) { *why = "stream block starts out of order"; return -1; }
+        prev = st;
     }
+    if (prev + 8 > bit_bytes) { *why = "stream block starts beyond its bits"; return -1; }
+    s->size = malloc(sizeof *s->size * K);
+    s->order = malloc(sizeof *s->order * K);
+    s->fast = calloc((size_t)1 << TB_FAST_BITS, sizeof *s->fast);
+    if (!s->size || !s->order || !s->fast) { *why = "out of memory"; return -1; }
+    /* the grammar: a pair names earlier symbols and stands for at most a block */
+    for (uint32_t t = 0; t < k; t++) s->size[t] = 1;
+    for (uint32_t t = k; t < K; t++) {
+        uint32_t l = ld16(s->pairs + 4ull * (t - k)), r = ld16(s->pairs + 4ull * (t - k) + 2);
+        if (l >= t || r >= t) { *why = "a pair names a later symbol"; return -1; }
+        uint64_t z = (uint64_t)s->size[l] + s->size[r];
+        if (z > bs) { *why = "a symbol longer than a block"; return -1; }
+        s->size[t] = (uint32_t)z;
+    }
+    /* the canonical code: a prefix code (Kraft sum <= 1), symbols by (length, number) */
+    uint64_t kraft = 0;
+    uint32_t present = 0;
+    for (uint32_t t = 0; t < K; t++) {
+        uint32_t l = lengths[t];
+        if (l > s->maxlen) { *why = "a code longer than its stream says"; return -1; }
+        if (l) { s->count[l]++; kraft += (uint64_t)1 << (32 - l); present++; }
+    }
+    if ((!present && s->n) || kraft > ((uint64_t)1 << 32)) { *why = "code lengths that are no prefix code"; return -1; }
+    uint32_t index = 0;
     uint64_t code = 0;
-    uint32_t sym = 0;
     for (uint32_t l = 1; l <= 32; l++) {
         s->first_code[l] = code;
-        s->first_symbol[l] = sym;
-        if (code + s->count[l] > ((uint64_t)1 << l)) { *why = "stream code lengths overfull"; return -1; }
-        sym += s->count[l];
+        s->first_index[l] = index;
+        index += s->count[l];
         code = (code + s->count[l]) << 1;
     }
-    /* skip[w]: how many whole codes the first TB_LUT_BITS bits w hold, and their bits (a probe
-     * skips the codes before its slot several at a time; one small table, so that a probe of a
-     * table not probed lately costs few cache misses) */
-    s->skip = calloc((size_t)1 << TB_LUT_BITS, sizeof *s->skip);
-    if (!s->skip) { *why = "out of memory"; return -1; }
-    for (uint32_t w = 0; w < (1u << TB_LUT_BITS); w++) {
-        uint32_t count = 0, used = 0;
-        while (count < 15) {
-            uint32_t len = code_length(s, (uint64_t)w >> used, TB_LUT_BITS - used);
-            if (!len) break;
-            used += len;
-            count++;
+    uint32_t fill[33];
+    memcpy(fill, s->first_index, sizeof fill);
+    for (uint32_t t = 0; t < K; t++)
+        if (lengths[t]) s->order[fill[lengths[t]]++] = (uint16_t)t;
+    for (uint32_t l = 1; l <= TB_FAST_BITS && l <= s->maxlen; l++)
+        for (uint32_t j = 0; j < s->count[l]; j++) {
+            uint32_t t = s->order[s->first_index[l] + j];
+            uint64_t lo = (s->first_code[l] + j) << (TB_FAST_BITS - l);
+            for (uint64_t f = 0; f < ((uint64_t)1 << (TB_FAST_BITS - l)); f++)
+                s->fast[lo + f] = (uint64_t)s->size[t] << 32 | (uint64_t)t << 8 | l;
         }
-        s->skip[w] = (uint16_t)(count << 8 | used);
-    }
     return 0;
 }
 
 void tb_stream_close(tb_stream *s)
 {
-    free(s->skip);
-    s->skip = NULL;
+    free(s->size);
+    free(s->order);
+    free(s->fast);
+    s->size = NULL;
+    s->order = NULL;
+    s->fast = NULL;
 }
 
 int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
 {
     if (slot >= s->n) return -1;
-    uint64_t b = slot / s->block_slots;
-    uint64_t pos = ld64(s->offsets + 8 * b);
-    uint64_t left = slot - b * s->block_slots;
-    const uint64_t mask = ((uint64_t)1 << TB_LUT_BITS) - 1;
-    for (;;) {
-        if (pos > s->end_bits) return -1;
-        uint64_t w = ld64(s->bits + (pos >> 3)) >> (pos & 7);   /* >= 57 bits, first lowest */
-        uint32_t sk = s->skip[w & mask];
-        if ((sk >> 8) && (sk >> 8) <= left) {
-            pos += sk & 255;
-            left -= sk >> 8;
-            continue;
+    uint64_t b = slot >> s->shift;
+    uint64_t pos = 8 * (uint64_t)ld32(s->starts + 4 * b), end = 8 * (uint64_t)ld32(s->starts + 4 * (b + 1));
+    uint64_t rem = slot - (b << s->shift);
+    while (pos < end) {
+        uint64_t w = ld64_be(s->bits + (pos >> 3)) << (pos & 7);   /* the next 57+ bits, high first */
+        uint64_t e = s->fast[w >> (64 - TB_FAST_BITS)];
+        uint32_t sym, len, size;
+        if (e) {
+            sym = (uint32_t)(e >> 8) & 0xFFFFFF;
+            len = (uint32_t)e & 63;
+            size = (uint32_t)(e >> 32);
+        } else {
+            for (len = TB_FAST_BITS + 1; len <= s->maxlen; len++) {
+                uint64_t code = w >> (64 - len);
+                if (code - s->first_code[len] < s->count[len]) break;
+            }
+            if (len > s->maxlen) return -1;
+            sym = s->order[s->first_index[len] + (uint32_t)((w >> (64 - len)) - s->first_code[len])];
+            size = s->size[sym];
         }
-        uint32_t idx, len = decode_one(s, w, 32, &idx);
-        if (!len) return -1;
-        pos += len;
-        if (left-- == 0) {
-            if (pos > s->end_bits) return -1;
-            *value = (int32_t)ld32(s->alphabet + 4 * (uint64_t)idx);
+        if (rem < size) {
+            while (sym >= s->k) {                 /* descend the pair to the slot's terminal */
+                const uint8_t *p = s->pairs + 4ull * (sym - s->k);
+                uint32_t left = ld16(p);
+                if (rem < s->size[left]) sym = left;
+                else { rem -= s->size[left]; sym = ld16(p + 2); }
+            }
+            *value = (int32_t)ld32(s->alphabet + 4ull * sym);
             return 0;
         }
+        rem -= size;
+        pos += len;
     }
+    return -1;
 }

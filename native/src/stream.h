@@ -1,23 +1,28 @@
-/* The VALS/MOVE stream of an index table (docs/probe-format.md section 3, "Streams"): its own
- * module so that a new stream coding replaces this file and stream.c only. */
+/* The VALS/MOVE stream of an index table (docs/probe-format.md section 3, "Streams", format
+ * version 2: pair substitution, then one canonical Huffman code; blocks of block_slots slots
+ * starting on byte boundaries): its own module, so that a new stream coding replaces this file
+ * and stream.c only. */
 #ifndef TB_STREAM_H
 #define TB_STREAM_H
 
 #include <stdint.h>
 
-#define TB_LUT_BITS 10
+#define TB_FAST_BITS 10
 
 typedef struct tb_stream {
-    uint32_t k, block_slots, maxlen;
+    uint32_t k, symbols, block_slots, shift, maxlen;
     uint64_t n, blocks;
     const uint8_t *alphabet;   /* i32[k] */
-    const uint8_t *offsets;    /* i64[blocks + 1] */
+    const uint8_t *pairs;      /* u16[symbols - k][2] */
+    const uint8_t *starts;     /* u32[blocks + 1] */
     const uint8_t *bits;
-    uint64_t end_bits;         /* offsets[blocks] */
     uint32_t count[33];
     uint64_t first_code[33];
-    uint32_t first_symbol[33];
-    uint16_t *skip;            /* 1 << TB_LUT_BITS entries: whole codes in the window << 8 | their bits */
+    uint32_t first_index[33];
+    uint16_t *order;           /* symbols with a code, in canonical order */
+    uint32_t *size;            /* slots each symbol stands for */
+    uint64_t *fast;            /* 1 << TB_FAST_BITS entries on the next bits: size << 32 |
+                                  symbol << 8 | length; 0 for a longer code */
 } tb_stream;
 
 /* Parse and validate a stream section of `length` bytes; 0 ok, else -1 with a reason in *why. */
