@@ -62,6 +62,7 @@ class Lib:
         lib.tb_probe_uttt.argtypes = [vp, i8p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                       ctypes.POINTER(Value)]
         lib.tb_probe_oware.argtypes = [vp, i8p, ctypes.c_int, ctypes.POINTER(Value)]
+        lib.tb_probe_shogi.argtypes = [vp, i8p, i8p, ctypes.c_int, ctypes.POINTER(Value)]
         lib.tb_parse.argtypes = [cp, cp, ctypes.POINTER(Position), cp, sz]
         lib.tb_probe_position.argtypes = [vp, ctypes.POINTER(Position), ctypes.c_int,
                                           ctypes.POINTER(Value)]

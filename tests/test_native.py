@@ -185,6 +185,10 @@ BAD_TEXTS = {
     "oware": ["", "0 0 0 0 0 1 0 0 0 0 0", "0 0 0 0 0 01 0 0 0 0 0 0", "0 0 0 0 0 1 0 0 0 0 0 0 0",
               "0  0 0 0 0 1 0 0 0 0 0 0", "9 9 9 9 9 9 0 0 0 0 0 0", "100 0 0 0 0 0 0 0 0 0 0 0",
               "-1 0 0 0 0 1 0 0 0 0 0 0"],
+    "shogi": ["", "8k/9/9/9/9/9/9/9/K8 x G 1", "8k/9/9/9/9/9/9/9 b G 1",
+              "8k/9/9/9/9/9/9/9/K7 b G 1", "8k/9/9/9/9/9/9/9/K8 b 0G 1", "8k/9/9/9/9/9/9/9/K8 b K 1",
+              "8k/9/9/9/9/9/9/9/K8 b G x", "P7k/9/9/9/9/9/9/9/K8 b - 1", "8k/9/9/9/9/9/9/9/K8 b 5G 1",
+              "8k/9/9/9/9/9/9/9/8 b G 1", "8k/P8/P8/9/9/9/9/9/K8 b - 1", "8k/9/9/9/9/9/9/9/K+G7 b - 1"],
     "uttt": ["", "start x -", "." * 81 + " x 9", "." * 81 + " y -", "." * 80 + "X x -",
              "XXXXXXXX." + "." * 72 + " x -"],
 }
@@ -427,3 +431,87 @@ def test_oware_random_positions_and_texts_equal_python(lib, both):
     many[0, 0] = 19  # beyond the books tbdb builds
     assert STATUS[int(base.probe_rows("oware", many, [5])[0, 0])] == "missing"
     assert base.probe_rows("oware", rows[:1], [0])[:, 0].tolist() == [1, 0, 0, -1]  # nothing left
+
+
+def _shogi_compare(base, tb, boards, hands, sides):
+    got = base.probe_rows("shogi", np.concatenate([boards, hands.reshape(-1, 16)], axis=1),
+                          sides)
+    result, distance, best = tb.lookup_arrays("shogi", boards, hands, sides)
+    illegal = got[0] == -1  # stored illegal: the side not to move is in check
+    assert (got[0][~illegal] == 0).all()
+    assert (result[illegal] == -2).all() and (result[~illegal] >= -1).all()
+    ok = ~illegal
+    assert got[1][ok].tolist() == result[ok].tolist()
+    assert got[2][ok].tolist() == distance[ok].tolist()
+    assert got[3][ok].tolist() == best[ok].tolist()
+    return int(illegal.sum())
+
+
+def _shogi_positions(desc, boards, hands):
+    """Fill every slot's board and hands (index.position_of in one compiled loop); which
+    slots are positions."""
+    import numba
+
+    from tbdb.solvers.shogi import index as k
+    position_of = k.position_of
+
+    @numba.njit
+    def fill(desc, boards, hands, real):
+        for s in range(boards.shape[0]):
+            real[s] = position_of(desc, s, boards[s], hands[s])
+
+    real = np.zeros(len(boards), np.bool_)
+    fill(desc, boards, hands, real)
+    return real
+
+
+def test_shogi_every_slot_equals_python(both, probe_dir):
+    from tbdb.games.shogi.game import _table
+    base, tb = both
+    for (game, table), e in sorted(ProbeDir(probe_dir).entries.items()):
+        if game != "shogi":
+            continue
+        desc = _table(table).desc
+        boards = np.zeros((e["slots"], 81), np.int8)
+        hands = np.zeros((e["slots"], 2, 8), np.int8)
+        real = _shogi_positions(desc, boards, hands)
+        boards, hands = boards[real], hands[real]
+        assert _shogi_compare(base, tb, boards, hands, np.zeros(len(boards), np.int8)) > 0
+        # the colour swaps of the same positions: white to move, through the other symmetry
+        swapped = np.zeros_like(boards)
+        occupied = boards != 0
+        swapped[:, ::-1] = np.where(occupied, boards ^ 16, 0)
+        assert _shogi_compare(base, tb, swapped, hands[:, ::-1].copy(),
+                              np.ones(len(boards), np.int8)) > 0
+
+
+def test_shogi_random_positions_and_texts_equal_python(lib, both):
+    from tbdb.games.shogi.position import Position
+    base, tb = both
+    rnd = random.Random(25)
+    boards = np.zeros((N_RANDOM, 81), np.int8)
+    hands = np.zeros((N_RANDOM, 2, 8), np.int8)
+    sides = np.zeros(N_RANDOM, np.int8)
+    for i in range(N_RANDOM):
+        while True:
+            b, w, g = rnd.sample(range(81), 3)
+            if max(abs(b // 9 - w // 9), abs(b % 9 - w % 9)) >= 2:
+                break
+        boards[i, b], boards[i, w] = 8, 24
+        owner = rnd.randrange(2)
+        if rnd.random() < 0.3:
+            hands[i, owner, 7] = 1  # the gold in a hand
+        else:
+            boards[i, g] = 7 + 16 * owner
+        sides[i] = rnd.randrange(2)
+    _shogi_compare(base, tb, boards, hands, sides)
+    for i in range(0, 3000, 31):
+        p = Position(tuple(boards[i].tolist()), tuple(map(tuple, hands[i].tolist())),
+                     int(sides[i]))
+        st, _, d, move = base.probe_text("shogi", p.sfen)
+        try:
+            r = tb.lookup(p.sfen, game="shogi")
+        except InvalidPositionError:  # the side not to move is in check
+            assert STATUS[st] == "illegal"
+            continue
+        assert (st, d, move) == (0, r.distance, r.best_move), p.sfen

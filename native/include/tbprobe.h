@@ -100,6 +100,14 @@ int tb_probe_tictactoe(const tb_base *tb, const int8_t cells[9], tb_value *v);
  * best play; v.result its sign) and v.move, the best house 0-5.  Book "seeds-NN". */
 int tb_probe_oware(const tb_base *tb, const int8_t houses[12], int plies_left, tb_value *v);
 
+/* Shogi: board[81] (square (file - 1) * 9 + rank, rank 0 = a; piece code owner * 16 + type,
+ * P L N S B R G K = 1..8, promoted P..R = 9..14, 0 empty), hands[2][8] (black's then white's
+ * counts by type 1..7; index 0 unused), side 0 black / 1 white to move.  Table "K<pieces>K"
+ * (strongest first: R B G S N L P); bare kings: TB_GAME_OVER, a draw.  Move codes: to | from << 7
+ * (from = 80 + type for a drop) | 1 << 14 for a promotion. */
+int tb_probe_shogi(const tb_base *tb, const int8_t board[81], const int8_t hands[2][8], int side,
+                   tb_value *v);
+
 /* Ultimate Tic-Tac-Toe: cells[81] (index 9 * board + cell, both row by row: 0 empty, 1 x, 2 o;
  * a closed board may be given by its status alone, its nine cells all 3 won by x, 4 won by o,
  * 5 drawn), side 0 x / 1 o to move, constraint 0..8 or -1 (any board), scoring 0 standard /
@@ -130,7 +138,7 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
 int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v);
 
 /* Write a move code of a position (as a probe returns it) the way tbdb writes the move:
- * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT), "3" (Oware).  Returns the
+ * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT), "3" (Oware), "8h2b+" or "G*5b" (Shogi, USI).  Returns the
  * length written (buf is NUL-terminated), or a negative status. */
 int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 

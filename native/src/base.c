@@ -237,6 +237,7 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
     case TB_TICTACTOE: return tb_ttt_parse(text, n, pos, err, err_len);
     case TB_UTTT: return tb_uttt_parse(text, n, pos, err, err_len);
     case TB_OWARE: return tb_oware_parse(text, n, pos, err, err_len);
+    case TB_SHOGI: return tb_shogi_parse(text, n, pos, err, err_len);
     default:
         tb_seterr(err, err_len, "tbprobe does not read %s positions yet", game);
         return TB_INVALID;
@@ -250,6 +251,7 @@ int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left,
     case TB_CDC: return tb_probe_cdc(tb, pos->cells, pos->side, v);
     case TB_CHINESE_CHECKERS: return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
     case TB_TICTACTOE: return tb_probe_tictactoe(tb, pos->cells, v);
+    case TB_SHOGI: return tb_probe_shogi(tb, pos->cells, (const int8_t (*)[8])pos->hands, pos->side, v);
     case TB_UTTT: return tb_probe_uttt(tb, pos->cells, pos->side, pos->constraint, pos->scoring, v);
     default:
         v->result = v->distance = v->score = 0;
@@ -269,6 +271,7 @@ int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
     case TB_TICTACTOE: return tb_ttt_move_text(pos, move, buf, len);
     case TB_UTTT: return tb_uttt_move_text(pos, move, buf, len);
     case TB_OWARE: return tb_oware_move_text(pos, move, buf, len);
+    case TB_SHOGI: return tb_shogi_move_text(pos, move, buf, len);
     default: return TB_INVALID;
     }
 }

@@ -35,6 +35,13 @@ typedef struct tb_cc_table {
     int32_t *class_of;       /* C(N, P) entries: class of each A that is no larger than its mirror */
 } tb_cc_table;
 
+typedef struct tb_shogi_table {
+    int k, groups;
+    int type[6];                              /* per piece, groups in name order */
+    int gtype[6], gcount[6], gfirst[6];
+    int64_t gstride[6], prod;
+} tb_shogi_table;
+
 typedef struct tb_file {
     tb_game game;
     char name[TB_NAME_MAX];
@@ -55,7 +62,7 @@ typedef struct tb_file {
     /* layout 2 */
     const uint8_t *roff, *rsta, *rsco, *rmov;
     int horizon;
-    union { tb_cdc_table cdc; tb_cc_table cc; } g;
+    union { tb_cdc_table cdc; tb_cc_table cc; tb_shogi_table shogi; } g;
 } tb_file;
 
 typedef struct tb_uttt_tables tb_uttt_tables;
@@ -83,6 +90,9 @@ int tb_finish(tb_value *v, int status);
 int tb_cdc_prepare(tb_file *f, char *err, size_t err_len);
 int tb_cc_prepare(tb_file *f, char *err, size_t err_len);
 void tb_cc_release(tb_file *f);
+int tb_shogi_prepare(tb_file *f, char *err, size_t err_len);
+int tb_shogi_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_ttt_prepare(tb_file *f, char *err, size_t err_len);
 
 /* text: per game */

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
             texts = realloc(texts, cap * sizeof *texts);
             pos = realloc(pos, cap * sizeof *pos);
         }
-        snprintf(games[n], sizeof games[n], "%s", line);
+        snprintf(games[n], sizeof games[n], "%.23s", line);
         texts[n] = strdup(tab + 1);
         if (tb_parse(games[n], texts[n], &pos[n], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
         n++;

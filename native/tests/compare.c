@@ -1,6 +1,6 @@
 /* Probe many array-form rows in one process, for the tests' comparisons with Python:
  *   compare DIR GAME WIDTH ROWS OUT [M]
- * ROWS: n records of WIDTH int8 cells, then int32 side (Oware: plies left) and int32
+ * ROWS: n records of WIDTH int8 cells (Shogi: 81 squares, then the hands' 2 x 8), then int32 side (Oware: plies left) and int32
  * constraint (UTTT); OUT: n records of int32 status, result (Oware: score), distance, move. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,7 @@ int main(int argc, char **argv)
         case TB_TICTACTOE: tb_probe_tictactoe(tb, cells, &v); break;
         case TB_UTTT: tb_probe_uttt(tb, cells, extra[0], extra[1], 0, &v); break;
         case TB_OWARE: tb_probe_oware(tb, cells, extra[0], &v); v.result = v.score; break;
+        case TB_SHOGI: tb_probe_shogi(tb, cells, (const int8_t (*)[8])(cells + 81), extra[0], &v); break;
         default: return 2;
         }
         res[0] = v.status; res[1] = v.result; res[2] = v.distance; res[3] = v.move;

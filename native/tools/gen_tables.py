@@ -60,6 +60,12 @@ def main() -> None:
     out.append(f"#define UTTT_R {uttt_keys.R}")
     from tbdb.solvers.oware import index as oware_index
     out.append(array("int64_t", "OWARE_F", oware_index._F))
+    from tbdb.solvers.shogi import index as shogi
+    out.append(array("int16_t", "SHOGI_STATE", shogi.STATE))
+    out.append(array("int16_t", "SHOGI_N_STATES", shogi.N_STATES))
+    out.append(array("int16_t", "SHOGI_KK_INDEX", shogi.KK_INDEX[:45]))
+    out.append(array("int8_t", "SHOGI_MIRROR", shogi.MIRROR))
+    out.append(f"#define SHOGI_N_KK {shogi.N_KK}")
     out.append("#endif")
     path = os.path.join(os.path.dirname(__file__), "..", "src", "gen_tables.h")
     with open(path, "w") as f:
