@@ -23,7 +23,7 @@ int tb_probe_oware(const tb_base *tb, const int8_t houses[12], int plies_left, t
     if (r > TOTAL_SEEDS || plies_left < 0 || plies_left > MAX_T) return tb_finish(v, TB_INVALID);
     if (plies_left == 0) return tb_finish(v, TB_GAME_OVER);      /* nothing left to gain */
     if (r > MAX_SOLVE_N) return tb_finish(v, TB_MISSING);
-    char name[16];
+    char name[24];
     snprintf(name, sizeof name, "seeds-%02d", r);
     const tb_file *f = tb_find(tb, TB_OWARE, name);
     if (!f || f->layout != TB_LAYOUT_RUNS) return tb_finish(v, TB_MISSING);

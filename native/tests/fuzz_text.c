@@ -14,8 +14,13 @@ static const char *SEEDS[] = {
     "4x4-1 ./../.1./..../.2./../. 1", "3x3-1 1/../.../../2 2",
     "7x7-3 1/11/1../..../...../....../......./....../...../..../2../22/2 1",
     "x...o....", "xxxoo....", ".........",
+    "0 0 0 0 1 1 0 0 1 0 0 0", "4 4 4 4 4 4 4 4 4 4 4 4",
+    "8k/9/9/9/9/9/9/9/K8 b G 1", "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+    "4k4/9/4G4/9/9/9/9/9/4K4 w 2P3p 12", "sfen startpos",
+    "XXXXXXXXXxo.oxooxoox..oxox.ooxxxo.oooxoxx.xooxooxox..oOOOOOOOOOXXXXXXXXXxx.xoxo.. x 8",
+    "start",
 };
-static const char ALPHABET[] = "./12345678KGMRNCPkgmrncpxo rb-0123456789x\t\n\\'\"\x01\xff";
+static const char ALPHABET[] = "./12345678KGMRNCPkgmrncpxo rb-0123456789x\t\n\\'\"\x01\xff+*XODwBSLG";
 
 static unsigned long long state;
 static unsigned rnd(void)
@@ -29,7 +34,7 @@ int main(int argc, char **argv)
     if (argc < 3) return 2;
     state = strtoull(argv[1], NULL, 10);
     long count = strtol(argv[2], NULL, 10), accepted = 0, refused = 0;
-    char text[256];
+    char text[512];
     for (long i = 0; i < count; i++) {
         size_t n;
         if (rnd() % 3 == 0) {
