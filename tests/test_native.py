@@ -523,3 +523,28 @@ def test_shogi_random_positions_and_texts_equal_python(lib, both):
             assert STATUS[st] == "illegal"
             continue
         assert (st, d, move) == (0, r.distance, r.best_move), p.sfen
+
+
+@pytest.fixture(scope="module")
+def rhombus_dir(lib, tmp_path_factory):
+    """Small rhombus tables of more piece counts than the example's 4x4-1: with 2 pieces the
+    mirror is no symmetry of the game (the index has no mirror classes)."""
+    path = tmp_path_factory.mktemp("rhombus")
+    db = str(path / "tb.duckdb")
+    for board, pieces in ((4, 2), (3, 3), (3, 4)):
+        tbdb.build("chinese-checkers", db=db, progress=False, board=board, pieces=pieces)
+    out = str(path / "probe")
+    export(db, out, progress=False)
+    base = lib.open(out)
+    with tbdb.open(out) as tb:
+        yield base, tb, out
+    base.close()
+
+
+def test_chinese_checkers_more_piece_counts_every_slot_equal_python(lib, rhombus_dir):
+    base, tb, out = rhombus_dir
+    tables = 0
+    for table, texts in _slot_texts(out, "chinese-checkers"):
+        _compare_texts(lib, base, tb, "chinese-checkers", texts, m=int(table.split("x")[0]))
+        tables += 1
+    assert tables == 3

@@ -49,11 +49,14 @@ static int64_t rank_free(const int *cells, const int *taken, int k)
     return r;
 }
 
-static void mirrored(const int *src, int k, int m, int *dst)
+static void mirrored(const int *src, int k, const int8_t *mirror, int *dst)
 {
-    for (int q = 0; q < k; q++) dst[q] = CC_MIRROR[m][src[q]];
+    for (int q = 0; q < k; q++) dst[q] = mirror[src[q]];
     sort_small(dst, k);
 }
+
+/* start areas of the two-player rhombus game (geometry.START_AREAS), from the player's tip */
+static const int START[7][6] = {{0}, {0}, {0, 1}, {0, 1, 2}, {0, 1, 2, 4}, {0}, {0, 1, 2, 3, 4, 5}};
 
 /* "{m}x{m}-{p}" -> m, p (0 if not such a name) */
 static int parse_name(const char *s, size_t n, int *m, int *p)
@@ -87,6 +90,14 @@ int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
     int64_t subsets = TB_BINOM[n][p];
     t->m = m; t->n = n; t->pieces = p;
     t->block = TB_BINOM[n - p][p];
+    /* the mirror is a symmetry only when it maps the start area onto itself */
+    int symmetric = 1;
+    for (int i = 0; i < p; i++) {
+        int image = CC_MIRROR[m][START[p][i]], found = 0;
+        for (int j = 0; j < p; j++) found |= START[p][j] == image;
+        symmetric &= found;
+    }
+    for (int c = 0; c < n; c++) t->mirror[c] = symmetric ? CC_MIRROR[m][c] : (int8_t)c;
     if (subsets > MAX_CLASS_ENTRIES || f->layout != TB_LAYOUT_INDEX ||
         (uint64_t)(subsets / 2) > f->slots / (uint64_t)t->block) {
         tb_seterr(err, err_len, "probe file of chinese-checkers table '%s': %llu slots do not fit "
@@ -99,7 +110,7 @@ int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
     for (int i = 0; i < p; i++) cur[i] = i;
     int32_t classes = 0;
     for (int64_t r = 0; r < subsets; r++) {
-        mirrored(cur, p, m, img);
+        mirrored(cur, p, t->mirror, img);
         t->class_of[r] = r <= rank(img, p) ? classes++ : -1;
         int i = 0;  /* colex successor */
         while (i < p - 1 && cur[i] + 1 == cur[i + 1]) i++;
@@ -153,12 +164,12 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
     int64_t rm = rank(mv, k), slot;
     int mirror_flag = 0;
     int mvm[8];
-    mirrored(mv, k, m, mvm);
+    mirrored(mv, k, t->mirror, mvm);
     int64_t rmm = rank(mvm, k);
     if (rm < rmm) {
         slot = t->class_of[rm] * t->block + rank_free(op, mv, k);
     } else {
-        mirrored(op, k, m, tmp);
+        mirrored(op, k, t->mirror, tmp);
         if (rm > rmm) {
             slot = t->class_of[rmm] * t->block + rank_free(tmp, mvm, k);
             mirror_flag = 1;
@@ -172,7 +183,7 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
     if (v->move >= 0) {
         int from = v->move / MOVE_RADIX, to = v->move % MOVE_RADIX;
         if (from >= n || to >= n) { v->move = -1; return tb_finish(v, TB_DAMAGED); }
-        if (mirror_flag) { from = CC_MIRROR[m][from]; to = CC_MIRROR[m][to]; }
+        if (mirror_flag) { from = t->mirror[from]; to = t->mirror[to]; }
         if (mover == 2) { from = n - 1 - from; to = n - 1 - to; }
         v->move = from * MOVE_RADIX + to;
     }

@@ -32,6 +32,9 @@ typedef struct tb_cdc_table {
 typedef struct tb_cc_table {
     int m, n, pieces;
     int64_t block;           /* C(N - P, P) */
+    int8_t mirror[81];       /* the left-right mirror, or the identity where the mirror is no
+                                symmetry of the game (2 pieces: the start area is not mirror
+                                symmetric) */
     int32_t *class_of;       /* C(N, P) entries: class of each A that is no larger than its mirror */
 } tb_cc_table;
 
