@@ -548,3 +548,31 @@ def test_chinese_checkers_more_piece_counts_every_slot_equal_python(lib, rhombus
         _compare_texts(lib, base, tb, "chinese-checkers", texts, m=int(table.split("x")[0]))
         tables += 1
     assert tables == 3
+
+
+def test_star_distance_placements_equal_python(lib, tmp_path_factory):
+    """Every placement of the 1- and 2-piece star distance tables, each towards a random goal
+    point: the C rank (the board turned to the bottom goal) gives Python's distance, and for a
+    sample the best move C derives from the children is the one tbdb derives."""
+    from tbdb.games.chinese_checkers.distance import Placement, distance_table
+    path = tmp_path_factory.mktemp("star")
+    db, out = str(path / "tb.duckdb"), str(path / "probe")
+    tbdb.build("chinese-checkers", db=db, progress=False, distance=2)
+    export(db, out, progress=False)
+    base = lib.open(out)
+    g = games.get("chinese-checkers")
+    rnd = random.Random(25)
+    with tbdb.open(out) as tb:
+        n = 0
+        for k in (1, 2):
+            t = distance_table(k)
+            for rank in range(t.size):
+                p = Placement.of_cells(t.cells(rank), rnd.randrange(6))
+                _, (result, distance, _) = tb.prober.value(g, p)
+                st, r, d, move = base.probe_text("chinese-checkers", p.text)
+                assert (st, r, d) == (0, result, distance), p.text
+                if rank % 97 == 0:
+                    assert move == tb.lookup(p.text, game=g.name).best_move, p.text
+                n += 1
+    assert n == 121 + 7260
+    base.close()

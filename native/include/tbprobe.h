@@ -91,6 +91,12 @@ int tb_probe_cdc(const tb_base *tb, const int8_t board[32], int side, tb_value *
 int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int mover,
                               tb_value *v);
 
+/* Chinese Checkers on the star, one player alone: cells[121] (row by row from the top tip, 1 a
+ * piece, 1 to 5 pieces) heading for goal point 0..5 (0 top, clockwise; 3 bottom) -> TB_WIN with
+ * the fewest moves in v.distance (table "star-distance-K"); no best move is stored (v.move -1).
+ * A parsed placement has m = 0, pieces K and side = the goal. */
+int tb_probe_star_distance(const tb_base *tb, const int8_t cells[121], int goal, tb_value *v);
+
 /* Tic-tac-toe: cells[9] (a1.. row by row as tbdb's text: 0 empty, 1 X, 2 O); the side to move
  * follows from the counts.  Move codes: the cell 0..8. */
 int tb_probe_tictactoe(const tb_base *tb, const int8_t cells[9], tb_value *v);
@@ -121,7 +127,7 @@ int tb_probe_uttt(const tb_base *tb, const int8_t cells[81], int side, int const
 typedef struct tb_position {
     tb_game game;
     int side;         /* CDC 0/1; Chinese Checkers mover 1/2; Shogi, UTTT 0/1 */
-    int m;            /* Chinese Checkers: board size */
+    int m;            /* Chinese Checkers: board size (0: a star distance placement) */
     int pieces;       /* Chinese Checkers: pieces a side */
     int constraint;   /* UTTT: the board to play in (-1 any) */
     int scoring;      /* UTTT: 0 standard, 1 codingame (set it after tb_parse) */

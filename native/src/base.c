@@ -249,7 +249,9 @@ int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left,
     switch (pos->game) {
     case TB_OWARE: return tb_probe_oware(tb, pos->cells, plies_left < 0 ? 200 : plies_left, v);
     case TB_CDC: return tb_probe_cdc(tb, pos->cells, pos->side, v);
-    case TB_CHINESE_CHECKERS: return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
+    case TB_CHINESE_CHECKERS:
+        if (pos->m == 0) return tb_probe_star_distance(tb, pos->cells, pos->side, v);
+        return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
     case TB_TICTACTOE: return tb_probe_tictactoe(tb, pos->cells, v);
     case TB_SHOGI: return tb_probe_shogi(tb, pos->cells, (const int8_t (*)[8])pos->hands, pos->side, v);
     case TB_UTTT: return tb_probe_uttt(tb, pos->cells, pos->side, pos->constraint, pos->scoring, v);

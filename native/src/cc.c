@@ -192,9 +192,12 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
 
 /* ------------------------------------------------------------------ text */
 
+static int star_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+
 int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160];
+    if (n >= 14 && memcmp(t, "star-distance-", 14) == 0) return star_parse(t, n, pos, err, err_len);
     tb_quote(q, sizeof q, t, n);
     const char *sp1 = memchr(t, ' ', n);
     const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(t + n - sp1 - 1)) : NULL;
@@ -261,14 +264,14 @@ int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err
     return TB_OK;
 }
 
-/* hop landings from u on cells (the moving piece lifted) */
-static int hops(const int8_t *cells, int m, int u, int *out)
+/* hop landings from u on cells (the moving piece lifted); nbr: [cells][6] */
+static int hops(const int8_t *cells, const int8_t (*nbr)[6], int u, int *out)
 {
     int k = 0;
     for (int d = 0; d < 6; d++) {
-        int w = CC_NBR[m][u][d];
+        int w = nbr[u][d];
         if (w >= 0 && cells[w]) {
-            int x = CC_NBR[m][w][d];
+            int x = nbr[w][d];
             if (x >= 0 && !cells[x]) out[k++] = x;
         }
     }
@@ -277,27 +280,28 @@ static int hops(const int8_t *cells, int m, int u, int *out)
 
 int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
-    int m = pos->m, n = m * m, s = move / MOVE_RADIX, t = move % MOVE_RADIX;
-    if (m < 3 || m > 9 || s >= n || t >= n) return TB_INVALID;
-    int8_t cells[81];
+    int m = pos->m, n = m ? m * m : 121, s = move / MOVE_RADIX, t = move % MOVE_RADIX;
+    const int8_t (*nbr)[6] = m ? CC_NBR[m] : STAR_NBR;
+    if ((m && (m < 3 || m > 9)) || s >= n || t >= n) return TB_INVALID;
+    int8_t cells[121];
     memcpy(cells, pos->cells, (size_t)n);
     cells[s] = 0;
     for (int d = 0; d < 6; d++)
-        if (CC_NBR[m][s][d] == t) return snprintf(buf, len, "%d-%d", s, t);
+        if (nbr[s][d] == t) return snprintf(buf, len, "%d-%d", s, t);
     /* hops are reversible: distances to t, then from s the smallest cell one closer each time */
-    int dist[81], queue[81], qh = 0, qt = 0, land[6];
+    int dist[121], queue[121], qh = 0, qt = 0, land[6];
     for (int c = 0; c < n; c++) dist[c] = -1;
     dist[t] = 0;
     queue[qt++] = t;
     while (qh < qt) {
-        int u = queue[qh++], h = hops(cells, m, u, land);
+        int u = queue[qh++], h = hops(cells, nbr, u, land);
         for (int i = 0; i < h; i++)
             if (dist[land[i]] < 0) { dist[land[i]] = dist[u] + 1; queue[qt++] = land[i]; }
     }
     if (dist[s] < 0) return TB_INVALID;
     int o = snprintf(buf, len, "%d", s), u = s;
     while (u != t) {
-        int h = hops(cells, m, u, land), best = -1;
+        int h = hops(cells, nbr, u, land), best = -1;
         for (int i = 0; i < h; i++)
             if (dist[land[i]] == dist[u] - 1 && (best < 0 || land[i] < best)) best = land[i];
         if (best < 0) return TB_INVALID;
@@ -305,4 +309,163 @@ int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
         if ((size_t)o < len) o += snprintf(buf + o, len - (size_t)o, "-%d", u);
     }
     return o;
+}
+
+/* ------------------------------------------------------------------ star distance placements */
+
+#define STAR_CELLS 121
+#define STAR_GOAL_POINT 3
+#define STAR_MAX_PIECES 5
+
+/* One player alone on the star: its fewest moves to fill goal point `goal` (0 top, clockwise)
+ * with `cells` (1 a piece).  Table "star-distance-K": the board turned so that the goal is the
+ * bottom point, the cells ranked colexicographically (DistanceTable.rank).  No best move is
+ * stored for them (tbdb derives one from the children). */
+static int64_t star_rank(const int *cells, int k, int goal)
+{
+    int pc[STAR_MAX_PIECES];
+    for (int i = 0; i < k; i++) pc[i] = cells[i];
+    for (int r = 0; r < (STAR_GOAL_POINT - goal + 6) % 6; r++)
+        for (int i = 0; i < k; i++) pc[i] = STAR_ROTATE[pc[i]];
+    sort_small(pc, k);
+    int64_t rank = 0;
+    for (int i = 0; i < k; i++) rank += TB_BINOM[pc[i]][i + 1];
+    return rank;
+}
+
+/* the cells the piece on s can reach, ascending (moves.destinations: hop chains over any
+ * piece with the piece lifted, and steps) */
+static int destinations(int8_t *board, int s, int *out)
+{
+    uint8_t seen[STAR_CELLS] = {0};
+    int stack[STAR_CELLS], top = 1, n = 0;
+    board[s] = 0;
+    seen[s] = 1;
+    stack[0] = s;
+    while (top > 0) {
+        int u = stack[--top];
+        for (int d = 0; d < 6; d++) {
+            int o = STAR_NBR[u][d];
+            if (o < 0 || !board[o]) continue;
+            int t = STAR_NBR[o][d];
+            if (t < 0 || board[t] || seen[t]) continue;
+            seen[t] = 1;
+            stack[top++] = t;
+            out[n++] = t;
+        }
+    }
+    for (int d = 0; d < 6; d++) {
+        int t = STAR_NBR[s][d];
+        if (t >= 0 && !board[t]) out[n++] = t;
+    }
+    board[s] = 1;
+    sort_small(out, n);
+    return n;
+}
+
+int tb_probe_star_distance(const tb_base *tb, const int8_t cells[121], int goal, tb_value *v)
+{
+    v->result = v->distance = v->score = 0;
+    v->move = -1;
+    if (goal < 0 || goal > 5) return tb_finish(v, TB_INVALID);
+    int pc[STAR_MAX_PIECES], k = 0;
+    for (int c = 0; c < STAR_CELLS; c++) {
+        if (cells[c] != 0 && cells[c] != 1) return tb_finish(v, TB_INVALID);
+        if (cells[c]) {
+            if (k == STAR_MAX_PIECES) return tb_finish(v, TB_MISSING);
+            pc[k++] = c;
+        }
+    }
+    if (!k) return tb_finish(v, TB_INVALID);
+    char name[32];
+    snprintf(name, sizeof name, "star-distance-%d", k);
+    const tb_file *f = tb_find(tb, TB_CHINESE_CHECKERS, name);
+    if (!f || f->layout != TB_LAYOUT_INDEX) return tb_finish(v, TB_MISSING);
+    int st = tb_index_value(f, (uint64_t)star_rank(pc, k, goal), v);
+    if (st != TB_OK || v->move >= 0 || v->distance <= 0) return st;
+    /* no move stored: the first move (pieces by cell, destinations ascending) that brings the
+     * placement one move closer, as tbdb derives it (ChineseCheckersGame.derive_best) */
+    int8_t board[STAR_CELLS];
+    int dest[STAR_CELLS];
+    memcpy(board, cells, STAR_CELLS);
+    for (int i = 0; i < k; i++) {
+        int s = pc[i], nd = destinations(board, s, dest);
+        for (int j = 0; j < nd; j++) {
+            int child[STAR_MAX_PIECES];
+            for (int q = 0; q < k; q++) child[q] = pc[q] == s ? dest[j] : pc[q];
+            tb_value c;
+            if (tb_index_value(f, (uint64_t)star_rank(child, k, goal), &c) != TB_OK) return tb_finish(v, TB_DAMAGED);
+            if (c.distance == v->distance - 1) {
+                v->move = s * MOVE_RADIX + dest[j];
+                return tb_finish(v, TB_OK);
+            }
+        }
+    }
+    return tb_finish(v, TB_OK);
+}
+
+/* "star-distance-K rows goal" (tbdb.games.chinese_checkers.distance.Placement) */
+static int star_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+{
+    char q[160];
+    tb_quote(q, sizeof q, t, n);
+    const char *sp1 = memchr(t, ' ', n);
+    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(t + n - sp1 - 1)) : NULL;
+    int k = 0;
+    size_t h = 14;                                    /* strlen("star-distance-") */
+    int ok = sp1 && sp2 && (size_t)(sp1 - t) > h && t[h] >= '1' && t[h] <= '9' &&
+             t + n == sp2 + 2 && sp2[1] >= '0' && sp2[1] <= '5';
+    for (size_t i = h; ok && t + i < sp1; i++) {
+        ok = t[i] >= '0' && t[i] <= '9' && k < 1000;
+        k = k * 10 + t[i] - '0';
+    }
+    if (!ok) {
+        tb_seterr(err, err_len, "malformed star placement %s: expected 'star-distance-K', the 17 "
+                  "rows of the star from the top tip joined by '/' ('1' a piece, '.' empty) and "
+                  "the goal point 0..5 (0 top, clockwise; 3 bottom)", q);
+        return TB_INVALID;
+    }
+    const char *s = sp1 + 1;
+    int cell = 0, count = 0;
+    for (int row = 0; row < 17; row++) {
+        int len = STAR_ROW_LENGTHS[row], got = 0;
+        while (s < sp2 && *s != '/') {
+            if (*s != '.' && *s != '1') {
+                char qc[16];
+                tb_quote(qc, sizeof qc, s, 1);
+                tb_seterr(err, err_len, "malformed star placement %s: unknown cell %s (expected "
+                          "one of '.1')", q, qc);
+                return TB_INVALID;
+            }
+            if (got < len) { pos->cells[cell + got] = (int8_t)(*s == '1'); count += *s == '1'; }
+            got++;
+            s++;
+        }
+        if (got != len) {
+            tb_seterr(err, err_len, "malformed star placement %s: row %d has %d cells, expected %d",
+                      q, row + 1, got, len);
+            return TB_INVALID;
+        }
+        cell += len;
+        if (row < 16) {
+            if (s >= sp2) {
+                tb_seterr(err, err_len, "malformed star placement %s: %d rows, expected 17", q, row + 1);
+                return TB_INVALID;
+            }
+            s++;
+        }
+    }
+    if (s != sp2) {
+        tb_seterr(err, err_len, "malformed star placement %s: more than 17 rows", q);
+        return TB_INVALID;
+    }
+    if (k < 1 || k > 10 || count != k) {
+        tb_seterr(err, err_len, "star placement %s: %d pieces on the board, but the head says %d "
+                  "(1 to 10)", q, count, k);
+        return TB_INVALID;
+    }
+    pos->m = 0;                                       /* the star */
+    pos->pieces = k;
+    pos->side = sp2[1] - '0';                         /* the goal point */
+    return TB_OK;
 }

@@ -19,6 +19,8 @@ static const char *SEEDS[] = {
     "4k4/9/4G4/9/9/9/9/9/4K4 w 2P3p 12", "sfen startpos",
     "XXXXXXXXXxo.oxooxoox..oxox.ooxxxo.oooxoxx.xooxooxox..oOOOOOOOOOXXXXXXXXXxx.xoxo.. x 8",
     "start",
+    "star-distance-1 1/../.../..../............./............/.........../........../........./"
+    "........../.........../............/............./..../.../../. 3",
 };
 static const char ALPHABET[] = "./12345678KGMRNCPkgmrncpxo rb-0123456789x\t\n\\'\"\x01\xff+*XODwBSLG";
 
