@@ -42,6 +42,7 @@ void tb_close(tb_base *tb)
     if (!tb) return;
     for (int i = 0; i < tb->count; i++) free_file(tb->files[i]);
     free(tb->files);
+    free(tb->index);
     free(tb->uttt);
     free(tb);
 }

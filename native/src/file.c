@@ -284,8 +284,24 @@ static int cmp_key(tb_game g1, const char *n1, tb_game g2, const char *n2)
     return strcmp(n1, n2);
 }
 
+uint64_t tb_name_hash(tb_game game, const char *name)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)game;          /* FNV-1a */
+    for (; *name; name++) h = (h ^ (unsigned char)*name) * 1099511628211ull;
+    return h | 1;                                                   /* never 0, the empty mark */
+}
+
 const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name)
 {
+    if (tb->index) {
+        uint64_t h = tb_name_hash(game, name);
+        for (uint32_t i = (uint32_t)h & tb->index_mask;; i = (i + 1) & tb->index_mask) {
+            const tb_slot *sl = &tb->index[i];
+            if (!sl->hash) return NULL;
+            if (sl->hash == h && sl->file->game == game && strcmp(sl->file->name, name) == 0)
+                return sl->file;
+        }
+    }
     int lo = 0, hi = tb->count;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
@@ -317,6 +333,29 @@ int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len)
     }
     tb->files[i] = f;
     tb->count++;
+    /* the hash index, at most half full: rebuilt when it grows (adding is not a probe) */
+    if ((uint32_t)tb->count * 2 > tb->index_mask) {
+        uint32_t size = 64;
+        while (size < (uint32_t)tb->count * 4) size *= 2;
+        tb_slot *index = calloc(size, sizeof *index);
+        if (!index) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+        free(tb->index);
+        tb->index = index;
+        tb->index_mask = size - 1;
+        for (int j = 0; j < tb->count; j++) {
+            uint64_t h = tb_name_hash(tb->files[j]->game, tb->files[j]->name);
+            uint32_t at = (uint32_t)h & tb->index_mask;
+            while (tb->index[at].hash) at = (at + 1) & tb->index_mask;
+            tb->index[at].hash = h;
+            tb->index[at].file = tb->files[j];
+        }
+    } else {
+        uint64_t h = tb_name_hash(f->game, f->name);
+        uint32_t at = (uint32_t)h & tb->index_mask;
+        while (tb->index[at].hash) at = (at + 1) & tb->index_mask;
+        tb->index[at].hash = h;
+        tb->index[at].file = f;
+    }
     return TB_OK;
 }
 

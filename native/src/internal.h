@@ -70,8 +70,16 @@ typedef struct tb_file {
 
 typedef struct tb_uttt_tables tb_uttt_tables;
 
+typedef struct tb_slot {
+    uint64_t hash;            /* of (game, name); 0: empty */
+    tb_file *file;
+} tb_slot;
+
 struct tb_base {
     int count, cap;
+    tb_slot *index;           /* open addressing on (game, name): a probe finds its table with
+                                 one or two cache misses, not a binary search's dozen */
+    uint32_t index_mask;
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
 };
@@ -81,6 +89,7 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *data, uint64_t size, const ch
                         char *err, size_t err_len);
 void tb_file_release(tb_file *f);
 const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name);
+uint64_t tb_name_hash(tb_game game, const char *name);
 /* (result, distance, move) at slot of an index table; TB_OK or TB_DAMAGED / TB_MISSING (NONE) */
 int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v);
 /* the row of a key table holding (k0, k1, k2); TB_OK or TB_MISSING */

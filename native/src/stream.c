@@ -100,8 +100,9 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
         for (uint32_t j = 0; j < s->count[l]; j++) {
             uint32_t t = s->order[s->first_index[l] + j];
             uint64_t lo = (s->first_code[l] + j) << (TB_FAST_BITS - l);
+            uint32_t z = s->size[t] < 2048 ? s->size[t] : 0;
             for (uint64_t f = 0; f < ((uint64_t)1 << (TB_FAST_BITS - l)); f++)
-                s->fast[lo + f] = (uint64_t)s->size[t] << 32 | (uint64_t)t << 8 | l;
+                s->fast[lo + f] = (uint32_t)t << 16 | z << 5 | l;
         }
     return 0;
 }
@@ -122,14 +123,22 @@ int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
     uint64_t b = slot >> s->shift;
     uint64_t pos = 8 * (uint64_t)ld32(s->starts + 4 * b), end = 8 * (uint64_t)ld32(s->starts + 4 * (b + 1));
     uint64_t rem = slot - (b << s->shift);
+#if defined(__GNUC__) || defined(__clang__)
+    /* a table not probed lately is not in the cache: ask for the look-up table and the block's
+     * bytes at once rather than one dependent miss a code */
+    for (size_t i = 0; i < (sizeof *s->fast << TB_FAST_BITS); i += 64)
+        __builtin_prefetch((const char *)s->fast + i);
+    for (uint64_t i = pos >> 3; i < (end >> 3) && i < (pos >> 3) + 2048; i += 64)
+        __builtin_prefetch(s->bits + i);
+#endif
     while (pos < end) {
         uint64_t w = ld64_be(s->bits + (pos >> 3)) << (pos & 7);   /* the next 57+ bits, high first */
-        uint64_t e = s->fast[w >> (64 - TB_FAST_BITS)];
-        uint32_t sym, len, size;
-        if (e) {
-            sym = (uint32_t)(e >> 8) & 0xFFFFFF;
-            len = (uint32_t)e & 63;
-            size = (uint32_t)(e >> 32);
+        uint32_t e = s->fast[w >> (64 - TB_FAST_BITS)];
+        uint32_t sym, len = e & 31, size;
+        if (len) {
+            sym = e >> 16;
+            size = (e >> 5) & 2047;
+            if (!size) size = s->size[sym];
         } else {
             for (len = TB_FAST_BITS + 1; len <= s->maxlen; len++) {
                 uint64_t code = w >> (64 - len);

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#define TB_FAST_BITS 10
+#define TB_FAST_BITS 9
 
 typedef struct tb_stream {
     uint32_t k, symbols, block_slots, shift, maxlen;
@@ -21,8 +21,9 @@ typedef struct tb_stream {
     uint32_t first_index[33];
     uint16_t *order;           /* symbols with a code, in canonical order */
     uint32_t *size;            /* slots each symbol stands for */
-    uint64_t *fast;            /* 1 << TB_FAST_BITS entries on the next bits: size << 32 |
-                                  symbol << 8 | length; 0 for a longer code */
+    uint32_t *fast;            /* 1 << TB_FAST_BITS entries on the next bits: symbol << 16 |
+                                  size << 5 (0: look it up in size[]) | length (0: a longer
+                                  code); 2 KB, fetched whole at the start of a probe */
 } tb_stream;
 
 /* Parse and validate a stream section of `length` bytes; 0 ok, else -1 with a reason in *why. */
