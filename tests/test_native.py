@@ -576,3 +576,18 @@ def test_star_distance_placements_equal_python(lib, tmp_path_factory):
                 n += 1
     assert n == 121 + 7260
     base.close()
+
+
+def test_probes_from_many_threads_under_threadsanitizer(probe_dir, tmp_path):
+    """Four threads probe a sample of every game's tables on one base at once: the answers of
+    one thread, and no data race ThreadSanitizer can see (probes write nothing shared)."""
+    try:
+        make("build/threads")
+    except subprocess.CalledProcessError as err:
+        pytest.skip(f"no ThreadSanitizer here: {err.stderr[-200:]}")
+    lines = tmp_path / "lines.txt"
+    lines.write_text("\n".join(_sample_lines(probe_dir)) + "\n")
+    run = subprocess.run([os.path.join(NATIVE, "build", "threads"), probe_dir, str(lines), "4",
+                          "3"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr[-2000:]
+    assert "mismatches 0" in run.stdout and "ThreadSanitizer" not in run.stderr
