@@ -1,4 +1,11 @@
-"""Load on ``tbdb serve``: 50 concurrent clients on localhost, requests per second and latency.
+"""Load on ``tbdb serve``: the first answers after it starts, then 50 concurrent clients on
+localhost, requests per second and latency.
+
+First answers: ``tbdb serve`` prepares the games list and each sample's lookup before it serves
+(issue 28: /api/games and each game's first lookup within 200 ms); the script times the start
+to the banner, then ``/api/games`` and, per game, the ``/api/GAME/game`` request the page makes
+first (the first sample) and then one for a position of the game's largest table picked before
+the server started (a table no sample may have touched: the price of a cold table).
 
 Builds every game's example tables into a temporary file (or uses --db), starts ``tbdb serve``
 on a free local port, and has N client threads each send a bounded number of lookups (the
@@ -46,6 +53,58 @@ def _wait_up(port: int, proc, timeout: float = 60) -> None:
     raise SystemExit("tbdb serve did not start")
 
 
+def _get(port: int, url: str) -> tuple[float, bytes]:
+    con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    t0 = time.perf_counter()
+    con.request("GET", url)
+    resp = con.getresponse()
+    body = resp.read()
+    ms = 1000 * (time.perf_counter() - t0)
+    con.close()
+    if resp.status != 200:
+        raise SystemExit(f"{url}: {resp.status} {body[:200]!r}")
+    return ms, body
+
+
+def _cold_positions(db: str) -> dict[str, str]:
+    """Per game, a won position (else any) of its largest table by positions, read before the
+    server starts."""
+    import tbdb
+    from tbdb import games
+    from tbdb.web import find
+    out = {}
+    with tbdb.open(db) as tb:
+        for g in games.all_games():
+            tables = find.tables(tb, g)
+            sizes = dict(tb.sql("SELECT table_name, sum(positions) FROM draw_analysis WHERE "
+                                "game = ? GROUP BY ALL", params=[g.name]).fetchall())
+            if not tables:
+                continue
+            table = max(tables, key=lambda t: (sizes.get(t) or 0, t))
+            for kind in ("longest-win", "draw", "longest-loss"):
+                found = find.find(tb, g, table, kind)["positions"]
+                if found:
+                    out[g.name] = found[0]["position"]
+                    break
+    return out
+
+
+def _first_answers(port: int, cold: dict[str, str]) -> tuple[list[dict], list[tuple]]:
+    """/api/games, then per game the page's first lookup and a cold table's, one by one."""
+    ms, body = _get(port, "/api/games")
+    listed = json.loads(body)
+    out = [("/api/games", ms, None)]
+    for g in listed:
+        if not g["samples"]:
+            continue
+        first, _ = _get(port, f"/api/{g['name']}/game?position={quote(g['samples'][0])}")
+        other = None
+        if g["name"] in cold:
+            other, _ = _get(port, f"/api/{g['name']}/game?position={quote(cold[g['name']])}")
+        out.append((g["name"], first, other))
+    return listed, out
+
+
 def _client(port, urls, n, stop_at, latencies, errors, start_gate, offset):
     con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     start_gate.wait()
@@ -90,14 +149,23 @@ def main() -> int:
         for g in games.all_games():
             tbdb.build(g.name, db=db, progress=False, **g.example_build)
     port = _free_port()
+    cold = _cold_positions(db)
+    t_start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db,
-                             "--port", str(port)], stdout=subprocess.DEVNULL)
+                             "--port", str(port)], stdout=subprocess.PIPE, text=True)
     try:
+        for line in proc.stdout:  # the banner follows the preparation
+            if "http://" in line:
+                break
+        started = time.perf_counter() - t_start
         _wait_up(port, proc)
-        con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        con.request("GET", "/api/games")
-        listed = json.loads(con.getresponse().read())
-        con.close()
+        listed, first = _first_answers(port, cold)
+        print(f"start to banner (preparation included): {started:.1f} s")
+        print(f"{'first answers':<20} {'page ms':>8} {'cold table ms':>14}")
+        for what, ms, other in first:
+            shown = f"{other:>14.1f}" if other is not None else f"{'':>14}"
+            print(f"{what:<20} {ms:>8.1f} {shown}")
+        print()
         urls = [f"/api/{g['name']}?position={quote(s)}" for g in listed for s in g["samples"]]
         for url in urls:  # warm: tables are read into memory on first use
             c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -121,6 +189,7 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(10)
+        proc.stdout.close()
         tmp.cleanup()
     n = len(latencies)
     print(f"{'clients':>8} {'requests':>9} {'errors':>7} {'req/s':>8} {'p50 ms':>8} "

@@ -21,14 +21,17 @@ Layouts the kernels share:
 """
 import numpy as np
 
-from tbdb.solvers.jit import inline_kernel, kernel, parallel_kernel, prange
+from tbdb.solvers.jit import inline_kernel, kernel, nogil_kernel, parallel_kernel, prange
 
 FAST_BITS = 10  # one table lookup decodes a code of at most this many bits
+
+# The encoding kernels release the GIL: an export codes a table's values and best moves on two
+# threads at once (``tbdb.probe_files.format.write_table``).
 
 
 # --------------------------------------------------------------------------- pair substitution
 
-@kernel
+@nogil_kernel
 def count_pairs(seq, m, size, block_slots, stride, counts, touched):
     """Count in ``counts`` (int64[stride * stride], zero on entry) every adjacent pair
     ``a * stride + b`` of ``seq[:m]`` that lies inside one block; the pairs seen are listed in
@@ -46,23 +49,36 @@ def count_pairs(seq, m, size, block_slots, stride, counts, touched):
     return t
 
 
-@kernel
-def replace_pairs(seq, m, size, block_slots, stride, chosen):
-    """Replace, left to right, each adjacent pair inside a block that ``chosen``
-    (int32[stride * stride], -1 = not chosen) maps to a new symbol; the new length."""
+@nogil_kernel
+def replace_pairs(seq, m, size, block_slots, stride, chosen, new):
+    """Replace, left to right, each adjacent pair inside a block that is one of ``chosen``
+    (int64, ascending pair numbers ``a * stride + b``) by its new symbol ``new[i]``; returns the
+    new length."""
+    leads = np.zeros(stride, np.bool_)  # symbols that begin a chosen pair: most do not
+    for c in chosen:
+        leads[c // stride] = True
     at = 0
     i = 0
     j = 0
+    last = len(chosen) - 1
     while i < m:
         a = seq[i]
-        if i + 1 < m and (at + size[a]) & (block_slots - 1) != 0:
-            p = chosen[a * stride + seq[i + 1]]
-            if p >= 0:
-                seq[j] = p
-                at += size[p]
-                i += 2
-                j += 1
-                continue
+        if leads[a] and i + 1 < m and (at + size[a]) & (block_slots - 1) != 0:
+            p = a * stride + seq[i + 1]
+            if chosen[0] <= p <= chosen[last]:
+                lo, hi = 0, last  # binary search: a round chooses at most a few dozen pairs
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if chosen[mid] < p:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if chosen[lo] == p:
+                    seq[j] = new[lo]
+                    at += size[new[lo]]
+                    i += 2
+                    j += 1
+                    continue
         seq[j] = a
         at += size[a]
         i += 1
@@ -70,7 +86,7 @@ def replace_pairs(seq, m, size, block_slots, stride, chosen):
     return j
 
 
-@kernel
+@nogil_kernel
 def symbol_counts(seq, m, n_symbols):
     out = np.zeros(n_symbols, np.int64)
     for i in range(m):
@@ -80,7 +96,7 @@ def symbol_counts(seq, m, n_symbols):
 
 # --------------------------------------------------------------------------- encoding
 
-@kernel
+@nogil_kernel
 def block_starts(seq, m, size, lengths, block_slots, blocks):
     """uint64[blocks + 1]: the byte where each block's codes start (blocks start on a byte);
     the last entry: the bytes of all blocks."""
@@ -99,7 +115,7 @@ def block_starts(seq, m, size, lengths, block_slots, blocks):
     return out
 
 
-@kernel
+@nogil_kernel
 def encode(seq, m, size, codes, lengths, block_slots, starts):
     """The bit stream: uint8[bytes + 8], each block from its start byte, zero-padded."""
     total = starts[len(starts) - 1]
@@ -203,6 +219,13 @@ def decode_slot(buf, table, slot, damaged):
 
 
 @kernel
+def decode_slot_pair(buf, table, moves_buf, moves_table, slot, damaged):
+    """(value, best move) at ``slot`` of an index table's two streams: one call, not two."""
+    return (decode_slot(buf, table, slot, damaged),
+            decode_slot(moves_buf, moves_table, slot, damaged))
+
+
+@kernel
 def _decode_run(buf, table, slots, out, lo, hi, damaged):
     """``out[i]`` = the value at ``slots[i]`` for i in lo..hi-1 (``slots`` ascending): a block
     is decoded once, up to the last slot asked in it; ``damaged`` where it is damaged."""
@@ -235,8 +258,17 @@ def _decode_run(buf, table, slots, out, lo, hi, damaged):
         out[i] = got
 
 
-@parallel_kernel
+@kernel
 def decode_sorted(buf, table, slots, damaged):
+    """The values (int64) at ``slots`` (int64[m], ascending), on one core: for a few thousand
+    slots, waking the other threads costs more than it saves."""
+    out = np.empty(len(slots), np.int64)
+    _decode_run(buf, table, slots, out, 0, len(slots), damaged)
+    return out
+
+
+@parallel_kernel
+def decode_sorted_parallel(buf, table, slots, damaged):
     """The values (int64) at ``slots`` (int64[m], ascending), in chunks on every core."""
     m = len(slots)
     out = np.empty(m, np.int64)

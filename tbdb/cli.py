@@ -1,5 +1,5 @@
 """The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, import, export,
-serve.
+serve, usi.
 
 Per-game options come from the games' declarations (``tbdb games`` lists them); every error is
 one line on stderr quoting what was wrong, with exit status 2, and only ``build``, ``upgrade``
@@ -24,7 +24,7 @@ from tbdb.database import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, i
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
-READ_ONLY = ("lookup", "perft", "games", "sql", "status", "verify")  # Ctrl-C: leave at once
+READ_ONLY = ("lookup", "perft", "games", "sql", "status", "verify", "usi")  # Ctrl-C: leave at once
 
 
 class _Parser(argparse.ArgumentParser):
@@ -128,8 +128,12 @@ def _parser() -> argparse.ArgumentParser:
                                    "of the children; exit 1 on any mismatch, damaged or "
                                    "unbuilt table, naming each table not checked. On a "
                                    "directory of probe files (tbdb export): every file against "
-                                   "its manifest and checksums.")
+                                   "its manifest and checksums, and with --against DB every "
+                                   "slot of every file against the database.")
     v.add_argument("--db", help=DB_HELP)
+    v.add_argument("--against", metavar="DB",
+                   help="with --db DIR: compare every slot, key and run of the probe files "
+                        "with this database (read-only)")
     v.add_argument("--game", help="only this game")
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -168,6 +172,17 @@ def _parser() -> argparse.ArgumentParser:
     im.add_argument("dir", metavar="DIR", help="the --out directory (or URL) of the build")
     im.add_argument("--db", help=DB_HELP)
 
+    us = sub.add_parser("usi", help="a USI engine over the Shogi tables (for shogi GUIs and "
+                                     "cshogi)",
+                        description="Speak USI on stdin/stdout: positions a table holds are "
+                                    "answered at once with their stored value (score mate N) "
+                                    "and best move; others get 'bestmove resign', or go to the "
+                                    "engine named by the USI option Fallback. The database is "
+                                    "only read. GUIs that start an engine with no arguments: "
+                                    "use tbdb-usi (docs/engines.md).")
+    us.add_argument("--db", help=DB_HELP + "; or a directory of probe files (tbdb export); the "
+                                           "USI option Database overrides it")
+
     u = sub.add_parser("upgrade", help="migrate a database written by an older tbdb",
                        description="Migrate a database file to this tbdb's schema, keeping its "
                                    "data.")
@@ -193,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(games.names())}", file=sys.stderr)
         return 2
     args = _parser().parse_args(args_in)
-    if args.command in ("sql", "status", "serve") and args.db and os.path.isdir(args.db):
+    if args.command in ("sql", "status") and args.db and os.path.isdir(args.db):
         print(f"tbdb {args.command}: error: {args.db!r} is a directory of probe files, which "
               f"answer lookups only: {args.command} needs the DuckDB database they were "
               f"exported from", file=sys.stderr)
@@ -475,14 +490,28 @@ def _status(args) -> int:
 def _verify(args) -> int:
     import tbdb
     if args.db and os.path.isdir(args.db):
-        from tbdb.probe_files import verify_dir
+        from tbdb.probe_files import compare_dir, verify_dir
+        if args.against:
+            from tbdb.database import check_path
+            check_path(args.against, create=False)
         checked, problems = verify_dir(args.db)
         for p in problems:
             print(p)
         if problems:
             return 1
         print(f"verify: {checked} probe files, every one matches its manifest and checksums")
+        if args.against:
+            compared, problems = compare_dir(args.db, args.against, args.game)
+            for p in problems:
+                print(p)
+            if problems:
+                return 1
+            print(f"verify: {compared} probe files, every slot equals {args.against}")
         return 0
+    if args.against:
+        from tbdb.errors import InvalidOptionError
+        raise InvalidOptionError(f"--against {args.against!r} compares a directory of probe "
+                                 f"files with a database: give the directory as --db DIR")
     report = tbdb.verify(args.db, args.game, progress=not args.no_progress)
     for table, (count, examples) in report.problems.items():
         print(f"{table}: {count} inconsistent stored fields, e.g. {'; '.join(examples[:5])}")
@@ -525,6 +554,15 @@ def _export(args) -> int:
     return 0
 
 
+def _usi(args) -> int:
+    import tbdb
+    from tbdb.usi import serve
+    db = args.db or default_db_path()
+    with tbdb.open(db):  # a bad --db is a one-line error here, before the session starts
+        pass
+    return serve(db)
+
+
 def _import(args) -> int:
     from tbdb.cluster import import_values
     print(import_values(args.db, args.dir))
@@ -538,7 +576,7 @@ def _serve(args) -> int:
 
 _COMMANDS = {"build": _build, "lookup": _lookup, "perft": _perft, "games": _games, "sql": _sql,
              "status": _status, "verify": _verify, "upgrade": _upgrade, "import": _import,
-             "export": _export,
+             "export": _export, "usi": _usi,
              "serve": _serve}
 
 

@@ -3,6 +3,7 @@ probe file equals the database's, lookups through ``tbdb.open(DIR)`` equal those
 database, exports are deterministic, and damaged files are refused in one line."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -17,7 +18,7 @@ from tbdb import games
 from tbdb.cli import main
 from tbdb.games.base import GameOver
 from tbdb.probe_files import (MANIFEST, ProbeDir, ProbeFileError, Stream, encode_stream,
-                              export, pack_values, unpack_values, verify_dir)
+                              export, pack_values, unpack_values, verify_dir, write_table)
 from tbdb.solvers.retrograde import NONE
 from tbdb.storage import storage_of
 from tbdb.store import Store
@@ -60,6 +61,27 @@ def test_skewed_alphabets_keep_codes_within_the_limit():
     values = np.concatenate([values, np.full(1, 10 ** 6, np.int32)])
     s = _stream(values)
     assert s.maxlen <= 32 and s.all().tolist() == values.tolist()
+
+
+def test_pair_substitution_codes_repeats_below_a_bit_a_slot_and_caps_its_symbols():
+    rng = np.random.default_rng(5)
+    # a value that mostly repeats its neighbour: runs of random length, block edges anywhere
+    values = np.repeat(rng.integers(0, 40, 3000), rng.integers(1, 60, 3000)).astype(np.int32)
+    data = encode_stream(values, 1024, max_symbols=300)
+    s = Stream.parse(np.frombuffer(data, np.uint8), "test")
+    # a code per slot could not go below the values' entropy, about 5.3 bits here
+    assert s.symbols <= 300 and 8 * len(data) < len(values)  # under a bit a slot
+    assert s.all().tolist() == values.tolist()
+    slots = rng.integers(0, len(values), 2000)
+    assert s.gather(slots).tolist() == values[slots].tolist()
+    assert [s.at(int(i)) for i in slots[:50]] == values[slots[:50]].tolist()
+    # a pair naming a later symbol is refused when the stream is opened, not decoded forever
+    k = 40
+    at = 32 + 4 * k  # the pairs follow the 40 terminals (4 bytes each, 8-aligned)
+    broken = bytearray(data)
+    broken[at:at + 2] = (s.symbols - 1).to_bytes(2, "little")
+    with pytest.raises(ProbeFileError, match="later symbol"):
+        Stream.parse(np.frombuffer(bytes(broken), np.uint8), "test")
 
 
 def _tables(db):
@@ -328,3 +350,57 @@ def test_sql_on_a_directory_says_it_needs_the_database(exported, capsys):
         assert main([*cmd, "--db", out]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "probe files" in err
+
+
+def test_verify_against_the_database_compares_every_slot(exported, tmp_path, capsys):
+    db, out = exported
+    assert main(["verify", "--db", out, "--against", db]) == 0
+    assert "every slot equals" in capsys.readouterr().out
+    # a well-formed file (checksums and manifest made anew) whose one slot says otherwise:
+    # only the comparison with the database can see it
+    d = _copy(out, tmp_path)
+    with Store(db, read_only=True) as store:
+        row = store.table("cdc", "KCvP")
+        values = storage_of(row).load(store, row)
+    slot = int(np.flatnonzero(values.result == 1)[0])
+    values.distance[slot] += 2
+    data = write_table("cdc", row, values)
+    with open(_cdc_file(d), "wb") as f:
+        f.write(data)
+    mpath = os.path.join(d, MANIFEST)
+    m = json.load(open(mpath))
+    e = next(e for e in m["files"] if e["table"] == "KCvP")
+    e["size"], e["sha256"] = len(data), hashlib.sha256(data).hexdigest()
+    json.dump(m, open(mpath, "w"))
+    assert main(["verify", "--db", d]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--db", d, "--against", db]) == 1
+    text = capsys.readouterr().out
+    assert f"cdc/KCvP.tbp: values at slot: 1 differ, the first at {slot}" in text
+    assert main(["verify", "--db", db, "--against", db]) == 2
+    assert "give the directory as --db DIR" in capsys.readouterr().err
+
+
+def test_the_explorer_serves_a_directory_of_probe_files(exported):
+    from starlette.testclient import TestClient
+
+    from tbdb.web.app import create_app
+    db, out = exported
+    with tbdb.open(db) as tb:
+        counts: dict[str, int] = {}
+        for r in tb.tables():
+            counts[r["game"]] = counts.get(r["game"], 0) + 1
+        texts = {g.name: _sample_texts(g, db, 3) for g in games.all_games()}
+        want = {name: [tb.lookup(t, game=name).to_dict() for t in ts]
+                for name, ts in texts.items()}
+    with TestClient(create_app(out)) as client:
+        listed = client.get("/api/games").json()
+        assert {g["name"]: g["tables"] for g in listed if g["tables"]} == counts
+        for name, ts in texts.items():
+            got = [client.get(f"/api/{name}", params={"position": t}).json() for t in ts]
+            assert got == want[name]
+        tables = client.get("/api/tables").json()
+        assert sorted((t["game"], t["table_name"]) for t in tables) == sorted(
+            (r["game"], r["table_name"]) for r in tbdb.open(out).tables())
+        r = client.get("/api/cdc/find")
+        assert r.status_code == 400 and "probe files" in r.json()["error"]

@@ -124,6 +124,7 @@ def _click_at_centre(driver, board, element) -> None:
     """A mouse click at the centre of ``element``'s box, as a person clicks: WebDriver's own
     click refuses an arrow that is a horizontal or vertical line (a box of zero height or
     width), which a person clicks on its stroke all the same."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
     box, outer = (driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
                                         "return [r.x + r.width / 2, r.y + r.height / 2];", e)
                   for e in (element, board))
@@ -248,3 +249,344 @@ def test_a_star_distance_placement_is_drawn_with_its_goal(browser, tmp_path):
         browser.save_screenshot(str(ARTIFACTS / "chinese-checkers-distance.png"))
         errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
         assert not errors, errors
+
+
+# ------------------------------------------------------------------ the editor, play, find
+def _settled(driver) -> bool:
+    """No request under way and a value or an error shown."""
+    return driver.execute_script("return document.getElementById('busy').hidden") and bool(
+        driver.find_element(By.ID, "value").text)
+
+
+def _open(browser, url: str):
+    browser.get(url)
+    WebDriverWait(browser, 20).until(_settled)
+
+
+def _click_cell(browser, cell: str) -> None:
+    before = browser.find_element(By.ID, "position").get_attribute("value")
+    element = browser.find_element(By.CSS_SELECTOR, f'#board [data-cell="{cell}"]')
+    browser.execute_script(
+        "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", element)
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element(By.ID, "position").get_attribute("value") != before)
+    WebDriverWait(browser, 20).until(_settled)
+
+
+def _tool(browser, tool: str) -> None:
+    browser.find_element(By.CSS_SELECTOR, f'#palette [data-tool="{tool}"]').click()
+
+
+def _uttt_text() -> str:
+    cells = ["."] * 81
+    cells[4], cells[36] = "x", "o"  # x in the centre of board 0, o in the corner of board 4
+    return "".join(cells) + " x 0"
+
+
+# per game: (palette tool, cell) clicks after Clear, the side to move, a board setting first,
+# and the position text the game module writes for the position set up (written by hand)
+EDITS = {
+    "cdc": ([("K", "b1"), ("C", "c1"), ("p", "a1")], "r", None, "8/8/8/pKC5 r"),
+    "tictactoe": ([("x", "0"), ("o", "4")], None, None, "x...o...."),
+    "oware": ([("plus", "h5")], None, None, "0 0 0 0 0 1 0 0 0 0 0 0"),
+    # a pawn promoted and removed again; a gold into black's hand twice, and one taken out
+    "shogi": ([("K", "1a"), ("k", "8h"), ("P", "5e"), ("promote", "5e"), ("erase", "5e"),
+               ("G", "hand-b-G"), ("G", "hand-b-G"), ("erase", "hand-b-G")], "b", None,
+              "8K/9/9/9/9/9/9/1k7/9 b G 1"),
+    "uttt": ([("x", "0:4"), ("o", "4:0"), ("target", "0:0")], "x", None, _uttt_text()),
+    "chinese-checkers": ([("1", "0"), ("2", "15")], "1", ("kind", "rhombus-4"),
+                         "4x4-1 1/../.../..../.../../2 1"),
+}
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_editor_sets_up_the_position_the_game_module_writes(name, server, browser,
+                                                            every_game_db):
+    """At phone width (375 px), as a phone shows it: set up a position by clicking the
+    palette and the board, compare the text with the module's; the page needs no sideways
+    scrolling (a screenshot each); CDC and Shogi's letters switch."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 375, "height": 812, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        _edit_at_phone_width(name, server, browser, every_game_db)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+LETTERS = {"cdc": ("K", "帥"), "shogi": ("K", "玉")}
+
+
+def _edit_at_phone_width(name, server, browser, every_game_db):
+    g = games.get(name)
+    clicks, side, setting, expected = EDITS[name]
+    assert g.text(g.parse(expected)) == expected  # the hand-written text is the module's
+    _open(browser, f"{server}/?game={name}")
+    browser.find_element(By.ID, "edit-toggle").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "editor").is_displayed())
+    if setting:
+        from selenium.webdriver.support.ui import Select
+        Select(browser.find_element(By.CSS_SELECTOR, f'[data-extra="{setting[0]}"]')
+               ).select_by_value(setting[1])
+        WebDriverWait(browser, 20).until(_settled)
+    browser.find_element(By.ID, "clear").click()
+    WebDriverWait(browser, 20).until(_settled)
+    seen = []
+    for tool, cell in clicks:
+        _tool(browser, tool)
+        _click_cell(browser, cell)
+        seen.append(browser.find_element(By.ID, "position").get_attribute("value"))
+    if name == "shogi":  # the promoted pawn and the two golds in hand were written
+        assert "+P" in seen[3] and seen[6].split()[2] == "2G", seen
+    if name == "oware":  # the other player to move: the rows swapped, and back
+        for want in ("0 0 0 0 0 0 0 0 0 0 0 1", expected):
+            browser.find_element(By.CSS_SELECTOR, '[data-action="swap"]').click()
+            WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == want)
+            WebDriverWait(browser, 20).until(_settled)
+    if side is not None:
+        radio = browser.find_element(By.CSS_SELECTOR, f'#editor-sides input[value="{side}"]')
+        if not radio.is_selected():
+            radio.click()
+            WebDriverWait(browser, 20).until(_settled)
+    text = browser.find_element(By.ID, "position").get_attribute("value")
+    assert text == expected
+    assert _position_in_url(browser) == expected
+    with tbdb.open(every_game_db) as tb:
+        try:
+            outcome, error = tb.lookup(expected, game=name).outcome, ""
+        except KeyError as exc:  # legal, not in the example build: the page says so
+            outcome, error = "", str(exc)
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element(By.ID, "value").get_attribute("class") == outcome and
+        d.find_element(By.ID, "error").text == error)
+
+    wide = browser.execute_script("return document.documentElement.scrollWidth")
+    right = browser.execute_script(
+        "return document.querySelector('#board svg').getBoundingClientRect().right")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / f"{name}-375px.png"))
+    assert wide <= 375 and right <= 375, (wide, right)
+    if name in LETTERS:  # palette and board: characters (where a font draws them) or letters
+        letter, chars = LETTERS[name]
+        cjk = browser.execute_script(
+            "return import('/static/boards/glyphs.js').then(m => m.hasCJK())")
+        switch = browser.find_element(By.ID, "letters")
+        for letters in (not switch.is_selected(), switch.is_selected()):
+            switch.click()
+            WebDriverWait(browser, 20).until(_settled)
+            label = browser.find_element(By.CSS_SELECTOR, f'#palette [data-tool="{letter}"]').text
+            assert label == (letter if letters or not cjk else chars), (name, letters, cjk)
+
+    # Start: the game module's start position (Chinese Checkers: of the board being edited)
+    try:
+        start = g.text(g.start(**({"board": "4", "pieces": 1} if name == "chinese-checkers"
+                                  else {})))
+    except NotImplementedError:
+        assert not browser.find_element(By.ID, "reset-start").is_displayed()
+    else:
+        browser.find_element(By.ID, "reset-start").click()
+        WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == start)
+        WebDriverWait(browser, 20).until(_settled)
+
+    # the board follows the text: type another position, the board and its lookup follow
+    box = browser.find_element(By.ID, "position")
+    box.clear()
+    box.send_keys(g.sample)
+    WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == g.sample)
+    WebDriverWait(browser, 20).until(_settled)
+    browser.find_element(By.ID, "edit-done").click()
+    WebDriverWait(browser, 20).until(_settled)
+    board = browser.find_element(By.CSS_SELECTOR, "#board [data-board]")
+    CHECK_BOARD.get(name, lambda *a: None)(board, g.parse(g.sample))
+
+
+def test_editor_reads_and_writes_positions_as_the_game_modules_do(server, browser,
+                                                                  every_game_db):
+    """Every sample, every position a move away from it and every position the find links
+    give, read into the editor's model and written back: the game module's text each time."""
+    from tbdb.web import find
+    _open(browser, f"{server}/?game=cdc")
+    texts = {}
+    with tbdb.open(every_game_db) as tb:
+        for g in games.all_games():
+            out = [g.sample]
+            for (table,) in tb.sql("SELECT table_name FROM tb_tables WHERE game = ?",
+                                   params=[g.name]).fetchall():
+                if g.name == "uttt" and "/from/" in table:
+                    continue
+                for kind in find.KINDS:
+                    out += [p["position"] for p in find.find(tb, g, table, kind)["positions"]]
+            for text in list(out):
+                try:
+                    out += [m.position for m in tb.lookup(text, game=g.name).moves]
+                except (KeyError, ValueError):
+                    pass
+            texts[g.name] = sorted(set(out))
+    written = browser.execute_async_script(
+        "const [texts, done] = arguments;"
+        "import('/static/editors.js').then(({EDITORS}) => done(Object.fromEntries("
+        "  Object.entries(texts).map(([g, ts]) => [g, ts.map(t => {"
+        "    try { return EDITORS[g].format(EDITORS[g].parse(t)); } catch (e) { return String(e); }"
+        "  })]))));", texts)
+    for name, ts in texts.items():
+        assert len(ts) > 3, name
+        assert written[name] == ts, name
+
+
+def test_editor_says_why_the_rules_refuse_a_position_and_which_build_covers_one(
+        server, browser, every_game_db):
+    _open(browser, f"{server}/?game=cdc")
+    browser.find_element(By.ID, "edit-toggle").click()
+    browser.find_element(By.ID, "clear").click()
+    WebDriverWait(browser, 20).until(_settled)
+    _tool(browser, "K")
+    _click_cell(browser, "b1")  # red alone, red to move: black has just moved with no piece
+    refused = browser.find_element(By.ID, "position").get_attribute("value")
+    with tbdb.open(every_game_db) as tb:
+        with pytest.raises(ValueError) as refusal:
+            tb.lookup(refused, game="cdc")
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element(By.ID, "error").text == str(refusal.value))
+    for tool, cell in (("p", "a1"), ("G", "d4")):  # legal, but KGvP is not built
+        _tool(browser, tool)
+        _click_cell(browser, cell)
+    legal = browser.find_element(By.ID, "position").get_attribute("value")
+    with tbdb.open(every_game_db) as tb:
+        with pytest.raises(KeyError) as missing:
+            tb.lookup(legal, game="cdc")
+    assert "tbdb build cdc --material KGvP" in str(missing.value)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "build").is_displayed())
+    command = browser.find_element(By.ID, "build-command").text
+    assert str(missing.value).endswith(command) and command.startswith("tbdb build cdc")
+    browser.find_element(By.ID, "edit-done").click()
+
+
+def test_editor_drags_pieces_and_drops_them_off_the_board(server, browser):
+    _open(browser, f"{server}/?game=cdc&position={quote('8/8/8/pKC5 r')}")
+    browser.find_element(By.ID, "edit-toggle").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "editor").is_displayed())
+    WebDriverWait(browser, 20).until(_settled)
+
+    def drag(source, target, expected):
+        ActionChains(browser).drag_and_drop(source, target).perform()
+        WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == expected)
+        WebDriverWait(browser, 20).until(_settled)
+
+    cell = lambda name: browser.find_element(By.CSS_SELECTOR, f'#board [data-cell="{name}"]')
+    drag(cell("b1"), cell("b3"), "8/1K6/8/p1C5 r")
+    drag(cell("c1"), browser.find_element(By.TAG_NAME, "h1"), "8/1K6/8/p7 r")  # off: removed
+    assert browser.find_element(By.ID, "position").get_attribute("value") == "8/1K6/8/p7 r"
+    # Flip turns the board round: a1 goes from the bottom left to the top right
+    x = lambda: browser.execute_script(
+        "const r = document.querySelector('#board [data-cell=\"a1\"]').getBoundingClientRect();"
+        "const h = document.querySelector('#board [data-cell=\"h4\"]').getBoundingClientRect();"
+        "return [r.x < h.x, r.y > h.y];")
+    assert x() == [True, True]
+    browser.find_element(By.ID, "flip").click()
+    WebDriverWait(browser, 20).until(_settled)
+    assert x() == [False, False]
+    browser.find_element(By.ID, "flip").click()
+    browser.find_element(By.ID, "edit-done").click()
+
+
+def _moves_in_url(driver) -> list[str]:
+    text = parse_qs(urlparse(driver.current_url).query).get("moves", [""])[0]
+    return [m for m in text.split(",") if m]
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_playing_against_the_tablebase(name, server, browser, every_game_db):
+    """Pick the side to move, play three moves (the first the worst there is), each answered
+    with the stored best move; the thrown-away value is marked; take back; the link replays."""
+    g = games.get(name)
+    browser.get_log("browser")  # drop what earlier tests logged (their 400s and 404s)
+    _open(browser, f"{server}/?game={name}")
+    start = _position_in_url(browser)
+    browser.find_element(By.CSS_SELECTOR, '#play-sides [data-you="mover"]').click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "play").is_displayed())
+    WebDriverWait(browser, 20).until(_settled)
+    tb = tbdb.open(every_game_db)
+    position, options, played = start, {}, []
+    try:
+        for turn in range(3):
+            r = tb.lookup(position, game=name, **options)
+            if not r.moves:
+                break
+            mine = r.moves[-1] if turn == 0 else r.moves[0]
+            item = browser.find_element(By.CSS_SELECTOR, f'#moves li[data-move="{mine.move}"]')
+            item.click()
+            played.append(mine.move)
+            if g.plies_option:
+                options = {g.plies_option: r.extras[g.plies_option] - 1}
+            after = tb.lookup(mine.position, game=name, **options)
+            if not after.best_move:
+                WebDriverWait(browser, 10).until(lambda d: _moves_in_url(d) == played)
+                break
+            played.append(after.best_move)  # the tablebase's reply: the stored best move
+            WebDriverWait(browser, 10).until(lambda d: _moves_in_url(d) == played)
+            WebDriverWait(browser, 20).until(_settled)
+            if g.plies_option:
+                options = {g.plies_option: after.extras[g.plies_option] - 1}
+            position = next(m.position for m in after.moves if m.move == after.best_move)
+            if turn == 0:
+                worse = mine.outcome != r.outcome if r.extras.get("score") is None else \
+                    mine.extras["score"] < r.extras["score"]
+                first = browser.find_elements(By.CSS_SELECTOR, "#line li")[0]
+                assert bool(first.get_attribute("data-mistake")) == worse
+        assert played, "no move to play"
+        text = browser.find_element(By.ID, "line-text").get_attribute("value")
+        assert text.startswith(start) and all(m in text for m in played)
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / f"{name}-play.png"))
+        link = browser.current_url
+        if len(played) >= 2:
+            browser.find_element(By.ID, "takeback").click()
+            WebDriverWait(browser, 10).until(
+                lambda d: _moves_in_url(d) == played[:len(played) - 2 + len(played) % 2])
+            WebDriverWait(browser, 20).until(_settled)
+        _open(browser, link)  # the link replays the same game
+        assert browser.find_element(By.ID, "line-text").get_attribute("value") == text
+    finally:
+        tb.close()
+    # script errors (a 400 or 404 an earlier test asked for is logged as a network error)
+    errors = [e for e in browser.get_log("browser")
+              if e["level"] == "SEVERE" and e.get("source") != "network"]
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_find_links_open_positions_with_the_property(name, server, browser, every_game_db):
+    g = games.get(name)
+    _open(browser, f"{server}/?game={name}")
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#find-tables [data-kind]"))
+    tb = tbdb.open(every_game_db)
+    try:
+        from tests.test_web_api import _stored
+        score = g.value_kind == "score"
+        for kind in ("longest-win", "one-winning-move"):
+            buttons = browser.find_elements(By.CSS_SELECTOR, f'#find-tables [data-kind="{kind}"]')
+            for button in buttons[-1:]:  # the largest table (names sort by size mostly)
+                table = button.get_attribute("data-find-table")
+                button.click()
+                WebDriverWait(browser, 20).until(
+                    lambda d: d.find_element(By.ID, "find-results").get_attribute("data-table")
+                    == table and d.find_element(By.ID, "find-results").get_attribute(
+                        "data-kind") == kind and _settled(d))
+                links = browser.find_elements(By.CSS_SELECTOR, "#find-results a[data-position]")
+                if not links:
+                    continue
+                text = links[0].get_attribute("data-position")
+                links[0].click()
+                WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == text)
+                WebDriverWait(browser, 20).until(_settled)
+                r = tb.lookup(text, game=name)
+                assert browser.find_element(By.ID, "value").get_attribute("class") == r.outcome
+                if kind == "longest-win":
+                    rows = _stored(tb, g, table)
+                    best = max(v[0] for v in rows) if score else \
+                        max(d for res, d in rows if res == 1)
+                    assert (r.extras["score"] if score else r.distance) == best
+                else:
+                    assert [m.move for m in r.moves if m.outcome == "win"] == [r.best_move]
+    finally:
+        tb.close()

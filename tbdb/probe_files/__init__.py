@@ -12,14 +12,15 @@ The format is ``docs/probe-format.md`` (version 2).  The modules:
                    exactly as its DuckDB ``StoredTable`` does, so the prober works unchanged
     directory.py   ``ProbeDir`` (a directory and its ``manifest.json``, standing in for the DuckDB
                    store under the prober: ``tbdb.open(DIR)``), ``export`` (``tbdb export``) and
-                   ``verify_dir`` (``tbdb verify --db DIR``)
+                   ``verify_dir`` (``tbdb verify --db DIR``), ``compare_dir`` (``--against DB``)
 """
 from tbdb.probe_files.header import (BLOCK_SLOTS, MAGIC, MANIFEST, SUFFIX, VERSION,
                                      ProbeFileError)
 from tbdb.probe_files.coder import Stream, encode_stream, pack_values, unpack_values
 from tbdb.probe_files.format import ProbeFile, write_table
-from tbdb.probe_files.directory import ExportSummary, ProbeDir, export, read_manifest, verify_dir
+from tbdb.probe_files.directory import (ExportSummary, ProbeDir, compare_dir, export,
+                                        read_manifest, verify_dir)
 
 __all__ = ["BLOCK_SLOTS", "MAGIC", "MANIFEST", "SUFFIX", "VERSION", "ExportSummary", "ProbeDir",
-           "ProbeFile", "ProbeFileError", "Stream", "encode_stream", "export", "read_manifest",
+           "ProbeFile", "ProbeFileError", "Stream", "compare_dir", "encode_stream", "export", "read_manifest",
            "pack_values", "unpack_values", "verify_dir", "write_table"]

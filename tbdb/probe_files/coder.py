@@ -77,16 +77,19 @@ def decoding_tables(lengths: np.ndarray):
 
 def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(distinct values int64 ascending, their counts, per element its value's place (int32))."""
-    values = np.asarray(values, np.int64)
+    values = np.asarray(values)
     if len(values) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
     lo, hi = int(values.min()), int(values.max())
-    if hi - lo < 1 << 24:  # a histogram: linear time
-        counts = np.bincount(values - lo, minlength=hi - lo + 1)
+    if hi - lo < 1 << 24:  # a histogram: linear time, and no int64 copy of a long stream
+        values = (values - np.int32(lo)).astype(np.int32) if values.dtype == np.int32 \
+            else (np.asarray(values, np.int64) - lo)
+        counts = np.bincount(values, minlength=hi - lo + 1)
         distinct = np.flatnonzero(counts)
         place = np.full(hi - lo + 1, -1, np.int32)
         place[distinct] = np.arange(len(distinct), dtype=np.int32)
-        return distinct + lo, counts[distinct], place[values - lo]
+        return distinct + lo, counts[distinct], place[values]
+    values = np.asarray(values, np.int64)
     distinct, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     return distinct, counts, inverse.astype(np.int32)
 
@@ -105,11 +108,10 @@ def substitute_pairs(seq: np.ndarray, k: int, block_slots: int,
     m = len(seq)
     size = np.ones(max_symbols, np.int64)
     pairs: list[tuple[int, int]] = []
-    # pair a, b is a * max_symbols + b: both arrays are made once (calloc: pages never
-    # touched cost nothing) and only the entries a round used are set back
-    counts = np.zeros(max_symbols * max_symbols, np.int64)
-    chosen = np.full(max_symbols * max_symbols, -1, np.int32)
-    touched = np.empty(max(m, 1), np.int64)
+    # pair a, b is a * max_symbols + b; counts is made once (calloc: pages never touched cost
+    # nothing) and only the entries a round used are set back
+    counts = np.zeros(max_symbols * max_symbols, np.int32)
+    touched = np.empty(max(1, min(m, max_symbols * max_symbols)), np.int64)  # pairs seen
     while k + len(pairs) < max_symbols and m > 1:
         seen = touched[:kernels.count_pairs(seq, m, size, block_slots, max_symbols, counts,
                                             touched)]
@@ -123,14 +125,14 @@ def substitute_pairs(seq: np.ndarray, k: int, block_slots: int,
         top = seen[top[c[top] >= MIN_PAIR]]
         if len(top) == 0:
             break
-        for p in top.tolist():
+        new = np.arange(k + len(pairs), k + len(pairs) + len(top), dtype=np.int64)
+        for p, s in zip(top.tolist(), new.tolist()):
             a, b = divmod(p, max_symbols)
-            new = k + len(pairs)
-            chosen[p] = new
             pairs.append((a, b))
-            size[new] = size[a] + size[b]
-        m = kernels.replace_pairs(seq, m, size, block_slots, max_symbols, chosen)
-        chosen[top] = -1
+            size[s] = size[a] + size[b]
+        by_pair = np.argsort(top)
+        m = kernels.replace_pairs(seq, m, size, block_slots, max_symbols, top[by_pair],
+                                  new[by_pair])
     n_symbols = k + len(pairs)
     return (seq[:m], np.array(pairs, np.int32).reshape(-1, 2), size[:n_symbols].copy())
 
@@ -147,7 +149,7 @@ def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
         distinct = np.zeros(1, np.int64)
     k = len(distinct)
     seq, pairs, size = substitute_pairs(place.astype(np.int32), k, block_slots,
-                                        max(max_symbols, k))
+                                        max(min(max_symbols, k + n // MIN_PAIR + 1), k))
     n_symbols = len(size)
     used = kernels.symbol_counts(seq, len(seq), n_symbols)
     lengths = np.zeros(n_symbols, np.uint8)
@@ -174,6 +176,7 @@ def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
 
 
 DAMAGED = -(1 << 40)  # what the decoders return for a slot of a damaged stream (no i32)
+PARALLEL_SLOTS = 1 << 15  # gathers of fewer slots run on one core
 
 
 @dataclass
@@ -227,14 +230,16 @@ class Stream:
         """The values (int32) at ``slots`` (int64, any order)."""
         from tbdb.solvers import probe_files as kernels
         slots = np.asarray(slots, np.int64)
+        decode = (kernels.decode_sorted_parallel if len(slots) >= PARALLEL_SLOTS
+                  else kernels.decode_sorted)
         ascending = len(slots) < 2 or bool((slots[1:] >= slots[:-1]).all())
         if ascending:
-            got = kernels.decode_sorted(self.buf, self.table, slots, DAMAGED)
+            got = decode(self.buf, self.table, slots, DAMAGED)
         else:
             order = np.argsort(slots, kind="stable")
             got = np.empty(len(slots), np.int64)
-            got[order] = kernels.decode_sorted(self.buf, self.table,
-                                               np.ascontiguousarray(slots[order]), DAMAGED)
+            got[order] = decode(self.buf, self.table, np.ascontiguousarray(slots[order]),
+                                DAMAGED)
         if (got == DAMAGED).any():
             raise ProbeFileError("a damaged stream")
         return got.astype(np.int32)

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 
@@ -205,23 +206,12 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
         bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
                        unit="slots")
         entries = dict(old)
-        for g, row in want:
-            built = store.query("SELECT CAST(built AS VARCHAR) FROM tb_tables WHERE "
-                                "table_id = ?", [row["table_id"]])[0][0]
-            source = {"table_id": int(row["table_id"]), "built": built,
-                      "moves": bool(moves) or row["storage"] == "runs"}
-            rel = file_name(g, row["table_name"])
-            path = os.path.join(out, rel)
-            e = old.get((g, row["table_name"]))
-            if e is not None and e.get("source") == source and e["path"] == rel and \
-                    os.path.isfile(path) and not os.path.islink(path) and \
-                    os.path.getsize(path) == e["size"]:
-                summary.skipped.append(rel)
-                summary.bytes += e["size"]
-                bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
-                continue
-            bar.note(f"{g} {row['table_name']}")
-            data = write_table(g, row, storage_of(row).load(store, row), moves)
+        # tables are coded on a second thread while the next one is read from the database
+        # (the coder's kernels release the GIL; the connection stays on this thread)
+        pending: list[tuple] = []
+
+        def finish(g, row, rel, path, source, coded) -> None:
+            data = coded.result()
             os.makedirs(os.path.dirname(path), exist_ok=True)
             _write_file(path, data)
             entries[(g, row["table_name"])] = {
@@ -232,6 +222,31 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
             summary.written.append(rel)
             summary.bytes += len(data)
             bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
+
+        with ThreadPoolExecutor(1) as pool:
+            for g, row in want:
+                built = store.query("SELECT CAST(built AS VARCHAR) FROM tb_tables WHERE "
+                                    "table_id = ?", [row["table_id"]])[0][0]
+                source = {"table_id": int(row["table_id"]), "built": built,
+                          "moves": bool(moves) or row["storage"] == "runs"}
+                rel = file_name(g, row["table_name"])
+                path = os.path.join(out, rel)
+                e = old.get((g, row["table_name"]))
+                if e is not None and e.get("source") == source and e["path"] == rel and \
+                        os.path.isfile(path) and not os.path.islink(path) and \
+                        os.path.getsize(path) == e["size"]:
+                    summary.skipped.append(rel)
+                    summary.bytes += e["size"]
+                    bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
+                    continue
+                bar.note(f"{g} {row['table_name']}")
+                values = storage_of(row).load(store, row)
+                while pending:  # at most one table coding while this one was read
+                    finish(*pending.pop(0))
+                pending.append((g, row, rel, path, source,
+                                pool.submit(write_table, g, row, values, moves)))
+            while pending:
+                finish(*pending.pop(0))
         bar.close()
     manifest = {"format": "tbdb-probe-files", "version": VERSION,
                 "files": [entries[k] for k in sorted(entries)]}
@@ -267,3 +282,76 @@ def verify_dir(path: str) -> tuple[int, list[str]]:
         except ProbeFileError as exc:
             problems.append(f"{e['path']}: {exc}")
     return len(d.entries), problems
+
+
+def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[str]]:
+    """(files compared, problems): every slot, key and run of every file of directory
+    ``path`` (of ``game``) decoded and compared with table ``db`` holds, field by field (a file
+    exported with --no-moves is compared without best moves).  The database is opened
+    read-only."""
+    from tbdb import games
+    from tbdb.store import Store
+    d = ProbeDir(path)
+    name = games.get(game).name if game else None
+    problems: list[str] = []
+    checked = 0
+    with Store(db, read_only=True) as store:
+        for (g, t), e in sorted(d.entries.items()):
+            if name is not None and g != name:
+                continue
+            row = store.table(g, t)
+            if row is None or store.states(g).get(t) != "done":
+                problems.append(f"{e['path']}: table {t!r} of {g} is not built in {db!r}")
+                continue
+            f = d.open_file(g, t)
+            try:
+                wrong = _differences(TABLE_TYPES[f.storage](storage_of(row), d, row, f), f,
+                                     storage_of(row).load(store, row))
+            except ProbeFileError as exc:
+                wrong = [str(exc)]
+            problems += [f"{e['path']}: {w}" for w in wrong]
+            checked += 1
+    d.close()
+    return checked, problems
+
+
+def _differences(table, f: ProbeFile, values) -> list[str]:
+    """What differs between a probe file's table and the database's arrays ``values``."""
+    import numpy as np
+
+    from tbdb.probe_files.coder import pack_values
+    from tbdb.probe_files.format import _key_rows
+    from tbdb.solvers.retrograde import NONE
+
+    def compare(what: str, got, want) -> list[str]:
+        got, want = np.asarray(got), np.asarray(want)
+        if got.shape != want.shape:
+            return [f"{what}: {got.shape} in the file, {want.shape} in the database"]
+        bad = np.flatnonzero((got != want).reshape(len(got), -1).any(axis=1)) \
+            if len(got) else []
+        if len(bad):
+            i = int(bad[0])
+            return [f"{what}: {len(bad):,} differ, the first at {i} ({got[i].tolist()} in the "
+                    f"file, {want[i].tolist()} in the database)"]
+        return []
+
+    if f.storage == "index":
+        out = compare("values at slot", table.values.all(),
+                      pack_values(values.result, values.distance))
+        if table.moves is not None:
+            best = np.where(values.result == NONE, -1, values.best)
+            out += compare("best moves at slot", table.moves.all(), best)
+        return out
+    if f.storage == "key":
+        keys, result, distance, best = _key_rows(values)
+        out = compare("keys at row", table.keys, keys) + \
+            compare("results at row", table.result, result) + \
+            compare("distances at row", table.distance, distance)
+        if f.moves:
+            out += compare("best moves at row", table.best, best)
+        return out
+    r = table.runs
+    return (compare("run offsets at position", r.offsets, values.offsets)
+            + compare("run starts at run", r.start, values.start)
+            + compare("scores at run", r.score, values.score)
+            + compare("best moves at run", r.move, values.move))

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -30,10 +31,12 @@ def write_table(game: str, row: dict, values, moves: bool = True) -> bytes:
     from tbdb.solvers.retrograde import NONE
     storage = row["storage"]
     if storage == "index":
-        sections = [(b"VALS", encode_stream(pack_values(values.result, values.distance)))]
+        streams = [pack_values(values.result, values.distance)]
         if moves:
-            best = np.where(values.result == NONE, -1, values.best).astype(np.int32)
-            sections.append((b"MOVE", encode_stream(best)))
+            streams.append(np.where(values.result == NONE, -1, values.best).astype(np.int32))
+        with ThreadPoolExecutor(len(streams)) as pool:  # the coder's kernels release the GIL
+            coded = list(pool.map(encode_stream, streams))
+        sections = list(zip((b"VALS", b"MOVE"), coded))
         slots, rows = len(values.result), int(np.count_nonzero(values.result != NONE))
     elif storage == "key":
         keys, result, distance, best = _key_rows(values)

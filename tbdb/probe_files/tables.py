@@ -10,7 +10,7 @@ from tbdb.storage import StoredTable
 from tbdb.storage.base import check_filled
 from tbdb.storage.keys import KeyTable
 from tbdb.storage.runs import RunTable
-from tbdb.probe_files.coder import Stream, unpack_values
+from tbdb.probe_files.coder import DAMAGED, Stream, unpack_values
 from tbdb.probe_files.format import ProbeFile
 from tbdb.probe_files.header import ProbeFileError
 
@@ -31,6 +31,8 @@ class ProbeIndexTable(StoredTable):
             if s is not None and s.n != file.slots:
                 raise ProbeFileError(f"probe file {file.path!r}: a stream of {s.n} slots in a "
                                      f"table of {file.slots} (damaged)")
+        from tbdb.solvers.probe_files import decode_slot_pair
+        self.decode_pair = decode_slot_pair
         self.loaded = True
 
     def _load(self) -> None:
@@ -39,24 +41,37 @@ class ProbeIndexTable(StoredTable):
     def probe(self, key, plies=None):
         if not 0 <= key < self.file.slots:
             return None
-        try:
-            v = self.values.at(int(key))
-            r, d = v >> 16, ((v & 0xFFFF) ^ 0x8000) - 0x8000
-            if r == self.none:
-                return None
-            return r, d, self.moves.at(int(key)) if self.moves is not None else -1
-        except ProbeFileError:
+        key = int(key)
+        if self.moves is not None:
+            v, best = self.decode_pair(self.values.buf, self.values.table, self.moves.buf,
+                                       self.moves.table, key, DAMAGED)
+        else:
+            v, best = self.values.decode_slot(self.values.buf, self.values.table, key,
+                                              DAMAGED), -1
+        if v == DAMAGED or best == DAMAGED:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged at slot {key}; "
-                                 f"run: tbdb verify --db {os.path.dirname(self.file.path)}") \
-                from None
+                                 f"run: tbdb verify --db {os.path.dirname(self.file.path)}")
+        r, d = v >> 16, ((v & 0xFFFF) ^ 0x8000) - 0x8000
+        if r == self.none:
+            return None
+        return r, d, best
 
     def gather(self, keys, plies):
         keys = np.asarray(keys, np.int64)
         try:
-            result, distance = unpack_values(self.values.gather(keys))
+            order = None  # sorted once for both streams
+            if len(keys) > 1 and not bool((keys[1:] >= keys[:-1]).all()):
+                order = np.argsort(keys, kind="stable")
+            ordered = keys if order is None else np.ascontiguousarray(keys[order])
+            streams = [self.values] + ([self.moves] if self.moves is not None else [])
+            got = [s.gather(ordered) for s in streams]
+            if order is not None:
+                for i, g in enumerate(got):
+                    got[i] = np.empty_like(g)
+                    got[i][order] = g
+            result, distance = unpack_values(got[0])
             check_filled(result, keys)
-            best = (self.moves.gather(keys) if self.moves is not None
-                    else np.full(len(keys), -1, np.int32))
+            best = got[1] if len(got) > 1 else np.full(len(keys), -1, np.int32)
         except ProbeFileError:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged; run: tbdb verify "
                                  f"--db {os.path.dirname(self.file.path)}") from None

@@ -156,6 +156,13 @@ class Storage:
         look, the best first (the web app's starting points)."""
         raise NotImplementedError
 
+    def find_sql(self, game, kind: str) -> tuple[str, dict] | None:
+        """(SQL, parameters) selecting (key, a value column) of one table's stored positions of
+        a kind the explorer's "find" links name (``tbdb.web.find.KINDS``), best first;
+        parameters $id (the table_id), $seed (random kinds) and $limit are left to the caller.
+        None: the kind does not apply to this storage."""
+        raise NotImplementedError
+
     def histogram_bins(self, rows: list[tuple], scale: float) -> list[dict]:
         """``histogram_sql``'s rows as the keyword arguments of ``tbdb.web.histogram.Bin``."""
         raise NotImplementedError
@@ -191,6 +198,18 @@ class WdlStorage(Storage):
     def batch_columns(self, over) -> list[np.ndarray]:
         n = len(over)
         return [over.astype(np.int8), np.zeros(n, np.int16), np.full(n, -1, np.int32)]
+
+    # the explorer's "find" kinds: (which rows, in which order); {key}: the storage's key
+    _FIND = {"longest-win": ("result = 1", "distance DESC, {key}"),
+             "longest-loss": ("result = -1", "distance DESC, {key}"),
+             "draw": ("result = 0", "hash({key}, $seed)"),
+             "one-winning-move": ("result = 1", "hash({key}, $seed)")}
+    key_sql = ""  # the expression of a stored row's key, as ``Game.slot_text`` reads it
+
+    def find_sql(self, game, kind):
+        where, order = self._FIND[kind]
+        return (f"SELECT {self.key_sql}, distance FROM {self.values} WHERE table_id = $id AND "
+                f"{where} ORDER BY {order.format(key=self.key_sql)} LIMIT $limit", {})
 
     def histogram_bins(self, rows, scale) -> list[dict]:
         from tbdb.results import OUTCOMES

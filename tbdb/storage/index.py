@@ -39,6 +39,7 @@ class IndexStorage(WdlStorage):
     name = "index"
     values = "tb_index_values"
     order = "idx"
+    key_sql = "idx"
     clusterable = True
     table_type = IndexTable
 

@@ -42,6 +42,7 @@ class KeyStorage(WdlStorage):
     name = "key"
     values = "tb_key_values"
     order = "key0"
+    key_sql = "[key0, key1, key_constraint]"
     by_levels = True
     table_type = KeyTable
 

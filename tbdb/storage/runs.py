@@ -120,6 +120,18 @@ class RunStorage(Storage):
                 "ORDER BY r.score DESC, t.table_name, r.idx LIMIT 4",
                 [game.name, self.horizon(game)])
 
+    # the explorer's "find" kinds on a position's value with the most plies left
+    _FIND = {"longest-win": ("score > 0", "score DESC, idx"),
+             "longest-loss": ("score < 0", "score, idx"),
+             "draw": ("score = 0", "hash(idx, $seed)"),
+             "one-winning-move": ("score > 0", "hash(idx, $seed)")}
+
+    def find_sql(self, game, kind):
+        where, order = self._FIND[kind]
+        return (f"SELECT idx, score FROM tb_score_runs WHERE table_id = $id AND turns_left_to = "
+                f"$horizon AND {where} ORDER BY {order} LIMIT $limit",
+                {"horizon": self.horizon(game)})
+
     def histogram_bins(self, rows, scale) -> list[dict]:
         return [{"rows": round(n * scale), "positions": round(n * scale), "score": int(s)}
                 for s, n in rows]

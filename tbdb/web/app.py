@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from importlib import resources
 from typing import Any
 
@@ -27,6 +28,7 @@ from tbdb.errors import (DamagedDatabaseError, DamagedTableError,
 from tbdb.options import resolve
 from tbdb.storage import storage_of
 from tbdb.database import damaged, is_damage
+from tbdb.web import find, play
 from tbdb.web.histogram import histogram
 
 STATIC = resources.files("tbdb.web") / "static"
@@ -42,6 +44,38 @@ class Explorer:
         self.lock = threading.Lock()
         self._samples: dict[str, list[str]] = {}
         self._histograms: dict[tuple[str, str], dict] = {}
+        self._games: list[dict] | None = None
+
+    def prepare(self, say=None) -> float:
+        """Everything the first page and each game's first lookup need, done now (``tbdb
+        serve`` calls it before it takes requests): the games list with its samples, and a
+        lookup of each sample with its moves, which reads their tables (and their moves'
+        tables) into memory and loads the compiled kernels: a game's samples may sit in
+        different tables (Oware's best scores, one seed count each).  Returns the seconds it
+        took; ``say`` reports each game.  A game that cannot be prepared is left to its first
+        request (which says why)."""
+        t0 = time.perf_counter()
+        try:
+            listed = self.games()
+        except (TbdbError, ValueError, KeyError, duckdb.Error) as exc:
+            if say:
+                say(f"cannot list the games yet: {str(exc).splitlines()[0]}")
+            return time.perf_counter() - t0
+        if say:
+            say(f"games and their samples: {time.perf_counter() - t0:.1f} s")
+        for g in listed:
+            t1 = time.perf_counter()
+            for text in g["samples"]:
+                try:
+                    self.record(g["name"], {"position": text})
+                except (TbdbError, ValueError, KeyError, duckdb.Error):
+                    pass
+            if say:
+                n = len(g["samples"])
+                say(f"{g['name']}: {g['tables']} table{'s' if g['tables'] != 1 else ''}, "
+                    f"{n} sample{'s' if n != 1 else ''} looked up in "
+                    f"{time.perf_counter() - t1:.2f} s")
+        return time.perf_counter() - t0
 
     def close(self) -> None:
         with self.lock:
@@ -63,6 +97,53 @@ class Explorer:
                         "line": [s.to_dict() for s in r.line()]}
             return r.to_dict()
 
+    def record(self, game_name: str, params: dict[str, str]) -> dict:
+        """A game played from ``position`` through ``moves`` (comma-separated), each position
+        with its value and each move judged (``tbdb.web.play``)."""
+        g = games.get(game_name)
+        params = dict(params)
+        text = params.pop("position", None)
+        if text is None:
+            raise _BadRequest(f"give the position: /api/{g.name}/game?position=...&moves=... "
+                              f"(e.g. {g.sample!r})")
+        moves = play.parse_moves(params.pop("moves", None))
+        options = resolve(f"{g.name} lookup", g.lookup_options, params, text=True)
+        with self.lock:
+            return play.record(self.tb, g, text, moves, options)
+
+    def find(self, game_name: str, params: dict[str, str]) -> dict:
+        """Without ``table``: the tables to search and the kinds of position; with ``table``
+        and ``kind``: positions of that kind (``tbdb.web.find``)."""
+        g = games.get(game_name)
+        params = dict(params)
+        table, kind = params.pop("table", None), params.pop("kind", None)
+        seed_text = params.pop("seed", "0")
+        if table is None:
+            with self.lock:
+                tables = find.tables(self.tb, g)
+            return {"game": g.name, "tables": tables, "kinds": find.kinds(g)}
+        if kind is None:
+            raise _BadRequest(f"give the kind: /api/{g.name}/find?table=...&kind=... (one of "
+                              f"{', '.join(find.KINDS)})")
+        try:
+            seed = int(seed_text)
+        except ValueError:
+            raise _BadRequest(f"seed must be an integer, not {quote(seed_text)}") from None
+        options = resolve(f"{g.name} lookup", g.lookup_options, params, text=True)
+        with self.lock:
+            return find.find(self.tb, g, table, kind, seed, options)
+
+    def start(self, game_name: str, params: dict[str, str]) -> dict:
+        """The game's start position as ``tbdb perft GAME start`` takes it (its perft options:
+        Chinese Checkers' board, players and pieces), for the editor's Start button."""
+        g = games.get(game_name)
+        options = resolve(f"{g.name} start", g.perft_options, dict(params), text=True)
+        try:
+            position = g.start(**options)
+        except NotImplementedError as exc:
+            raise _NoStart(str(exc)) from None
+        return {"game": g.name, "position": g.text(position)}
+
     def diagram(self, game_name: str, text: str | None) -> dict:
         g = games.get(game_name)
         if text is None:
@@ -71,6 +152,14 @@ class Explorer:
         return {"game": g.name, "position": g.text(position), "diagram": g.diagram(position)}
 
     def tables(self) -> list[dict]:
+        if self.tb.probe_files:  # no SQL views: what the manifest says of each table
+            with self.lock:
+                rows = self.tb.tables()
+            return [{"game": r["game"], "table_name": r["table_name"],
+                     "positions": r["positions"],
+                     **{k: None for k in TABLE_COLUMNS if k not in ("game", "table_name",
+                                                                     "positions")}}
+                    for r in sorted(rows, key=lambda r: (r["game"], r["table_name"]))]
         with self.lock:
             rows = self.tb.sql(f"SELECT {', '.join(TABLE_COLUMNS)} FROM draw_analysis "
                                "ORDER BY game, table_name, pieces, material, side_to_move"
@@ -101,6 +190,9 @@ class Explorer:
                 out.append(g.sample)
             except (TbdbError, ValueError, KeyError):
                 pass
+            if self.tb.probe_files:  # no SQL to find the longest wins: the sample only
+                self._samples[g.name] = out
+                return out
             sql, params = storage_of(g).samples(g)
             for table, key in self.tb.sql(sql, params=params).fetchall():
                 try:
@@ -113,9 +205,20 @@ class Explorer:
         return out
 
     def games(self) -> list[dict]:
+        """Every game with its samples and options (computed once: the file is read-only)."""
+        if self._games is None:
+            self._games = self._list_games()
+        return self._games
+
+    def _list_games(self) -> list[dict]:
         with self.lock:
-            built = dict(self.tb.sql("SELECT game, count(*) FROM build_checkpoints WHERE "
-                                     "state = 'done' GROUP BY game").fetchall())
+            if self.tb.probe_files:  # a directory of probe files: its manifest's tables
+                built: dict[str, int] = {}
+                for r in self.tb.tables():
+                    built[r["game"]] = built.get(r["game"], 0) + 1
+            else:
+                built = dict(self.tb.sql("SELECT game, count(*) FROM build_checkpoints WHERE "
+                                         "state = 'done' GROUP BY game").fetchall())
         renderers = {p.name for p in (STATIC / "boards").iterdir()}
         return [{"name": g.name, "title": g.title, "sample": g.sample,
                  **storage_of(g).describe(g),
@@ -131,6 +234,13 @@ class _BadRequest(TbdbError, ValueError):
     """A request missing what it needs (no position)."""
 
 
+class _NoStart(TbdbError, KeyError):
+    """A game without a start position (CDC's endgames): 404."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
 def _plain(value: Any) -> Any:
     return float(value) if hasattr(value, "as_integer_ratio") and not isinstance(value, int) \
         else value
@@ -141,7 +251,7 @@ def _error(exc: Exception) -> JSONResponse:
     file: 500.
     Every message is tbdb's one line, which quotes the input."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if isinstance(exc, (MissingTableError, UnknownGameError)):
+    if isinstance(exc, (MissingTableError, UnknownGameError, _NoStart)):
         status = 404
     elif isinstance(exc, (DamagedTableError, DamagedDatabaseError)):
         status = 500
@@ -193,6 +303,15 @@ def create_app(db: str) -> Starlette:
         Route("/api/{game}/line", game_route(
             lambda request: explorer.lookup(request.path_params["game"],
                                             dict(request.query_params), line_only=True))),
+        Route("/api/{game}/game", game_route(
+            lambda request: explorer.record(request.path_params["game"],
+                                            dict(request.query_params)))),
+        Route("/api/{game}/find", game_route(
+            lambda request: explorer.find(request.path_params["game"],
+                                          dict(request.query_params)))),
+        Route("/api/{game}/start", game_route(
+            lambda request: explorer.start(request.path_params["game"],
+                                           dict(request.query_params)))),
         Route("/api/{game}/diagram", game_route(
             lambda request: explorer.diagram(request.path_params["game"],
                                              request.query_params.get("position")))),

@@ -25,6 +25,12 @@ def serve(db: str, host: str = "127.0.0.1", port: int = 8000) -> int:
     if not all(_loopback(s) for s in sockets):
         print(f"tbdb serve: warning: {host!r} is reachable from other machines and the API has "
               "no authentication: anyone who can reach it can read every table", file=sys.stderr)
+    # read the games list, the samples and each game's tables now, so the first page and each
+    # game's first lookup answer at once; connections wait in the listen backlog meanwhile
+    print(f"tbdb serve: preparing {db} (games, their samples and each sample's lookup) ...",
+          flush=True)
+    took = app.state.explorer.prepare(say=lambda line: print(f"  {line}", flush=True))
+    print(f"tbdb serve: prepared in {took:.1f} s", flush=True)
     shown = f"[{host}]" if ":" in host else host
     print(f"tbdb serve: {db} at http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
     try:

@@ -7,7 +7,7 @@ import { COLOURS, esc } from "../values.js";
 
 const PLAYERS = ["#d33", "#2a6fdb", "#2c9c3f", "#e0a000", "#8a3fc4", "#333"];
 
-export function render(position, result) {
+export function render(position, result, diagram, view = {}) {
   const parts = position.trim().split(/\s+/);
   const [board, rows, mover] = parts.length === 3 ? parts : ["", parts[0], parts[1]];
   const lines = rows.split("/");
@@ -17,13 +17,15 @@ export function render(position, result) {
   let svg = `<svg data-board="chinese-checkers" viewBox="0 0 ${width} ${lines.length * dy + 50}" xmlns="http://www.w3.org/2000/svg">`;
   svg += `<defs>${Object.entries(COLOURS).map(([k, c]) => `<marker id="cc-head-${k}" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="${c}"/></marker>`).join("")}</defs>`;
   const holes = [];   // hole number -> its centre
+  const height = lines.length * dy + 20 + d - dy;  // top + bottom hole centres
   lines.forEach((line, r) => {
     const x0 = (width - line.length * d) / 2;
     [...line].forEach((ch, i) => {
-      const cx = x0 + i * d + d / 2, cy = 10 + r * dy + d / 2;
-      holes.push([cx, cy]);
+      let cx = x0 + i * d + d / 2, cy = 10 + r * dy + d / 2;
+      if (view.flip) { cx = width - cx; cy = height - cy; }  // turned round
       const p = /[1-6]/.test(ch) ? Number(ch) - 1 : -1;
-      svg += `<circle cx="${cx}" cy="${cy}" r="${d * 0.38}" fill="${p >= 0 ? PLAYERS[p] : "#eee"}" stroke="#777"/>`;
+      svg += `<circle data-cell="${holes.length}" cx="${cx}" cy="${cy}" r="${d * 0.38}" fill="${p >= 0 ? PLAYERS[p] : "#eee"}" stroke="#777"/>`;
+      holes.push([cx, cy]);
     });
   });
   // a distance table's last field is the goal point of its lone player, not a player to move

@@ -8,6 +8,7 @@
 // letter on the empty square (a hand of a few kinds has dozens of drops, too many arrows), and
 // the best move, when it is a drop, also gets an arrow from the mover's hand.
 import { COLOURS, esc } from "../values.js";
+import { hasCJK } from "./glyphs.js";
 
 const S = 50;                  // a square
 const HAND_W = 64;             // each hand's column
@@ -18,37 +19,23 @@ const NAMES = { K: "king", R: "rook", B: "bishop", G: "gold", S: "silver", N: "k
   P: "pawn", "+R": "dragon", "+B": "horse", "+S": "promoted silver", "+N": "promoted knight",
   "+L": "promoted lance", "+P": "tokin" };
 
-// one-character kanji, used when the browser has a font that draws them
-const KANJI = { K: "玉", R: "飛", B: "角", G: "金", S: "銀", N: "桂", L: "香", P: "歩",
+// one-character kanji, used unless view.letters asks for letters or no font draws them
+export const KANJI = { K: "玉", R: "飛", B: "角", G: "金", S: "銀", N: "桂", L: "香", P: "歩",
   "+R": "龍", "+B": "馬", "+S": "全", "+N": "圭", "+L": "杏", "+P": "と" };
-let kanjiFont = null;
-
-// Whether kanji have a glyph here: without a CJK font every kanji is drawn as the same blank
-// box, so two different kanji drawn on a canvas come out the same.  Letters otherwise.
-function hasKanji() {
-  if (kanjiFont === null) {
-    try {
-      const c = document.createElement("canvas").getContext("2d", { willReadFrequently: true });
-      c.font = "32px sans-serif";
-      const draw = t => { c.clearRect(0, 0, 40, 40); c.fillText(t, 0, 32); return c.getImageData(0, 0, 40, 40).data.join(); };
-      kanjiFont = draw(KANJI.R) !== draw(KANJI.B);
-    } catch {
-      kanjiFont = false;
-    }
-  }
-  return kanjiFont;
-}
+let FLIP = false;   // the view of the render under way: white's side below
+let LETTERS = false;
 
 // the centre of a USI square ("7g": file 7, rank g)
 function square(name) {
-  const file = Number(name[0]), rank = name.charCodeAt(1) - 97;
+  let file = Number(name[0]), rank = name.charCodeAt(1) - 97;
+  if (FLIP) { file = 10 - file; rank = 8 - rank; }
   return [X0 + (9 - file) * S + S / 2, Y0 + rank * S + S / 2];
 }
 
 // where each side's hand draws a piece kind: white's column from the top, black's from the bottom
 function handSlot(black, kind) {
   const i = HAND_ORDER.indexOf(kind);
-  return black ? [X0 + 9 * S + 24 + HAND_W / 2, Y0 + 9 * S - S / 2 - i * (S + 4)]
+  return black !== FLIP ? [X0 + 9 * S + 24 + HAND_W / 2, Y0 + 9 * S - S / 2 - i * (S + 4)]
                : [HAND_W / 2 + 4, Y0 + S / 2 + i * (S + 4)];
 }
 
@@ -83,16 +70,18 @@ function piece(cx, cy, text, black, size = S) {
   const w = size * 0.4, top = size * 0.44, shoulder = size * 0.24, bottom = size * 0.42;
   const outline = `M${cx},${cy - top} L${cx + w * 0.8},${cy - shoulder} L${cx + w},${cy + bottom} ` +
                   `L${cx - w},${cy + bottom} L${cx - w * 0.8},${cy - shoulder} Z`;
-  const turn = black ? "" : ` transform="rotate(180 ${cx} ${cy})"`;
-  const label = hasKanji() ? KANJI[upper] || upper : promoted ? upper : upper[0];
+  const turn = black !== FLIP ? "" : ` transform="rotate(180 ${cx} ${cy})"`;
+  const label = !LETTERS && hasCJK() ? KANJI[upper] || upper : promoted ? upper : upper[0];
   const fontSize = size * (label.length > 1 ? 0.36 : 0.46);
-  return `<g class="piece"${turn}><title>${black ? "black" : "white"} ${NAMES[upper] || upper}</title>` +
+  return `<g class="piece" data-piece="${esc(black ? upper : upper.toLowerCase())}" pointer-events="none"${turn}><title>${black ? "black" : "white"} ${NAMES[upper] || upper}</title>` +
     `<path d="${outline}" fill="#f6dfa5" stroke="#6b4f1d" stroke-width="1.5"/>` +
     `<text x="${cx}" y="${cy + size * 0.17}" text-anchor="middle" font-size="${fontSize}" font-weight="bold" ` +
     `font-family="sans-serif" fill="${promoted ? "#c00" : "#111"}" pointer-events="none">${esc(label)}</text></g>`;
 }
 
-export function render(position, result) {
+export function render(position, result, diagram, view = {}) {
+  FLIP = !!view.flip;
+  LETTERS = !!view.letters;
   const [ranks = "", side = "b", handText = "-"] = position.trim().split(/\s+/);
   const width = X0 + 9 * S + 24 + HAND_W + 8, height = Y0 + 9 * S + 40;
   let svg = `<svg data-board="shogi" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
@@ -103,8 +92,15 @@ export function render(position, result) {
     svg += `<line x1="${X0}" y1="${Y0 + k * S}" x2="${X0 + 9 * S}" y2="${Y0 + k * S}" stroke="#6b4f1d"/>`;
   }
   for (let k = 0; k < 9; k++) {
-    svg += `<text x="${X0 + k * S + S / 2}" y="${Y0 - 8}" text-anchor="middle" font-size="14" fill="#555">${9 - k}</text>`;
-    svg += `<text x="${X0 + 9 * S + 8}" y="${Y0 + k * S + S / 2 + 5}" font-size="14" fill="#555">${"abcdefghi"[k]}</text>`;
+    const file = FLIP ? k + 1 : 9 - k, rank = "abcdefghi"[FLIP ? 8 - k : k];
+    svg += `<text x="${X0 + k * S + S / 2}" y="${Y0 - 8}" text-anchor="middle" font-size="14" fill="#555">${file}</text>`;
+    svg += `<text x="${X0 + 9 * S + 8}" y="${Y0 + k * S + S / 2 + 5}" font-size="14" fill="#555">${rank}</text>`;
+  }
+  for (let file = 1; file <= 9; file++) {
+    for (let r = 0; r < 9; r++) {
+      const name = `${file}${"abcdefghi"[r]}`, [cx, cy] = square(name);
+      svg += `<rect data-cell="${name}" x="${cx - S / 2}" y="${cy - S / 2}" width="${S}" height="${S}" fill="transparent"/>`;
+    }
   }
   for (const [name, text, black] of parseBoard(ranks)) {
     const [cx, cy] = square(name);
@@ -113,14 +109,19 @@ export function render(position, result) {
   // the hands: a tray per side with each kind held and its count
   const hands = parseHands(handText);
   for (const black of [false, true]) {
-    const [tx, ty] = handSlot(black, black ? "P" : "R");
-    const trayTop = black ? ty - S / 2 - 4 : ty - S / 2 - 4;
+    const [tx, ty] = handSlot(black, black !== FLIP ? "P" : "R");
+    const trayTop = ty - S / 2 - 4;
     svg += `<rect x="${tx - HAND_W / 2 + 2}" y="${trayTop}" width="${HAND_W - 4}" height="${7 * (S + 4) + 4}" rx="6" fill="#f1e3c0" stroke="#b89a5a"><title>${black ? "black" : "white"}'s hand</title></rect>`;
-    svg += `<text x="${tx}" y="${black ? trayTop - 6 : trayTop + 7 * (S + 4) + 20}" text-anchor="middle" font-size="12" fill="#555">${black ? "black" : "white"}</text>`;
-    for (const [kind, count] of hands[black ? "black" : "white"]) {
+    svg += `<text x="${tx}" y="${black !== FLIP ? trayTop - 6 : trayTop + 7 * (S + 4) + 20}" text-anchor="middle" font-size="12" fill="#555">${black ? "black" : "white"}</text>`;
+    const held = hands[black ? "black" : "white"];
+    // the editor shows every kind (the ones not held faded) so a click adds one
+    for (const kind of HAND_ORDER) {
+      const count = held.get(kind) || 0;
+      if (!count && !view.edit) continue;
       const [cx, cy] = handSlot(black, kind);
-      svg += piece(cx - 9, cy, kind, black, S * 0.85);
-      svg += `<text data-hand="${black ? "b" : "w"}${kind}" x="${cx + 28}" y="${cy + 16}" text-anchor="end" font-size="14" font-weight="bold" fill="#333">${count > 1 ? "×" + count : ""}</text>`;
+      if (view.edit) svg += `<rect data-cell="hand-${black ? "b" : "w"}-${kind}" x="${cx - HAND_W / 2 + 4}" y="${cy - S / 2}" width="${HAND_W - 8}" height="${S}" fill="transparent"/>`;
+      svg += `<g opacity="${count ? 1 : 0.3}" pointer-events="none">${piece(cx - 9, cy, kind, black, S * 0.85)}</g>`;
+      svg += `<text data-hand="${black ? "b" : "w"}${kind}" x="${cx + 28}" y="${cy + 16}" text-anchor="end" font-size="14" font-weight="bold" fill="#333" pointer-events="none">${count > 1 ? "×" + count : ""}</text>`;
     }
   }
   svg += `<text x="${X0}" y="${Y0 + 9 * S + 26}" font-size="13" fill="#555">${side === "w" ? "white (gote)" : "black (sente)"} to move</text>`;

@@ -21,14 +21,15 @@ export function status(cells) {
   return cells.includes(".") ? null : "draw";
 }
 
-export function render(position, result) {
+export function render(position, result, diagram, view = {}) {
   const [cells = "", side = "x", constraint = "-"] = position.trim().split(/\s+/);
   const moves = outcomes(result);
   const size = 2 * M + 3 * B - GAP;
   let svg = `<svg data-board="uttt" viewBox="0 0 ${size} ${size + 30}" xmlns="http://www.w3.org/2000/svg">`;
   for (let b = 0; b < 9; b++) {
     const small = cells.slice(9 * b, 9 * b + 9);
-    const bx = M + (b % 3) * B, by = M + Math.floor(b / 3) * B;
+    const bAt = view.flip ? 8 - b : b;  // turned round
+    const bx = M + (bAt % 3) * B, by = M + Math.floor(bAt / 3) * B;
     const closed = status(small);
     const target = String(b) === constraint;
     svg += `<rect data-small-board="${b}" data-status="${closed || (target ? "target" : "open")}" x="${bx - 4}" y="${by - 4}" width="${3 * C + 8}" height="${3 * C + 8}" rx="4" ` +
@@ -36,8 +37,10 @@ export function render(position, result) {
       `stroke="${target ? "#e0a000" : "#999"}" stroke-width="${target ? 4 : 1}"/>`;
     const byStatus = /^[XOD]{9}$/.test(small);
     for (let c = 0; c < 9; c++) {
-      const x = bx + (c % 3) * C, y = by + Math.floor(c / 3) * C, ch = small[c];
+      const cAt = view.flip ? 8 - c : c;
+      const x = bx + (cAt % 3) * C, y = by + Math.floor(cAt / 3) * C, ch = small[c];
       const move = `${b}:${c}`, outcome = moves.get(move);
+      svg += `<rect data-cell="${move}" x="${x}" y="${y}" width="${C}" height="${C}" fill="transparent"/>`;
       if (outcome) {
         svg += `<rect data-move="${move}" x="${x + 2}" y="${y + 2}" width="${C - 4}" height="${C - 4}" fill="${COLOURS[outcome]}" fill-opacity="0.55" stroke="${COLOURS[outcome]}"><title>${esc(move)}</title></rect>`;
       } else if (!byStatus) {
