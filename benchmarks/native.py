@@ -1,0 +1,114 @@
+"""The C prober (native/, issue 25): probe speed in the array form and from text, the
+WebAssembly build's beside it, and the library's size.
+
+    python benchmarks/native.py                                  # CDC 2-3 pieces, CC 5x5-2 (built here)
+    python benchmarks/native.py --db cdc4.duckdb --game cdc      # the issue's CDC 4-piece target
+    python benchmarks/native.py --db cc.duckdb --game chinese-checkers --out /tmp/cc-probe
+
+Each database is exported to probe files (``--out``, kept if given), ``--samples`` random stored
+positions are drawn (``benchmarks/probe_files.py``'s sampler), and ``native/tests/bench.c`` times
+every probe on its own after a warm-up pass (page cache warm), each form in passes of its own
+(a position was last probed a whole pass earlier: CPU caches cold for its table): the median in
+the array form (``tb_probe_position`` on a parsed position) and from text (``tb_parse`` +
+probe), the median of a probe repeated at once (CPU caches warm: the decoding alone), and the
+rate of back-to-back probes; ``native/wasm/bench.mjs`` measures the WebAssembly build under Node
+(back-to-back, the loop inside the module and one JavaScript call a probe).  Issue 25's targets,
+on CDC 4-piece and Chinese Checkers 7x7-3: median <= 0.5 us in the array form, <= 2 us from text;
+WebAssembly within 3x of native; libtbprobe under 200 KB.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NATIVE = os.path.join(ROOT, "native")
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+
+def _make(*targets: str) -> None:
+    subprocess.run(["make", "-s", "-C", NATIVE, *targets], check=True)
+
+
+def run(db: str, game: str, out: str, samples: int, rounds: int) -> list[dict]:
+    from probe_files import _sample
+
+    from tbdb.probe_files import export
+    export(db, out, game, progress=False)
+    texts = _sample(db, game, samples)
+    lines = os.path.join(out, "..", f"bench-{game}.txt")
+    with open(lines, "w") as f:
+        f.writelines(f"{game}\t{t}\n" for t in texts)
+    _make("build/bench")
+    c = json.loads(subprocess.run([os.path.join(NATIVE, "build", "bench"), out, lines,
+                                   str(rounds)], capture_output=True, text=True,
+                                  check=True).stdout)
+    rows = [
+        {"name": f"{game}: positions sampled", "value": c["positions"], "unit": ""},
+        {"name": "tb_open", "value": c["open_ms"], "unit": "ms"},
+        {"name": "probe, array form, median", "value": c["array_median_ns"] / 1e3, "unit": "us"},
+        {"name": "probe, array form, 90th percentile", "value": c["array_p90_ns"] / 1e3,
+         "unit": "us"},
+        {"name": "probe from text, median", "value": c["text_median_ns"] / 1e3, "unit": "us"},
+        {"name": "probe repeated at once (cache warm), median",
+         "value": c["repeat_median_ns"] / 1e3, "unit": "us"},
+        {"name": "back-to-back probes (C)", "value": c["rate_per_s"], "unit": "probes/s"},
+    ]
+    if shutil.which("node") and shutil.which("clang") and shutil.which("wasm-ld"):
+        _make("wasm")
+        w = json.loads(subprocess.run(["node", os.path.join(NATIVE, "wasm", "bench.mjs"), out,
+                                       lines, str(rounds)], capture_output=True, text=True,
+                                      check=True).stdout)
+        rate_c = c["rate_per_s"]
+        rows += [
+            {"name": "WebAssembly: probe, loop in the module", "value": w["loop_mean_ns"] / 1e3,
+             "unit": "us (mean)"},
+            {"name": "WebAssembly: probe, a JS call each", "value": w["array_mean_ns"] / 1e3,
+             "unit": "us (mean)"},
+            {"name": "WebAssembly: probe from text", "value": w["text_mean_ns"] / 1e3,
+             "unit": "us (mean)"},
+            {"name": "WebAssembly / C, back-to-back", "value": rate_c * w["loop_mean_ns"] / 1e9,
+             "unit": "x slower"},
+        ]
+    return rows
+
+
+def main() -> int:
+    from run import report
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", action="append", help="a built database (repeatable; default: "
+                    "build CDC 2-3 pieces and Chinese Checkers 5x5-2 here)")
+    ap.add_argument("--game", action="append", help="the game of each --db")
+    ap.add_argument("--out", help="probe file directory (default: a temporary one)")
+    ap.add_argument("--samples", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    _make()
+    with tempfile.TemporaryDirectory() as tmp:
+        pairs = list(zip(args.db or [], args.game or []))
+        if not pairs:
+            import tbdb
+            db = os.path.join(tmp, "small.duckdb")
+            tbdb.build("cdc", db=db, progress=False, max_pieces=3)
+            tbdb.build("chinese-checkers", db=db, progress=False, board=5, pieces=2)
+            pairs = [(db, "cdc"), (db, "chinese-checkers")]
+        rows = [{"name": "libtbprobe.a", "value": os.path.getsize(
+            os.path.join(NATIVE, "build", "libtbprobe.a")) / 1024, "unit": "KB"}]
+        for db, game in pairs:
+            out = os.path.join(args.out or tmp, game)
+            rows += run(db, game, out, args.samples, args.rounds)
+        report(rows, args.json)
+        if not args.json:
+            print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: on a "
+                  f"shared machine the timings are noisy)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+/* tbprobe.h — probe tbdb's probe files (docs/probe-format.md) from C, C++, Rust or WebAssembly.
+ *
+ * A tb_base holds the probe files of one directory (`tbdb export --out DIR`), memory-mapped
+ * (or read into memory where mmap is not available; or given as buffers, for WebAssembly).
+ * Opening validates every file's header and section layout; a probe allocates nothing,
+ * writes only to its output and may run on any number of threads at once.
+ *
+ *     tb_base *tb;
+ *     char err[256];
+ *     if (tb_open("probe/", &tb, err, sizeof err) != TB_OK) { fprintf(stderr, "%s\n", err); ... }
+ *     int8_t board[32] = {...};              // CDC: a1 = 0 .. h4 = 31, colour * 7 + type, -1 empty
+ *     tb_value v;
+ *     if (tb_probe_cdc(tb, board, 0, &v) >= 0) printf("%d %d %d\n", v.result, v.distance, v.move);
+ *     tb_close(tb);
+ *
+ * Every probe returns a status (also in v.status): TB_OK (result, distance and move filled),
+ * TB_GAME_OVER (the game has ended: result and distance say how), or a negative error:
+ * TB_ILLEGAL (the table marks the position as one the rules forbid), TB_MISSING (no table of
+ * this tb_base holds it), TB_INVALID (the arrays are not a position of the game), TB_DAMAGED
+ * (a file's data does not decode).
+ */
+#ifndef TBPROBE_H
+#define TBPROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TBPROBE_VERSION "0.1.0"
+
+/* statuses */
+enum {
+    TB_OK = 0,
+    TB_GAME_OVER = 1,
+    TB_ILLEGAL = -1,
+    TB_MISSING = -2,
+    TB_INVALID = -3,
+    TB_DAMAGED = -4,
+    TB_IO = -5,       /* tb_open: a file or directory could not be read */
+    TB_NOMEM = -6
+};
+
+/* results, for the side to move */
+enum { TB_LOSS = -1, TB_DRAW = 0, TB_WIN = 1 };
+
+/* games */
+typedef enum tb_game {
+    TB_CDC = 0, TB_OWARE = 1, TB_SHOGI = 2, TB_CHINESE_CHECKERS = 3, TB_UTTT = 4,
+    TB_TICTACTOE = 5, TB_GAMES = 6
+} tb_game;
+
+typedef struct tb_value {
+    int status;      /* as returned */
+    int result;      /* TB_WIN / TB_DRAW / TB_LOSS (win/draw/loss games) */
+    int distance;    /* plies to the end with best play (0: draw or game over) */
+    int score;       /* Oware: net score for the side to move with the plies left */
+    int32_t move;    /* best move as the game's move code on the position probed; -1 none */
+} tb_value;
+
+typedef struct tb_base tb_base;
+
+/* Open every probe file of DIR (DIR/<game>/<table>.tbp, as `tbdb export` writes them).
+ * Returns TB_OK and *out, or an error status with a one-line message in err (if err_len). */
+int tb_open(const char *dir, tb_base **out, char *err, size_t err_len);
+
+/* An empty base, then files added one by one: a path, or a buffer the caller keeps alive and
+ * unchanged until tb_close (WebAssembly: the bytes of a file fetched by JavaScript). Adding is
+ * not thread-safe; probing after the last add is. */
+tb_base *tb_new(void);
+int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len);
+int tb_add_buffer(tb_base *tb, const void *data, size_t size, const char *name,
+                  char *err, size_t err_len);
+void tb_close(tb_base *tb);
+
+/* the tables held: count, and the game and name of the i-th (sorted by game, then name) */
+int tb_table_count(const tb_base *tb);
+const char *tb_table_name(const tb_base *tb, int i, tb_game *game);
+
+/* ----------------------------------------------------------------- probes on array forms */
+
+/* CDC: board[32] piece codes (a1 = 0, h1 = 7, a4 = 24 .. h4 = 31; colour * 7 + type with
+ * K G M R N C P = 0..6, red 0 / black 1; -1 empty), side 0 red / 1 black to move.  Move codes:
+ * from * 32 + to, + 1024 for a capture. */
+int tb_probe_cdc(const tb_base *tb, const int8_t board[32], int side, tb_value *v);
+
+/* Chinese Checkers on the m x m rhombus (m = 3..9): cells[m*m] row by row from the top tip
+ * (0 empty, 1 first player, 2 second player), mover 1 or 2.  Move codes: from * 128 + to. */
+int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int mover,
+                              tb_value *v);
+
+/* Chinese Checkers on the star, one player alone: cells[121] (row by row from the top tip, 1 a
+ * piece, 1 to 5 pieces) heading for goal point 0..5 (0 top, clockwise; 3 bottom) -> TB_WIN with
+ * the fewest moves in v.distance (table "star-distance-K"); no best move is stored (v.move -1).
+ * A parsed placement has m = 0, pieces K and side = the goal. */
+int tb_probe_star_distance(const tb_base *tb, const int8_t cells[121], int goal, tb_value *v);
+
+/* Tic-tac-toe: cells[9] (a1.. row by row as tbdb's text: 0 empty, 1 X, 2 O); the side to move
+ * follows from the counts.  Move codes: the cell 0..8. */
+int tb_probe_tictactoe(const tb_base *tb, const int8_t cells[9], tb_value *v);
+
+/* Oware: houses[12] seen from the player to move (houses 0-5 its own), plies_left 1..200 (0:
+ * nothing left to gain, TB_GAME_OVER with score 0) -> v.score (net seeds the mover gains with
+ * best play; v.result its sign) and v.move, the best house 0-5.  Book "seeds-NN". */
+int tb_probe_oware(const tb_base *tb, const int8_t houses[12], int plies_left, tb_value *v);
+
+/* Shogi: board[81] (square (file - 1) * 9 + rank, rank 0 = a; piece code owner * 16 + type,
+ * P L N S B R G K = 1..8, promoted P..R = 9..14, 0 empty), hands[2][8] (black's then white's
+ * counts by type 1..7; index 0 unused), side 0 black / 1 white to move.  Table "K<pieces>K"
+ * (strongest first: R B G S N L P); bare kings: TB_GAME_OVER, a draw.  Move codes: to | from << 7
+ * (from = 80 + type for a drop) | 1 << 14 for a promotion. */
+int tb_probe_shogi(const tb_base *tb, const int8_t board[81], const int8_t hands[2][8], int side,
+                   tb_value *v);
+
+/* Ultimate Tic-Tac-Toe: cells[81] (index 9 * board + cell, both row by row: 0 empty, 1 x, 2 o;
+ * a closed board may be given by its status alone, its nine cells all 3 won by x, 4 won by o,
+ * 5 drawn), side 0 x / 1 o to move, constraint 0..8 or -1 (any board), scoring 0 standard /
+ * 1 codingame (the table "<scoring>/positions").  Move codes: 9 * board + cell. */
+int tb_probe_uttt(const tb_base *tb, const int8_t cells[81], int side, int constraint, int scoring,
+                  tb_value *v);
+
+/* ----------------------------------------------------------------- text */
+
+/* A position of any game in its array form, as tb_parse reads it from tbdb's text. */
+typedef struct tb_position {
+    tb_game game;
+    int side;         /* CDC 0/1; Chinese Checkers mover 1/2; Shogi, UTTT 0/1 */
+    int m;            /* Chinese Checkers: board size (0: a star distance placement) */
+    int pieces;       /* Chinese Checkers: pieces a side */
+    int constraint;   /* UTTT: the board to play in (-1 any) */
+    int scoring;      /* UTTT: 0 standard, 1 codingame (set it after tb_parse) */
+    int8_t cells[128];
+    int8_t hands[2][8];
+} tb_position;
+
+/* Read a position written as tbdb writes it (surrounding white space ignored).  `game` is the
+ * tbdb name ("cdc", "chinese-checkers", "tictactoe", ...).  TB_OK, or TB_INVALID with a one-line
+ * message quoting the text in err. */
+int tb_parse(const char *game, const char *text, tb_position *pos, char *err, size_t err_len);
+
+/* Probe a parsed position (plies_left: Oware only; -1 the most, 200). */
+int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v);
+
+/* Write a move code of a position (as a probe returns it) the way tbdb writes the move:
+ * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT), "3" (Oware), "8h2b+" or "G*5b" (Shogi, USI).  Returns the
+ * length written (buf is NUL-terminated), or a negative status. */
+int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+
+/* the game's tbdb name, and the game of a name (-1: unknown) */
+const char *tb_game_name(tb_game game);
+int tb_game_of(const char *name);
+
+/* "win", "draw", "loss" */
+const char *tb_outcome_name(int result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

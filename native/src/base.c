@@ -1,0 +1,280 @@
+/* A tb_base: opening a directory of probe files (mmap where the platform has it, else a plain
+ * read), adding files or caller-owned buffers, closing; and the entry points that dispatch on
+ * the game (text, probes of a parsed position, move text). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#if !defined(__wasi__) && !defined(_WIN32)
+#define TB_HAVE_MMAP 1
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#else
+#include <dirent.h>
+#include <sys/stat.h>
+#endif
+
+int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len);
+
+tb_base *tb_new(void)
+{
+    return calloc(1, sizeof(tb_base));
+}
+
+static void free_file(tb_file *f)
+{
+    tb_file_release(f);
+#ifdef TB_HAVE_MMAP
+    if (f->mapped) munmap((void *)f->data, f->size);
+#endif
+    free(f->owned);
+    free(f);
+}
+
+void tb_close(tb_base *tb)
+{
+    if (!tb) return;
+    for (int i = 0; i < tb->count; i++) free_file(tb->files[i]);
+    free(tb->files);
+    free(tb->index);
+    free(tb->uttt);
+    free(tb);
+}
+
+static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, const char *what,
+               int want_game, char *err, size_t err_len)
+{
+    int rc = tb_file_open_buffer(f, data, size, what, err, err_len);
+    if (rc == TB_OK && f->game == TB_UTTT && !tb->uttt && !(tb->uttt = tb_uttt_tables_new())) {
+        tb_seterr(err, err_len, "out of memory");
+        rc = TB_NOMEM;
+    }
+    if (rc == TB_OK && want_game >= 0 && (int)f->game != want_game) {
+        tb_seterr(err, err_len, "probe file '%s' holds a table of %s, not of %s", what,
+                  tb_game_name(f->game), tb_game_name((tb_game)want_game));
+        rc = TB_DAMAGED;
+    }
+    if (rc == TB_OK) rc = tb_base_insert(tb, f, err, err_len);
+    if (rc != TB_OK) free_file(f);
+    return rc;
+}
+
+int tb_add_buffer(tb_base *tb, const void *data, size_t size, const char *name, char *err,
+                  size_t err_len)
+{
+    tb_file *f = calloc(1, sizeof *f);
+    if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    return add(tb, f, data, size, name ? name : "(buffer)", -1, err, err_len);
+}
+
+static int add_file(tb_base *tb, const char *path, int want_game, char *err, size_t err_len)
+{
+    tb_file *f = calloc(1, sizeof *f);
+    if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+#ifdef TB_HAVE_MMAP
+    int fd = open(path, O_RDONLY | O_NONBLOCK);   /* a FIFO must not block the open */
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        tb_seterr(err, err_len, "cannot read probe file '%s': %s", path,
+                  fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0) close(fd);
+        free(f);
+        return TB_IO;
+    }
+    void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (map == MAP_FAILED) {
+        tb_seterr(err, err_len, "probe file '%s' is damaged or not a probe file: %s", path,
+                  st.st_size ? strerror(errno) : "empty");
+        free(f);
+        return st.st_size ? TB_IO : TB_DAMAGED;
+    }
+    f->mapped = 1;
+    return add(tb, f, map, (uint64_t)st.st_size, path, want_game, err, err_len);
+#else
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        tb_seterr(err, err_len, "cannot read probe file '%s': %s", path, strerror(errno));
+        free(f);
+        return TB_IO;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf) { fclose(fp); free(f); tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+        n += fread(buf + n, 1, cap - n, fp);
+        if (n < cap) break;
+        uint8_t *more = realloc(buf, cap *= 2);
+        if (!more) free(buf);
+        buf = more;
+    }
+    fclose(fp);
+    f->owned = buf;
+    return add(tb, f, buf, n, path, want_game, err, err_len);
+#endif
+}
+
+int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
+{
+    return add_file(tb, path, -1, err, err_len);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+int tb_open(const char *dir, tb_base **out, char *err, size_t err_len)
+{
+    *out = NULL;
+    char path[4096];
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        tb_seterr(err, err_len, "'%s' is not a directory of probe files", dir);
+        return TB_IO;
+    }
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (stat(path, &st) != 0) {
+        tb_seterr(err, err_len, "'%s' is not a directory of probe files: no manifest.json "
+                  "(write one with: tbdb export --out %s)", dir, dir);
+        return TB_IO;
+    }
+#ifdef TB_HAVE_MMAP
+    char root[PATH_MAX];
+    if (!realpath(dir, root)) {
+        tb_seterr(err, err_len, "cannot read '%s': %s", dir, strerror(errno));
+        return TB_IO;
+    }
+#endif
+    tb_base *tb = tb_new();
+    if (!tb) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    for (int g = 0; g < TB_GAMES; g++) {
+        snprintf(path, sizeof path, "%s/%s", dir, tb_game_name((tb_game)g));
+        DIR *d = opendir(path);
+        if (!d) continue;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.' || !ends_with(e->d_name, ".tbp")) continue;
+            snprintf(path, sizeof path, "%s/%s/%s", dir, tb_game_name((tb_game)g), e->d_name);
+#ifdef TB_HAVE_MMAP
+            char real[PATH_MAX];
+            size_t rl = strlen(root);
+            if (!realpath(path, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
+                tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
+                closedir(d);
+                tb_close(tb);
+                return TB_IO;
+            }
+#endif
+            int rc = add_file(tb, path, g, err, err_len);
+            if (rc != TB_OK) {
+                closedir(d);
+                tb_close(tb);
+                return rc;
+            }
+        }
+        closedir(d);
+    }
+    *out = tb;
+    return TB_OK;
+}
+
+/* ------------------------------------------------------------------ text and dispatch */
+
+void tb_quote(char *out, size_t len, const char *t, size_t n)
+{
+    /* Python's repr of a str: single quotes unless the text has one and no double quote */
+    size_t shown = n > 100 ? 100 : n, o = 0;
+    int dq = memchr(t, '\'', shown) && !memchr(t, '"', shown);
+    char q = dq ? '"' : '\'';
+    if (!len) return;
+#define PUT(c) do { if (o + 1 < len) out[o++] = (c); } while (0)
+    PUT(q);
+    for (size_t i = 0; i < shown; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c == '\\' || c == (unsigned char)q) { PUT('\\'); PUT((char)c); }
+        else if (c == '\n') { PUT('\\'); PUT('n'); }
+        else if (c == '\t') { PUT('\\'); PUT('t'); }
+        else if (c == '\r') { PUT('\\'); PUT('r'); }
+        else if (c < 32 || c == 127) {
+            char hex[5];
+            snprintf(hex, sizeof hex, "\\x%02x", c);
+            for (int k = 0; k < 4; k++) PUT(hex[k]);
+        } else PUT((char)c);
+    }
+    PUT(q);
+    out[o] = 0;
+    if (n > 100) {
+        char more[48];
+        snprintf(more, sizeof more, "... (%zu characters)", n);
+        size_t m = strlen(more);
+        if (o + m < len) { memcpy(out + o, more, m + 1); }
+    }
+#undef PUT
+}
+
+int tb_parse(const char *game, const char *text, tb_position *pos, char *err, size_t err_len)
+{
+    memset(pos, 0, sizeof *pos);
+    int g = game ? tb_game_of(game) : -1;
+    if (g < 0) {
+        tb_seterr(err, err_len, "unknown game '%s'", game ? game : "(null)");
+        return TB_INVALID;
+    }
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == ' ' || (text[n - 1] >= '\t' && text[n - 1] <= '\r'))) n--;
+    while (n && (*text == ' ' || (*text >= '\t' && *text <= '\r'))) { text++; n--; }
+    pos->game = (tb_game)g;
+    switch (g) {
+    case TB_CDC: return tb_cdc_parse(text, n, pos, err, err_len);
+    case TB_CHINESE_CHECKERS: return tb_cc_parse(text, n, pos, err, err_len);
+    case TB_TICTACTOE: return tb_ttt_parse(text, n, pos, err, err_len);
+    case TB_UTTT: return tb_uttt_parse(text, n, pos, err, err_len);
+    case TB_OWARE: return tb_oware_parse(text, n, pos, err, err_len);
+    case TB_SHOGI: return tb_shogi_parse(text, n, pos, err, err_len);
+    default:
+        tb_seterr(err, err_len, "tbprobe does not read %s positions yet", game);
+        return TB_INVALID;
+    }
+}
+
+int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    switch (pos->game) {
+    case TB_OWARE: return tb_probe_oware(tb, pos->cells, plies_left < 0 ? 200 : plies_left, v);
+    case TB_CDC: return tb_probe_cdc(tb, pos->cells, pos->side, v);
+    case TB_CHINESE_CHECKERS:
+        if (pos->m == 0) return tb_probe_star_distance(tb, pos->cells, pos->side, v);
+        return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
+    case TB_TICTACTOE: return tb_probe_tictactoe(tb, pos->cells, v);
+    case TB_SHOGI: return tb_probe_shogi(tb, pos->cells, (const int8_t (*)[8])pos->hands, pos->side, v);
+    case TB_UTTT: return tb_probe_uttt(tb, pos->cells, pos->side, pos->constraint, pos->scoring, v);
+    default:
+        v->result = v->distance = v->score = 0;
+        v->move = -1;
+        return tb_finish(v, TB_MISSING);
+    }
+}
+
+int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+{
+    if (!len) return TB_INVALID;
+    buf[0] = 0;
+    if (move < 0) return TB_INVALID;
+    switch (pos->game) {
+    case TB_CDC: return tb_cdc_move_text(pos, move, buf, len);
+    case TB_CHINESE_CHECKERS: return tb_cc_move_text(pos, move, buf, len);
+    case TB_TICTACTOE: return tb_ttt_move_text(pos, move, buf, len);
+    case TB_UTTT: return tb_uttt_move_text(pos, move, buf, len);
+    case TB_OWARE: return tb_oware_move_text(pos, move, buf, len);
+    case TB_SHOGI: return tb_shogi_move_text(pos, move, buf, len);
+    default: return TB_INVALID;
+    }
+}

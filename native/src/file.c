@@ -1,0 +1,409 @@
+/* Probe files: opening (mmap, or a plain read), the header and section table with full
+ * validation (docs/probe-format.md sections 1, 4, 5), the set of tables of a tb_base, and the
+ * value of a slot or key.  Stream decoding is stream.c's. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static const char *GAME_NAMES[TB_GAMES] = {
+    "cdc", "oware", "shogi", "chinese-checkers", "uttt", "tictactoe"
+};
+
+const char *tb_game_name(tb_game game)
+{
+    return (unsigned)game < TB_GAMES ? GAME_NAMES[game] : "?";
+}
+
+int tb_game_of(const char *name)
+{
+    for (int g = 0; g < TB_GAMES; g++)
+        if (strcmp(name, GAME_NAMES[g]) == 0) return g;
+    return -1;
+}
+
+const char *tb_outcome_name(int result)
+{
+    return result > 0 ? "win" : result < 0 ? "loss" : "draw";
+}
+
+void tb_seterr(char *err, size_t len, const char *fmt, ...)
+{
+    if (!err || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+int tb_finish(tb_value *v, int status)
+{
+    v->status = status;
+    return status;
+}
+
+/* ------------------------------------------------------------------ the meta JSON */
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
+    return p;
+}
+
+/* the end of the JSON value at p (NULL if malformed) */
+static const char *skip_value(const char *p, const char *end, int depth)
+{
+    p = skip_ws(p, end);
+    if (p >= end || depth > 32) return NULL;
+    if (*p == '"') {
+        for (p++; p < end; p++) {
+            if (*p == '\\') p++;
+            else if (*p == '"') return p + 1;
+        }
+        return NULL;
+    }
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = skip_ws(p + 1, end);
+        if (p < end && *p == close) return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = skip_value(p, end, depth + 1);          /* the key */
+                if (!p) return NULL;
+                p = skip_ws(p, end);
+                if (p >= end || *p != ':') return NULL;
+                p++;
+            }
+            p = skip_value(p, end, depth + 1);
+            if (!p) return NULL;
+            p = skip_ws(p, end);
+            if (p >= end) return NULL;
+            if (*p == close) return p + 1;
+            if (*p != ',') return NULL;
+            p++;
+        }
+    }
+    while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ') p++;
+    return p;
+}
+
+/* the value of member `key` of the object at p (NULL if absent or malformed) */
+static const char *json_member(const char *p, const char *end, const char *key)
+{
+    size_t klen = strlen(key);
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{') return NULL;
+    p = skip_ws(p + 1, end);
+    while (p < end && *p == '"') {
+        const char *k = p + 1, *kend = skip_value(p, end, 0);
+        if (!kend) return NULL;
+        p = skip_ws(kend, end);
+        if (p >= end || *p != ':') return NULL;
+        p = skip_ws(p + 1, end);
+        if ((size_t)(kend - 1 - k) == klen && memcmp(k, key, klen) == 0) return p;
+        p = skip_value(p, end, 0);
+        if (!p) return NULL;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') p = skip_ws(p + 1, end);
+    }
+    return NULL;
+}
+
+/* a string member copied to out (no escapes expected in names): 0 ok */
+static int json_string(const char *obj, const char *end, const char *key, char *out, size_t len)
+{
+    const char *v = json_member(obj, end, key);
+    if (!v || *v != '"') return -1;
+    size_t i = 0;
+    for (v++; v < end && *v != '"'; v++) {
+        if (*v == '\\' || i + 1 >= len) return -1;
+        out[i++] = *v;
+    }
+    if (v >= end) return -1;
+    out[i] = 0;
+    return 0;
+}
+
+static int json_int(const char *obj, const char *end, const char *key, long long *out)
+{
+    const char *v = json_member(obj, end, key);
+    if (!v) return -1;
+    int neg = v < end && *v == '-', digits = 0;
+    long long x = 0;
+    for (v += neg; v < end && *v >= '0' && *v <= '9' && digits < 18; v++, digits++)
+        x = x * 10 + (*v - '0');
+    if (!digits) return -1;
+    *out = neg ? -x : x;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the header */
+
+static const char *const LAYOUT_TAGS[3][4] = {
+    {"VALS", "MOVE", NULL, NULL},
+    {"KEYS", "KRES", "KDIS", "KMOV"},
+    {"ROFF", "RSTA", "RSCO", "RMOV"},
+};
+static const char *const STORAGE_NAMES[3] = {"index", "key", "runs"};
+
+static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
+
+static const tb_section *section(const tb_file *f, const char *tag)
+{
+    for (int i = 0; i < f->nsec; i++)
+        if (memcmp(f->sec[i].tag, tag, 4) == 0) return &f->sec[i];
+    return NULL;
+}
+
+int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char *what,
+                        char *err, size_t err_len)
+{
+#define BAD(...) do { char why_[160]; snprintf(why_, sizeof why_, __VA_ARGS__); \
+        tb_seterr(err, err_len, "probe file '%s' is damaged or not a probe file: %s", what, why_); \
+        return TB_DAMAGED; } while (0)
+    f->data = d;
+    f->size = size;
+    if (size < 48 || memcmp(d, "TBDBPRB1", 8) != 0) BAD("no TBDBPRB1 magic");
+    f->version = (int)tb_ld32(d + 8);
+    if (f->version != 2) {
+        tb_seterr(err, err_len, "probe file '%s' has format version %d; this tbprobe reads "
+                  "version 2 (export the tables again with this tbdb: tbdb export)", what, f->version);
+        return TB_DAMAGED;
+    }
+    uint64_t header_bytes = tb_ld32(d + 12);
+    uint32_t layout = tb_ld32(d + 16), flags = tb_ld32(d + 20);
+    f->slots = tb_ld64(d + 24);
+    f->rows = tb_ld64(d + 32);
+    uint32_t nsec = tb_ld32(d + 40), meta = tb_ld32(d + 44);
+    if (layout > 2) BAD("unknown layout %u", layout);
+    if (flags & ~1u) BAD("unknown flags %u", flags);
+    f->layout = (int)layout;
+    f->moves = flags & 1;
+    int want = layout == 0 ? 1 + f->moves : layout == 1 ? 3 + f->moves : 4;
+    if (nsec != (uint32_t)want) BAD("%u sections, expected %d", nsec, want);
+    if (header_bytes != 48 + pad8(meta) + 56ull * nsec || header_bytes > size)
+        BAD("header length %llu does not match", (unsigned long long)header_bytes);
+    /* the meta JSON: game, table, storage */
+    const char *js = (const char *)d + 48, *jend = js + meta;
+    char game[32], storage[16];
+    if (json_string(js, jend, "game", game, sizeof game) ||
+        json_string(js, jend, "table", f->name, sizeof f->name) ||
+        json_string(js, jend, "storage", storage, sizeof storage))
+        BAD("header JSON lacks game, table or storage");
+    int g = tb_game_of(game);
+    if (g < 0) BAD("unknown game '%s'", game);
+    f->game = (tb_game)g;
+    if (strcmp(storage, STORAGE_NAMES[layout]) != 0) BAD("storage '%s' with layout %u", storage, layout);
+    const char *params = json_member(js, jend, "params");
+    long long horizon = 0;
+    if (params && json_int(params, jend, "horizon", &horizon) == 0) f->horizon = (int)horizon;
+    /* the section table: each section where the previous one ended */
+    uint64_t at = header_bytes;
+    const uint8_t *st = d + 48 + pad8(meta);
+    f->nsec = (int)nsec;
+    for (uint32_t i = 0; i < nsec; i++) {
+        const uint8_t *e = st + 56 * i;
+        uint64_t off = tb_ld64(e + 8), len = tb_ld64(e + 16);
+        memcpy(f->sec[i].tag, e, 4);
+        f->sec[i].tag[4] = 0;
+        if (memcmp(e, LAYOUT_TAGS[layout][i], 4) != 0) BAD("section %u is '%.4s'", i, (const char *)e);
+        if (off != at || len > size - off || pad8(len) > size - off)
+            BAD("section %.4s at %llu, length %llu, in a file of %llu bytes", (const char *)e,
+                (unsigned long long)off, (unsigned long long)len, (unsigned long long)size);
+        f->sec[i].data = d + off;
+        f->sec[i].length = len;
+        at = off + pad8(len);
+    }
+    if (at != size) BAD("file of %llu bytes, sections end at %llu", (unsigned long long)size,
+                        (unsigned long long)at);
+    const char *why = NULL;
+    if (layout == TB_LAYOUT_INDEX) {
+        const tb_section *s = section(f, "VALS");
+        if (tb_stream_open(&f->vals, s->data, s->length, &why)) BAD("VALS: %s", why);
+        if (f->vals.n != f->slots) BAD("VALS holds %llu slots of %llu", (unsigned long long)f->vals.n,
+                                       (unsigned long long)f->slots);
+        if (f->moves) {
+            s = section(f, "MOVE");
+            if (tb_stream_open(&f->mov, s->data, s->length, &why)) BAD("MOVE: %s", why);
+            if (f->mov.n != f->slots) BAD("MOVE holds %llu slots", (unsigned long long)f->mov.n);
+        }
+    } else if (layout == TB_LAYOUT_KEYS) {
+        uint64_t n = f->rows;
+        if (section(f, "KEYS")->length != 24 * n || section(f, "KRES")->length != n ||
+            section(f, "KDIS")->length != 2 * n || (f->moves && section(f, "KMOV")->length != 4 * n))
+            BAD("key sections of different lengths");
+        f->keys = section(f, "KEYS")->data;
+        f->kres = section(f, "KRES")->data;
+        f->kdis = section(f, "KDIS")->data;
+        f->kmov = f->moves ? section(f, "KMOV")->data : NULL;
+    } else {
+        uint64_t n = f->rows;
+        if (f->slots > size / 8 || section(f, "ROFF")->length != 8 * (f->slots + 1) ||
+            section(f, "RSTA")->length != 2 * n || section(f, "RSCO")->length != n ||
+            section(f, "RMOV")->length != n)
+            BAD("run sections of different lengths");
+        f->roff = section(f, "ROFF")->data;
+        f->rsta = section(f, "RSTA")->data;
+        f->rsco = section(f, "RSCO")->data;
+        f->rmov = section(f, "RMOV")->data;
+        /* offsets non-decreasing from 0 to rows: a probe then reads only runs that exist */
+        uint64_t prev = 0;
+        for (uint64_t i = 0; i <= f->slots; i++) {
+            uint64_t o = tb_ld64(f->roff + 8 * i);
+            if (o < prev || o > n || (i == 0 && o != 0)) BAD("run offsets out of order");
+            prev = o;
+        }
+        if (prev != n) BAD("run offsets do not end at the runs");
+    }
+    int rc = 0;
+    err_len = err_len ? err_len : 0;
+    switch (f->game) {
+    case TB_CDC: rc = tb_cdc_prepare(f, err, err_len); break;
+    case TB_CHINESE_CHECKERS: rc = tb_cc_prepare(f, err, err_len); break;
+    case TB_TICTACTOE: rc = tb_ttt_prepare(f, err, err_len); break;
+    case TB_SHOGI: rc = tb_shogi_prepare(f, err, err_len); break;
+    default: break;
+    }
+    return rc;
+#undef BAD
+}
+
+void tb_file_release(tb_file *f)
+{
+    tb_stream_close(&f->vals);
+    tb_stream_close(&f->mov);
+    if (f->game == TB_CHINESE_CHECKERS) tb_cc_release(f);
+}
+
+/* ------------------------------------------------------------------ the tables of a base */
+
+static int cmp_key(tb_game g1, const char *n1, tb_game g2, const char *n2)
+{
+    if (g1 != g2) return g1 < g2 ? -1 : 1;
+    return strcmp(n1, n2);
+}
+
+uint64_t tb_name_hash(tb_game game, const char *name)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)game;          /* FNV-1a */
+    for (; *name; name++) h = (h ^ (unsigned char)*name) * 1099511628211ull;
+    return h | 1;                                                   /* never 0, the empty mark */
+}
+
+const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name)
+{
+    if (tb->index) {
+        uint64_t h = tb_name_hash(game, name);
+        for (uint32_t i = (uint32_t)h & tb->index_mask;; i = (i + 1) & tb->index_mask) {
+            const tb_slot *sl = &tb->index[i];
+            if (!sl->hash) return NULL;
+            if (sl->hash == h && sl->file->game == game && strcmp(sl->file->name, name) == 0)
+                return sl->file;
+        }
+    }
+    int lo = 0, hi = tb->count;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        int c = cmp_key(tb->files[mid]->game, tb->files[mid]->name, game, name);
+        if (c == 0) return tb->files[mid];
+        if (c < 0) lo = mid + 1; else hi = mid;
+    }
+    return NULL;
+}
+
+int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len)
+{
+    if (tb_find(tb, f->game, f->name)) {
+        tb_seterr(err, err_len, "two probe files hold table '%s' of %s", f->name,
+                  tb_game_name(f->game));
+        return TB_INVALID;
+    }
+    if (tb->count == tb->cap) {
+        int cap = tb->cap ? 2 * tb->cap : 64;
+        tb_file **files = realloc(tb->files, (size_t)cap * sizeof *files);
+        if (!files) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+        tb->files = files;
+        tb->cap = cap;
+    }
+    int i = tb->count;
+    while (i > 0 && cmp_key(tb->files[i - 1]->game, tb->files[i - 1]->name, f->game, f->name) > 0) {
+        tb->files[i] = tb->files[i - 1];
+        i--;
+    }
+    tb->files[i] = f;
+    tb->count++;
+    /* the hash index, at most half full: rebuilt when it grows (adding is not a probe) */
+    if ((uint32_t)tb->count * 2 > tb->index_mask) {
+        uint32_t size = 64;
+        while (size < (uint32_t)tb->count * 4) size *= 2;
+        tb_slot *index = calloc(size, sizeof *index);
+        if (!index) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+        free(tb->index);
+        tb->index = index;
+        tb->index_mask = size - 1;
+        for (int j = 0; j < tb->count; j++) {
+            uint64_t h = tb_name_hash(tb->files[j]->game, tb->files[j]->name);
+            uint32_t at = (uint32_t)h & tb->index_mask;
+            while (tb->index[at].hash) at = (at + 1) & tb->index_mask;
+            tb->index[at].hash = h;
+            tb->index[at].file = tb->files[j];
+        }
+    } else {
+        uint64_t h = tb_name_hash(f->game, f->name);
+        uint32_t at = (uint32_t)h & tb->index_mask;
+        while (tb->index[at].hash) at = (at + 1) & tb->index_mask;
+        tb->index[at].hash = h;
+        tb->index[at].file = f;
+    }
+    return TB_OK;
+}
+
+int tb_table_count(const tb_base *tb) { return tb ? tb->count : 0; }
+
+const char *tb_table_name(const tb_base *tb, int i, tb_game *game)
+{
+    if (!tb || i < 0 || i >= tb->count) return NULL;
+    if (game) *game = tb->files[i]->game;
+    return tb->files[i]->name;
+}
+
+/* ------------------------------------------------------------------ values */
+
+int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
+{
+    int32_t x, m = -1;
+    if (tb_stream_get(&f->vals, slot, &x)) return tb_finish(v, TB_DAMAGED);
+    if (f->moves && tb_stream_get(&f->mov, slot, &m)) return tb_finish(v, TB_DAMAGED);
+    int r = x >> 16;
+    v->result = r;
+    v->distance = (int16_t)(x & 0xFFFF);
+    v->score = 0;
+    v->move = m;
+    if (r == -2) { v->move = -1; return tb_finish(v, TB_ILLEGAL); }
+    if (r < -1 || r > 1) return tb_finish(v, TB_DAMAGED);   /* NONE: a lookup never asks for it */
+    return tb_finish(v, TB_OK);
+}
+
+int tb_key_value(const tb_file *f, int64_t k0, int64_t k1, int64_t k2, tb_value *v)
+{
+    uint64_t lo = 0, hi = f->rows;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        const uint8_t *row = f->keys + 24 * mid;
+        int64_t a = (int64_t)tb_ld64(row), b = (int64_t)tb_ld64(row + 8), c = (int64_t)tb_ld64(row + 16);
+        int cmp = a != k0 ? (a < k0 ? -1 : 1) : b != k1 ? (b < k1 ? -1 : 1) : c != k2 ? (c < k2 ? -1 : 1) : 0;
+        if (cmp == 0) {
+            int r = (int8_t)f->kres[mid];
+            v->result = r;
+            v->distance = (int16_t)tb_ld16(f->kdis + 2 * mid);
+            v->score = 0;
+            v->move = f->kmov ? (int32_t)tb_ld32(f->kmov + 4 * mid) : -1;
+            if (r == -2) { v->move = -1; return tb_finish(v, TB_ILLEGAL); }
+            if (r < -1 || r > 1) return tb_finish(v, TB_DAMAGED);
+            return tb_finish(v, TB_OK);
+        }
+        if (cmp < 0) lo = mid + 1; else hi = mid;
+    }
+    return tb_finish(v, TB_MISSING);
+}

@@ -1,0 +1,125 @@
+/* Internals shared by the library's modules (not installed). */
+#ifndef TB_INTERNAL_H
+#define TB_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include "tbprobe.h"
+#include "stream.h"
+
+/* little-endian loads from any address (the compiler makes each one load on x86/wasm) */
+static inline uint16_t tb_ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t tb_ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t tb_ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+enum { TB_LAYOUT_INDEX = 0, TB_LAYOUT_KEYS = 1, TB_LAYOUT_RUNS = 2 };
+#define TB_MAX_SECTIONS 8
+#define TB_NAME_MAX 64
+
+typedef struct tb_section {
+    char tag[5];
+    const uint8_t *data;
+    uint64_t length;
+} tb_section;
+
+/* what a game keeps per table, computed once when the file is opened */
+typedef struct tb_cdc_table {
+    int64_t desc[24];
+    int64_t size;
+} tb_cdc_table;
+
+typedef struct tb_cc_table {
+    int m, n, pieces;
+    int64_t block;           /* C(N - P, P) */
+    int8_t mirror[81];       /* the left-right mirror, or the identity where the mirror is no
+                                symmetry of the game (2 pieces: the start area is not mirror
+                                symmetric) */
+    int32_t *class_of;       /* C(N, P) entries: class of each A that is no larger than its mirror */
+} tb_cc_table;
+
+typedef struct tb_shogi_table {
+    int k, groups;
+    int type[6];                              /* per piece, groups in name order */
+    int gtype[6], gcount[6], gfirst[6];
+    int64_t gstride[6], prod;
+} tb_shogi_table;
+
+typedef struct tb_file {
+    tb_game game;
+    char name[TB_NAME_MAX];
+    int layout;
+    int moves;               /* flag bit 0 */
+    int version;
+    uint64_t slots, rows;
+    const uint8_t *data;
+    uint64_t size;
+    void *owned;             /* read into memory: free it */
+    int mapped;              /* mmap'ed: munmap data */
+    int nsec;
+    tb_section sec[TB_MAX_SECTIONS];
+    /* layout 0 */
+    tb_stream vals, mov;
+    /* layout 1 */
+    const uint8_t *keys, *kres, *kdis, *kmov;
+    /* layout 2 */
+    const uint8_t *roff, *rsta, *rsco, *rmov;
+    int horizon;
+    union { tb_cdc_table cdc; tb_cc_table cc; tb_shogi_table shogi; } g;
+} tb_file;
+
+typedef struct tb_uttt_tables tb_uttt_tables;
+
+typedef struct tb_slot {
+    uint64_t hash;            /* of (game, name); 0: empty */
+    tb_file *file;
+} tb_slot;
+
+struct tb_base {
+    int count, cap;
+    tb_slot *index;           /* open addressing on (game, name): a probe finds its table with
+                                 one or two cache misses, not a binary search's dozen */
+    uint32_t index_mask;
+    tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
+    tb_file **files;          /* sorted by (game, name) after each add */
+};
+
+/* file.c */
+int tb_file_open_buffer(tb_file *f, const uint8_t *data, uint64_t size, const char *what,
+                        char *err, size_t err_len);
+void tb_file_release(tb_file *f);
+const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name);
+uint64_t tb_name_hash(tb_game game, const char *name);
+/* (result, distance, move) at slot of an index table; TB_OK or TB_DAMAGED / TB_MISSING (NONE) */
+int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v);
+/* the row of a key table holding (k0, k1, k2); TB_OK or TB_MISSING */
+int tb_key_value(const tb_file *f, int64_t k0, int64_t k1, int64_t k2, tb_value *v);
+void tb_seterr(char *err, size_t len, const char *fmt, ...);
+/* the value's status from a stored result (-2 illegal) */
+int tb_finish(tb_value *v, int status);
+
+/* per game: what a table needs once opened (0 ok, else an error message written) */
+int tb_cdc_prepare(tb_file *f, char *err, size_t err_len);
+int tb_cc_prepare(tb_file *f, char *err, size_t err_len);
+void tb_cc_release(tb_file *f);
+int tb_shogi_prepare(tb_file *f, char *err, size_t err_len);
+int tb_shogi_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+int tb_ttt_prepare(tb_file *f, char *err, size_t err_len);
+
+/* text: per game */
+int tb_cdc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+tb_uttt_tables *tb_uttt_tables_new(void);
+int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+int tb_ttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+/* quote text into err as Python's repr would (first 100 characters of a long one) */
+void tb_quote(char *out, size_t len, const char *t, size_t n);
+
+#endif

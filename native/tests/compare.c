@@ -1,0 +1,41 @@
+/* Probe many array-form rows in one process, for the tests' comparisons with Python:
+ *   compare DIR GAME WIDTH ROWS OUT [M]
+ * ROWS: n records of WIDTH int8 cells (Shogi: 81 squares, then the hands' 2 x 8), then int32 side (Oware: plies left) and int32
+ * constraint (UTTT); OUT: n records of int32 status, result (Oware: score), distance, move. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tbprobe.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 6) return 2;
+    int width = atoi(argv[3]), m = argc > 6 ? atoi(argv[6]) : 0;
+    int game = tb_game_of(argv[2]);
+    char err[512];
+    tb_base *tb;
+    if (game < 0 || width <= 0 || width > 128) return 2;
+    if (tb_open(argv[1], &tb, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
+    FILE *in = fopen(argv[4], "rb"), *out = fopen(argv[5], "wb");
+    if (!in || !out) return 2;
+    int8_t cells[128];
+    int32_t extra[2], res[4];
+    while (fread(cells, 1, (size_t)width, in) == (size_t)width && fread(extra, 4, 2, in) == 2) {
+        tb_value v;
+        switch (game) {
+        case TB_CDC: tb_probe_cdc(tb, cells, extra[0], &v); break;
+        case TB_CHINESE_CHECKERS: tb_probe_chinese_checkers(tb, m, cells, extra[0], &v); break;
+        case TB_TICTACTOE: tb_probe_tictactoe(tb, cells, &v); break;
+        case TB_UTTT: tb_probe_uttt(tb, cells, extra[0], extra[1], 0, &v); break;
+        case TB_OWARE: tb_probe_oware(tb, cells, extra[0], &v); v.result = v.score; break;
+        case TB_SHOGI: tb_probe_shogi(tb, cells, (const int8_t (*)[8])(cells + 81), extra[0], &v); break;
+        default: return 2;
+        }
+        res[0] = v.status; res[1] = v.result; res[2] = v.distance; res[3] = v.move;
+        fwrite(res, 4, 4, out);
+    }
+    fclose(in);
+    fclose(out);
+    tb_close(tb);
+    return 0;
+}

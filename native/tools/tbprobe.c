@@ -1,0 +1,144 @@
+/* tbprobe DIR GAME "POSITION" [PLIES_LEFT] [--json]: one lookup from probe files, printing the
+ * fields `tbdb lookup --json` prints (outcome, distance, score, best_move).  Errors: one line
+ * on stderr, exit status 2. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tbprobe.h"
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: tbprobe DIR GAME POSITION [PLIES_LEFT] [--json] [--scoring standard|codingame]\n");
+    return 2;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 32) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+static int fail(int batch, const char *msg)
+{
+    if (batch) {
+        printf("{\"error\": ");
+        json_string(msg);
+        printf("}\n");
+    } else {
+        fprintf(stderr, "tbprobe: error: %s\n", msg);
+    }
+    return 2;
+}
+
+/* answer one position: the JSON line (or the text form); errors as one line on stderr, or
+ * in batch mode as {"error": ...} on stdout.  Returns the exit status. */
+static int scoring;   /* --scoring codingame (UTTT) */
+
+static int answer(const tb_base *tb, const char *game, const char *text, int plies, int json, int batch)
+{
+    char err[512];
+    tb_position pos;
+    if (tb_parse(game, text, &pos, err, sizeof err) != TB_OK) return fail(batch, err);
+    pos.scoring = scoring;
+    /* the text as tbdb writes it: what parses is already canonical, bar surrounding space */
+    size_t a = 0, n = strlen(text);
+    while (a < n && (text[a] == ' ' || (text[a] >= '\t' && text[a] <= '\r'))) a++;
+    while (n > a && (text[n - 1] == ' ' || (text[n - 1] >= '\t' && text[n - 1] <= '\r'))) n--;
+    char shown[1024];
+    snprintf(shown, sizeof shown, "%.*s", (int)(n - a), text + a);
+    tb_value v;
+    int st = tb_probe_position(tb, &pos, plies, &v);
+    int rc = 0;
+    if (st < 0) {
+        const char *why = st == TB_ILLEGAL ? "cannot arise (the tables mark it illegal)"
+                        : st == TB_MISSING ? "is in no table of these probe files"
+                        : st == TB_INVALID ? "is not a position of the game"
+                        : "is in a damaged probe file (run: tbdb verify --db DIR)";
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s position '%s' %s", game, shown, why);
+        rc = fail(batch, msg);
+    } else {
+        char move[64] = "";
+        int has_move = v.move >= 0 && tb_move_text(&pos, v.move, move, sizeof move) > 0;
+        if (json) {
+            printf("{\"game\": ");
+            json_string(game);
+            printf(", \"position\": ");
+            json_string(shown);
+            printf(", \"outcome\": \"%s\", \"distance\": ", tb_outcome_name(v.result));
+            if (pos.game == TB_OWARE) printf("null"); else printf("%d", v.distance);
+            printf(", \"best_move\": ");
+            if (has_move) json_string(move); else printf("null");
+            if (pos.game == TB_OWARE) printf(", \"score\": %d, \"turns_left\": %d", v.score, plies < 0 ? 200 : plies);
+            printf("}\n");
+        } else {
+            printf("position:  %s\n", shown);
+            if (pos.game == TB_OWARE) printf("score:     %d\n", v.score);
+            else printf("outcome:   %s\ndistance:  %d\n", tb_outcome_name(v.result), v.distance);
+            printf("best move: %s\n", has_move ? move : "none");
+        }
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *args[4];
+    int nargs = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--scoring") == 0 && i + 1 < argc) {
+            const char *sc = argv[++i];
+            if (strcmp(sc, "standard") && strcmp(sc, "codingame")) {
+                fprintf(stderr, "tbprobe: error: scoring is 'standard' or 'codingame', not '%s'\n", sc);
+                return 2;
+            }
+            scoring = strcmp(sc, "codingame") == 0;
+        }
+        else if (nargs < 4) args[nargs++] = argv[i];
+        else return usage();
+    }
+    if (nargs < 3) return usage();
+    const char *dir = args[0], *game = args[1], *text = args[2];
+    int plies = -1;
+    if (nargs == 4) {
+        char *end;
+        long p = strtol(args[3], &end, 10);
+        if (!*args[3] || *end || p < 1 || p > 200) {
+            fprintf(stderr, "tbprobe: error: plies left must be an integer from 1 to 200, not '%s'\n", args[3]);
+            return 2;
+        }
+        plies = (int)p;
+    }
+    char err[512];
+    if (tb_game_of(game) < 0) {
+        fprintf(stderr, "tbprobe: error: unknown game '%s'\n", game);
+        return 2;
+    }
+    tb_base *tb;
+    if (tb_open(dir, &tb, err, sizeof err) != TB_OK) {
+        fprintf(stderr, "tbprobe: error: %s\n", err);
+        return 2;
+    }
+    if (strcmp(text, "-") == 0) {     /* one position a line ("TEXT" or "GAME<TAB>TEXT") */
+        char line[4096];
+        while (fgets(line, sizeof line, stdin)) {
+            line[strcspn(line, "\n")] = 0;
+            char *tab = strchr(line, '\t');
+            const char *g = game, *t = line;
+            if (tab) { *tab = 0; g = line; t = tab + 1; }
+            answer(tb, g, t, plies, 1, 1);
+        }
+        tb_close(tb);
+        return 0;
+    }
+    int rc = answer(tb, game, text, plies, json, 0);
+    tb_close(tb);
+    return rc;
+}

@@ -1,0 +1,593 @@
+"""The C prober (native/, issue 25) against Python: every slot of the example tables and
+random positions through the C index functions equal ``tb.lookup_arrays``; text parsers and
+move text equal tbdb's; the tbprobe tool prints what ``tbdb lookup --json`` prints."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+
+import numpy as np
+import pytest
+
+import tbdb
+from tbdb import games
+from tbdb.errors import InvalidPositionError, MissingTableError
+from tbdb.probe_files import ProbeDir, export
+
+from tests.native_lib import NATIVE, STATUS, Lib, make
+
+N_RANDOM = 100_000
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return Lib()
+
+
+@pytest.fixture(scope="module")
+def probe_dir(every_game_db, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("native") / "probe")
+    export(every_game_db, out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def both(lib, probe_dir):
+    """(C base, Python tablebase) over the same probe files."""
+    base = lib.open(probe_dir)
+    with tbdb.open(probe_dir) as tb:
+        yield base, tb
+    base.close()
+
+
+def _slot_texts(probe_dir: str, game: str):
+    """(table, every slot's position text) of each of the game's tables."""
+    entries = ProbeDir(probe_dir).entries
+    g = games.get(game)
+    for (name, table), e in sorted(entries.items()):
+        if name == game:
+            yield table, [g.slot_text(table, s) for s in range(e["slots"])]
+
+
+def _compare(base, tb, game_name: str, positions, m: int = 0):
+    """C probes of the positions' arrays equal lookup_arrays (status ok on every row)."""
+    game = games.get(game_name)
+    arrays = game.encode_batch(positions)
+    sides = arrays[1] if len(arrays) > 1 else np.zeros(len(positions), np.int8)
+    got = base.probe_rows(game_name, arrays[0], sides, m)
+    bad = np.flatnonzero(got[0] != 0)
+    assert not len(bad), (positions[bad[0]].text, STATUS[int(got[0, bad[0]])])
+    result, distance, best = tb.lookup_arrays(game_name, *arrays)
+    for i, want in enumerate((result, distance, best)):
+        diff = np.flatnonzero(got[i + 1] != want)
+        assert not len(diff), (positions[diff[0]].text, i, got[i + 1, diff[0]], want[diff[0]])
+    return got
+
+
+def _compare_texts(lib, base, tb, game_name: str, texts, m: int = 0):
+    """Every text: C parses it to the board Python parses, and C's value equals Python's
+    (lookup_arrays for legal positions; TB_ILLEGAL where Python's locate refuses it)."""
+    game = games.get(game_name)
+    legal = []
+    for text in texts:
+        p = game.parse(text)
+        try:
+            game.locate(p)
+        except InvalidPositionError:
+            st, *_ = base.probe_text(game_name, text)
+            assert STATUS[st] == "illegal", text
+            continue
+        legal.append(p)
+    got = _compare(base, tb, game_name, legal, m)
+    # the text path: same parse, same move text as tbdb's lookup
+    for i in range(0, len(legal), max(1, len(legal) // 300)):
+        p = legal[i]
+        c = lib.parse(game_name, p.text)
+        assert list(c.cells[:len(game.encode_batch([p])[0][0])]) == \
+            game.encode_batch([p])[0][0].tolist()
+        r = tb.lookup(p.text, game=game_name)
+        st, result, distance, move = base.probe_text(game_name, p.text)
+        assert (st >= 0, r.distance, move) == (True, distance, r.best_move
+                                               if got[3, i] >= 0 else None), p.text
+    return len(legal)
+
+
+def test_cdc_every_slot_equals_python(lib, both, probe_dir):
+    base, tb = both
+    for table, texts in _slot_texts(probe_dir, "cdc"):
+        assert _compare_texts(lib, base, tb, "cdc", texts) == len(texts)
+
+
+def test_chinese_checkers_every_slot_equals_python(lib, both, probe_dir):
+    base, tb = both
+    n = 0
+    for table, texts in _slot_texts(probe_dir, "chinese-checkers"):
+        n += _compare_texts(lib, base, tb, "chinese-checkers", texts, m=int(table.split("x")[0]))
+    assert n > 100
+
+
+def test_tictactoe_every_row_equals_python(lib, both, every_game_db):
+    base, tb = both
+    g = games.get("tictactoe")
+    boards = []  # every reachable board: all 3^9 boards that are possible
+    for code in range(3 ** 9):
+        cells = tuple((code // 3 ** i) % 3 for i in range(9))
+        if g.position_type(cells).impossible() is None:
+            boards.append(g.position_type(cells))
+    assert len(boards) == 5478
+    _compare(base, tb, "tictactoe", boards)
+    for p in boards[::50]:
+        assert base.probe_text("tictactoe", p.text)[3] == tb.lookup(p.text, game="tictactoe").best_move
+
+
+def _random_cdc(rnd: random.Random, materials) -> list:
+    from tbdb.games.cdc.position import Position
+    out = []
+    for _ in range(N_RANDOM):
+        codes = rnd.choice(materials)
+        squares = rnd.sample(range(32), len(codes))
+        board = [-1] * 32
+        for c, s in zip(codes, squares):
+            board[s] = c
+        out.append(Position(tuple(board), rnd.randrange(2)))
+    return out
+
+
+def test_cdc_random_positions_equal_lookup_arrays(both):
+    base, tb = both
+    # KCvP and CvP in both colourings: red K C v black P, and black K C v red P
+    materials = [[0, 5, 13], [5, 13], [7, 12, 6], [12, 6]]
+    _compare(base, tb, "cdc", _random_cdc(random.Random(25), materials))
+
+
+def test_chinese_checkers_random_positions_equal_lookup_arrays(both):
+    from tbdb.games.chinese_checkers.position import Position
+    base, tb = both
+    rnd = random.Random(25)
+    legal, illegal = [], []
+    for _ in range(N_RANDOM):
+        a, b = rnd.sample(range(16), 2)
+        cells = [0] * 16
+        cells[a], cells[b] = 1, 2
+        p = Position(4, 1, tuple(cells), rnd.choice((1, 2)))
+        (illegal if p.status == "illegal" else legal).append(p)
+    _compare(base, tb, "chinese-checkers", legal, m=4)
+    got = base.probe_rows("chinese-checkers", np.array([p.cells for p in illegal], np.int8),
+                          [p.mover for p in illegal], 4)
+    assert illegal and set(got[0].tolist()) == {-1}  # TB_ILLEGAL, as Python refuses them
+
+
+def test_probes_outside_the_tables_and_bad_arrays(lib, both):
+    base, _ = both
+    board = np.full((1, 32), -1, np.int8)
+    board[0, :2] = [0, 7]  # KvK: not built
+    assert STATUS[int(base.probe_rows("cdc", board, [0])[0, 0])] == "missing"
+    board[0, 1] = 14
+    assert STATUS[int(base.probe_rows("cdc", board, [0])[0, 0])] == "invalid"
+    board[0, 1] = -1  # black has nothing: red to move cannot be, black to move has lost
+    assert STATUS[int(base.probe_rows("cdc", board, [0])[0, 0])] == "invalid"
+    assert base.probe_rows("cdc", board, [1])[:, 0].tolist() == [1, -1, 0, -1]  # over: loss
+    cc = np.zeros((1, 16), np.int8)
+    cc[0, :2] = [1, 1]
+    assert STATUS[int(base.probe_rows("chinese-checkers", cc, [1], 4)[0, 0])] == "invalid"
+
+
+BAD_TEXTS = {
+    "cdc": ["", "8/8/8/8", "8/8/8/pKC5 x", "8/8/8/pKC5  r", "9/8/8/8 r", "44/8/8/8 r",
+            "8/8/8/pKC4 r", "8/8/8/8/8 r", "8/8/8/pKQ5 r", "8/8/8/PPPPPPP1 r"],
+    "chinese-checkers": ["", "4x4-1", "4x4-1 ./../.1./..../.2./../. 3", "4x5-1 . 1",
+                         "4x4-1 ./../.1./..../.2./.. 1", "4x4-1 ./../.1./..../.2./../x 1",
+                         "04x4-1 ./../.1./..../.2./../. 1", "4x4-2 ./../.1./..../.2./../. 1",
+                         "2x2-1 ./../. 1"],
+    "tictactoe": ["", "xxxx.....", "x........x", "xxxooo...", "X........"],
+    "oware": ["", "0 0 0 0 0 1 0 0 0 0 0", "0 0 0 0 0 01 0 0 0 0 0 0", "0 0 0 0 0 1 0 0 0 0 0 0 0",
+              "0  0 0 0 0 1 0 0 0 0 0 0", "9 9 9 9 9 9 0 0 0 0 0 0", "100 0 0 0 0 0 0 0 0 0 0 0",
+              "-1 0 0 0 0 1 0 0 0 0 0 0"],
+    "shogi": ["", "8k/9/9/9/9/9/9/9/K8 x G 1", "8k/9/9/9/9/9/9/9 b G 1",
+              "8k/9/9/9/9/9/9/9/K7 b G 1", "8k/9/9/9/9/9/9/9/K8 b 0G 1", "8k/9/9/9/9/9/9/9/K8 b K 1",
+              "8k/9/9/9/9/9/9/9/K8 b G x", "P7k/9/9/9/9/9/9/9/K8 b - 1", "8k/9/9/9/9/9/9/9/K8 b 5G 1",
+              "8k/9/9/9/9/9/9/9/8 b G 1", "8k/P8/P8/9/9/9/9/9/K8 b - 1", "8k/9/9/9/9/9/9/9/K+G7 b - 1"],
+    "uttt": ["", "start x -", "." * 81 + " x 9", "." * 81 + " y -", "." * 80 + "X x -",
+             "XXXXXXXX." + "." * 72 + " x -"],
+}
+
+
+def test_text_parsers_refuse_what_tbdb_refuses(lib):
+    for game, texts in BAD_TEXTS.items():
+        for text in texts:
+            with pytest.raises(InvalidPositionError):
+                games.get(game).parse(text)
+            with pytest.raises(ValueError) as err:
+                lib.parse(game, text)
+            assert "\n" not in str(err.value) and repr(text)[1:-1] in str(err.value), text
+
+
+def test_tbprobe_prints_what_tbdb_lookup_json_prints(probe_dir):
+    make("tbprobe")
+    tool = os.path.join(NATIVE, "tbprobe")
+    samples = [("cdc", "8/8/8/pKC5 r"), ("cdc", " 8/8/8/Pkc5 b\n"),
+               ("chinese-checkers", "4x4-1 ./../.1./..../.2./../. 1"),
+               ("tictactoe", "x...o...."), ("tictactoe", "xxxoo...."),
+               ("oware", "0 0 0 0 1 1 0 0 1 0 0 0"), ("shogi", "8k/9/9/9/9/9/9/9/K8 w G 1"),
+               ("uttt", _uttt_rows(None, probe_dir)[7].text)]
+    for game, text in samples:
+        out = subprocess.run([tool, probe_dir, game, text, "--json"], capture_output=True,
+                             text=True, check=True).stdout
+        got = json.loads(out)
+        with tbdb.open(probe_dir) as tb:
+            want = tb.lookup(text, game=game).to_dict()
+        assert set(got) <= set(want)
+        assert {k: got[k] for k in got if k != "game"} == {k: want[k] for k in got if k != "game"}
+    bad = subprocess.run([tool, probe_dir, "cdc", "8/8/8/pKC5 x"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
+    assert "'8/8/8/pKC5 x'" in bad.stderr
+    missing = subprocess.run([tool, probe_dir, "cdc", "8/8/8/kK6 r"], capture_output=True,
+                             text=True)
+    assert missing.returncode == 2 and "no table" in missing.stderr
+    with pytest.raises(MissingTableError):
+        with tbdb.open(probe_dir) as tb:
+            tb.lookup("8/8/8/kK6 r")
+
+
+def _sanitized(target: str):
+    """Build a sanitizer tool of native/tests (skip where the compiler has no ASan/UBSan)."""
+    try:
+        make(f"build/{target}")
+    except subprocess.CalledProcessError as err:
+        pytest.skip(f"no AddressSanitizer/UndefinedBehaviorSanitizer here: {err.stderr[-200:]}")
+    return os.path.join(NATIVE, "build", target)
+
+
+def test_text_parsers_under_sanitizers_with_random_and_mutated_inputs():
+    tool = _sanitized("fuzz_text")
+    run = subprocess.run([tool, "25", "30000"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    accepted, refused = (int(x) for x in run.stdout.split()[1::2])
+    assert accepted > 50 and refused > 10_000  # both paths exercised
+
+
+def test_truncated_and_corrupt_files_never_crash(probe_dir):
+    tool = _sanitized("corrupt")
+    files = [os.path.join(root, f) for root, _, fs in os.walk(probe_dir) for f in fs
+             if f.endswith(".tbp") and os.path.getsize(os.path.join(root, f)) < 100_000]
+    run = subprocess.run([tool, "25", "100", *sorted(files)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    refused, accepted = (int(x) for x in run.stdout.split()[1::2])
+    assert refused > len(files) * 20 and accepted > len(files)
+
+
+def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_path):
+    import shutil
+    with pytest.raises(OSError, match="no manifest.json"):
+        lib.open(str(tmp_path))
+    copy = tmp_path / "probe"
+    shutil.copytree(probe_dir, copy)
+    kcvp = copy / "cdc" / "KCvP.tbp"
+    data = kcvp.read_bytes()
+    kcvp.write_bytes(data[:len(data) // 2])
+    with pytest.raises(OSError, match="KCvP.tbp' is damaged") as err:
+        lib.open(str(copy))
+    assert "\n" not in str(err.value)
+    kcvp.write_bytes(data[:8] + (1).to_bytes(4, "little") + data[12:])  # the old coder
+    with pytest.raises(OSError, match="format version 1; this tbprobe reads version 2"):
+        lib.open(str(copy))
+    kcvp.unlink()
+    os.mkfifo(kcvp)  # a FIFO is never read (nor waited on)
+    with pytest.raises(OSError, match="not a regular file"):
+        lib.open(str(copy))
+
+
+def _sample_lines(probe_dir: str, per_table: int = 150) -> list[str]:
+    rnd = random.Random(25)
+    lines = []
+    for game in ("cdc", "chinese-checkers"):
+        for table, texts in _slot_texts(probe_dir, game):
+            for text in rnd.sample(texts, min(per_table, len(texts))):
+                lines.append(f"{game}\t{text}")
+    from tbdb.games.oware.position import OwarePosition
+    lines += [f"oware\t{OwarePosition.from_index(5, i).text}" for i in range(0, 4368, 29)]
+    lines += [f"shogi\t{s}" for s in ("8k/9/9/9/9/9/9/9/K8 b G 1", "8k/9/9/9/9/9/9/9/K8 w G 1",
+                                       "4k4/9/4G4/9/9/9/9/9/4K4 b - 1",
+                                       "4k4/4G4/4K4/9/9/9/9/9/9 w - 1")]
+    lines += [f"uttt\t{p.text}" for p in _uttt_rows(None, probe_dir)[::40]]
+    lines += ["tictactoe\tx...o....", "tictactoe\txxxoo....", "cdc\t8/8/8/kK6 r",
+              "cdc\tnot a position", "chinese-checkers\t4x4-1 ./../.1./..../.2./../. 3"]
+    return lines
+
+
+def test_webassembly_answers_like_the_c_tool(probe_dir):
+    import shutil
+    if not (shutil.which("clang") and shutil.which("wasm-ld") and shutil.which("node")
+            and os.path.exists("/usr/lib/wasm32-wasi/libc.a")):
+        pytest.skip("no clang, wasm-ld, wasi-libc or node (apt-get install clang lld wasi-libc "
+                    "nodejs)")
+    make("tbprobe")
+    try:
+        make("wasm")
+    except subprocess.CalledProcessError as err:
+        pytest.fail(f"make wasm failed: {err.stderr[-1000:]}")
+    lines = "\n".join(_sample_lines(probe_dir)) + "\n"
+    native = subprocess.run([os.path.join(NATIVE, "tbprobe"), probe_dir, "cdc", "-"],
+                            input=lines, capture_output=True, text=True, check=True).stdout
+    node = subprocess.run(["node", os.path.join(NATIVE, "wasm", "probe.mjs"), probe_dir, "cdc",
+                           "-"], input=lines, capture_output=True, text=True, check=True).stdout
+    n, w = native.splitlines(), node.splitlines()
+    assert len(n) == len(w) == lines.count("\n")
+    errors = 0
+    for a, b in zip(n, w):
+        a, b = json.loads(a), json.loads(b)
+        if "error" in a:  # the same refusal; its words may differ (the tool's own messages)
+            assert "error" in b
+            errors += 1
+        else:
+            assert a == b
+    assert errors >= 3  # the two bad texts, the missing table, the illegal slots
+    assert n[0] == w[0]  # the same bytes, JSON spacing included
+
+
+def test_the_cpp_example_compiles_and_answers(probe_dir, tmp_path):
+    import shutil
+    cxx = next((c for c in (os.environ.get("CXX"), "c++", "g++", "clang++") if c and
+                shutil.which(c)), None)
+    if cxx is None:
+        pytest.skip("no C++ compiler (apt-get install g++)")
+    make("build/libtbprobe.a")
+    exe = str(tmp_path / "probe")
+    subprocess.run([cxx, "-std=c++17", "-Wall", "-Werror", "-I", os.path.join(NATIVE, "include"),
+                    os.path.join(NATIVE, "examples", "probe.cpp"),
+                    os.path.join(NATIVE, "build", "libtbprobe.a"), "-o", exe], check=True)
+    out = subprocess.run([exe, probe_dir, "8/8/8/pKC5 r"], capture_output=True, text=True,
+                         check=True).stdout
+    assert out == "win 1 c1xa1\n"
+
+
+def _uttt_rows(tb, probe_dir: str):
+    """Every stored uttt key's position, as the game encodes it."""
+    from tbdb.games.uttt.position import Position, key_text
+    keys = ProbeDir(probe_dir).open_file("uttt", "standard/positions").section("KEYS", "<i8")
+    keys = keys.reshape(-1, 3)
+    return [Position.parse(key_text((int(k[0]), int(k[1])))) for k in keys]
+
+
+def test_uttt_every_row_and_its_images_equal_python(lib, both, probe_dir):
+    base, tb = both
+    stored = _uttt_rows(tb, probe_dir)
+    assert len(stored) > 1000
+    g = games.get("uttt")
+    rnd = random.Random(25)
+    # every stored key, then random images of them with closed boards written out cell by cell
+    # (the batch form takes both) up to N_RANDOM rows
+    rows = list(stored) + [rnd.choice(stored).transform(rnd.randrange(8))
+                           for _ in range(N_RANDOM // 10)]
+    cells, side, con = g.encode_batch(rows)
+    got = base.probe_rows("uttt", cells, side, constraints=con)
+    over = got[0] == 1
+    assert (got[0][~over] == 0).all()
+    result, distance, best = tb.lookup_arrays("uttt", cells, side, con)
+    assert got[1].tolist() == result.tolist() and got[3].tolist() == best.tolist()
+    assert got[2][~over].tolist() == distance[~over].tolist()
+    for p in rows[::97]:
+        st, _, d, move = base.probe_text("uttt", p.text)
+        r = tb.lookup(p.text, game="uttt")
+        assert (d, move) == (r.distance, r.best_move), p.text
+
+
+def test_uttt_random_rows_refused_and_over_as_python_refuses_them(both):
+    """Random cell arrays: C's TB_INVALID exactly where the batch kernel refuses the row, game
+    over with the kernel's value, and otherwise the key's table (missing: not stored)."""
+    from tbdb.solvers.uttt import batch as batch_kernels
+    base, tb = both
+    rnd = np.random.default_rng(25)
+    n = N_RANDOM
+    cells = np.where(rnd.random((n, 81)) < 0.5, 0, rnd.integers(1, 3, (n, 81))).astype(np.int8)
+    closed = rnd.random((n, 9)) < 0.3  # some boards by status alone
+    status = rnd.integers(3, 6, (n, 9)).astype(np.int8)
+    for b in range(9):
+        cells[closed[:, b], 9 * b:9 * b + 9] = status[closed[:, b], b][:, None]
+    side = rnd.integers(0, 2, n).astype(np.int8)
+    con = rnd.integers(-1, 9, n).astype(np.int8)
+    keys, sym = np.empty((n, 3), np.int64), np.empty(n, np.int8)
+    over, done, err = np.empty(n, np.int8), np.empty(n, np.bool_), np.empty(n, np.int8)
+    batch_kernels.locate_rows(cells, side, con, 0, keys, sym, over, done, err)
+    got = base.probe_rows("uttt", cells, side, constraints=con)
+    assert ((got[0] == -3) == (err != 0)).all()
+    assert ((got[0] == 1) == (done & (err == 0))).all()
+    assert (got[1][got[0] == 1] == over[got[0] == 1]).all()
+    assert (err != 0).sum() > n // 2 and (got[0] == 1).sum() > 100  # both kinds exercised
+
+
+def test_oware_every_position_at_every_plies_left_equals_python(both, probe_dir):
+    from tbdb.games.oware.position import OwarePosition
+    base, tb = both
+    entries = ProbeDir(probe_dir).entries
+    n = 0
+    for (game, table), e in sorted(entries.items()):
+        if game != "oware":
+            continue
+        seeds = e["params"]["seeds"]
+        houses = np.array([OwarePosition.from_index(seeds, i).houses for i in range(e["slots"])],
+                          np.int8)
+        horizon = e["params"]["horizon"]
+        rows = np.repeat(houses, horizon, axis=0)  # every position at every plies left
+        plies = np.tile(np.arange(1, horizon + 1, dtype=np.int16), len(houses))
+        got = base.probe_rows("oware", rows, plies)
+        score, best = tb.lookup_arrays("oware", rows, plies)
+        assert (got[0] == 0).all()
+        assert got[1].tolist() == score.tolist() and got[3].tolist() == best.tolist(), table
+        n += len(rows)
+    assert n > 5000 * 200
+
+
+def test_oware_random_positions_and_texts_equal_python(lib, both):
+    base, tb = both
+    rnd = np.random.default_rng(25)
+    rows = np.zeros((N_RANDOM, 12), np.int8)
+    for i, seeds in enumerate(rnd.integers(0, 6, N_RANDOM)):  # the example books: 0-5 seeds
+        np.add.at(rows[i], rnd.integers(0, 12, seeds), 1)
+    plies = rnd.integers(1, 201, N_RANDOM).astype(np.int16)
+    got = base.probe_rows("oware", rows, plies)
+    score, best = tb.lookup_arrays("oware", rows, plies)
+    assert got[1].tolist() == score.tolist() and got[3].tolist() == best.tolist()
+    for i in range(0, 2000, 37):
+        text = " ".join(str(h) for h in rows[i])
+        r = tb.lookup(text, game="oware", turns_left=int(plies[i]))
+        st, _, _, move = base.probe_text("oware", text, int(plies[i]))
+        assert (st, move) == (0, r.best_move)
+    many = np.zeros((1, 12), np.int8)
+    many[0, 0] = 19  # beyond the books tbdb builds
+    assert STATUS[int(base.probe_rows("oware", many, [5])[0, 0])] == "missing"
+    assert base.probe_rows("oware", rows[:1], [0])[:, 0].tolist() == [1, 0, 0, -1]  # nothing left
+
+
+def _shogi_compare(base, tb, boards, hands, sides):
+    got = base.probe_rows("shogi", np.concatenate([boards, hands.reshape(-1, 16)], axis=1),
+                          sides)
+    result, distance, best = tb.lookup_arrays("shogi", boards, hands, sides)
+    illegal = got[0] == -1  # stored illegal: the side not to move is in check
+    assert (got[0][~illegal] == 0).all()
+    assert (result[illegal] == -2).all() and (result[~illegal] >= -1).all()
+    ok = ~illegal
+    assert got[1][ok].tolist() == result[ok].tolist()
+    assert got[2][ok].tolist() == distance[ok].tolist()
+    assert got[3][ok].tolist() == best[ok].tolist()
+    return int(illegal.sum())
+
+
+def _shogi_positions(desc, boards, hands):
+    """Fill every slot's board and hands (index.position_of in one compiled loop); which
+    slots are positions."""
+    import numba
+
+    from tbdb.solvers.shogi import index as k
+    position_of = k.position_of
+
+    @numba.njit
+    def fill(desc, boards, hands, real):
+        for s in range(boards.shape[0]):
+            real[s] = position_of(desc, s, boards[s], hands[s])
+
+    real = np.zeros(len(boards), np.bool_)
+    fill(desc, boards, hands, real)
+    return real
+
+
+def test_shogi_every_slot_equals_python(both, probe_dir):
+    from tbdb.games.shogi.game import _table
+    base, tb = both
+    for (game, table), e in sorted(ProbeDir(probe_dir).entries.items()):
+        if game != "shogi":
+            continue
+        desc = _table(table).desc
+        boards = np.zeros((e["slots"], 81), np.int8)
+        hands = np.zeros((e["slots"], 2, 8), np.int8)
+        real = _shogi_positions(desc, boards, hands)
+        boards, hands = boards[real], hands[real]
+        assert _shogi_compare(base, tb, boards, hands, np.zeros(len(boards), np.int8)) > 0
+        # the colour swaps of the same positions: white to move, through the other symmetry
+        swapped = np.zeros_like(boards)
+        occupied = boards != 0
+        swapped[:, ::-1] = np.where(occupied, boards ^ 16, 0)
+        assert _shogi_compare(base, tb, swapped, hands[:, ::-1].copy(),
+                              np.ones(len(boards), np.int8)) > 0
+
+
+def test_shogi_random_positions_and_texts_equal_python(lib, both):
+    from tbdb.games.shogi.position import Position
+    base, tb = both
+    rnd = random.Random(25)
+    boards = np.zeros((N_RANDOM, 81), np.int8)
+    hands = np.zeros((N_RANDOM, 2, 8), np.int8)
+    sides = np.zeros(N_RANDOM, np.int8)
+    for i in range(N_RANDOM):
+        while True:
+            b, w, g = rnd.sample(range(81), 3)
+            if max(abs(b // 9 - w // 9), abs(b % 9 - w % 9)) >= 2:
+                break
+        boards[i, b], boards[i, w] = 8, 24
+        owner = rnd.randrange(2)
+        if rnd.random() < 0.3:
+            hands[i, owner, 7] = 1  # the gold in a hand
+        else:
+            boards[i, g] = 7 + 16 * owner
+        sides[i] = rnd.randrange(2)
+    _shogi_compare(base, tb, boards, hands, sides)
+    for i in range(0, 3000, 31):
+        p = Position(tuple(boards[i].tolist()), tuple(map(tuple, hands[i].tolist())),
+                     int(sides[i]))
+        st, _, d, move = base.probe_text("shogi", p.sfen)
+        try:
+            r = tb.lookup(p.sfen, game="shogi")
+        except InvalidPositionError:  # the side not to move is in check
+            assert STATUS[st] == "illegal"
+            continue
+        assert (st, d, move) == (0, r.distance, r.best_move), p.sfen
+
+
+@pytest.fixture(scope="module")
+def rhombus_dir(lib, tmp_path_factory):
+    """Small rhombus tables of more piece counts than the example's 4x4-1: with 2 pieces the
+    mirror is no symmetry of the game (the index has no mirror classes)."""
+    path = tmp_path_factory.mktemp("rhombus")
+    db = str(path / "tb.duckdb")
+    for board, pieces in ((4, 2), (3, 3), (3, 4)):
+        tbdb.build("chinese-checkers", db=db, progress=False, board=board, pieces=pieces)
+    out = str(path / "probe")
+    export(db, out, progress=False)
+    base = lib.open(out)
+    with tbdb.open(out) as tb:
+        yield base, tb, out
+    base.close()
+
+
+def test_chinese_checkers_more_piece_counts_every_slot_equal_python(lib, rhombus_dir):
+    base, tb, out = rhombus_dir
+    tables = 0
+    for table, texts in _slot_texts(out, "chinese-checkers"):
+        _compare_texts(lib, base, tb, "chinese-checkers", texts, m=int(table.split("x")[0]))
+        tables += 1
+    assert tables == 3
+
+
+def test_star_distance_placements_equal_python(lib, tmp_path_factory):
+    """Every placement of the 1- and 2-piece star distance tables, each towards a random goal
+    point: the C rank (the board turned to the bottom goal) gives Python's distance, and for a
+    sample the best move C derives from the children is the one tbdb derives."""
+    from tbdb.games.chinese_checkers.distance import Placement, distance_table
+    path = tmp_path_factory.mktemp("star")
+    db, out = str(path / "tb.duckdb"), str(path / "probe")
+    tbdb.build("chinese-checkers", db=db, progress=False, distance=2)
+    export(db, out, progress=False)
+    base = lib.open(out)
+    g = games.get("chinese-checkers")
+    rnd = random.Random(25)
+    with tbdb.open(out) as tb:
+        n = 0
+        for k in (1, 2):
+            t = distance_table(k)
+            for rank in range(t.size):
+                p = Placement.of_cells(t.cells(rank), rnd.randrange(6))
+                _, (result, distance, _) = tb.prober.value(g, p)
+                st, r, d, move = base.probe_text("chinese-checkers", p.text)
+                assert (st, r, d) == (0, result, distance), p.text
+                if rank % 97 == 0:
+                    assert move == tb.lookup(p.text, game=g.name).best_move, p.text
+                n += 1
+    assert n == 121 + 7260
+    base.close()
+
+
+def test_probes_from_many_threads_under_threadsanitizer(probe_dir, tmp_path):
+    """Four threads probe a sample of every game's tables on one base at once: the answers of
+    one thread, and no data race ThreadSanitizer can see (probes write nothing shared)."""
+    try:
+        make("build/threads")
+    except subprocess.CalledProcessError as err:
+        pytest.skip(f"no ThreadSanitizer here: {err.stderr[-200:]}")
+    lines = tmp_path / "lines.txt"
+    lines.write_text("\n".join(_sample_lines(probe_dir)) + "\n")
+    run = subprocess.run([os.path.join(NATIVE, "build", "threads"), probe_dir, str(lines), "4",
+                          "3"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr[-2000:]
+    assert "mismatches 0" in run.stdout and "ThreadSanitizer" not in run.stderr
