@@ -175,6 +175,17 @@ def test_both_modes_give_the_same_table_and_it_verifies(m, pieces):
     assert not engine.check_index(t, free).any()
 
 
+@pytest.mark.parametrize("m,pieces", [(5, 2), (4, 6)])
+def test_compact_gives_the_rows_of_the_other_modes(m, pieces):
+    """Compact = edges = edge-free row for row (4x4-6: the blocking rule, 38-ply losses)."""
+    edges = solved(m, pieces, "edges")
+    for mode in ("edge-free", "compact"):
+        got = solved(m, pieces, mode)
+        assert got.mode == mode
+        for field in ("result", "distance", "best", "multiplicity"):
+            assert (getattr(got, field) == getattr(edges, field)).all(), (mode, field)
+
+
 @pytest.mark.parametrize("m,pieces,samples", [(5, 3, 150), (4, 6, 60),
                                                pytest.param(6, 4, 300,
                                                             marks=pytest.mark.slow)])
