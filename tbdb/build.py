@@ -154,6 +154,10 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 bar.note(t + first)
 
                 def stage(what, done, total, t=t):  # once a stage reports, it has compiled
+                    if what == "resumed":  # a compact solve picked up its saved state
+                        bar.say(f"{g.name}: {t}: resuming its solve at distance {done} "
+                                f"(saved state)")
+                        return
                     bar.note(f"{t}: {what} {100 * done // max(total, 1)}%")
 
                 t0 = time.perf_counter()
