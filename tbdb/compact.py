@@ -247,15 +247,39 @@ def _unpack(state, word: int):
     return result, distance
 
 
-def _best_moves(space, result, distance, progress):
-    from tbdb.engine import best_moves
-    return best_moves(space, result, distance, progress)
+def _best_moves(space, result, distance, progress) -> np.ndarray:
+    """Best moves chunk by chunk into int16 while every code fits (CDC, Chinese Checkers),
+    widened to int32 at the first that does not: 2 bytes a slot less at the solve's peak."""
+    from tbdb.engine import CHUNK_SLOTS, _batches, children_batch
+    size = space.size
+    best = np.full(size, k.NO_MOVE, np.int16)
+    buf = np.empty(min(size, CHUNK_SLOTS), np.int32)
+    step = children_batch(space.max_children)
+    for lo in range(0, size, CHUNK_SLOTS):
+        hi = min(size, lo + CHUNK_SLOTS)
+        part = buf[:hi - lo]
+        part.fill(k.NO_MOVE)
+        rows = lo + np.flatnonzero((result[lo:hi] >= k.LOSS) & (result[lo:hi] <= k.WIN))
+        for batch in _batches(rows, step):
+            count, child, move, ext_result, ext_distance = space.children(batch)
+            cp.cp_pick_best(batch, lo, count, child, move, ext_result, ext_distance, result,
+                            distance, part)
+        if best.dtype == np.int16 and hi > lo and part.max() > np.iinfo(np.int16).max:
+            best = best.astype(np.int32)
+        best[lo:hi] = part
+        progress("best moves", hi, size)
+    return best
 
 
 def _multiplicity(space) -> np.ndarray:
+    """Multiplicities from the census again, int8 while they fit (they count a position's
+    symmetric images: a handful), else int16."""
     from tbdb.engine import CHUNK_SLOTS
-    multiplicity = np.empty(space.size, np.int16)
+    multiplicity = np.empty(space.size, np.int8)
     for lo in range(0, space.size, CHUNK_SLOTS):
         hi = min(space.size, lo + CHUNK_SLOTS)
-        multiplicity[lo:hi] = space.census(lo, hi)[1]
+        part = space.census(lo, hi)[1]
+        if multiplicity.dtype == np.int8 and len(part) and part.max() > np.iinfo(np.int8).max:
+            multiplicity = multiplicity.astype(np.int16)
+        multiplicity[lo:hi] = part
     return multiplicity

@@ -43,7 +43,8 @@ class LevelSpace(Protocol):
 @dataclass
 class IndexValues:
     """A solved index table: per slot ``result`` int8 (WIN/DRAW/LOSS, ILLEGAL, NONE),
-    ``distance`` int16, ``best`` int32 move code (-1 none) and ``multiplicity`` int16."""
+    ``distance`` int16, ``best`` int32 move code (-1 none) and ``multiplicity`` int16 (the
+    compact mode keeps ``best`` int16 and ``multiplicity`` int8 where every value fits)."""
     result: np.ndarray
     distance: np.ndarray
     best: np.ndarray

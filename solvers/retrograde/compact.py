@@ -27,7 +27,8 @@ from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.prefetch import prefetch
 from tbdb.solvers.retrograde.edge_free import _owner
 from tbdb.solvers.retrograde.rows import sorted_unique
-from tbdb.solvers.retrograde.values import (DRAW, ILLEGAL, LOSS, NO_EXT, NONE, UNKNOWN, WIN)
+from tbdb.solvers.retrograde.values import (DRAW, ILLEGAL, LOSS, NO_EXT, NONE, WIN,
+                                            row_best)
 
 AHEAD = 4  # rows of parents prefetched ahead in cp_apply
 
@@ -257,4 +258,14 @@ def cp_unpack(state, lo, top, result, distance):
             distance[i] = s // 2
 
 
-UNKNOWN_RESULT = UNKNOWN  # re-exported for the driver's census
+
+
+@parallel_kernel
+def cp_pick_best(positions, lo, count, child, move, ext_result, ext_distance, result, distance,
+                 out):
+    """``pick_best`` into a buffer of one chunk: out[p - lo] for each position p of the batch
+    (the first move realising its value, -1 none)."""
+    for r in prange(positions.shape[0]):
+        p = positions[r]
+        out[p - lo] = row_best(count[r], child[r], move[r], ext_result[r], ext_distance[r],
+                               result, distance, result[p], distance[p])
