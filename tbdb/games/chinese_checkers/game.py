@@ -41,9 +41,10 @@ from tbdb.solvers.chinese_checkers import tables as space_kernels
 from tbdb.solvers.chinese_checkers.geometry import BOARD_SIZES, PIECE_COUNTS, rhombus
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
 
-# Tables with more slots than this are not built (about 9 bytes a slot while solving): the
-# 6x6 rhombus with 4 pieces (1.06e9 slots) is the largest that fits in this machine's memory.
-MAX_SLOTS = 1_100_000_000
+# Tables with more slots than this are not built: the kernels pack a parent's slot into 32 bits
+# beside its move code (``drop_repeated_parents``).  Whether a table fits in memory is the
+# build's --memory budget's call (5x5-6, 2.4e9 slots, in the compact mode: about 15 GiB).
+MAX_SLOTS = (1 << 32) - 1
 BOARD_SQUARES = {m * m: m for m in BOARD_SIZES}
 
 
