@@ -194,6 +194,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         finally:
             writer.close()
             bar.close()
+            _drop_empty(f"{path}.solving")
     summary.seconds = time.perf_counter() - start
     return summary
 
@@ -232,6 +233,15 @@ def _saves(db: str, game: str, table: str) -> str:
     """Where a compact solve of ``table`` saves its state while it runs (beside the database;
     removed when the table is solved)."""
     return os.path.join(f"{db}.solving", game, table)
+
+
+def _drop_empty(top: str) -> None:
+    """Remove ``top`` and the directories under it that hold no saved state any more."""
+    for here, _, _ in sorted(os.walk(top), key=lambda w: -len(w[0])):
+        try:
+            os.rmdir(here)
+        except OSError:
+            pass  # a table's save is still in it
 
 
 def _memory(data) -> str:

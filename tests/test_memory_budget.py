@@ -74,6 +74,7 @@ def test_the_catalogue_records_mode_estimate_and_peak(tmp_path):
     db = tmp_path / "tb.duckdb"
     tbdb.build("chinese-checkers", db=str(db), board=4, pieces=1, memory="4G", progress=False)
     tbdb.build("chinese-checkers", db=str(db), board=4, pieces=2, mode="compact", progress=False)
+    assert not (tmp_path / "tb.duckdb.solving").exists()  # the solved table's save is gone
     con = duckdb.connect(str(db), read_only=True)
     rows = dict((r[0], r[1:]) for r in con.execute(
         "SELECT table_name, mode, estimate_bytes, peak_bytes FROM tb_tables").fetchall())
