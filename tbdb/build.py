@@ -15,7 +15,8 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from tbdb import games, level_store
+from tbdb import budget, games, level_store
+from tbdb.compact import resume_in
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
 from tbdb.memory import reuse_freed_memory
@@ -26,9 +27,12 @@ from tbdb.store import Store
 from tbdb.database import default_db_path
 from tbdb.verify_rows import catalogue_problems
 
-MODE_OPTION = Option("mode", "retrograde mode: auto (by table size), edges (in memory, fastest "
-                             "for small tables) or edge-free (a few bytes per position)",
-                     type=str, choices=("auto", "edges", "edge-free"), default="auto")
+MODE_OPTION = Option("mode", "retrograde mode: auto (the fastest that fits --memory), edges "
+                             "(in memory, fastest for small tables), edge-free (about 11 bytes "
+                             "per position) or compact (2-3 bytes per position while solving, "
+                             "resumable inside a table)",
+                     type=str, choices=("auto", "edges", "edge-free", "compact"),
+                     default="auto")
 
 
 @dataclass
@@ -68,9 +72,9 @@ def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
     return deps
 
 
-def plan(game: str, mode: str = "auto", rebuild=(), **options):
-    """(game, checked options, tables to build in order, tables to rebuild): every check a
-    build makes before it touches a database."""
+def plan(game: str, mode: str = "auto", rebuild=(), memory=None, **options):
+    """(game, checked options, tables to build in order, tables to rebuild, memory budget in
+    bytes or None): every check a build makes before it touches a database."""
     g = games.get(game)
     opts = resolve(f"{game} build", g.build_options, options, defaults=False)
     mode = MODE_OPTION.convert(mode)
@@ -84,17 +88,41 @@ def plan(game: str, mode: str = "auto", rebuild=(), **options):
         raise InvalidOptionError(f"--rebuild {outside[0]!r}: that table is not part of this build "
                                  f"(its tables: {', '.join(tables[:8])}"
                                  f"{', ...' if len(tables) > 8 else ''})")
-    return g, mode, tables, rebuild
+    limit = _budget(g, tables, memory)
+    return g, mode, tables, rebuild, limit
+
+
+def _budget(g, tables, memory) -> int | None:
+    """The build's memory budget in bytes (None: a game whose tables choose no mode); a table
+    that even the leanest mode's output arrays cannot fit is refused here, before anything is
+    written (each table is checked again, with its real size, before it solves)."""
+    if not g.modes or g.modes == ("levels",) or storage_of(g).name != "index":
+        if memory is not None:
+            budget.parse_memory(memory)  # still a bad value is a bad option
+        return None
+    limit = budget.parse_memory(memory) if memory is not None else budget.default_memory()
+    base = budget.rss()
+    for t in tables:
+        need = base + g.weight(t) * budget.COMPACT_OUTPUT_BYTES + budget.BATCH_BUFFERS + \
+            budget.WRITE_BYTES
+        if need > limit:
+            raise budget.MemoryBudgetError(
+                f"{g.name} table {t!r} ({g.weight(t):,} slots) needs at least "
+                f"{budget.text(need)} in any mode, more than --memory {budget.text(limit)}")
+    return limit
 
 
 def build(game: str, db: str | None = None, *, progress: bool | str = True,
-          mode: str = "auto", rebuild=(), **options) -> BuildSummary:
+          mode: str = "auto", rebuild=(), memory=None, **options) -> BuildSummary:
     """Build the tables of ``game`` that ``options`` select into ``db`` (default: $TBDB_DB or
     ./tbdb.duckdb).  Options are the game's (``tbdb games`` lists them); ``rebuild`` names
-    tables to build again even if done.  Bad options raise before the database is touched.
+    tables to build again even if done.  ``memory``: a budget ('8G'; default 80% of the RAM)
+    that ``mode`` "auto" chooses each table's mode by; a table that fits no mode raises
+    ``MemoryBudgetError`` before it is written.  Bad options raise before the database is
+    touched.
     ``progress``: True a bar on stderr (lines on a log), "lines" one line per finished table,
     False silent."""
-    g, mode, tables, rebuild = plan(game, mode, rebuild, **options)
+    g, mode, tables, rebuild, limit = plan(game, mode, rebuild, memory, **options)
     path = str(db) if db is not None else default_db_path()
     reuse_freed_memory()
     start = time.perf_counter()
@@ -126,6 +154,10 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 bar.note(t + first)
 
                 def stage(what, done, total, t=t):  # once a stage reports, it has compiled
+                    if what == "resumed":  # a compact solve picked up its saved state
+                        bar.say(f"{g.name}: {t}: resuming its solve at distance {done} "
+                                f"(saved state)")
+                        return
                     bar.note(f"{t}: {what} {100 * done // max(total, 1)}%")
 
                 t0 = time.perf_counter()
@@ -143,7 +175,12 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)
                 else:
-                    data = g.solve(t, deps, mode, progress=stage)
+                    with budget.within(limit), resume_in(_saves(path, g.name, t),
+                                                         fresh=t in rebuild), \
+                            budget.PeakMeter() as meter:
+                        data = g.solve(t, deps, mode, progress=stage)
+                    data.estimate_bytes = getattr(data.values, "estimate", None)
+                    data.peak_bytes = meter.peak
                     writer.write(summary, g.name, t, data, time.perf_counter() - t0, nxt)
                 summary.built.append(t)
                 if needed.get(t):
@@ -152,7 +189,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     needed[d] -= 1
                     if needed[d] == 0:
                         cache.pop(d, None)
-                bar.finished(weight[t], f"{t} ({time.perf_counter() - t0:.1f} s)")
+                bar.finished(weight[t], f"{t} ({time.perf_counter() - t0:.1f} s{_memory(data)})")
                 # the writer and the cache hold what they still need: keep no other reference
                 # to this table through the next one's solve (Oware's 19-seed book is 5 GB)
                 data = deps = None
@@ -160,6 +197,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         finally:
             writer.close()
             bar.close()
+            _drop_empty(f"{path}.solving")
     summary.seconds = time.perf_counter() - start
     return summary
 
@@ -192,6 +230,29 @@ class _Writer:
             wait([self.pending])
         self.pool.shutdown()
         self.store.close()
+
+
+def _saves(db: str, game: str, table: str) -> str:
+    """Where a compact solve of ``table`` saves its state while it runs (beside the database;
+    removed when the table is solved)."""
+    return os.path.join(f"{db}.solving", game, table)
+
+
+def _drop_empty(top: str) -> None:
+    """Remove ``top`` and the directories under it that hold no saved state any more."""
+    for here, _, _ in sorted(os.walk(top), key=lambda w: -len(w[0])):
+        try:
+            os.rmdir(here)
+        except OSError:
+            pass  # a table's save is still in it
+
+
+def _memory(data) -> str:
+    """', compact, estimate 1.20 GiB, peak 1.05 GiB' for the build log ('' if not measured)."""
+    if getattr(data, "peak_bytes", None) is None:
+        return ""
+    est = f", estimate {budget.text(data.estimate_bytes)}" if data.estimate_bytes else ""
+    return f", {data.mode}{est}, peak {budget.text(data.peak_bytes)}"
 
 
 def _weights(g, tables) -> dict[str, int]:

@@ -66,8 +66,11 @@ def _parser() -> argparse.ArgumentParser:
         _game_options(gb, g.build_options)
         gb.add_argument("--db", help=DB_HELP)
         if g.modes and g.modes != ("levels",):
-            gb.add_argument("--mode", default="auto", help="retrograde mode: auto (by table "
-                            "size), " + ", ".join(g.modes))
+            gb.add_argument("--mode", default="auto", help="retrograde mode: auto (the "
+                            "fastest that fits --memory), " + ", ".join(g.modes))
+            gb.add_argument("--memory", metavar="SIZE", help="memory budget, e.g. 8G: auto "
+                            "picks per table the fastest mode whose estimated peak fits, and a "
+                            "table that fits none is refused (default: 80%% of the RAM)")
         gb.add_argument("--rebuild", action="append", default=[], metavar="TABLE",
                         help="build this table again even if it is done (repeatable)")
         gb.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -297,7 +300,8 @@ def _build(args) -> int:
                                 **options)
     else:
         summary = tbdb.build(g.name, db=args.db, progress=progress,
-                             mode=getattr(args, "mode", "auto"), rebuild=args.rebuild, **options)
+                             mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,
+                             memory=getattr(args, "memory", None), **options)
     print(summary)
     with tbdb.open(summary.db) as tb:
         rows = tb.sql(

@@ -179,7 +179,7 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     which the database reads through views (``tb_index_values``); ``self_contained`` copies
     them into the database instead, as it always does for a URL ``out`` (every reader of the
     database would need that filesystem).  ``tbdb import DIR`` copies them in later."""
-    g, mode, planned, rebuild = plan(game, mode, rebuild, **options)
+    g, mode, planned, rebuild, _ = plan(game, mode, rebuild, **options)
     tables = planned if tables is None else [g.check_table(t) for t in tables]
     if not storage_of(g).clusterable:
         raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "

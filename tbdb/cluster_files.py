@@ -110,7 +110,7 @@ def _value_batches(values):
         yield pa.record_batch([
             pa.array(sel.astype(np.int64)), pa.array(values.result[sel]),
             pa.array(values.distance[sel]), pa.array(values.best[sel].astype(np.int32)),
-            pa.array(values.multiplicity[sel])], schema=VALUES_SCHEMA)
+            pa.array(values.multiplicity[sel].astype(np.int16))], schema=VALUES_SCHEMA)
 
 
 def _stats_table(stats) -> pa.Table:

@@ -15,10 +15,9 @@ import numpy as np
 
 from tbdb.solvers import retrograde as k
 
-MODES = ("edges", "edge-free")
+MODES = ("edges", "edge-free", "compact")
 CHUNK_SLOTS = 1 << 22  # slots per census pass
 BATCH_BYTES = 96 << 20  # what one children/parents batch may take
-EDGES_BUDGET = 2 << 30  # bytes the edges-in-memory mode may use before edge-free is chosen
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -44,12 +43,14 @@ class LevelSpace(Protocol):
 @dataclass
 class IndexValues:
     """A solved index table: per slot ``result`` int8 (WIN/DRAW/LOSS, ILLEGAL, NONE),
-    ``distance`` int16, ``best`` int32 move code (-1 none) and ``multiplicity`` int16."""
+    ``distance`` int16, ``best`` int32 move code (-1 none) and ``multiplicity`` int16 (the
+    compact mode keeps ``best`` int16 and ``multiplicity`` int8 where every value fits)."""
     result: np.ndarray
     distance: np.ndarray
     best: np.ndarray
     multiplicity: np.ndarray
     mode: str = ""
+    estimate: int | None = None  # the peak bytes expected when the mode was chosen
 
     @property
     def size(self) -> int:
@@ -91,30 +92,34 @@ def _real(result: np.ndarray, lo: int, hi: int, solved: bool = False) -> np.ndar
     return lo + np.flatnonzero(mask)
 
 
-def choose_mode(space: IndexSpace, mode: str = "auto") -> str:
-    if mode != "auto":
-        if mode not in MODES:
-            raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "
-                             f"{', '.join(MODES)} or 'auto'")
-        return mode
-    # edges: 12 bytes per move (target, code, reverse) and ~30 per slot, guessing 12 moves
-    guess = space.size * (30 + min(space.max_children, 12) * 12)
-    return "edges" if guess <= EDGES_BUDGET else "edge-free"
+def choose_mode(space: IndexSpace, mode: str = "auto") -> tuple[str, int]:
+    """(mode, estimated peak bytes of the process): ``mode`` itself, or for "auto" the fastest
+    whose estimate fits the memory budget of ``tbdb.budget.within`` (without one: edges below
+    2 GB of estimated edges, else edge-free); ``MemoryBudgetError`` when none fits."""
+    from tbdb import budget
+    if mode != "auto" and mode not in MODES:
+        raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "
+                         f"{', '.join(MODES)} or 'auto'")
+    return budget.choose(space, mode, MODES, getattr(space, "name", "this table"))
 
 
 def solve_index(space: IndexSpace, mode: str = "auto",
                 progress: Progress | None = None) -> IndexValues:
-    """Solve an index table in ``mode`` ("edges", "edge-free", or "auto" by size)."""
+    """Solve an index table in ``mode`` ("edges", "edge-free", "compact", or "auto": the
+    fastest that fits the memory budget)."""
     progress = progress or _quiet
-    mode = choose_mode(space, mode)
+    mode, estimate = choose_mode(space, mode)
     try:
         if mode == "edges":
             result, distance, best, multiplicity = _solve_edges(space, progress)
+        elif mode == "compact":
+            from tbdb.compact import solve_compact
+            result, distance, best, multiplicity = solve_compact(space, progress)
         else:
             result, distance, best, multiplicity = _solve_edge_free(space, progress)
     finally:
         _release(space)
-    return IndexValues(result, distance, best, multiplicity, mode)
+    return IndexValues(result, distance, best, multiplicity, mode, estimate)
 
 
 def _release(space) -> None:

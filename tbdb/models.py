@@ -66,6 +66,8 @@ tb_tables = Table(
     Column("mode", String, nullable=False),  # how it was solved: edges, edge-free, levels, ...
     Column("seconds", Float, nullable=False),
     Column("built", DateTime, nullable=False),
+    Column("estimate_bytes", BigInteger),  # the peak expected when its mode was chosen
+    Column("peak_bytes", BigInteger),  # the resident memory measured while solved and written
 )
 
 # Per table and, as a player names them, a label (e.g. a piece signature) and side to move: how its

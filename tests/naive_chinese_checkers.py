@@ -94,34 +94,27 @@ class Rules:
         goal = self.goal[player]
         return all(cells[g] != 0 for g in goal) and any(cells[g] == player for g in goal)
 
-    def unreachable(self, cells, player):
-        """Empty goal cells ``player`` cannot reach while the other player's pieces stay."""
+    def walled_tip(self, cells, player):
+        """Whether ``player``'s goal has its tip walled in (the 6-piece rule): the goal cell
+        farthest from the centre row is empty and the other player holds the cells one and two
+        steps from it along both edges of the board that meet there."""
+        tip = max(self.goal[player], key=lambda c: abs(self.board.xy[c][1] - (self.m - 1)))
         other = 3 - player
-        reach = {c for c in range(self.board.size) if cells[c] == player}
-        grew = True
-        while grew:
-            grew = False
-            for c in range(self.board.size):
-                if c in reach or cells[c] == other:
-                    continue
-                for off in OFFSETS:
-                    back = (-off[0], -off[1])
-                    near = self.board.step(c, back)
-                    far = self.board.step(c, back, 2)
-                    if near in reach or (near is not None and cells[near] == other
-                                         and far in reach):
-                        reach.add(c)
-                        grew = True
-                        break
-        return [g for g in self.goal[player] if cells[g] == 0 and g not in reach]
+        if cells[tip] != 0:
+            return False
+        lines = [off for off in OFFSETS if self.board.step(tip, off) is not None]
+        assert len(lines) == 2, "a rhombus tip is a corner with two neighbours"
+        return all(cells[self.board.step(tip, off, n)] == other if
+                   self.board.step(tip, off, n) is not None else False
+                   for off in lines for n in (1, 2))
 
     def status(self, cells, mover):
         if self.won(cells, mover):
             return "illegal"
+        if self.pieces == 6 and (self.walled_tip(cells, 1) or self.walled_tip(cells, 2)):
+            return "illegal"
         if self.won(cells, 3 - mover):
             return "over"
-        if self.pieces == 6 and (self.unreachable(cells, 1) or self.unreachable(cells, 2)):
-            return "illegal"
         return "playing"
 
     def legal_moves(self, cells, mover):

@@ -107,22 +107,71 @@ def test_status_matches_the_reference(m, pieces):
     assert seen == {"illegal", "over", "playing"}
 
 
-def test_a_blocked_tip_is_illegal_with_six_pieces():
-    # the second player keeps four pieces round the empty bottom tip of the first player's goal
-    geo = rhombus(5)
+def _walled(m, player, holes=()):
+    """Cells with ``player``'s goal tip empty and walled in by the other player (the tip's two
+    neighbours and the next cells along both edges), the rest of the pieces placed clear of
+    both tips; ``holes``: guard cells left empty instead."""
+    geo = rhombus(m)
     n = geo.cells
+    tip = n - 1 if player == 1 else 0
+    ups = (2, 3) if player == 1 else (4, 5)  # from the bottom tip the edges run NW and NE
+    guards = []
+    for d in ups:
+        a = int(geo.nbr[tip][d])
+        guards += [a, int(geo.nbr[a][d])]
     cells = [0] * n
-    tip = n - 1
-    a, b = (int(c) for c in geo.nbr[tip] if c >= 0)
-    c_, e = geo.nbr[a][2], geo.nbr[b][3]  # one more step away from the tip, NW and NE
-    guards = {a, b, int(c_), int(e)}
-    assert len(guards) == 4 and all(g >= 0 for g in guards)
+    other = 3 - player
     for g in guards:
-        cells[g] = 2
-    for g in (0, 1):
-        cells[g] = 2
-    for g in (5, 7, 9, 11, 12, 13):
-        cells[g] = 1
-    position = Position(5, 6, tuple(cells), 1)
-    assert position.status == "illegal"
-    assert naive.Rules(5, 6).unreachable(tuple(cells), 1) == [tip]
+        if g not in holes:
+            cells[g] = other
+    middle = [c for c in geo.rows[m - 1] + geo.rows[m - 2] + geo.rows[m]
+              if c not in guards]
+    for player_ in (1, 2):
+        while cells.count(player_) < 6:
+            cells[middle.pop(0)] = player_
+    return cells, guards, tip
+
+
+@pytest.mark.parametrize("player", [1, 2])
+@pytest.mark.parametrize("mover", [1, 2])
+def test_a_walled_tip_is_illegal_at_either_goal(player, mover):
+    cells, guards, tip = _walled(5, player)
+    assert len(set(guards)) == 4 and tip not in guards
+    position = Position(5, 6, tuple(cells), mover)
+    assert position.status == "illegal", position.text
+    assert naive.Rules(5, 6).walled_tip(tuple(cells), player)
+    for hole in guards:  # one guard missing: the tip can be reached, nothing is illegal
+        open_ = Position(5, 6, tuple(_walled(5, player, holes=(hole,))[0][:]), mover)
+        assert open_.status == "playing", open_.text
+
+
+def test_a_goal_out_of_reach_elsewhere_than_its_tip_is_legal():
+    # the wider rule (some empty goal cell out of reach while the other player's pieces stay)
+    # made this illegal: player 1 can never reach cell 13 of its goal (player 2 on 10, 14, 15
+    # and on 11 with 8 behind it).  Sturtevant's count does not: the tip is not walled in
+    position = Position.parse("4x4-6 1/.1/.11/2.21/221/.2/2 1")
+    assert position.status == "playing"
+    assert naive.Rules(4, 6).status(position.cells, 1) == "playing"
+    assert position.legal_moves()
+
+
+def test_the_checks_run_in_the_rules_order():
+    # player 1 fills its goal (the bottom six cells) while the top tip, player 2's goal, is
+    # walled in by player 1: with player 2 to move the game would be over, but the walled tip
+    # is checked first: illegal; with player 1 to move it has already won: illegal
+    geo = rhombus(4)
+    cells = [0] * geo.cells
+    for c in (1, 2, 3, 5):  # around the empty top tip 0, along both edges
+        cells[c] = 1
+    for c in (10, 11, 12, 13, 14, 15):
+        cells[c] = 2 if c in (10, 11, 12, 13) else 1
+    assert cells.count(1) == 6 and cells.count(2) == 4
+    cells[6], cells[9] = 2, 2
+    board = tuple(cells)
+    assert naive.Rules(4, 6).won(board, 1) and naive.Rules(4, 6).walled_tip(board, 2)
+    assert Position(4, 6, board, 2).status == "illegal"
+    assert naive.Rules(4, 6).status(board, 2) == "illegal"
+    # without the wall (cell 5 moved away) the same win is a finished game, lost for player 2
+    cells[5], cells[7] = 0, 1
+    assert Position(4, 6, tuple(cells), 2).status == "over"
+    assert Position(4, 6, tuple(cells), 1).status == "illegal"

@@ -73,6 +73,28 @@ def test_seven_by_seven_one_piece_check_values():
     assert (result == WIN).sum() == 2520 and (result == LOSS).sum() == 2088
 
 
+def test_four_by_four_six_pieces_counts_the_papers_illegal_positions():
+    """Sturtevant (ACG 2019, Table 1): 405,420 illegal positions on 4x4 with 6 pieces a side.
+    The census's kinds also agree with the reference rules on sampled positions, illegal
+    ones (both reasons) and finished games among them."""
+    t = table(4, 6)
+    kind, mult = t.census(0, t.size)
+    assert int(mult[kind == ILLEGAL].astype(np.int64).sum()) == 405_420
+    rules = naive.Rules(4, 6)
+    rng = np.random.default_rng(46)
+    seen = set()
+    for group in (np.flatnonzero(kind == ILLEGAL), np.flatnonzero(kind == 0)):
+        picked = np.sort(rng.choice(group, 300, replace=False))
+        for slot, board in zip(picked, t.boards(picked)):  # the stored frame: 1 to move
+            cells, mover = tuple(board.tolist()), 1
+            status = rules.status(cells, mover)
+            assert (status == "illegal") == (kind[slot] == ILLEGAL), (slot, cells, mover)
+            seen.add(status)
+            if status == "illegal" and not rules.won(cells, mover):
+                seen.add("walled")
+    assert seen == {"illegal", "walled", "playing", "over"}
+
+
 @pytest.mark.parametrize("m,pieces", [(4, 1), (5, 1), (3, 3), (7, 1),
                                       pytest.param(4, 2, marks=pytest.mark.slow),
                                       pytest.param(5, 2, marks=pytest.mark.slow),
@@ -151,6 +173,17 @@ def test_both_modes_give_the_same_table_and_it_verifies(m, pieces):
     for field in ("result", "distance", "best", "multiplicity"):
         assert (getattr(edges, field) == getattr(free, field)).all(), field
     assert not engine.check_index(t, free).any()
+
+
+@pytest.mark.parametrize("m,pieces", [(5, 2), (4, 6)])
+def test_compact_gives_the_rows_of_the_other_modes(m, pieces):
+    """Compact = edges = edge-free row for row (4x4-6: the blocking rule, 38-ply losses)."""
+    edges = solved(m, pieces, "edges")
+    for mode in ("edge-free", "compact"):
+        got = solved(m, pieces, mode)
+        assert got.mode == mode
+        for field in ("result", "distance", "best", "multiplicity"):
+            assert (getattr(got, field) == getattr(edges, field)).all(), (mode, field)
 
 
 @pytest.mark.parametrize("m,pieces,samples", [(5, 3, 150), (4, 6, 60),

@@ -4,7 +4,7 @@ A game graph here is explicit: each slot lists its moves in order, each move lea
 of the table or out of it (to an already solved value).  The naive solver below is the
 definition, computed round by round: a position is won in d if a move reaches a position lost
 in d - 1, lost in d if every move reaches a position won in at most d - 1 (one of them exactly),
-and drawn if neither ever happens.  Both retrograde modes and the verifier are checked against
+and drawn if neither ever happens.  Every retrograde mode and the verifier are checked against
 it, and the verifier must flag each kind of planted error, the draw rule included.
 """
 from __future__ import annotations
@@ -122,7 +122,7 @@ def naive_solve(space):
 
 @pytest.mark.parametrize("seed", range(40))
 @pytest.mark.parametrize("mode, codes", [("edges", False), ("edge-free", False),
-                                         ("edge-free", True)])
+                                         ("edge-free", True), ("compact", False)])
 def test_both_modes_match_the_definition(seed, mode, codes):
     space = random_graph(seed, codes=codes)
     got = engine.solve_index(space, mode)
@@ -204,3 +204,47 @@ def test_edge_free_on_one_thread_matches_the_definition(seed):
     assert got.result.tolist() == result.tolist()
     assert got.distance[real].tolist() == distance[real].tolist()
     assert got.best[real].tolist() == best[real].tolist()
+
+
+def long_graph(seed, chain, ext_win=None, ext_loss=None):
+    """A random graph with a chain of ``chain`` positions hung on it (each moves to the next,
+    the last has no move: distances up to chain - 1), and optionally a position with an
+    in-table child and an external child won at ``ext_win`` (its loss waits for that
+    distance) and one with an external child lost at ``ext_loss``: distances about the 125
+    plies a compact uint8 state holds."""
+    base = random_graph(seed)
+    moves = [list(m) for m in base.moves]
+    kind = base.kind.tolist()
+    start = len(moves)
+    for i in range(chain):
+        moves.append([(5, start + i + 1, 0, 0)] if i + 1 < chain else [])
+        kind.append(0)
+    real = [p for p in range(start) if kind[p] == 0]
+    moves[real[0]].append((99, start, 0, 0))  # the random part reaches into the chain
+    if ext_win is not None:  # moves to the chain's won end and to a long external win
+        moves.append([(1, start + chain - 2, 0, 0), (2, -1, WIN, ext_win)])
+        kind.append(0)
+    if ext_loss is not None:
+        moves.append([(1, start + 3, 0, 0), (2, -1, LOSS, ext_loss)])
+        kind.append(0)
+    return GraphSpace(moves, kind)
+
+
+@pytest.mark.parametrize("chain, ext_win, ext_loss", [
+    (120, None, None), (126, None, None), (127, None, None), (128, None, None),
+    (300, None, None), (20, 123, None), (20, 124, None), (20, 125, None), (20, 126, None),
+    (20, None, 124), (20, None, 125), (20, None, 126), (130, 200, 140)])
+def test_compact_distances_about_its_packing_limit(chain, ext_win, ext_loss):
+    """The compact state packs result and distance into a byte up to 125 plies and must
+    widen, never wrap, past it: its rows equal the definition and the other modes."""
+    space = long_graph(chain % 7, chain, ext_win, ext_loss)
+    got = engine.solve_index(space, "compact")
+    result, distance, best = naive_solve(space)
+    real = space.kind == 0
+    assert got.result.tolist() == result.tolist()
+    assert got.distance[real].tolist() == distance[real].tolist()
+    assert got.best[real].tolist() == best[real].tolist()
+    assert distance.max() >= min(chain - 1, 125) or max(ext_win or 0, ext_loss or 0) > 122
+    edges = engine.solve_index(space, "edges")
+    for field in ("result", "distance", "best", "multiplicity"):
+        assert (getattr(got, field) == getattr(edges, field)).all(), field

@@ -1,7 +1,8 @@
-"""The two retrograde modes of the generic engine give identical tables.
+"""The three retrograde modes of the generic engine give identical tables.
 
 "edges" keeps every edge in memory and counts degrees; "edge-free" regenerates children and
-parents in batches from the game's kernels.  Both must agree slot by slot — value, distance,
+parents in batches from the game's kernels; "compact" does too with only a packed state and
+a counter per slot, best moves and multiplicities derived at the end.  All must agree slot by slot — value, distance,
 best move and multiplicity — on real CDC tables with captures into other tables, draws and
 long wins (CCvRR: 60-ply wins and draws; KGvRN: three piece kinds and both sides' captures).
 """
@@ -35,26 +36,29 @@ def solved():
         space = game.space(table, deps)
         a = engine.solve_index(space, "edges")
         b = engine.solve_index(game.space(table, deps), "edge-free")
+        c = engine.solve_index(game.space(table, deps), "compact")
         values[table] = game.from_stored(table, None, a)
-        out[table] = (a, b)
+        out[table] = (a, b, c)
     return out
 
 
 @pytest.mark.parametrize("table", TABLES)
-def test_edges_and_edge_free_agree(solved, table):
-    a, b = solved[table]
-    assert (a.mode, b.mode) == ("edges", "edge-free")
-    for field in ("result", "distance", "best", "multiplicity"):
-        x, y = getattr(a, field), getattr(b, field)
-        differ = np.flatnonzero(x != y)
-        assert differ.size == 0, f"{table}: {field} differs at slots {differ[:10].tolist()}"
+def test_edges_edge_free_and_compact_agree(solved, table):
+    a, b, c = solved[table]
+    assert (a.mode, b.mode, c.mode) == ("edges", "edge-free", "compact")
+    for other in (b, c):
+        for field in ("result", "distance", "best", "multiplicity"):
+            x, y = getattr(a, field), getattr(other, field)
+            differ = np.flatnonzero(x != y)
+            assert differ.size == 0, (f"{table} ({other.mode}): {field} differs at slots "
+                                      f"{differ[:10].tolist()}")
 
 
 def test_the_tables_are_not_trivial(solved):
     # the comparison means something: wins, losses and draws, long wins
     for table in ("CCvRR", "CCvR"):
-        a, _ = solved[table]
+        a = solved[table][0]
         assert {WIN, DRAW, LOSS} <= set(np.unique(a.result).tolist()), table
-    a, _ = solved["CCvRR"]
+    a = solved["CCvRR"][0]
     assert (a.result == DRAW).any()
     assert a.distance[a.result == WIN].max() >= 59

@@ -8,9 +8,9 @@ The index (mover's frame, symmetries, slot layout, ``desc`` and the table arrays
 ``solvers.chinese_checkers.index``; these are the kernels of docs/kernel-contract.md over it.
 
 **Slot kinds** (``_classify``), in this order: the mover already meets its own win condition:
+ILLEGAL; with 6 pieces, a goal whose empty tip the other player walls in (``_tip_blocked``):
 ILLEGAL; the opponent meets its win condition (it has just won): a terminal position, lost for
-the mover at distance 0, with no moves; with 6 pieces, a goal with an empty cell its owner can
-never reach while the opponent's pieces stay put (``_blocked``): ILLEGAL.  A move into an
+the mover at distance 0, with no moves.  A move into an
 ILLEGAL position is not legal; a move into a terminal position is a win (the engine sees it as
 an external child: LOSS at distance 0 for the opponent).
 
@@ -37,52 +37,39 @@ ROWS = 256  # positions per parallel chunk
 # --------------------------------------------------------------------------- rules
 
 @kernel
-def _blocked(board, nbr, own, goal, seen, stack):
-    """With the other player's pieces frozen, can ``own``'s pieces never reach some empty cell
-    of ``goal``?  The cells they might reach: from their cells, steps onto any cell the other
-    player does not hold and hops over the other player's pieces (hops over own pieces land
-    next to a reachable cell, so steps cover them).  ``seen`` uint8[N] is cleared here."""
-    ncell = board.shape[0]
+def _tip_blocked(board, nbr, own, tip):
+    """Is ``own``'s goal walled off at its tip (the 6-piece rule behind Sturtevant's counts):
+    the tip cell empty, the other player on both of its neighbours and on the next cell beyond
+    each, along the board's edges.  (A rhombus corner has exactly two neighbours.)"""
+    if board[tip] != 0:
+        return False
     other = 3 - own
-    for i in range(ncell):
-        seen[i] = 0
-    top = 0
-    for i in range(ncell):
-        if board[i] == own:
-            seen[i] = 1
-            stack[top] = i
-            top += 1
-    while top > 0:
-        top -= 1
-        u = stack[top]
-        for d in range(6):
-            v = nbr[u, d]
-            if v < 0:
-                continue
-            if board[v] != other:
-                if seen[v] == 0:
-                    seen[v] = 1
-                    stack[top] = v
-                    top += 1
-            else:
-                t = nbr[v, d]
-                if t >= 0 and board[t] != other and seen[t] == 0:
-                    seen[t] = 1
-                    stack[top] = t
-                    top += 1
-    for i in range(goal.shape[0]):
-        g = goal[i]
-        if board[g] == 0 and seen[g] == 0:
-            return True
-    return False
+    for d in range(6):
+        a = nbr[tip, d]
+        if a < 0:
+            continue
+        if board[a] != other:
+            return False
+        b = nbr[a, d]
+        if b < 0 or board[b] != other:
+            return False
+    return True
 
 
 @kernel
-def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, start, seen,
-              stack):
+def _either_tip_blocked(board, nbr):
+    """The 6-piece rule for both goals in the mover's frame: value 1 heads for the bottom tip
+    (the last cell), value 2 for the top tip (cell 0)."""
+    return _tip_blocked(board, nbr, 1, board.shape[0] - 1) or _tip_blocked(board, nbr, 2, 0)
+
+
+@kernel
+def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr):
     """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
     G and y[:k] (board value 2) for S, with x to move if ``mover_is_x``.  ``board`` must hold
-    the position when ``rule`` (the 6-piece blocking rule) is on."""
+    the position when ``rule`` (the 6-piece blocking rule) is on.  The order of the checks is
+    the rule's: the mover has won -> illegal; a blocked tip -> illegal; the other has won ->
+    terminal."""
     x_in_g = 0
     y_in_g = 0
     y_in_s = 0
@@ -96,12 +83,10 @@ def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr, goal, st
     y_won = y_in_s > 0 and y_in_s + x_in_s == k
     if x_won if mover_is_x else y_won:
         return ILLEGAL_KIND
+    if rule and _either_tip_blocked(board, nbr):
+        return ILLEGAL_KIND
     if y_won if mover_is_x else x_won:
         return TERMINAL
-    if rule:
-        if _blocked(board, nbr, 1, goal, seen, stack) or _blocked(board, nbr, 2, start, seen,
-                                                                   stack):
-            return ILLEGAL_KIND
     return NORMAL
 
 
@@ -119,8 +104,6 @@ def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, com
     nchunk = (n + 4095) // 4096
     iscr = np.empty((nchunk, 4, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
-    seens = np.zeros((nchunk, ncell), np.uint8)
-    stacks = np.empty((nchunk, ncell), np.int64)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
         b = iscr[ch, 1]
@@ -146,8 +129,7 @@ def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, com
                 for i in range(k):
                     board[a[i]] = 1
                     board[b[i]] = 2
-            kind[r] = _classify(a, b, k, True, in_goal, in_start, rule, board, nbr, goal,
-                                start, seens[ch], stacks[ch])
+            kind[r] = _classify(a, b, k, True, in_goal, in_start, rule, board, nbr)
             if kind[r] == TERMINAL:
                 kind[r] = 0
             if rule:
@@ -195,7 +177,6 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     nchunk = (n + ROWS - 1) // ROWS
     iscr = np.empty((nchunk, 11, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
-    seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
     stacks = np.empty((nchunk, 4, ncell), np.int64)
     rowbufs = np.empty((nchunk, 2, 1 if full else child.shape[1]), np.int64)
@@ -271,11 +252,10 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                         continue  # the opponent would have won already: illegal
                     x_in_g2 = x_in_g - in_goal[s] + in_goal[t]
                     won = x_in_g2 > 0 and x_in_g2 + y_in_g == k
-                    if rule and not won:
+                    if rule:  # before the win: a winning move into a blocked tip is illegal
                         board[s] = 0
                         board[t] = 1
-                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
-                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
+                        blocked = _either_tip_blocked(board, nbr)
                         board[t] = 0
                         board[s] = 1
                         if blocked:
@@ -344,9 +324,8 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
     nchunk = (n + ROWS - 1) // ROWS
     iscr = np.empty((nchunk, 13, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
-    seens = np.zeros((nchunk, ncell), np.uint8)
     marks = np.zeros((nchunk, ncell), np.int32)
-    stacks = np.empty((nchunk, 3, ncell), np.int64)
+    stacks = np.empty((nchunk, 2, ncell), np.int64)
     rowbufs = np.empty((nchunk, parent.shape[1]), np.int64)
     ident = np.arange(ncell)
     for ch in prange(nchunk):
@@ -406,8 +385,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
                     if rule:
                         board[s] = 0
                         board[t] = 2
-                        blocked = _blocked(board, nbr, 1, goal, seens[ch], stacks[ch, 2]) or \
-                            _blocked(board, nbr, 2, start, seens[ch], stacks[ch, 2])
+                        blocked = _either_tip_blocked(board, nbr)
                         board[t] = 0
                         board[s] = 2
                         if blocked:

@@ -46,7 +46,7 @@ WHERE game = 'chinese-checkers' AND mode <> 'building';
 -- One row per stored (canonical) position, with player 1 to move; multiplicity = positions it
 -- stands for (itself, its mirror image, and both turned 180 degrees with the players swapped).
 -- result: win / draw / loss for the player to move, or illegal (the mover has already won, or
--- with 6 pieces a goal can never be filled).  distance: plies to the end with best play.
+-- with 6 pieces a goal's tip is walled in).  distance: plies to the end with best play.
 CREATE OR REPLACE VIEW cc_positions AS
 SELECT
     t.board,

@@ -121,6 +121,8 @@ class TableData:
     fixed_positions: int = 0
     illegal: int = 0
     mode: str = ""
+    estimate_bytes: int | None = None  # the peak expected when the mode was chosen
+    peak_bytes: int | None = None  # measured while solved and written (set by the build)
     layout: str | None = None
     texts: Callable[[], Iterator[tuple[np.ndarray, Any]]] | None = None
     constraints: np.ndarray | None = None  # key tables: per key row (aligned with values)
@@ -195,7 +197,7 @@ class Game:
     build_options: tuple[Option, ...] = ()
     lookup_options: tuple[Option, ...] = ()
     perft_options: tuple[Option, ...] = ()
-    modes: tuple[str, ...] = ("edges", "edge-free")  # retrograde modes it supports
+    modes: tuple[str, ...] = ("edges", "edge-free", "compact")  # retrograde modes it supports
     position_type: type | None = None  # its position objects (tb.lookup accepts them)
     example_build: dict = {}  # options of a small build (conformance tests, docs)
     capabilities: frozenset[str] = frozenset()  # BATCH_FORM, OWN_PERFT, ... (module docstring)

@@ -34,7 +34,9 @@ def catalogue_row(table_id: int, game: str, table: str, data, rows: int,
         "positions_answered": pa.array([data.positions_answered], pa.int64()),
         "fixed_positions": pa.array([data.fixed_positions], pa.int64()),
         "illegal": pa.array([data.illegal], pa.int64()), "mode": [data.mode],
-        "seconds": pa.array([float(seconds)], pa.float64()), "built": [dt.datetime.now()]})
+        "seconds": pa.array([float(seconds)], pa.float64()), "built": [dt.datetime.now()],
+        "estimate_bytes": pa.array([data.estimate_bytes], pa.int64()),
+        "peak_bytes": pa.array([data.peak_bytes], pa.int64())})
 
 
 def placeholder_row(table_id: int, game: str, table: str) -> pa.Table:

@@ -156,5 +156,6 @@ def _batches(table_id: int, values):
         yield pa.record_batch([
             pa.array(np.full(len(sel), table_id, np.int32)), pa.array(sel.astype(np.int64)),
             pa.array(values.result[sel]), pa.array(values.distance[sel]),
-            pa.array(values.best[sel].astype(np.int32)), pa.array(values.multiplicity[sel])],
+            pa.array(values.best[sel].astype(np.int32)),
+            pa.array(values.multiplicity[sel].astype(np.int16))],  # compact keeps int8
             schema=arrow_rows.INDEX_SCHEMA)

@@ -28,8 +28,8 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionEr
 from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
     first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, DISTANCE_TABLES, OWN_PERFT  # capabilities
-from tbdb.games.chinese_checkers.position import (Position, StarPosition, blocked, check_players,
-                                                  perft_divide, rhombus_rules)
+from tbdb.games.chinese_checkers.position import (Position, StarPosition, check_players,
+                                                  perft_divide, rhombus_rules, tip_blocked)
 from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
                                                   Placement, distance_table)
 from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, RhombusTable, check_board,
@@ -41,9 +41,10 @@ from tbdb.solvers.chinese_checkers import tables as space_kernels
 from tbdb.solvers.chinese_checkers.geometry import BOARD_SIZES, PIECE_COUNTS, rhombus
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
 
-# Tables with more slots than this are not built (about 9 bytes a slot while solving): the
-# 6x6 rhombus with 4 pieces (1.06e9 slots) is the largest that fits in this machine's memory.
-MAX_SLOTS = 1_100_000_000
+# Tables with more slots than this are not built: the kernels pack a parent's slot into 32 bits
+# beside its move code (``drop_repeated_parents``).  Whether a table fits in memory is the
+# build's --memory budget's call (5x5-6, 2.4e9 slots, in the compact mode: about 15 GiB).
+MAX_SLOTS = (1 << 32) - 1
 BOARD_SQUARES = {m * m: m for m in BOARD_SIZES}
 
 
@@ -448,7 +449,8 @@ def _illegal_reason(position: Position) -> str:
     if all(cells[g] for g in goal) and any(cells[g] == position.mover for g in goal):
         return (f"player {position.mover} is to move but has already filled its goal "
                 f"(the game ended before its turn)")
-    return "with 6 pieces, a goal cell its owner can never reach"
+    return ("with 6 pieces, the tip of a goal is empty and walled in by the other player "
+            "(its two neighbours and the two cells beyond them along the edges)")
 
 
 def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
@@ -483,7 +485,7 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
 def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: int,
                  p: int) -> None:
     """``ValueError`` for the first row (of ``rows``) whose mover has already won or, with 6
-    pieces, whose goal its owner can never reach."""
+    pieces, a goal whose empty tip the other player walls in."""
     geo, nbr, goals = rhombus_rules(m, p)
     sub = boards[rows]
     mv = movers[rows]
@@ -495,10 +497,10 @@ def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: in
         illegal |= won & (mv == player)
     if p == 6:
         for i, row in enumerate(sub.tolist()):
-            if not illegal[i] and any(blocked(row, nbr, q, goals[q]) for q in (1, 2)):
+            if not illegal[i] and any(tip_blocked(row, nbr, q) for q in (1, 2)):
                 illegal[i] = True
     if illegal.any():
         r = int(rows[np.argmax(illegal)])
         raise InvalidArrayError(f"row {r}: the position cannot arise (the player to move has "
-                                f"already won, or a goal can never be filled): "
+                                f"already won, or a goal's tip is walled in): "
                                 f"{quote(boards[r].tolist())}")

@@ -216,26 +216,22 @@ def _won(cells, goal, player) -> bool:
     return all(cells[g] for g in goal) and any(cells[g] == player for g in goal)
 
 
-def blocked(cells, nbr, player, goal) -> bool:
-    """With the other player's pieces frozen, is some empty goal cell out of ``player``'s reach
-    (steps onto cells the other does not hold, hops over the other's pieces)?"""
+def tip_blocked(cells, nbr, player) -> bool:
+    """Is ``player``'s goal walled off at its tip (the 6-piece rule): the tip empty (the last
+    cell for player 1, heading down; cell 0 for player 2), the other player on the tip's two
+    neighbours and on the next cell beyond each along the board's edges?"""
+    tip = len(cells) - 1 if player == 1 else 0
+    if cells[tip]:
+        return False
     other = 3 - player
-    seen = {i for i, v in enumerate(cells) if v == player}
-    todo = list(seen)
-    while todo:
-        u = todo.pop()
-        for d in range(6):
-            v = nbr[u][d]
-            if v < 0:
-                continue
-            if cells[v] == other:
-                v = nbr[v][d]
-                if v < 0 or cells[v] == other:
-                    continue
-            if v not in seen:
-                seen.add(v)
-                todo.append(v)
-    return any(cells[g] == 0 and g not in seen for g in goal)
+    for d in range(6):
+        a = nbr[tip][d]
+        if a < 0:
+            continue
+        b = nbr[a][d]
+        if cells[a] != other or b < 0 or cells[b] != other:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -296,17 +292,17 @@ class Position(Board):
 
     @cached_property
     def status(self) -> str:
-        """'illegal' (the mover already meets its win condition; with 6 pieces, a goal cell its
-        owner can never reach), 'over' (the other player has just won: lost for the mover) or
-        'playing'."""
+        """'illegal' (the mover already meets its win condition; with 6 pieces, a goal whose
+        empty tip the other player walls in), 'over' (the other player has just won: lost for
+        the mover) or 'playing'.  The checks run in this order."""
         _, nbr, goals = rhombus_rules(self.m, self.pieces)
         other = 3 - self.mover
         if _won(self.cells, goals[self.mover], self.mover):
             return "illegal"
+        if self.pieces == 6 and any(tip_blocked(self.cells, nbr, p) for p in (1, 2)):
+            return "illegal"
         if _won(self.cells, goals[other], other):
             return "over"
-        if self.pieces == 6 and any(blocked(self.cells, nbr, p, goals[p]) for p in (1, 2)):
-            return "illegal"
         return "playing"
 
     def _nbr_lists(self):

@@ -133,6 +133,9 @@ def _position(board: np.ndarray, hands: np.ndarray, side: int) -> Position:
     return Position(tuple(board.tolist()), (tuple(h[0]), tuple(h[1])), side)
 
 
+_CHUNK = 1 << 22  # slots per step of ``describe``'s counts
+
+
 class ShogiGame(Game):
     name = "shogi"
     title = "Shogi (9x9, drops and promotion; two kings and up to two other pieces)"
@@ -187,14 +190,25 @@ class ShogiGame(Game):
         positions (its mirror image unless symmetric, and the colour swaps of both, which have
         white to move), half of them with black to move: the two sides count alike."""
         t = _table(table)
-        real = values.result >= LOSS
-        mult = values.multiplicity.astype(np.int64)
-        raw = int(mult[real].sum())
-        wins, draws, losses, illegal = (int(mult[values.result == r].sum()) // 2
-                                        for r in (WIN, DRAW, LOSS, ILLEGAL))
-        won = values.distance[values.result == WIN]
-        lost = values.distance[values.result == LOSS]
-        longest = (int(won.max()) if len(won) else None, int(lost.max()) if len(lost) else None)
+        # a chunk of slots at a time: whole-table temporaries (an int64 copy of the
+        # multiplicities, masks) took 2 GB beside KRGK's solved arrays
+        raw = fixed = 0
+        count = {r: 0 for r in (WIN, DRAW, LOSS, ILLEGAL)}
+        top = {WIN: None, LOSS: None}
+        for lo in range(0, len(values.result), _CHUNK):
+            result = values.result[lo:lo + _CHUNK]
+            mult = values.multiplicity[lo:lo + _CHUNK].astype(np.int64)
+            real = result >= LOSS
+            raw += int(mult[real].sum())
+            fixed += int(mult[real & (mult == 2)].sum())
+            for r in count:
+                count[r] += int(mult[result == r].sum())
+            for r in top:
+                d = values.distance[lo:lo + _CHUNK][result == r]
+                if len(d):
+                    top[r] = int(d.max()) if top[r] is None else max(top[r], int(d.max()))
+        wins, draws, losses, illegal = (count[r] // 2 for r in (WIN, DRAW, LOSS, ILLEGAL))
+        longest = (top[WIN], top[LOSS])
         pieces = len(t.types) + 2
         stats = [StatRow(table, pieces, side, raw // 2, wins, draws, losses, illegal, *longest)
                  for side in ("black", "white")]
@@ -202,7 +216,7 @@ class ShogiGame(Game):
             storage="index", values=values,
             params={"table": table, "pieces": pieces, "prod": int(t.desc[2]), "size": t.size},
             stats=stats, slots=t.size, raw_positions=raw, positions_answered=raw,
-            fixed_positions=int(mult[real & (mult == 2)].sum()), illegal=2 * illegal,
+            fixed_positions=fixed, illegal=2 * illegal,
             mode=values.mode, layout=f"shogi:{table[1:-1]}",
             texts=lambda: iter([piece_patterns(t.desc)]))
 

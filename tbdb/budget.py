@@ -1,0 +1,158 @@
+"""A build's memory budget: what ``--memory`` reads, what each retrograde mode is expected to
+take, and the peak a table actually took.
+
+``auto`` picks, per table, the fastest mode (edges, then edge-free, then compact) whose
+estimated peak fits the budget beside what the process already holds (the tables a build keeps
+for the tables that read them, the previous table still being written); a table that fits no
+mode is refused before anything of it is written.  The estimates are per slot, from the arrays
+each mode keeps (see ``tbdb.engine`` and ``tbdb.compact``), plus the batch buffers and DuckDB's
+write buffers; ``benchmarks/memory_modes.py`` measures them.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import re
+import threading
+
+from tbdb.errors import InvalidOptionError, TbdbError, quote
+
+# DuckDB's write buffers (tbdb.database.WRITE_MEMORY_LIMIT) and the Arrow batches of a write
+WRITE_BYTES = 640 << 20
+BATCH_BUFFERS = 3 * (96 << 20)  # children/parents batches and their kernels' scratch
+OUTPUT_BYTES = 9  # per slot: result 1, distance 2, best move 4, multiplicity 2
+# compact's output: best moves int16 and multiplicities int8 where they fit (CDC and Chinese
+# Checkers move codes do; a game whose codes do not takes 2 bytes a slot more)
+COMPACT_OUTPUT_BYTES = 6
+ORDER = ("edges", "edge-free", "compact")  # fastest first
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+class MemoryBudgetError(TbdbError, ValueError):
+    """A table that fits the memory budget in no mode it may be built in."""
+
+
+def parse_memory(text) -> int:
+    """Bytes from '8G', '512M', '1.5g', '2000000000' (binary units; a trailing 'B' or 'iB'
+    allowed); ``InvalidOptionError`` quoting anything else."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgtKMGT]?)(?:i?[bB])?\s*", str(text))
+    if m is None or float(m.group(1)) <= 0:
+        raise InvalidOptionError(f"--memory {quote(text)}: expected a size such as 8G, 512M or "
+                                 f"a number of bytes")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def machine_memory() -> int:
+    """Physical memory in bytes (0 if unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def default_memory() -> int:
+    """Most of the machine's RAM: 80% (the rest for the system and DuckDB's own threads)."""
+    return int(0.8 * machine_memory()) or (8 << 30)
+
+
+def text(n: int) -> str:
+    """A byte count for a person: '2.41 GiB', '310 MiB'."""
+    return f"{n / (1 << 30):.2f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
+
+
+def rss() -> int:
+    """The process's resident memory now, in bytes."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def estimate(space, mode: str) -> int:
+    """Bytes ``mode`` is expected to add at its peak, solve and write of ``space``'s table."""
+    from tbdb.compact import bytes_per_slot
+    size = space.size
+    counter = 1 if space.max_children < 255 else 2
+    if mode == "edges":
+        # 12 bytes per move (target, code, reverse edge; about 12 moves a position) and the
+        # per-slot arrays of the solve and the output
+        per_slot = 30 + min(space.max_children, 12) * 12
+    elif mode == "edge-free":
+        per_slot = OUTPUT_BYTES + counter  # the output arrays and the counter, all solve long
+    else:
+        # the state and counter while solving (a widened state: one byte more); the narrow
+        # output arrays once unpacked (the state freed before best moves are picked)
+        per_slot = max(bytes_per_slot(space) + 1, COMPACT_OUTPUT_BYTES)
+    return size * per_slot + BATCH_BUFFERS + WRITE_BYTES
+
+
+_budget: contextvars.ContextVar[int | None] = contextvars.ContextVar("tbdb_budget", default=None)
+
+
+@contextlib.contextmanager
+def within(budget: int | None):
+    """Solves in this block choose their mode against ``budget`` bytes (None: no budget)."""
+    token = _budget.set(budget)
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+
+
+def current() -> int | None:
+    return _budget.get()
+
+
+def choose(space, mode: str, modes=ORDER, name: str = "this table") -> tuple[str, int]:
+    """(mode, estimated peak of the process) for ``space``: ``mode`` itself, or for "auto" the
+    fastest of ``modes`` that fits the budget; ``MemoryBudgetError`` if the one asked for, or
+    every one, would not fit."""
+    budget = current()
+    base = rss()
+    candidates = [m for m in ORDER if m in modes] if mode == "auto" else [mode]
+    if "edges" in candidates and space.size >= 1 << 31:
+        candidates.remove("edges")  # int32 slots in the edge list
+    if budget is None:
+        # no budget: the old rule, edges below 2 GB of estimated edges, else edge-free
+        if mode != "auto":
+            return mode, base + estimate(space, mode)
+        pick = "edges" if "edges" in candidates and estimate(space, "edges") <= 2 << 30 \
+            else "edge-free"
+        return pick, base + estimate(space, pick)
+    for m in candidates:
+        need = base + estimate(space, m)
+        if need <= budget:
+            return m, need
+    lean = min(candidates, key=lambda m: estimate(space, m))
+    need = base + estimate(space, lean)
+    raise MemoryBudgetError(f"{name} ({space.size:,} slots) needs about {text(need)} in mode "
+                            f"{lean} ({text(base)} of it already in use), more than --memory "
+                            f"{text(budget)}")
+
+
+class PeakMeter:
+    """The largest resident memory seen while the block runs (sampled every ``every`` s by a
+    thread, and at the start and end), in ``peak``."""
+
+    def __init__(self, every: float = 0.05):
+        self.every = every
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def __enter__(self) -> PeakMeter:
+        self.peak = rss()
+        self._thread = threading.Thread(target=self._run, name="tbdb-peak", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.peak = max(self.peak, rss())
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss())

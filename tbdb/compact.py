@@ -1,0 +1,285 @@
+"""The compact retrograde mode: one state word (result and distance packed, uint8 while distances
+fit) and one counter per slot while solving, 2 bytes per slot for most tables (3 once
+distances pass 125 or a position has more than 254 children), and a solve that resumes from
+its last saved pass after a kill.
+
+The passes: the census and one ``children`` (or ``summaries``) pass set every state and
+counter; then distance by distance a scan finds the positions resolved at it and their
+``parents`` are updated (``tbdb.solvers.retrograde.compact``); finally the states are unpacked
+into the usual ``IndexValues``, best moves are picked by one more ``children`` pass and the
+multiplicities come from the census again.  Rows are identical to the other modes'.
+
+**Resuming.** Inside ``resume_in(directory)`` the solve saves its state (the two arrays and
+where it is) to that directory after the children pass and then at pass boundaries at most
+every ``SAVE_SECONDS``; a solve started with a saved state of the same table continues from
+it.  A kill while saving leaves the previous save (``_Saved``).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from tbdb.solvers import retrograde as k
+from tbdb.solvers.retrograde import compact as cp
+
+NARROW, WIDE = 255, 65535  # the largest state word of uint8 and uint16
+SAVE_SECONDS = float(os.environ.get("TBDB_SAVE_SECONDS", 600))  # pass boundaries between saves
+
+_resume: contextvars.ContextVar[Path | None] = contextvars.ContextVar("tbdb_resume", default=None)
+
+
+@contextlib.contextmanager
+def resume_in(directory: str | os.PathLike | None, fresh: bool = False):
+    """Compact solves inside this block save their state to ``directory`` and resume from it
+    (``fresh``: a saved state is deleted first).  The directory is removed once the solve has
+    finished."""
+    if directory is None:
+        yield
+        return
+    directory = Path(directory)
+    if fresh and directory.exists():
+        shutil.rmtree(directory)
+    token = _resume.set(directory)
+    try:
+        yield
+    finally:
+        _resume.reset(token)
+
+
+def bytes_per_slot(space) -> int:
+    """The solve's bytes per slot (state + counter) before any widening."""
+    return 1 + (1 if _counter_dtype(space) == np.uint8 else 2)
+
+
+def _counter_dtype(space):
+    return np.uint8 if space.max_children < NARROW else np.uint16
+
+
+class _Saved:
+    """The saved solve of one table: ``meta.json`` names the generation of the arrays
+    (``state.G.npy``, ``remaining.G.npy``) it belongs to; a new generation's arrays are
+    written and synced before ``meta.json`` is replaced, so a kill at any moment leaves one
+    whole save."""
+
+    def __init__(self, directory: Path | None, space):
+        self.dir = directory
+        self.fingerprint = {"size": int(space.size), "max_children": int(space.max_children),
+                            "max_parents": int(space.max_parents),
+                            "kind": type(space).__name__}
+        self.last = time.monotonic()
+        self.generation = 0
+
+    def load(self):
+        if self.dir is None or not (self.dir / "meta.json").exists():
+            return None
+        meta = json.loads((self.dir / "meta.json").read_text())
+        if meta.get("fingerprint") != self.fingerprint:
+            return None  # another table's save: start over
+        self.generation = int(meta["generation"])
+        state = np.load(self.dir / f"state.{self.generation}.npy")
+        remaining = np.load(self.dir / f"remaining.{self.generation}.npy")
+        return meta, state, remaining
+
+    def save(self, meta: dict, state: np.ndarray, remaining: np.ndarray, force=False) -> None:
+        if self.dir is None or (not force and time.monotonic() - self.last < SAVE_SECONDS):
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        old, new = self.generation, self.generation + 1
+        for name, array in (("state", state), ("remaining", remaining)):
+            _write_synced(self.dir / f"{name}.{new}.npy",
+                          lambda f, a=array: np.save(f, a, allow_pickle=False))
+        text = json.dumps(dict(meta, fingerprint=self.fingerprint, generation=new))
+        _write_synced(self.dir / "meta.tmp.json", lambda f: f.write(text.encode()))
+        os.replace(self.dir / "meta.tmp.json", self.dir / "meta.json")
+        self.generation = new
+        for name in ("state", "remaining"):
+            (self.dir / f"{name}.{old}.npy").unlink(missing_ok=True)
+        self.last = time.monotonic()
+
+    def clear(self) -> None:
+        if self.dir is not None and self.dir.exists():
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _write_synced(path: Path, write) -> None:
+    with open(path, "wb") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def solve_compact(space, progress):
+    """(result, distance, best, multiplicity) of an index table, solved compactly."""
+    saved = _Saved(_resume.get(), space)
+    loaded = saved.load()
+    if loaded is not None:
+        meta, state, remaining = loaded
+        progress("resumed", int(meta["level"]), int(meta["top"]))
+    else:
+        meta, state, remaining = _initial(space, progress, NARROW)
+        if meta is None:  # an external distance too long for a uint8 state
+            meta, state, remaining = _initial(space, progress, WIDE)
+        saved.save(meta, state, remaining, force=True)
+    state = _back_up(space, meta, state, remaining, saved, progress)
+    del remaining
+    result, distance = _unpack(state, NARROW if state.dtype == np.uint8 else WIDE)
+    del state
+    best = _best_moves(space, result, distance, progress)
+    multiplicity = _multiplicity(space)
+    saved.clear()
+    return result, distance, best, multiplicity
+
+
+def _initial(space, progress, top: int):
+    """(meta, state, remaining) after the census and the children pass; meta None if an
+    external distance does not fit a state of largest word ``top``."""
+    size = space.size
+    state = np.empty(size, np.uint8 if top == NARROW else np.uint16)
+    remaining = np.zeros(size, _counter_dtype(space))
+    never = np.iinfo(remaining.dtype).max
+    from tbdb.engine import CHUNK_SLOTS, _batches, children_batch
+    step = children_batch(space.max_children)
+    summaries = getattr(space, "summaries", None)
+    longest = 0
+    needs = 0
+    waits = False
+    for lo in range(0, size, CHUNK_SLOTS):
+        hi = min(size, lo + CHUNK_SLOTS)
+        kind, _ = space.census(lo, hi)
+        cp.cp_census(kind, lo, top, state)
+        real = lo + np.flatnonzero(kind == 0)
+        del kind
+        for batch in _batches(real, step):
+            if summaries is not None:
+                distinct, ext_loss, _, ext_win, _, ext_draw = summaries(batch)
+                out = cp.cp_init_summaries(batch, distinct, ext_loss, ext_win, ext_draw, top,
+                                           state, remaining, never)
+            else:
+                count, child, _, ext_result, ext_distance = space.children(batch)
+                out = cp.cp_init(batch, count, child, ext_result, ext_distance,
+                                 space.max_children, top, state, remaining, never)
+            longest, needs = max(longest, int(out[0])), max(needs, int(out[1]))
+            waits = waits or bool(out[2])
+            if needs > cp.limit(top):
+                return None, None, None
+        progress("children", hi, size)
+    meta = {"level": 0, "top": longest, "direct": not waits, "word": top}
+    return meta, state, remaining
+
+
+def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
+    """Distance by distance until no position is resolved any later; the state returned may
+    be a widened copy."""
+    from tbdb.engine import CHUNK_SLOTS, _batches, BATCH_BYTES
+    size = space.size
+    never = np.iinfo(remaining.dtype).max
+    pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
+    distinct = getattr(space, "parents_distinct", False)
+    direct = bool(meta["direct"])
+    level, top, word = int(meta["level"]), int(meta["top"]), int(meta["word"])
+    parts = numba.get_num_threads()
+    while level <= top:
+        if level + 1 > cp.limit(word):
+            if word == WIDE:
+                raise ValueError(f"a distance above {cp.limit(WIDE)} plies: more than the "
+                                 f"int16 distances of a table hold")
+            wide = np.empty(size, np.uint16)
+            cp.cp_widen(state, wide, NARROW, WIDE)
+            state, word = wide, WIDE
+        for lo in range(0, size, CHUNK_SLOTS << 2):
+            hi = min(size, lo + (CHUNK_SLOTS << 2))
+            frontier = cp.cp_scan(state, 2 * level, 2 * level + 1, lo, hi)
+            for batch in _batches(frontier, pstep):
+                rows = space.parents(batch)
+                count, parent = rows[0], rows[1]
+                if not distinct:
+                    k.dedupe_rows(count, parent, parent, False)
+                top = max(top, int(cp.cp_apply(batch, count, parent, state, remaining, level,
+                                               word, never, direct, parts)))
+        if not direct:
+            top = max(top, _pending_losses(space, state, level, word))
+        level += 1
+        progress("levels", level, top + 1)
+        saved.save({"level": level, "top": top, "direct": direct, "word": word}, state,
+                   remaining)
+    return state
+
+
+def _pending_losses(space, state, level: int, word: int) -> int:
+    """Resolve the positions whose last in-table child was won at ``level``: lost at
+    1 + max(level, largest external win), the latter asked of the game again."""
+    from tbdb.engine import CHUNK_SLOTS, _batches, children_batch
+    pending = word - 3
+    top = 0
+    summaries = getattr(space, "summaries", None)
+    step = children_batch(space.max_children)
+    for lo in range(0, space.size, CHUNK_SLOTS << 2):
+        found = cp.cp_scan(state, pending, pending, lo, min(space.size, lo + (CHUNK_SLOTS << 2)))
+        for batch in _batches(found, step):
+            if summaries is not None:
+                ext_win = np.asarray(summaries(batch)[3], np.int16)
+            else:
+                count, child, _, ext_result, ext_distance = space.children(batch)
+                live = np.arange(child.shape[1])[None, :] < count[:, None]
+                won = live & (child < 0) & (ext_result == k.WIN)
+                ext_win = np.where(won, ext_distance, -1).max(axis=1, initial=-1)
+                ext_win = ext_win.astype(np.int16)
+            top = max(top, int(cp.cp_losses(batch, ext_win, level, state)))
+    return top
+
+
+def _unpack(state, word: int):
+    from tbdb.engine import CHUNK_SLOTS
+    size = len(state)
+    result = np.empty(size, np.int8)
+    distance = np.empty(size, np.int16)
+    for lo in range(0, size, CHUNK_SLOTS):
+        hi = min(size, lo + CHUNK_SLOTS)
+        cp.cp_unpack(state, lo, word, result[lo:hi], distance[lo:hi])
+    return result, distance
+
+
+def _best_moves(space, result, distance, progress) -> np.ndarray:
+    """Best moves chunk by chunk into int16 while every code fits (CDC, Chinese Checkers),
+    widened to int32 at the first that does not: 2 bytes a slot less at the solve's peak."""
+    from tbdb.engine import CHUNK_SLOTS, _batches, children_batch
+    size = space.size
+    best = np.full(size, k.NO_MOVE, np.int16)
+    buf = np.empty(min(size, CHUNK_SLOTS), np.int32)
+    step = children_batch(space.max_children)
+    for lo in range(0, size, CHUNK_SLOTS):
+        hi = min(size, lo + CHUNK_SLOTS)
+        part = buf[:hi - lo]
+        part.fill(k.NO_MOVE)
+        rows = lo + np.flatnonzero((result[lo:hi] >= k.LOSS) & (result[lo:hi] <= k.WIN))
+        for batch in _batches(rows, step):
+            count, child, move, ext_result, ext_distance = space.children(batch)
+            cp.cp_pick_best(batch, lo, count, child, move, ext_result, ext_distance, result,
+                            distance, part)
+        if best.dtype == np.int16 and hi > lo and part.max() > np.iinfo(np.int16).max:
+            best = best.astype(np.int32)
+        best[lo:hi] = part
+        progress("best moves", hi, size)
+    return best
+
+
+def _multiplicity(space) -> np.ndarray:
+    """Multiplicities from the census again, int8 while they fit (they count a position's
+    symmetric images: a handful), else int16."""
+    from tbdb.engine import CHUNK_SLOTS
+    multiplicity = np.empty(space.size, np.int8)
+    for lo in range(0, space.size, CHUNK_SLOTS):
+        hi = min(space.size, lo + CHUNK_SLOTS)
+        part = space.census(lo, hi)[1]
+        if multiplicity.dtype == np.int8 and len(part) and part.max() > np.iinfo(np.int8).max:
+            multiplicity = multiplicity.astype(np.int16)
+        multiplicity[lo:hi] = part
+    return multiplicity

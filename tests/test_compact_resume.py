@@ -1,0 +1,119 @@
+"""A compact solve killed inside a table resumes from its saved state (kill -9 at several
+points: right after the children pass, mid-way through the distances) and gives the rows of an
+uninterrupted build; a save of another table is ignored; a finished table leaves no save."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tbdb import engine
+from tbdb.compact import resume_in
+from tests.test_resume import fingerprint
+
+BUILD = ["build", "chinese-checkers", "--board", "4", "--pieces", "6", "--mode", "compact",
+         "--no-progress"]
+SAVES = ("chinese-checkers", "4x4-6")
+
+
+def _kill_at_level(db: Path, level: int) -> int:
+    """Start the build, kill -9 it once its save has reached ``level``; the level saved."""
+    env = dict(os.environ, TBDB_SAVE_SECONDS="0")  # save at every pass boundary
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *BUILD, "--db", str(db)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    meta = Path(f"{db}.solving").joinpath(*SAVES, "meta.json")
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                saved = json.loads(meta.read_text())["level"]
+            except (OSError, ValueError, KeyError):
+                saved = -1
+            if saved >= level:
+                proc.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.02)
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, f"the build ended before level {level}"
+    return json.loads(meta.read_text())["level"]
+
+
+def _rerun(db: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "tbdb.cli", *BUILD, "--db", str(db)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    db = tmp_path_factory.mktemp("ref") / "ref.duckdb"
+    _rerun(db)
+    assert not Path(f"{db}.solving").joinpath(*SAVES).exists()  # removed once solved
+    return fingerprint(db)[0]
+
+
+@pytest.mark.slow  # three builds and a reference build of 4x4-6 in subprocesses: ~2 min
+@pytest.mark.parametrize("level", [0, 9, 27])
+def test_a_build_killed_mid_table_resumes_from_its_saved_state(tmp_path, reference, level):
+    db = tmp_path / "cc.duckdb"
+    saved = _kill_at_level(db, level)
+    err = _rerun(db)
+    assert f"resuming its solve at distance {saved}" in err, err
+    assert fingerprint(db)[0] == reference
+    assert not Path(f"{db}.solving").exists()
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("stop_at", [1, 9, 20])
+def test_a_solve_stopped_between_passes_resumes_to_the_same_rows(tmp_path, monkeypatch,
+                                                                 stop_at):
+    """In process (the kill -9 builds above are slow): stopped after pass ``stop_at`` of
+    5x5-2 (25 plies), solved again in the same save directory, it resumes there."""
+    from tbdb import compact
+    from tbdb.games.chinese_checkers.tables import RhombusTable
+    monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
+    want = engine.solve_index(RhombusTable(5, 2), "edges")
+
+    def stop(stage, done, total):
+        if stage == "levels" and done >= stop_at:
+            raise _Stop
+
+    resumed = []
+    with resume_in(tmp_path / "save"):
+        with pytest.raises(_Stop):
+            engine.solve_index(RhombusTable(5, 2), "compact", stop)
+        got = engine.solve_index(RhombusTable(5, 2), "compact",
+                                 lambda stage, done, total: resumed.append(done)
+                                 if stage == "resumed" else None)
+    assert resumed == [stop_at - 1]  # the last pass saved before the stop
+    for field in ("result", "distance", "best", "multiplicity"):
+        assert (getattr(got, field) == getattr(want, field)).all(), field
+    assert not (tmp_path / "save").exists()
+
+
+def test_a_save_of_another_table_is_not_used(tmp_path):
+    """The save is keyed by the table's size and shape: another table's save is ignored."""
+    from tests.test_retrograde_graphs import long_graph
+    space = long_graph(1, 40)
+    want = engine.solve_index(space, "edges")
+    with resume_in(tmp_path / "save"):
+        other = long_graph(2, 50)
+        from tbdb import compact
+        saved = compact._Saved(tmp_path / "save", other)
+        state = np.zeros(other.size, np.uint8)
+        saved.save({"level": 3, "top": 5, "direct": True, "word": 255}, state, state, force=True)
+        got = engine.solve_index(space, "compact")
+    for field in ("result", "distance", "best"):
+        assert (getattr(got, field) == getattr(want, field)).all(), field
