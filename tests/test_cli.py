@@ -102,7 +102,7 @@ def test_perft_and_divide(capsys):
     (["build", "cdc", "--material", "KKvM"], "material 'KKvM' has 2 K; a side has at most 1"),
     (["build", "oware", "--max-seeds", "48"], "max_seeds must be an integer from 1 to 20, not 48"),
     (["build", "cdc", "--mode", "fast"], "mode must be one of 'auto', 'edges', 'edge-free', "
-                                         "not 'fast'"),
+                                         "'compact', not 'fast'"),
     (["build", "cdc", "--rebuild", "KGvRR"], "--rebuild 'KGvRR': that table is not part of"),
     (["lookup", "cdc", "4g2K/8/8 r"], "'4g2K/8/8 r'"),
     (["lookup", "cdc", "4g2K/8/8/8 r"], "'KvG' of cdc, which is not built"),
