@@ -46,6 +46,7 @@ from numba.typed import List
 
 from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
+from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
 
 MAX_T = 200
@@ -128,29 +129,7 @@ def reverse_edges(n, base, packed):
     parents (positions of book n, one per move) of key ``k`` are ``rev_par[rev_off[k] ..
     rev_off[k + 1] - 1]``.  Pseudo moves have no child.  (Int32 up to 20 seeds: about 4.5 moves
     per position.)"""
-    N = packed.shape[0]
-    lo = base[n - 1] if n >= 1 else 0
-    base_n = base[n]
-    neg = base[n + 1]  # the constant cells: pseudo moves
-    rev_off = np.zeros(lo + N + 1, dtype=np.int32)
-    for i in range(N):
-        for h in range(6):
-            g = np.int64(packed[i, h] & CELL_MASK)
-            if g < neg:
-                k = g if g < lo else g - base_n + lo
-                rev_off[k + 1] += 1
-    for k in range(lo + N):
-        rev_off[k + 1] += rev_off[k]
-    fill = rev_off[: lo + N].copy()
-    rev_par = np.empty(rev_off[lo + N], dtype=np.int32)
-    for i in range(N):
-        for h in range(6):
-            g = np.int64(packed[i, h] & CELL_MASK)
-            if g < neg:
-                k = g if g < lo else g - base_n + lo
-                rev_par[fill[k]] = i
-                fill[k] += 1
-    return rev_off, rev_par
+    return child_parents(n, base, packed, CELL_MASK)
 
 
 # --------------------------------------------------------------------------------------------

@@ -112,14 +112,21 @@ def reverse_edges(n, base, packed):
     n = 0).  Returns ``(rev_off int32[lo + N + 1], rev_par int32[E])``: the parents (indices in
     book n, one per move) of key ``k`` are ``rev_par[rev_off[k] .. rev_off[k+1] - 1]``.  Illegal
     moves and the pseudo move of positions without a legal move are left out."""
+    return child_parents(n, base, packed, IDX_MASK)
+
+
+@nogil_kernel
+def child_parents(n, base, packed, mask):
+    """``reverse_edges`` of a move table whose child cells are ``packed & mask`` (the levels
+    solver's moves and the change-list solver's, which keep other fields above the cell)."""
     N = packed.shape[0]
     lo = base[n - 1] if n >= 1 else 0
     base_n = base[n]
-    zero = base[n + 1]
+    zero = base[n + 1]  # the constant cells: pseudo moves, no child
     rev_off = np.zeros(lo + N + 1, dtype=np.int32)
     for i in range(N):
         for h in range(6):
-            g = np.int64(packed[i, h] & IDX_MASK)
+            g = np.int64(packed[i, h] & mask)
             if g < zero:
                 k = g if g < lo else g - base_n + lo
                 rev_off[k + 1] += 1
@@ -129,7 +136,7 @@ def reverse_edges(n, base, packed):
     rev_par = np.empty(rev_off[lo + N], dtype=np.int32)
     for i in range(N):
         for h in range(6):
-            g = np.int64(packed[i, h] & IDX_MASK)
+            g = np.int64(packed[i, h] & mask)
             if g < zero:
                 k = g if g < lo else g - base_n + lo
                 rev_par[fill[k]] = i

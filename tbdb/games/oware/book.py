@@ -179,22 +179,8 @@ def solve_book_levels(n: int, lower_books, parallel: bool | None = None) -> Book
     has more than one thread).  The result does not depend on it."""
     if not 0 <= n <= LEVELS_MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{LEVELS_MAX_SOLVE_N}, got {n!r}")
-    by_n = {}
-    for b in lower_books:
-        by_n[int(b.n)] = b
-    missing = [m for m in range(n - 1) if m not in by_n]
-    if missing:
-        raise ValueError(f"book {n} needs the books of {missing!r} seeds")
-    lower = []
-    for m in range(n - 1):
-        b = by_n[m]
-        off = np.ascontiguousarray(b.run_offsets, dtype=np.int64)
-        rf = np.ascontiguousarray(b.run_from, dtype=np.int16)
-        rs = np.ascontiguousarray(b.run_score, dtype=np.int8)
-        if len(off) != book_size(m) + 1 or off[0] != 0 or off[-1] != len(rf) or len(rs) != len(rf):
-            raise ValueError(f"book {m}: run arrays do not match its {book_size(m)} positions")
-        lower.append((off, rf, rs))
-    lower_stable = max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
+    lower, lower_stable = _lower_runs(n, lower_books)
+    by_n = {int(b.n): b for b in lower_books}
     base = book_bases(n)
     # replay schedule of the smaller books' score changes, grouped by step
     low_toff = np.zeros(MAX_T + 2, dtype=np.int64)
