@@ -45,7 +45,7 @@ with tbdb.open(sys.argv[1]) as tb:
 
 
 RSS = """
-import resource, sys, pickle
+import sys, pickle
 import numpy as np
 import tbdb
 from tbdb import games
@@ -60,7 +60,10 @@ with tbdb.open(sys.argv[1]) as tb:
         pick = rng.integers(0, n, 100_000)
         tb.lookup_arrays(g.name, *(a[pick] for a in arrays))
         done += len(pick)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent through fork and exec,
+# so a child of a big benchmark process would report the parent's size
+with open("/proc/self/status") as f:
+    print(next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024)
 """
 
 
