@@ -12,7 +12,7 @@ kernel wearing it changes, so add a new name rather than edit one in place.
 """
 from numba import njit, prange
 
-__all__ = ["kernel", "inline_kernel", "nogil_kernel", "parallel_kernel",
+__all__ = ["kernel", "inline_kernel", "nogil_kernel", "uncached_nogil_kernel", "parallel_kernel",
            "parallel_nogil_kernel", "prange"]
 
 
@@ -37,6 +37,13 @@ inline_kernel = _njit(cache=True, inline="always")
 #: the main thread can still handle Ctrl-C; Oware solves small books on Python threads side by
 #: side.  Both only help if the kernel does not hold the GIL.
 nogil_kernel = _njit(cache=True, nogil=True)
+
+#: ``nogil_kernel`` compiled in every process, never cached: for a long-running kernel that
+#: calls a ``parallel_kernel``.  Numba 0.68 can write such a caller's cache entry so that a
+#: later process loading it segfaults (seen with the Oware solver's ``solve_core``, whose cache
+#: entry then crashed every Oware build that read it); compiling it costs seconds, a crash costs
+#: the build.
+uncached_nogil_kernel = _njit(nogil=True)
 
 #: A kernel whose ``prange`` loops run on Numba's threads (``numba.set_num_threads``).
 #: Iterations must be independent: each writes slots no other iteration writes.

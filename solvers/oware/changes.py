@@ -44,7 +44,8 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
+from tbdb.solvers.jit import (kernel, nogil_kernel, parallel_nogil_kernel, prange,
+                              uncached_nogil_kernel)
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
 from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
@@ -364,7 +365,7 @@ def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals
                          used, step_cnt, t, cnt_score, flagged)
 
 
-@nogil_kernel
+@uncached_nogil_kernel  # it calls _step_parallel: see solvers/jit.py
 def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
                lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes):
     """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``).
