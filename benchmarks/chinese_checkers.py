@@ -15,28 +15,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from run import cli_child  # noqa: E402  (benchmarks/ on the path just above)
 
 PUBLISHED_PER_THREAD = 6.3e10 / (17 * 60 * 64)  # positions per thread-second
 SOLVE_STATE_BYTES = 1 + 2 + 4 + 1 + 2  # result, distance, best move, counter, multiplicity
-
-
-def _build(args: list[str]) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds, peak RSS bytes) of one CLI run in a child process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"tbdb {' '.join(args)} failed: {proc.stderr.read()[-500:]!r}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024.0
 
 
 def run(board: int, pieces: int, workdir: str) -> list[dict]:
@@ -44,12 +32,12 @@ def run(board: int, pieces: int, workdir: str) -> list[dict]:
 
     warm = os.path.join(workdir, "warm.duckdb")
     t0 = time.perf_counter()
-    _build(["build", "chinese-checkers", "--board", "4", "--pieces", "3", "--mode", "edge-free",
-            "--db", warm, "--no-progress"])
+    cli_child(["build", "chinese-checkers", "--board", "4", "--pieces", "3", "--mode", "edge-free",
+               "--db", warm, "--no-progress"])
     compile_s = time.perf_counter() - t0
     db = os.path.join(workdir, "cc.duckdb")
-    wall, cpu, peak = _build(["build", "chinese-checkers", "--board", str(board), "--pieces",
-                              str(pieces), "--mode", "edge-free", "--db", db, "--no-progress"])
+    wall, cpu, peak = cli_child(["build", "chinese-checkers", "--board", str(board), "--pieces",
+                                 str(pieces), "--mode", "edge-free", "--db", db, "--no-progress"])
     table = RhombusTable(board, pieces)
     import duckdb
     con = duckdb.connect(db, read_only=True)

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from run import cli_child  # noqa: E402  (benchmarks/ on the path just above)
 
 WARM = {"chinese-checkers": ["--board", "4", "--pieces", "2"], "cdc": ["--material", "KvP"],
         "shogi": ["--table", "KGK"]}
@@ -42,18 +41,6 @@ def build_args(spec: str) -> tuple[str, str, list[str]]:
     if game == "shogi":
         return "shogi", table, ["--table", table]
     raise SystemExit(f"unknown table {spec!r}: expected cc:MxM-P, cdc:MATERIAL or shogi:TABLE")
-
-
-def _child(args: list[str]) -> tuple[float, float, int]:
-    """(wall s, CPU s, peak RSS bytes) of one CLI run in a child process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"tbdb {' '.join(args)} failed: {proc.stderr.read()[-500:]!r}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
 
 
 def slots_of(game: str, table: str) -> int:
@@ -76,9 +63,9 @@ def measure(spec: str, mode: str, memory: str | None, workdir: str) -> dict:
     game, table, opts = build_args(spec)
     extra = ["--mode", mode] + (["--memory", memory] if memory else [])
     warm = os.path.join(workdir, f"warm-{game}-{mode}.duckdb")
-    _, _, base = _child(["build", game, *WARM[game], *extra, "--db", warm, "--no-progress"])
+    _, _, base = cli_child(["build", game, *WARM[game], *extra, "--db", warm, "--no-progress"])
     db = os.path.join(workdir, f"{table}-{mode}.duckdb")
-    wall, cpu, peak = _child(["build", game, *opts, *extra, "--db", db, "--no-progress"])
+    wall, cpu, peak = cli_child(["build", game, *opts, *extra, "--db", db, "--no-progress"])
     slots = slots_of(game, table)
     chosen, estimate, recorded = catalogue(db, table)
     return {"table": f"{game} {table}", "mode": mode, "chosen": chosen, "slots": slots,

@@ -28,6 +28,19 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 
+
+def cli_child(args: list[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS bytes) of one ``tbdb`` CLI run in a child process (its own
+    rusage, from wait4: the child's peak, not this process's)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"tbdb {' '.join(args)} failed: {proc.stderr.read()[-500:]!r}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
 def machine_line() -> str:
     cpu = platform.processor() or platform.machine()
     try:
