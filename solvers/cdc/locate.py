@@ -46,6 +46,17 @@ def locate_one(board, side, desc, swap, size):
     return (side ^ swap) * size + idx, s
 
 
+@kernel
+def _locate_rows(boards, sides, rows, lo, hi, desc, swap, size, sq, tmp, out_slot, out_sym):
+    """``locate_many`` for ``rows[lo:hi]``, with ``sq``/``tmp`` int64[16] scratch."""
+    for j in range(lo, hi):
+        r = rows[j]
+        _slots_of_board(boards[r], desc, swap, sq)
+        idx, s = canonical(sq, desc, tmp)
+        out_slot[r] = (sides[r] ^ swap) * size + idx
+        out_sym[r] = s
+
+
 @parallel_kernel
 def locate_many(boards, sides, rows, desc, swap, size, out_slot, out_sym):
     """Slots (``side * size + canonical idx`` in the stored orientation) and symmetries of the
@@ -55,28 +66,16 @@ def locate_many(boards, sides, rows, desc, swap, size, out_slot, out_sym):
     nchunk = (n + 4095) // 4096
     scratch = np.empty((nchunk, 2, 16), np.int64)
     for ch in prange(nchunk):
-        sq = scratch[ch, 0]
-        tmp = scratch[ch, 1]
-        for j in range(ch * 4096, min(n, (ch + 1) * 4096)):
-            r = rows[j]
-            _slots_of_board(boards[r], desc, swap, sq)
-            idx, s = canonical(sq, desc, tmp)
-            out_slot[r] = (sides[r] ^ swap) * size + idx
-            out_sym[r] = s
+        _locate_rows(boards, sides, rows, ch * 4096, min(n, (ch + 1) * 4096), desc, swap, size,
+                     scratch[ch, 0], scratch[ch, 1], out_slot, out_sym)
 
 
 @kernel
 def locate_few(boards, sides, rows, desc, swap, size, out_slot, out_sym):
     """``locate_many`` on one core: a batch spread over many materials gives each a few rows,
     and waking the other threads for a few rows costs more than locating them."""
-    sq = np.empty(16, np.int64)
-    tmp = np.empty(16, np.int64)
-    for j in range(rows.shape[0]):
-        r = rows[j]
-        _slots_of_board(boards[r], desc, swap, sq)
-        idx, s = canonical(sq, desc, tmp)
-        out_slot[r] = (sides[r] ^ swap) * size + idx
-        out_sym[r] = s
+    _locate_rows(boards, sides, rows, 0, rows.shape[0], desc, swap, size,
+                 np.empty(16, np.int64), np.empty(16, np.int64), out_slot, out_sym)
 
 
 @parallel_kernel

@@ -61,20 +61,6 @@ def canonical(values: np.ndarray, lengths: np.ndarray):
     return values, lengths, codes
 
 
-def decoding_tables(lengths: np.ndarray):
-    """(count, first_code, first_symbol) int64[MAX_CODE + 1] of canonical ``lengths``."""
-    count = np.zeros(MAX_CODE + 1, np.int64)
-    first_code = np.zeros(MAX_CODE + 1, np.int64)
-    first_symbol = np.zeros(MAX_CODE + 1, np.int64)
-    code = sym = 0
-    for length in range(1, MAX_CODE + 1):
-        n = int(np.count_nonzero(lengths == length))
-        first_code[length], first_symbol[length], count[length] = code, sym, n
-        code = (code + n) << 1
-        sym += n
-    return count, first_code, first_symbol
-
-
 def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(distinct values int64 ascending, their counts, per element its value's place (int32))."""
     values = np.asarray(values)
