@@ -294,12 +294,15 @@ def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[
     name = games.get(game).name if game else None
     problems: list[str] = []
     checked = 0
+    states: dict[str, dict[str, str]] = {}  # per game: one catalogue query, not one per file
     with Store(db, read_only=True) as store:
         for (g, t), e in sorted(d.entries.items()):
             if name is not None and g != name:
                 continue
+            if g not in states:
+                states[g] = store.states(g)
             row = store.table(g, t)
-            if row is None or store.states(g).get(t) != "done":
+            if row is None or states[g].get(t) != "done":
                 problems.append(f"{e['path']}: table {t!r} of {g} is not built in {db!r}")
                 continue
             f = d.open_file(g, t)
