@@ -22,10 +22,15 @@ from tbdb.errors import InvalidOptionError, TbdbError, quote
 WRITE_BYTES = 640 << 20
 BATCH_BUFFERS = 3 * (96 << 20)  # children/parents batches and their kernels' scratch
 OUTPUT_BYTES = 9  # per slot: result 1, distance 2, best move 4, multiplicity 2
-# compact's output: best moves int16 and multiplicities int8 where they fit (CDC and Chinese
-# Checkers move codes do; a game whose codes do not takes 2 bytes a slot more)
-COMPACT_OUTPUT_BYTES = 6
+# compact's output where a game reads the values whole: best moves int16 and multiplicities int8
+# where they fit (CDC move codes do; a game whose codes do not takes 2 bytes a slot more) and
+# the state word they were unpacked from
+COMPACT_OUTPUT_BYTES = 7
 ORDER = ("edges", "edge-free", "compact")  # fastest first
+# the least any mode takes, bytes a slot: compact's state and counter, one byte more once its
+# state widens (a build refuses a table below this before it starts; each table's own
+# estimate is checked again before it solves)
+LEANEST_BYTES = 3
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
@@ -83,9 +88,11 @@ def estimate(space, mode: str) -> int:
     elif mode == "edge-free":
         per_slot = OUTPUT_BYTES + counter  # the output arrays and the counter, all solve long
     else:
-        # the state and counter while solving (a widened state: one byte more); the narrow
-        # output arrays once unpacked (the state freed before best moves are picked)
-        per_slot = max(bytes_per_slot(space) + 1, COMPACT_OUTPUT_BYTES)
+        # the state and counter while solving (a widened state: one byte more); then the
+        # output: whole narrow arrays where the game reads them whole, else the state and the
+        # multiplicities while the values stream to the store (``compact_output_bytes``)
+        output = getattr(space, "compact_output_bytes", COMPACT_OUTPUT_BYTES)
+        per_slot = max(bytes_per_slot(space) + 1, output)
     return size * per_slot + BATCH_BUFFERS + WRITE_BYTES
 
 

@@ -103,7 +103,7 @@ def _budget(g, tables, memory) -> int | None:
     limit = budget.parse_memory(memory) if memory is not None else budget.default_memory()
     base = budget.rss()
     for t in tables:
-        need = base + g.weight(t) * budget.COMPACT_OUTPUT_BYTES + budget.BATCH_BUFFERS + \
+        need = base + g.weight(t) * budget.LEANEST_BYTES + budget.BATCH_BUFFERS + \
             budget.WRITE_BYTES
         if need > limit:
             raise budget.MemoryBudgetError(

@@ -116,8 +116,9 @@ def _write_synced(path: Path, write) -> None:
         os.fsync(f.fileno())
 
 
-def solve_compact(space, progress):
-    """(result, distance, best, multiplicity) of an index table, solved compactly."""
+def solve_compact(space, progress) -> "CompactValues":
+    """An index table solved compactly: its values as ``CompactValues`` (the state words,
+    unpacked and given best moves chunk by chunk as they are written)."""
     saved = _Saved(_resume.get(), space)
     loaded = saved.load()
     if loaded is not None:
@@ -128,14 +129,86 @@ def solve_compact(space, progress):
         if meta is None:  # an external distance too long for a uint8 state
             meta, state, remaining = _initial(space, progress, WIDE)
         saved.save(meta, state, remaining, force=True)
-    state = _back_up(space, meta, state, remaining, saved, progress)
+    finished = int(meta["level"]) > int(meta["top"])
+    state, meta = _back_up(space, meta, state, remaining, saved, progress)
+    if not finished:
+        # the finished state, so that a kill while the table is written (best moves are
+        # picked then: hours on the biggest tables) resumes at the write, not at the solve
+        saved.save(meta, state, remaining, force=True)
     del remaining
-    result, distance = _unpack(state, NARROW if state.dtype == np.uint8 else WIDE)
-    del state
-    best = _best_moves(space, result, distance, progress)
-    multiplicity = _multiplicity(space)
-    saved.clear()
-    return result, distance, best, multiplicity
+    return CompactValues(space, state, NARROW if state.dtype == np.uint8 else WIDE,
+                         _multiplicity(space), saved, progress)
+
+
+class CompactValues:
+    """A compact solve's values: the finished state word of every slot (1-2 bytes) and the
+    census's multiplicities (1 byte), unpacked and given their best moves ``chunks`` at a
+    time, so writing a table of 2.4·10^9 slots holds 2-3 bytes a slot, not the 6 of whole
+    output arrays.  ``result``, ``distance``, ``best`` and ``multiplicity`` are the whole
+    arrays (``IndexValues``'s fields), made on first use for readers that need them (a table
+    other tables read, the conformance tests).  ``stored()`` drops the saved solve once the
+    rows are committed."""
+
+    def __init__(self, space, state, word: int, multiplicity, saved: _Saved, progress):
+        self.space, self.state, self.word = space, state, word
+        self.multiplicity = multiplicity
+        self.saved, self.progress = saved, progress
+        self.mode, self.estimate = "compact", None
+        self.stream_peak = 0  # the process's largest RSS seen while chunks streamed
+        self._result = self._distance = self._best = None
+
+    @property
+    def size(self) -> int:
+        return len(self.state)
+
+    @property
+    def result(self) -> np.ndarray:
+        if self._result is None:
+            self._result, self._distance = _unpack(self.state, self.word)
+        return self._result
+
+    @property
+    def distance(self) -> np.ndarray:
+        self.result
+        return self._distance
+
+    @property
+    def best(self) -> np.ndarray:
+        if self._best is None:
+            self._best = _best_moves(self.space, self.state, self.word, self.progress)
+        return self._best
+
+    def chunks(self, step: int, best: bool = True):
+        """(lo, result, distance, best or None, multiplicity) of slots lo..lo+step, in order;
+        best moves are picked here unless the whole arrays exist."""
+        from tbdb.budget import rss
+        from tbdb.engine import CHUNK_SLOTS
+        step = min(step, CHUNK_SLOTS)
+        size = self.size
+        for lo in range(0, size, step):
+            hi = min(size, lo + step)
+            if self._result is not None:
+                result, distance = self._result[lo:hi], self._distance[lo:hi]
+            else:
+                result, distance = np.empty(hi - lo, np.int8), np.empty(hi - lo, np.int16)
+                cp.cp_unpack(self.state, lo, self.word, result, distance)
+            moves = None
+            if best and self._best is not None:
+                moves = self._best[lo:hi]
+            elif best:
+                moves = _pick_chunk(self.space, self.state, self.word, result, lo,
+                                    np.empty(hi - lo, np.int32))
+                self.progress("best moves", hi, size)
+            yield lo, result, distance, moves, self.multiplicity[lo:hi]
+            self.stream_peak = max(self.stream_peak, rss())
+
+    def stored(self) -> None:
+        """The table's rows are committed: its saved solve is no longer needed."""
+        self.saved.clear()
+
+    def release(self) -> None:
+        from tbdb.engine import _release
+        _release(self.space)
 
 
 def _initial(space, progress, top: int):
@@ -176,8 +249,8 @@ def _initial(space, progress, top: int):
 
 
 def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
-    """Distance by distance until no position is resolved any later; the state returned may
-    be a widened copy."""
+    """Distance by distance until no position is resolved any later: (state, meta) where the
+    state may be a widened copy and meta says where the solve ended."""
     from tbdb.engine import CHUNK_SLOTS, _batches, BATCH_BYTES
     size = space.size
     never = np.iinfo(remaining.dtype).max
@@ -208,9 +281,9 @@ def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
             top = max(top, _pending_losses(space, state, level, word))
         level += 1
         progress("levels", level, top + 1)
-        saved.save({"level": level, "top": top, "direct": direct, "word": word}, state,
-                   remaining)
-    return state
+        meta = {"level": level, "top": top, "direct": direct, "word": word}
+        saved.save(meta, state, remaining)
+    return state, meta
 
 
 def _pending_losses(space, state, level: int, word: int) -> int:
@@ -247,23 +320,32 @@ def _unpack(state, word: int):
     return result, distance
 
 
-def _best_moves(space, result, distance, progress) -> np.ndarray:
-    """Best moves chunk by chunk into int16 while every code fits (CDC, Chinese Checkers),
-    widened to int32 at the first that does not: 2 bytes a slot less at the solve's peak."""
-    from tbdb.engine import CHUNK_SLOTS, _batches, children_batch
-    size = space.size
+def _pick_chunk(space, state, word: int, result, lo: int, out) -> np.ndarray:
+    """The best moves of slots lo..lo+len(out) (``result``: their values) into ``out`` int32,
+    the children's values read from the state words."""
+    from tbdb.engine import _batches, children_batch
+    out.fill(k.NO_MOVE)
+    rows = lo + np.flatnonzero((result >= k.LOSS) & (result <= k.WIN))
+    for batch in _batches(rows, children_batch(space.max_children)):
+        count, child, move, ext_result, ext_distance = space.children(batch)
+        cp.cp_pick_best_state(batch, lo, count, child, move, ext_result, ext_distance, state,
+                              word, out)
+    return out
+
+
+def _best_moves(space, state, word: int, progress) -> np.ndarray:
+    """Every slot's best move, int16 while every code fits (CDC, Chinese Checkers), widened to
+    int32 at the first that does not."""
+    from tbdb.engine import CHUNK_SLOTS
+    size = len(state)
     best = np.full(size, k.NO_MOVE, np.int16)
     buf = np.empty(min(size, CHUNK_SLOTS), np.int32)
-    step = children_batch(space.max_children)
+    result = np.empty(min(size, CHUNK_SLOTS), np.int8)
+    distance = np.empty(min(size, CHUNK_SLOTS), np.int16)
     for lo in range(0, size, CHUNK_SLOTS):
         hi = min(size, lo + CHUNK_SLOTS)
-        part = buf[:hi - lo]
-        part.fill(k.NO_MOVE)
-        rows = lo + np.flatnonzero((result[lo:hi] >= k.LOSS) & (result[lo:hi] <= k.WIN))
-        for batch in _batches(rows, step):
-            count, child, move, ext_result, ext_distance = space.children(batch)
-            cp.cp_pick_best(batch, lo, count, child, move, ext_result, ext_distance, result,
-                            distance, part)
+        cp.cp_unpack(state, lo, word, result[:hi - lo], distance[:hi - lo])
+        part = _pick_chunk(space, state, word, result[:hi - lo], lo, buf[:hi - lo])
         if best.dtype == np.int16 and hi > lo and part.max() > np.iinfo(np.int16).max:
             best = best.astype(np.int32)
         best[lo:hi] = part

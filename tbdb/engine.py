@@ -56,6 +56,14 @@ class IndexValues:
     def size(self) -> int:
         return len(self.result)
 
+    def chunks(self, step: int, best: bool = True):
+        """(lo, result, distance, best or None, multiplicity) of slots lo..lo+step, in order
+        (``tbdb.compact.CompactValues`` makes them from its state words on the way)."""
+        for lo in range(0, self.size, step):
+            hi = min(self.size, lo + step)
+            yield (lo, self.result[lo:hi], self.distance[lo:hi],
+                   self.best[lo:hi] if best else None, self.multiplicity[lo:hi])
+
 
 def _quiet(stage: str, done: int, total: int) -> None:
     pass
@@ -109,12 +117,18 @@ def solve_index(space: IndexSpace, mode: str = "auto",
     fastest that fits the memory budget)."""
     progress = progress or _quiet
     mode, estimate = choose_mode(space, mode)
+    if mode == "compact":
+        # its values keep the space: their best moves are picked as they are written
+        from tbdb.compact import solve_compact
+        try:
+            values = solve_compact(space, progress)
+        finally:
+            _release(space)
+        values.estimate = estimate
+        return values
     try:
         if mode == "edges":
             result, distance, best, multiplicity = _solve_edges(space, progress)
-        elif mode == "compact":
-            from tbdb.compact import solve_compact
-            result, distance, best, multiplicity = solve_compact(space, progress)
         else:
             result, distance, best, multiplicity = _solve_edge_free(space, progress)
     finally:

@@ -34,6 +34,9 @@ class Store(Catalogue, Database):
 
         def work():
             table_id, rows[0] = storage_of(data).write(self, game, table, data, values_file)
+            streamed = getattr(data.values, "stream_peak", 0)  # values made as they were written
+            if streamed and data.peak_bytes is not None:
+                data.peak_bytes = max(data.peak_bytes, streamed)
             self.insert_rows("INSERT INTO tb_tables SELECT * FROM {src}",
                          arrow_rows.catalogue_row(table_id, game, table, data, rows[0], seconds))
             if data.stats:
@@ -53,6 +56,9 @@ class Store(Catalogue, Database):
                 self.mark_building(game, next_table)
 
         self._transaction(work)
+        stored = getattr(data.values, "stored", None)
+        if stored is not None:
+            stored()  # e.g. a compact solve's saved state, kept until its rows are committed
         return rows[0]
 
     def copy_values_in(self, table_id: int, rows: pa.RecordBatchReader) -> None:

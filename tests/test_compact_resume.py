@@ -100,6 +100,16 @@ def test_a_solve_stopped_between_passes_resumes_to_the_same_rows(tmp_path, monke
     assert resumed == [stop_at - 1]  # the last pass saved before the stop
     for field in ("result", "distance", "best", "multiplicity"):
         assert (getattr(got, field) == getattr(want, field)).all(), field
+    # the finished state stays saved until the rows are stored: a kill while they are being
+    # written (best moves are picked then) resumes at the write, with no pass to redo
+    passes = []
+    with resume_in(tmp_path / "save"):
+        again = engine.solve_index(RhombusTable(5, 2), "compact",
+                                   lambda stage, done, total: passes.append((stage, done)))
+    assert passes[0][0] == "resumed" and not [p for p in passes if p[0] in ("children",
+                                                                           "levels")]
+    assert (again.result == want.result).all()
+    again.stored()
     assert not (tmp_path / "save").exists()
 
 

@@ -27,8 +27,8 @@ from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.prefetch import prefetch
 from tbdb.solvers.retrograde.edge_free import _owner
 from tbdb.solvers.retrograde.rows import sorted_unique
-from tbdb.solvers.retrograde.values import (DRAW, ILLEGAL, LOSS, NO_EXT, NONE, WIN,
-                                            row_best)
+from tbdb.solvers.retrograde.values import (DRAW, ILLEGAL, LOSS, NO_EXT, NO_MOVE, NONE, WIN,
+                                            realises)
 
 AHEAD = 4  # rows of parents prefetched ahead in cp_apply
 
@@ -238,34 +238,48 @@ def cp_widen(state, wide, old_top, new_top):
         wide[i] = s + shift if s >= old_top - 3 else s
 
 
+@kernel
+def unpacked(s, top):
+    """(result, distance) of a finished state word ``s`` (whatever is still unknown is a
+    draw)."""
+    if s == top:
+        return NONE, 0
+    if s == top - 1:
+        return ILLEGAL, 0
+    if s >= top - 3:
+        return DRAW, 0
+    return (WIN if s % 2 == 1 else LOSS), s // 2
+
+
 @parallel_kernel
 def cp_unpack(state, lo, top, result, distance):
-    """Slots lo.. of a finished state into ``result`` int8 / ``distance`` int16 (whatever is
-    still unknown is a draw)."""
+    """Slots lo.. of a finished state into ``result`` int8 / ``distance`` int16."""
     for i in prange(result.shape[0]):
-        s = np.int64(state[lo + i])
-        if s == top:
-            result[i] = NONE
-            distance[i] = 0
-        elif s == top - 1:
-            result[i] = ILLEGAL
-            distance[i] = 0
-        elif s >= top - 3:
-            result[i] = DRAW
-            distance[i] = 0
-        else:
-            result[i] = WIN if s % 2 == 1 else LOSS
-            distance[i] = s // 2
+        r, d = unpacked(np.int64(state[lo + i]), top)
+        result[i] = r
+        distance[i] = d
 
 
 
 
 @parallel_kernel
-def cp_pick_best(positions, lo, count, child, move, ext_result, ext_distance, result, distance,
-                 out):
-    """``pick_best`` into a buffer of one chunk: out[p - lo] for each position p of the batch
-    (the first move realising its value, -1 none)."""
+def cp_pick_best_state(positions, lo, count, child, move, ext_result, ext_distance, state, top,
+                       out):
+    """``pick_best`` into a buffer of one chunk, out[p - lo] for each position p of the batch
+    (the first move realising its value, -1 none), every value read from the finished state
+    words: the output streams chunk by chunk while only the state (1-2 bytes a slot) is
+    held."""
     for r in prange(positions.shape[0]):
         p = positions[r]
-        out[p - lo] = row_best(count[r], child[r], move[r], ext_result[r], ext_distance[r],
-                               result, distance, result[p], distance[p])
+        pr, pd = unpacked(np.int64(state[p]), top)
+        best = NO_MOVE
+        for e in range(count[r]):
+            c = child[r, e]
+            if c >= 0:
+                cr, cd = unpacked(np.int64(state[c]), top)
+            else:
+                cr, cd = ext_result[r, e], ext_distance[r, e]
+            if realises(pr, pd, cr, cd):
+                best = move[r, e]
+                break
+        out[p - lo] = best

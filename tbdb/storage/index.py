@@ -72,10 +72,9 @@ class IndexStorage(WdlStorage):
 
     def row_count(self, data) -> int:
         from tbdb.solvers.retrograde import NONE
-        result, step = data.values.result, arrow_rows.BATCH
         # by chunks: no whole-table mask beside a 10^9-slot table
-        return sum(int(np.count_nonzero(result[lo:lo + step] != NONE))
-                   for lo in range(0, len(result), step))
+        return sum(int(np.count_nonzero(result != NONE))
+                   for _, result, _, _, _ in data.values.chunks(arrow_rows.BATCH, best=False))
 
     def size(self, row):
         return row["slots"]
@@ -146,16 +145,19 @@ class IndexStorage(WdlStorage):
 
 
 def _batches(table_id: int, values):
+    """The rows of ``values`` (slots with a value) as Arrow batches, chunk by chunk (a compact
+    solve's best moves are picked here, one chunk at a time)."""
     from tbdb.solvers.retrograde import NONE
-    step = arrow_rows.BATCH
-    size = len(values.result)
-    for lo in range(0, size, step):
-        hi = min(size, lo + step)
-        at = np.flatnonzero(values.result[lo:hi] != NONE)
-        sel = lo + at
-        yield pa.record_batch([
-            pa.array(np.full(len(sel), table_id, np.int32)), pa.array(sel.astype(np.int64)),
-            pa.array(values.result[sel]), pa.array(values.distance[sel]),
-            pa.array(values.best[sel].astype(np.int32)),
-            pa.array(values.multiplicity[sel].astype(np.int16))],  # compact keeps int8
-            schema=arrow_rows.INDEX_SCHEMA)
+    try:
+        for lo, result, distance, best, multiplicity in values.chunks(arrow_rows.BATCH):
+            at = np.flatnonzero(result != NONE)
+            yield pa.record_batch([
+                pa.array(np.full(len(at), table_id, np.int32)), pa.array(lo + at),
+                pa.array(result[at]), pa.array(distance[at]),
+                pa.array(best[at].astype(np.int32)),
+                pa.array(multiplicity[at].astype(np.int16))],  # compact keeps int8
+                schema=arrow_rows.INDEX_SCHEMA)
+    finally:
+        release = getattr(values, "release", None)
+        if release is not None:
+            release()

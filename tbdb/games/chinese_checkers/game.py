@@ -403,11 +403,8 @@ def _tally(values) -> _Tally:
     with 3 pieces, on top of the solved arrays."""
     out = _Tally({r: 0 for r in (WIN, DRAW, LOSS, ILLEGAL)},
                  {r: None for r in (WIN, DRAW, LOSS, ILLEGAL)})
-    n = len(values.result)
-    for lo in range(0, n, TALLY_CHUNK):
-        result = values.result[lo:lo + TALLY_CHUNK]
-        mult = values.multiplicity[lo:lo + TALLY_CHUNK].astype(np.int64)
-        distance = values.distance[lo:lo + TALLY_CHUNK]
+    for _, result, distance, _, mult in values.chunks(TALLY_CHUNK, best=False):
+        mult = mult.astype(np.int64)
         for r in out.positions:
             at = result == r
             out.positions[r] += int(mult[at].sum())

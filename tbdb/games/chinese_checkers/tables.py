@@ -86,6 +86,10 @@ class RhombusTable:
     frame, one per orbit of the two symmetries; ``census`` gives each slot's multiplicity."""
 
     parents_distinct = True  # _parents drops the repeats of its few symmetric rows itself
+    # a compact solve's output, bytes a slot: the game tallies and writes its values chunk by
+    # chunk (``CompactValues.chunks``), so only the state word (1-2 bytes) and the multiplicity
+    # are held
+    compact_output_bytes = 3
 
     def __init__(self, board: int, pieces: int):
         check_board(board, pieces)

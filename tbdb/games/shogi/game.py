@@ -195,16 +195,15 @@ class ShogiGame(Game):
         raw = fixed = 0
         count = {r: 0 for r in (WIN, DRAW, LOSS, ILLEGAL)}
         top = {WIN: None, LOSS: None}
-        for lo in range(0, len(values.result), _CHUNK):
-            result = values.result[lo:lo + _CHUNK]
-            mult = values.multiplicity[lo:lo + _CHUNK].astype(np.int64)
+        for _, result, distance, _, mult in values.chunks(_CHUNK, best=False):
+            mult = mult.astype(np.int64)
             real = result >= LOSS
             raw += int(mult[real].sum())
             fixed += int(mult[real & (mult == 2)].sum())
             for r in count:
                 count[r] += int(mult[result == r].sum())
             for r in top:
-                d = values.distance[lo:lo + _CHUNK][result == r]
+                d = distance[result == r]
                 if len(d):
                     top[r] = int(d.max()) if top[r] is None else max(top[r], int(d.max()))
         wins, draws, losses, illegal = (count[r] // 2 for r in (WIN, DRAW, LOSS, ILLEGAL))
