@@ -281,40 +281,64 @@ def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,
     return best
 
 
-def check_index(space: IndexSpace, values: IndexValues,
-                progress: Progress | None = None) -> np.ndarray:
+def check_index(space: IndexSpace, values, progress: Progress | None = None) -> np.ndarray:
     """Flags per slot (int8; 0 fine, 1 value, 2 best move, 3 kind or multiplicity) of every
-    stored field that the rules and the stored children contradict: the census (which slots are
-    positions, illegal, or nothing; multiplicities), each value re-derived from one ply of moves,
-    and each best move being a legal move that realises its value."""
-    progress = progress or _quiet
+    stored field that the rules and the stored children contradict (``check_chunks``)."""
     bad = np.zeros(space.size, np.int8)
-    try:
-        _check_chunks(space, values, bad, progress)
-    finally:
-        _release(space)
+    for lo, flags in check_chunks(space, values, progress):
+        bad[lo:lo + len(flags)] = flags
     return bad
 
 
-def _check_chunks(space: IndexSpace, values: IndexValues, bad: np.ndarray,
-                  progress: Progress) -> None:
+def check_chunks(space: IndexSpace, values, progress: Progress | None = None):
+    """(lo, flags int8) a chunk of slots at a time, flags as ``check_index``'s: the census
+    (which slots are positions, illegal, or nothing; multiplicities), each value re-derived
+    from one ply of moves and the stored values of the children, and each best move being a
+    legal move that realises its value.  ``values``: anything with ``chunks`` (whole arrays,
+    a compact solve, a stored table read back packed); the children's values are read from
+    the values packed as compact's state words, 1-2 bytes a slot."""
+    progress = progress or _quiet
     size = space.size
     step = children_batch(space.max_children)
-    result, distance, best = values.result, values.distance, values.best
-    for lo in range(0, size, CHUNK_SLOTS):
-        hi = min(size, lo + CHUNK_SLOTS)
-        kind, mult = space.census(lo, hi)
-        stored = result[lo:hi]
-        expect_kind = np.where(kind == 0, 0, kind)
-        got_kind = np.where((stored >= k.LOSS) & (stored <= k.WIN), 0, stored)
-        wrong = (expect_kind != got_kind) | (mult != values.multiplicity[lo:hi])
-        bad[lo:hi][wrong] = 3
-        real = lo + np.flatnonzero((kind == 0) & ~wrong)
-        for batch in _batches(real, step):
-            count, child, move, ext_result, ext_distance = space.children(batch)
-            k.check_rows(batch, count, child, move, ext_result, ext_distance, result, distance,
-                          best, bad)
-        progress("verify", hi, size)
+    state, top = packed_state(values)
+    try:
+        for lo, result, _, best, multiplicity in values.chunks(CHUNK_SLOTS):
+            hi = lo + len(result)
+            kind, mult = space.census(lo, hi)
+            expect_kind = np.where(kind == 0, 0, kind)
+            got_kind = np.where((result >= k.LOSS) & (result <= k.WIN), 0, result)
+            wrong = (expect_kind != got_kind) | (mult != multiplicity)
+            flags = np.where(wrong, 3, 0).astype(np.int8)
+            real = lo + np.flatnonzero((kind == 0) & ~wrong)
+            for batch in _batches(real, step):
+                count, child, move, ext_result, ext_distance = space.children(batch)
+                k.check_rows(batch, lo, count, child, move, ext_result, ext_distance, state,
+                             top, best, flags)
+            progress("verify", hi, size)
+            yield lo, flags
+    finally:
+        _release(space)
+
+
+def packed_state(values) -> tuple[np.ndarray, int]:
+    """(state words, largest word) of solved or stored values: their own where they keep
+    them (a compact solve, a table read back packed), else packed here (1 byte a slot while
+    every distance fits 125 plies, else 2)."""
+    from tbdb.compact import NARROW, WIDE
+    from tbdb.solvers.retrograde import compact as cp
+    if getattr(values, "state", None) is not None:
+        return values.state, values.word
+    longest = 0
+    for lo in range(0, values.size, CHUNK_SLOTS):
+        part = values.result[lo:lo + CHUNK_SLOTS]
+        decided = values.distance[lo:lo + CHUNK_SLOTS][(part == k.WIN) | (part == k.LOSS)]
+        longest = max(longest, int(decided.max(initial=0)))
+    top = NARROW if longest <= cp.limit(NARROW) else WIDE
+    state = np.empty(values.size, np.uint8 if top == NARROW else np.uint16)
+    for lo in range(0, values.size, CHUNK_SLOTS):
+        hi = min(values.size, lo + CHUNK_SLOTS)
+        cp.cp_pack(values.result[lo:hi], values.distance[lo:hi], lo, top, state)
+    return state, top
 
 
 # --------------------------------------------------------------------------- level by level

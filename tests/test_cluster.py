@@ -96,6 +96,11 @@ def test_cluster_build_equals_embedded_table_by_table(embedded, built):
         assert verified_manifest(out, "cdc", t)["rows"] > 0
     report = tbdb.verify(db, "cdc", progress=False)
     assert report.ok and report.checked == len(TABLES)
+    from tbdb.storage import index
+    with pytest.MonkeyPatch.context() as patch:  # read back packed, a chunk at a time
+        patch.setattr(index, "WHOLE_LOAD_SLOTS", 0)
+        report = tbdb.verify(db, "cdc", progress=False)
+    assert report.ok and report.checked == len(TABLES)
     with tbdb.open(db) as mine, tbdb.open(embedded) as ref:  # lookups read them unchanged
         for position in ("8/8/8/GMnc4 r", "8/2G5/1n6/M6c b", "c7/8/G1n5/7M r"):
             assert mine.lookup(position) == ref.lookup(position)

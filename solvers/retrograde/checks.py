@@ -1,7 +1,11 @@
 """Best moves and checks over ``children`` batches (rows as a game's ``children`` returns them):
 the best move of solved positions, and the verifier's one-ply check of stored values."""
+import numpy as np
+
 from tbdb.solvers.jit import parallel_kernel, prange
-from tbdb.solvers.retrograde.values import DRAW, NO_MOVE, realises, row_best, row_value
+from tbdb.solvers.retrograde.compact import unpacked
+from tbdb.solvers.retrograde.values import (DRAW, NO_EXT, NO_MOVE, add_child, realises,
+                                            reduced_value, row_best)
 
 
 @parallel_kernel
@@ -14,32 +18,50 @@ def pick_best(positions, count, child, move, ext_result, ext_distance, result, d
 
 
 @parallel_kernel
-def check_rows(positions, count, child, move, ext_result, ext_distance, result, distance,
-                best, bad):
-    """Flag (bad[p] = 1 value, 2 best move) every position of a batch whose stored value one ply
-    of moves and the stored values of its children contradict, or whose best move is not a legal
-    move realising that value."""
+def check_rows(positions, lo, count, child, move, ext_result, ext_distance, state, top, best,
+               bad):
+    """Flag (bad[p - lo] = 1 value, 2 best move) every position p of a batch inside the chunk
+    lo.. whose stored value one ply of moves and the stored values of its children contradict,
+    or whose best move (best[p - lo]) is not a legal move realising that value.  Values are
+    read from ``state`` (the stored values packed as compact's state words, largest word
+    ``top``: ``compact.cp_pack``), so a check holds 1-2 bytes a slot."""
     for r in prange(positions.shape[0]):
         p = positions[r]
-        want_r, want_d = row_value(count[r], child[r], ext_result[r], ext_distance[r],
-                                    result, distance)
-        if result[p] != want_r or (want_r != DRAW and distance[p] != want_d) or \
-                (want_r == DRAW and distance[p] != 0):
-            bad[p] = 1
+        s = np.int64(state[p])
+        if s == top - 3:  # a stored value no state word holds: wrong whatever its children
+            bad[p - lo] = 1
             continue
-        b = best[p]
+        have_r, have_d = unpacked(s, top)
+        min_loss = np.int32(NO_EXT)
+        max_win = np.int32(-1)
+        any_draw = False
+        for e in range(count[r]):
+            c = child[r, e]
+            if c >= 0:
+                cr, cd = unpacked(np.int64(state[c]), top)
+            else:
+                cr, cd = ext_result[r, e], ext_distance[r, e]
+            min_loss, max_win, any_draw = add_child(cr, np.int32(cd), min_loss, max_win,
+                                                    any_draw)
+        want_r, want_d = reduced_value(min_loss, max_win, any_draw)
+        if have_r != want_r or (want_r != DRAW and have_d != want_d):
+            bad[p - lo] = 1
+            continue
+        b = best[p - lo]
         if count[r] == 0:
             if b != NO_MOVE:
-                bad[p] = 2
+                bad[p - lo] = 2
             continue
         ok = False
         for e in range(count[r]):
             if move[r, e] == b:
                 c = child[r, e]
-                cr = result[c] if c >= 0 else ext_result[r, e]
-                cd = distance[c] if c >= 0 else ext_distance[r, e]
+                if c >= 0:
+                    cr, cd = unpacked(np.int64(state[c]), top)
+                else:
+                    cr, cd = ext_result[r, e], ext_distance[r, e]
                 ok = realises(want_r, want_d, cr, cd)
                 if ok:
                     break
         if not ok:
-            bad[p] = 2
+            bad[p - lo] = 2

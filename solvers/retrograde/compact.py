@@ -252,6 +252,31 @@ def unpacked(s, top):
 
 
 @parallel_kernel
+def cp_pack(result, distance, lo, top, state):
+    """Stored values of slots lo.. (``result`` int8, ``distance`` int16) into finished state
+    words; a value no word of largest value ``top`` holds (a distance out of range, an unknown
+    result code: a damaged table) becomes ``top - 3``, which reads as a draw.  Returns how many
+    did."""
+    wrong = 0
+    for i in prange(result.shape[0]):
+        r = result[i]
+        d = np.int64(distance[i])
+        if r == NONE:
+            s = top
+        elif r == ILLEGAL:
+            s = top - 1
+        elif r == DRAW and d == 0:
+            s = top - 2
+        elif (r == WIN or r == LOSS) and 0 <= d <= (top - 4) // 2:
+            s = 2 * d + (1 if r == WIN else 0)
+        else:
+            s = top - 3
+            wrong += 1
+        state[lo + i] = s
+    return wrong
+
+
+@parallel_kernel
 def cp_unpack(state, lo, top, result, distance):
     """Slots lo.. of a finished state into ``result`` int8 / ``distance`` int16."""
     for i in prange(result.shape[0]):

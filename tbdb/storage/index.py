@@ -12,6 +12,9 @@ from tbdb.storage.parquet import arrow_batches
 
 # rows per Arrow batch when an index table streams into its dense arrays (about 17 MB a batch)
 LOAD_BATCH_ROWS = 1 << 20
+# above this many slots a table is read back packed (``index_packed``: 1-2 bytes a slot, best
+# moves and multiplicities a chunk at a time), not as whole arrays (9 bytes a slot)
+WHOLE_LOAD_SLOTS = 1 << 28
 
 
 class IndexTable(StoredTable):
@@ -50,10 +53,13 @@ class IndexStorage(WdlStorage):
     def verify(self, game, table, values, deps):
         from tbdb import engine
         what = {1: "value", 2: "best move", 3: "kind or multiplicity"}
-        bad = engine.check_index(game.space(table, deps), values)
-        idx = np.flatnonzero(bad)
-        return ([f"{game.slot_text(table, int(i))} ({what[int(bad[i])]})" for i in idx[:10]],
-                len(idx))
+        examples, count = [], 0
+        for lo, flags in engine.check_chunks(game.space(table, deps), values):
+            idx = np.flatnonzero(flags)
+            count += len(idx)
+            examples += [f"{game.slot_text(table, lo + int(i))} ({what[int(flags[i])]})"
+                         for i in idx[:10 - len(examples)]]
+        return examples, count
 
     def write(self, store, game, table, data, values_file=None):
         if values_file is None:
@@ -80,6 +86,9 @@ class IndexStorage(WdlStorage):
         return row["slots"]
 
     def load(self, store, row):
+        if row["slots"] > WHOLE_LOAD_SLOTS:
+            from tbdb.storage.index_packed import PackedIndexValues
+            return PackedIndexValues(store, row["table_id"], row["slots"])
         return self.load_values(store, row["table_id"], row["slots"])
 
     def load_values(self, store, table_id: int, slots: int):
