@@ -113,7 +113,7 @@ def current() -> int | None:
     return _budget.get()
 
 
-def choose(space, mode: str, modes=ORDER, name: str = "this table") -> tuple[str, int]:
+def choose(space, mode: str, modes=ORDER, name: str | None = None) -> tuple[str, int]:
     """(mode, estimated peak of the process) for ``space``: ``mode`` itself, or for "auto" the
     fastest of ``modes`` that fits the budget; ``MemoryBudgetError`` if the one asked for, or
     every one, would not fit."""
@@ -135,7 +135,8 @@ def choose(space, mode: str, modes=ORDER, name: str = "this table") -> tuple[str
             return m, need
     lean = min(candidates, key=lambda m: estimate(space, m))
     need = base + estimate(space, lean)
-    raise MemoryBudgetError(f"{name} ({space.size:,} slots) needs about {text(need)} in mode "
+    what = "this table" if name is None else f"table {quote(name)}"
+    raise MemoryBudgetError(f"{what} ({space.size:,} slots) needs about {text(need)} in mode "
                             f"{lean} ({text(base)} of it already in use), more than --memory "
                             f"{text(budget)}")
 

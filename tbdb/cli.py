@@ -297,7 +297,7 @@ def _build(args) -> int:
                                 workers=args.workers, progress=progress,
                                 self_contained=args.self_contained,
                                 mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,
-                                **options)
+                                memory=getattr(args, "memory", None), **options)
     else:
         summary = tbdb.build(g.name, db=args.db, progress=progress,
                              mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tbdb import games
+from tbdb import budget, games
 from tbdb.build import BuildSummary, plan
 from tbdb.cluster_fs import OutDir
 from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values,
@@ -72,11 +72,12 @@ def _dependency(g, out: str, table: str):
 
 
 def solve_table(game: str, table: str, mode: str, out: str, threads: int | None,
-                *after) -> dict:
+                memory: int | None, *after) -> dict:
     """The Dask task: solve ``table`` from its dependencies' files and write its own files;
     returns the manifest.  ``after`` are the dependencies' results (only ordering: the values
     are read from the files); ``threads``: Numba threads for this worker (a LocalCluster
-    shares the cores between its worker processes; None leaves Numba's default).  Done files
+    shares the cores between its worker processes; None leaves Numba's default); ``memory``:
+    this worker's budget in bytes, which "auto" chooses the mode by (None: no budget).  Done files
     are kept: a task run again after its worker died between writing and reporting returns
     at once."""
     g = games.get(game)
@@ -89,7 +90,8 @@ def solve_table(game: str, table: str, mode: str, out: str, threads: int | None,
     t0 = time.perf_counter()
     deps = {d: _dependency(g, out, d) for d in g.dependencies(table)}
     t1 = time.perf_counter()
-    data = g.solve(table, deps, mode)
+    with budget.within(memory):
+        data = g.solve(table, deps, mode)
     return write_table_files(out, game, table, data, time.perf_counter() - t1,
                              read_seconds=t1 - t0)
 
@@ -169,7 +171,7 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
                   workers: int | None = None, progress: bool | str = True, mode: str = "auto",
                   rebuild=(), client=None, threads: int | None = None,
                   tables: list[str] | None = None, self_contained: bool = False,
-                  **options) -> BuildSummary:
+                  memory=None, **options) -> BuildSummary:
     """Build ``game``'s tables on a Dask cluster (``cluster``: 'local' for a LocalCluster of
     ``workers`` processes, default one per core, or a scheduler address; or an existing
     ``client``, whose workers use ``threads`` Numba threads each), writing files under ``out``
@@ -178,8 +180,10 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     them or be done in ``db``.  The values stay in the Parquet files under a local ``out``,
     which the database reads through views (``tb_index_values``); ``self_contained`` copies
     them into the database instead, as it always does for a URL ``out`` (every reader of the
-    database would need that filesystem).  ``tbdb import DIR`` copies them in later."""
-    g, mode, planned, rebuild, _ = plan(game, mode, rebuild, **options)
+    database would need that filesystem).  ``tbdb import DIR`` copies them in later.
+    ``memory`` ('8G', bytes, None: 80% of the RAM) is each worker's budget on a scheduler's
+    workers, and the whole machine's, shared equally by its workers, on a local cluster."""
+    g, mode, planned, rebuild, limit = plan(game, mode, rebuild, memory, **options)
     tables = planned if tables is None else [g.check_table(t) for t in tables]
     if not storage_of(g).clusterable:
         raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
@@ -251,8 +255,11 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
                     client, own, threads = _client(cluster, workers)
                     summary.start_seconds = time.perf_counter() - t0
                     summary.workers = len(client.scheduler_info()["workers"])
-                summary.rows += _run(client, store, g, out, mode, threads, solve, weight, bar,
-                                     summary, copy)
+                per_worker = limit
+                if limit is not None and own is not None:  # workers sharing this machine
+                    per_worker = limit // max(summary.workers, 1)
+                summary.rows += _run(client, store, g, out, mode, threads, per_worker, solve,
+                                     weight, bar, summary, copy)
         finally:
             bar.close()
             if own is not None:
@@ -265,7 +272,8 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     return summary
 
 
-def _run(client, store, g, out, mode, threads, solve, weight, bar, summary, copy) -> int:
+def _run(client, store, g, out, mode, threads, memory, solve, weight, bar, summary,
+         copy) -> int:
     from distributed import as_completed
     futures = {}
     run = uuid.uuid4().hex[:12]  # this run's task keys (a scheduler may outlive a coordinator)
@@ -273,7 +281,8 @@ def _run(client, store, g, out, mode, threads, solve, weight, bar, summary, copy
         after = [futures[d] for d in g.dependencies(t) if d in futures]
         # the largest ready table first: the last tables to finish are small ones, so no
         # worker waits long on one table at the end
-        futures[t] = client.submit(solve_table, g.name, t, mode, str(out), threads, *after,
+        futures[t] = client.submit(solve_table, g.name, t, mode, str(out), threads, memory,
+                                   *after,
                                    key=f"tbdb-{g.name}-{t}-{run}", pure=False,
                                    retries=2, priority=weight[t])
     table_of = {f.key: t for t, f in futures.items()}

@@ -103,14 +103,13 @@ def _tmp(path: str) -> str:
 
 
 def _value_batches(values):
-    size = len(values.result)
-    for lo in range(0, size, BATCH):
-        hi = min(size, lo + BATCH)
-        sel = lo + np.flatnonzero(values.result[lo:hi] != NONE)
+    """A table's rows chunk by chunk (a compact solve's best moves are picked here)."""
+    for lo, result, distance, best, multiplicity in values.chunks(BATCH):
+        at = np.flatnonzero(result != NONE)
         yield pa.record_batch([
-            pa.array(sel.astype(np.int64)), pa.array(values.result[sel]),
-            pa.array(values.distance[sel]), pa.array(values.best[sel].astype(np.int32)),
-            pa.array(values.multiplicity[sel].astype(np.int16))], schema=VALUES_SCHEMA)
+            pa.array(lo + at), pa.array(result[at]), pa.array(distance[at]),
+            pa.array(best[at].astype(np.int32)),
+            pa.array(multiplicity[at].astype(np.int16))], schema=VALUES_SCHEMA)
 
 
 def _stats_table(stats) -> pa.Table:

@@ -399,3 +399,16 @@ def test_index_tables_load_in_batches_from_parquet_and_database(built, embedded,
                 want[rows[:, 0]] = rows[:, 1:]
                 assert np.array_equal(np.stack([got.result, got.distance, got.best,
                                                 got.multiplicity], axis=1), want), (db, name)
+
+
+def test_a_worker_chooses_its_mode_within_its_memory_budget(tmp_path):
+    """``--memory`` reaches the workers: a table that fits no mode in a worker's budget is
+    refused there (MemoryBudgetError) before it writes a file; with room it is solved."""
+    from tbdb import budget
+    from tbdb.cluster import solve_table
+    out = tmp_path / "out"
+    with pytest.raises(budget.MemoryBudgetError, match="table 'GvC'"):
+        solve_table("cdc", "GvC", "auto", str(out), 1, 1 << 20)
+    assert not list(out.rglob("*.parquet"))
+    manifest = solve_table("cdc", "GvC", "auto", str(out), 1, 8 << 30)
+    assert manifest["rows"] > 0 and manifest["catalogue"]["mode"] == "edges"

@@ -33,6 +33,7 @@ class CdcSpace:
 
     def __init__(self, m: Material, deps: dict):
         self.m = m
+        self.name = m.name  # what a memory-budget refusal quotes
         self.half = m.size
         self.size = 2 * m.size
         self.max_children = 8 * max(len(m.red), len(m.black))  # steps and cannon jumps
