@@ -175,7 +175,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)
                 else:
-                    with budget.within(limit), resume_in(_saves(path, g.name, t),
+                    with budget.within(limit), resume_in(saves_of(path, g.name, t),
                                                          fresh=t in rebuild), \
                             budget.PeakMeter() as meter:
                         data = g.solve(t, deps, mode, progress=stage)
@@ -232,7 +232,7 @@ class _Writer:
         self.store.close()
 
 
-def _saves(db: str, game: str, table: str) -> str:
+def saves_of(db: str, game: str, table: str) -> str:
     """Where a compact solve of ``table`` saves its state while it runs (beside the database;
     removed when the table is solved)."""
     return os.path.join(f"{db}.solving", game, table)

@@ -485,7 +485,14 @@ def _status(args) -> int:
                           f"'building' {'AND game = ?' if game else ''}",
                           [game] if game else None).fetchall()
         for g, table in building:
-            print(f"{g} {table}: interrupted mid-build; the next build of {g} rebuilds it")
+            from tbdb.build import saves_of
+            from tbdb.compact import saved_solve
+            saved = saved_solve(saves_of(path, g, table))
+            if saved is not None:
+                print(f"{g} {table}: interrupted mid-build; its solve is {saved}: the next "
+                      f"build of {g} resumes it there")
+            else:
+                print(f"{g} {table}: interrupted mid-build; the next build of {g} rebuilds it")
     return 0
 
 

@@ -109,6 +109,20 @@ class _Saved:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def saved_solve(directory: str | os.PathLike) -> str | None:
+    """What a compact solve saved in ``directory`` says of its progress, for ``tbdb status``:
+    'saved at distance N (M so far the longest)', or 'solved, not yet written'; None when
+    there is no readable save."""
+    try:
+        meta = json.loads((Path(directory) / "meta.json").read_text())
+        level, top = int(meta["level"]), int(meta["top"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if level > top:
+        return "solved, its rows not yet written"
+    return f"saved at distance {level} (the longest so far {top})"
+
+
 def _write_synced(path: Path, write) -> None:
     with open(path, "wb") as f:
         write(f)

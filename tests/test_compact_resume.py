@@ -66,6 +66,10 @@ def reference(tmp_path_factory):
 def test_a_build_killed_mid_table_resumes_from_its_saved_state(tmp_path, reference, level):
     db = tmp_path / "cc.duckdb"
     saved = _kill_at_level(db, level)
+    status = subprocess.run([sys.executable, "-m", "tbdb.cli", "status", "--db", str(db)],
+                            capture_output=True, text=True, timeout=120)
+    assert f"4x4-6: interrupted mid-build; its solve is saved at distance {saved}" in \
+        status.stdout, status.stdout + status.stderr
     err = _rerun(db)
     assert f"resuming its solve at distance {saved}" in err, err
     assert fingerprint(db)[0] == reference
@@ -127,3 +131,14 @@ def test_a_save_of_another_table_is_not_used(tmp_path):
         got = engine.solve_index(space, "compact")
     for field in ("result", "distance", "best"):
         assert (getattr(got, field) == getattr(want, field)).all(), field
+
+
+def test_status_reads_what_a_save_says(tmp_path):
+    from tbdb.compact import saved_solve
+    assert saved_solve(tmp_path) is None  # no save
+    (tmp_path / "meta.json").write_text('{"level": 12, "top": 30}')
+    assert saved_solve(tmp_path) == "saved at distance 12 (the longest so far 30)"
+    (tmp_path / "meta.json").write_text('{"level": 31, "top": 30}')
+    assert saved_solve(tmp_path) == "solved, its rows not yet written"
+    (tmp_path / "meta.json").write_text('{"level": "x"')  # torn or hostile: no claim
+    assert saved_solve(tmp_path) is None
