@@ -44,12 +44,20 @@ void tb_close(tb_base *tb)
     free(tb->files);
     free(tb->index);
     free(tb->uttt);
+    for (int i = 0; i < tb->arenas; i++) {
+#ifdef TB_HAVE_MMAP
+        if (tb->arena[i].mapped) { munmap(tb->arena[i].p, tb->arena[i].bytes); continue; }
+#endif
+        free(tb->arena[i].p);
+    }
+    free(tb->arena);
     free(tb);
 }
 
 static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, const char *what,
                int want_game, char *err, size_t err_len)
 {
+    snprintf(f->what, sizeof f->what, "%s", what);
     int rc = tb_file_open_buffer(f, data, size, what, err, err_len);
     if (rc == TB_OK && f->game == TB_UTTT && !tb->uttt && !(tb->uttt = tb_uttt_tables_new())) {
         tb_seterr(err, err_len, "out of memory");
@@ -131,7 +139,78 @@ static int ends_with(const char *s, const char *tail)
     return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
+/* words of checkpoints file f needs and how its two streams share them: a table's two streams
+ * keep a block's checkpoints side by side (one 64-byte line) when their blocks agree */
+static uint64_t index_words(const tb_file *f, int *shared)
+{
+    if (f->layout != TB_LAYOUT_INDEX || f->vals.dir) return 0;
+    uint64_t v = tb_stream_index_words(&f->vals), m = f->moves ? tb_stream_index_words(&f->mov) : 0;
+    *shared = v && m && f->vals.blocks == f->mov.blocks;
+    return v + m;
+}
+
+int tb_index(tb_base *tb, char *err, size_t err_len)
+{
+    uint64_t words = 0;
+    int shared;
+    for (int i = 0; i < tb->count; i++) words += index_words(tb->files[i], &shared);
+    if (!words) return TB_OK;
+    /* one arena for every file's checkpoints, 64-byte aligned, on huge pages where the
+     * platform has them (a probe's first miss then rarely misses the TLB as well) */
+    struct tb_arena *more = realloc(tb->arena, (size_t)(tb->arenas + 1) * sizeof *more);
+    if (!more) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    tb->arena = more;
+    struct tb_arena *a = &tb->arena[tb->arenas];
+    uint64_t need = 4 * words + 64 * (uint64_t)tb->count + 64;
+    if (need > SIZE_MAX / 2) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    a->bytes = (size_t)need;
+    a->mapped = 0;
+    a->p = NULL;
+#if defined(TB_HAVE_MMAP) && defined(MADV_HUGEPAGE)
+    if (need >= (2u << 20)) {
+        size_t huge = 2u << 20;
+        a->bytes = (size_t)((need + huge - 1) / huge * huge);
+        void *p = mmap(NULL, a->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            madvise(p, a->bytes, MADV_HUGEPAGE);
+            a->p = p;
+            a->mapped = 1;
+        }
+    }
+#endif
+    if (!a->p && !(a->p = malloc(a->bytes))) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    tb->arenas++;
+    uint32_t *at = (uint32_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
+    for (int i = 0; i < tb->count; i++) {
+        tb_file *f = tb->files[i];
+        uint64_t w = index_words(f, &shared);
+        if (!w) continue;
+        const char *why = NULL;
+        int rc = 0;
+        if (shared) {
+            rc = tb_stream_index(&f->vals, at, 2 * TB_CHECKPOINTS, &why) ||
+                 tb_stream_index(&f->mov, at + TB_CHECKPOINTS, 2 * TB_CHECKPOINTS, &why);
+        } else {
+            uint64_t v = tb_stream_index_words(&f->vals);
+            if (v) rc = tb_stream_index(&f->vals, at, TB_CHECKPOINTS, &why);
+            if (!rc && f->moves && tb_stream_index_words(&f->mov))
+                rc = tb_stream_index(&f->mov, at + v, TB_CHECKPOINTS, &why);
+        }
+        if (rc) {
+            tb_seterr(err, err_len, "probe file '%s' is damaged: %s", f->what, why);
+            return strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
+        }
+        at += (w + 15) & ~(uint64_t)15;
+    }
+    return TB_OK;
+}
+
 int tb_open(const char *dir, tb_base **out, char *err, size_t err_len)
+{
+    return tb_open_flags(dir, 0, out, err, err_len);
+}
+
+int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, size_t err_len)
 {
     *out = NULL;
     char path[4096];
@@ -181,6 +260,11 @@ int tb_open(const char *dir, tb_base **out, char *err, size_t err_len)
             }
         }
         closedir(d);
+    }
+    int rc = flags & TB_OPEN_INDEX ? tb_index(tb, err, err_len) : TB_OK;
+    if (rc != TB_OK) {
+        tb_close(tb);
+        return rc;
     }
     *out = tb;
     return TB_OK;

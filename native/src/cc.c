@@ -144,8 +144,9 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
     }
     if (ones != twos || !valid_pieces(ones) || 2 * ones > n) return tb_finish(v, TB_INVALID);
     int k = ones;
-    char name[16];
-    snprintf(name, sizeof name, "%dx%d-%d", m, m, k);
+    char name[16] = {(char)('0' + m), 'x', (char)('0' + m), '-'};   /* "7x7-3" (no snprintf a probe) */
+    if (k >= 10) { name[4] = (char)('0' + k / 10); name[5] = (char)('0' + k % 10); }
+    else name[4] = (char)('0' + k);
     const tb_file *f = tb_find(tb, TB_CHINESE_CHECKERS, name);
     if (!f) return tb_finish(v, TB_MISSING);
     int mv[8], op[8], tmp[8], ia = 0, ib = 0;

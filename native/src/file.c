@@ -373,8 +373,14 @@ const char *tb_table_name(const tb_base *tb, int i, tb_game *game)
 int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
 {
     int32_t x, m = -1;
-    if (tb_stream_get(&f->vals, slot, &x)) return tb_finish(v, TB_DAMAGED);
-    if (f->moves && tb_stream_get(&f->mov, slot, &m)) return tb_finish(v, TB_DAMAGED);
+    tb_cursor cv, cm;
+    /* both streams ask for their memory before either decodes: their misses overlap */
+    tb_stream_prefetch(&f->vals, slot);
+    if (f->moves) tb_stream_prefetch(&f->mov, slot);
+    if (tb_stream_seek(&f->vals, slot, &cv)) return tb_finish(v, TB_DAMAGED);
+    if (f->moves && tb_stream_seek(&f->mov, slot, &cm)) return tb_finish(v, TB_DAMAGED);
+    if (tb_stream_decode(&f->vals, &cv, &x)) return tb_finish(v, TB_DAMAGED);
+    if (f->moves && tb_stream_decode(&f->mov, &cm, &m)) return tb_finish(v, TB_DAMAGED);
     int r = x >> 16;
     v->result = r;
     v->distance = (int16_t)(x & 0xFFFF);

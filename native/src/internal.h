@@ -48,6 +48,7 @@ typedef struct tb_shogi_table {
 typedef struct tb_file {
     tb_game game;
     char name[TB_NAME_MAX];
+    char what[512];          /* the path it was opened from, or the buffer's name */
     int layout;
     int moves;               /* flag bit 0 */
     int version;
@@ -80,6 +81,8 @@ struct tb_base {
     tb_slot *index;           /* open addressing on (game, name): a probe finds its table with
                                  one or two cache misses, not a binary search's dozen */
     uint32_t index_mask;
+    int arenas;
+    struct tb_arena { void *p; size_t bytes; int mapped; } *arena;   /* tb_index's checkpoints */
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
 };

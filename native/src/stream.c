@@ -1,7 +1,8 @@
 /* Version 2 streams (docs/probe-format.md, section 3): a probe decodes the codes of its block
  * (canonical Huffman, most significant bit first) until the symbol that covers its slot, then
  * descends that symbol's pairs to the terminal of the slot.  Codes up to TB_FAST_BITS long are
- * decoded with one table look-up that also gives the symbol's size. */
+ * decoded with one table look-up that also gives the symbol's size.  An indexed stream
+ * (tb_stream_index) starts from the checkpoint before the slot instead of the block's start. */
 #include <stdlib.h>
 #include <string.h>
 #include "stream.h"
@@ -20,6 +21,20 @@ static inline uint64_t ld64_be(const uint8_t *p)
     for (int i = 0; i < 8; i++) v = v << 8 | p[i];
     return v;
 #endif
+}
+
+/* the look-up table on the next `bits` bits: symbol << 16 | size << 5 (0: in size[]) | code
+ * length (0: a longer code) */
+static void fill_fast(const tb_stream *s, uint32_t *fast, uint32_t bits)
+{
+    for (uint32_t l = 1; l <= bits && l <= s->maxlen; l++)
+        for (uint32_t j = 0; j < s->count[l]; j++) {
+            uint32_t t = s->order[s->first_index[l] + j];
+            uint64_t lo = (s->first_code[l] + j) << (bits - l);
+            uint32_t z = s->size[t] < 2048 ? s->size[t] : 0;
+            for (uint64_t f = 0; f < ((uint64_t)1 << (bits - l)); f++)
+                fast[lo + f] = (uint32_t)t << 16 | z << 5 | l;
+        }
 }
 
 int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char **why)
@@ -54,6 +69,7 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
     at += pad8(4 * (s->blocks + 1));
     s->bits = sec + at;
     uint64_t bit_bytes = length - at;
+    s->bit_end = 8 * (bit_bytes - 8);
     /* block starts ascend from 0 and leave 8 bytes to load at the last */
     uint64_t prev = 0;
     for (uint64_t b = 0; b <= s->blocks; b++) {
@@ -96,14 +112,7 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
     memcpy(fill, s->first_index, sizeof fill);
     for (uint32_t t = 0; t < K; t++)
         if (lengths[t]) s->order[fill[lengths[t]]++] = (uint16_t)t;
-    for (uint32_t l = 1; l <= TB_FAST_BITS && l <= s->maxlen; l++)
-        for (uint32_t j = 0; j < s->count[l]; j++) {
-            uint32_t t = s->order[s->first_index[l] + j];
-            uint64_t lo = (s->first_code[l] + j) << (TB_FAST_BITS - l);
-            uint32_t z = s->size[t] < 2048 ? s->size[t] : 0;
-            for (uint64_t f = 0; f < ((uint64_t)1 << (TB_FAST_BITS - l)); f++)
-                s->fast[lo + f] = (uint32_t)t << 16 | z << 5 | l;
-        }
+    fill_fast(s, s->fast, TB_FAST_BITS);
     return 0;
 }
 
@@ -115,39 +124,152 @@ void tb_stream_close(tb_stream *s)
     s->size = NULL;
     s->order = NULL;
     s->fast = NULL;
+    s->dir = NULL;
 }
 
-int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
+/* the code at bit pos: its symbol, length and size (slots); -1 if no code matches */
+static inline int next_code_with(const tb_stream *s, const uint32_t *fast, uint32_t bits,
+                                 uint64_t pos, uint32_t *sym_, uint32_t *len_, uint32_t *size_)
+{
+    uint64_t w = ld64_be(s->bits + (pos >> 3)) << (pos & 7);   /* the next 57+ bits, high first */
+    uint32_t e = fast[w >> (64 - bits)];
+    uint32_t sym, len = e & 31, size;
+    if (len) {
+        sym = e >> 16;
+        size = (e >> 5) & 2047;
+        if (!size) size = s->size[sym];
+    } else {
+        for (len = bits + 1; len <= s->maxlen; len++) {
+            uint64_t code = w >> (64 - len);
+            if (code - s->first_code[len] < s->count[len]) break;
+        }
+        if (len > s->maxlen) return -1;
+        sym = s->order[s->first_index[len] + (uint32_t)((w >> (64 - len)) - s->first_code[len])];
+        size = s->size[sym];
+    }
+    *sym_ = sym;
+    *len_ = len;
+    *size_ = size;
+    return 0;
+}
+
+static inline int next_code(const tb_stream *s, uint64_t pos, uint32_t *sym, uint32_t *len,
+                            uint32_t *size)
+{
+    return next_code_with(s, s->fast, TB_FAST_BITS, pos, sym, len, size);
+}
+
+uint64_t tb_stream_index_words(const tb_stream *s)
+{
+    if (s->shift < 3 || s->shift > 16 || !s->blocks) return 0;
+    return s->blocks * TB_CHECKPOINTS;
+}
+
+int tb_stream_index(tb_stream *s, uint32_t *dir, uint32_t stride, const char **why)
+{
+    uint32_t ck = TB_CHECKPOINTS, chunk_shift = s->shift - 3;
+    /* decoding every code of the stream: a look-up table on 12 bits for the pass (a probe's
+     * own is 9 bits, small enough to fetch whole) */
+    const uint32_t bits = s->maxlen < 12 ? s->maxlen : 12;
+    uint32_t *fast = calloc((size_t)1 << bits, sizeof *fast);
+    if (!fast) { *why = "out of memory"; return -1; }
+    fill_fast(s, fast, bits);
+    int rc = 0;
+    for (uint64_t b = 0; b < s->blocks && !rc; b++) {
+        uint32_t *r = dir + b * stride;
+        uint64_t first = ld32(s->starts + 4 * b), pos = 8 * first;
+        uint64_t end = 8 * (uint64_t)ld32(s->starts + 4 * (b + 1));
+        uint64_t slots = s->n - (b << s->shift);
+        if (slots > s->block_slots) slots = s->block_slots;
+        r[0] = (uint32_t)first;
+        for (uint32_t c = 1; c < ck; c++) r[c] = 0;
+        uint64_t at = 0;
+        uint32_t c = 1;
+        while (at < slots) {
+            uint32_t sym, len, size;
+            if (pos >= end || next_code_with(s, fast, bits, pos, &sym, &len, &size) ||
+                pos + len > end) {
+                *why = "a block that does not decode to its slots";
+                rc = -1;
+                break;
+            }
+            for (; c < ck && ((uint64_t)c << chunk_shift) < at + size; c++) {
+                if (pos - 8 * first > 0xFFFF) { rc = 1; break; }   /* too long to index */
+                r[c] = (uint32_t)(pos - 8 * first) | (uint32_t)at << 16;
+            }
+            at += size;
+            pos += len;
+        }
+        if (!rc && at != slots) {
+            *why = "a block whose symbols run past its slots";
+            rc = -1;
+        }
+    }
+    free(fast);
+    if (rc) return rc < 0 ? -1 : 0;
+    s->dir = dir;
+    s->dir_stride = stride;
+    s->chunk_shift = chunk_shift;
+    return 0;
+}
+
+void tb_stream_prefetch(const tb_stream *s, uint64_t slot)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    uint64_t b = slot >> s->shift;
+    if (b >= s->blocks) return;
+    if (s->dir) __builtin_prefetch(s->dir + b * s->dir_stride);
+    else __builtin_prefetch(s->starts + 4 * b);
+    /* a table not probed lately is not in the cache: ask for its look-up table at once rather
+     * than one dependent miss a code */
+    for (size_t i = 0; i < (sizeof *s->fast << TB_FAST_BITS); i += 64)
+        __builtin_prefetch((const char *)s->fast + i);
+#else
+    (void)s;
+    (void)slot;
+#endif
+}
+
+int tb_stream_seek(const tb_stream *s, uint64_t slot, tb_cursor *cur)
 {
     if (slot >= s->n) return -1;
     uint64_t b = slot >> s->shift;
-    uint64_t pos = 8 * (uint64_t)ld32(s->starts + 4 * b), end = 8 * (uint64_t)ld32(s->starts + 4 * (b + 1));
     uint64_t rem = slot - (b << s->shift);
+    if (s->dir) {
+        const uint32_t *r = s->dir + b * s->dir_stride;
+        uint64_t pos = 8 * (uint64_t)r[0];
+        uint32_t c = (uint32_t)(rem >> s->chunk_shift);
+        if (c) {
+            pos += r[c] & 0xFFFF;
+            rem -= r[c] >> 16;
+        }
+        cur->pos = pos;
+        /* the checkpoints were decoded at indexing: the slot's code is near; this bound only
+         * keeps a file changed since then from reading past its end */
+        cur->end = pos + 0x10000 < s->bit_end ? pos + 0x10000 : s->bit_end;
+        cur->rem = rem;
 #if defined(__GNUC__) || defined(__clang__)
-    /* a table not probed lately is not in the cache: ask for the look-up table and the block's
-     * bytes at once rather than one dependent miss a code */
-    for (size_t i = 0; i < (sizeof *s->fast << TB_FAST_BITS); i += 64)
-        __builtin_prefetch((const char *)s->fast + i);
-    for (uint64_t i = pos >> 3; i < (end >> 3) && i < (pos >> 3) + 2048; i += 64)
+        __builtin_prefetch(s->bits + (pos >> 3));
+        __builtin_prefetch(s->bits + (pos >> 3) + 64);
+#endif
+        return 0;
+    }
+    cur->pos = 8 * (uint64_t)ld32(s->starts + 4 * b);
+    cur->end = 8 * (uint64_t)ld32(s->starts + 4 * (b + 1));
+    cur->rem = rem;
+#if defined(__GNUC__) || defined(__clang__)
+    for (uint64_t i = cur->pos >> 3; i < (cur->end >> 3) && i < (cur->pos >> 3) + 2048; i += 64)
         __builtin_prefetch(s->bits + i);
 #endif
+    return 0;
+}
+
+int tb_stream_decode(const tb_stream *s, const tb_cursor *cur, int32_t *value)
+{
+    uint64_t pos = cur->pos, end = cur->end, rem = cur->rem;
     while (pos < end) {
-        uint64_t w = ld64_be(s->bits + (pos >> 3)) << (pos & 7);   /* the next 57+ bits, high first */
-        uint32_t e = s->fast[w >> (64 - TB_FAST_BITS)];
-        uint32_t sym, len = e & 31, size;
-        if (len) {
-            sym = e >> 16;
-            size = (e >> 5) & 2047;
-            if (!size) size = s->size[sym];
-        } else {
-            for (len = TB_FAST_BITS + 1; len <= s->maxlen; len++) {
-                uint64_t code = w >> (64 - len);
-                if (code - s->first_code[len] < s->count[len]) break;
-            }
-            if (len > s->maxlen) return -1;
-            sym = s->order[s->first_index[len] + (uint32_t)((w >> (64 - len)) - s->first_code[len])];
-            size = s->size[sym];
-        }
+        uint32_t sym, len, size;
+        if (next_code(s, pos, &sym, &len, &size)) return -1;
         if (rem < size) {
             while (sym >= s->k) {                 /* descend the pair to the slot's terminal */
                 const uint8_t *p = s->pairs + 4ull * (sym - s->k);
@@ -162,4 +284,12 @@ int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
         pos += len;
     }
     return -1;
+}
+
+int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
+{
+    tb_cursor c;
+    tb_stream_prefetch(s, slot);
+    if (tb_stream_seek(s, slot, &c)) return -1;
+    return tb_stream_decode(s, &c, value);
 }

@@ -8,10 +8,15 @@
 #include <stdint.h>
 
 #define TB_FAST_BITS 9
+/* checkpoints a block when the stream is indexed (tb_stream_index): a probe then decodes the
+ * codes of one eighth of a block at most, not of the whole block up to its slot */
+#define TB_CHECKPOINTS 8
 
 typedef struct tb_stream {
     uint32_t k, symbols, block_slots, shift, maxlen;
+    uint32_t chunk_shift;      /* log2 of the slots between checkpoints */
     uint64_t n, blocks;
+    uint64_t bit_end;          /* bits that may be read (8 bytes short of the section's end) */
     const uint8_t *alphabet;   /* i32[k] */
     const uint8_t *pairs;      /* u16[symbols - k][2] */
     const uint8_t *starts;     /* u32[blocks + 1] */
@@ -24,11 +29,37 @@ typedef struct tb_stream {
     uint32_t *fast;            /* 1 << TB_FAST_BITS entries on the next bits: symbol << 16 |
                                   size << 5 (0: look it up in size[]) | length (0: a longer
                                   code); 2 KB, fetched whole at the start of a probe */
+    const uint32_t *dir;       /* NULL, or TB_CHECKPOINTS words a block, every dir_stride words
+                                  (the file's, tb_file.dir): [0] the block's first byte, [c]
+                                  for c >= 1 the code that covers slot c << chunk_shift of the
+                                  block: its bit offset in the block | the block slot its
+                                  symbol starts at << 16 */
+    uint32_t dir_stride;
 } tb_stream;
+
+/* where a probe of one slot starts decoding (tb_stream_seek), so that a table's two streams
+ * can ask for their memory at once before either decodes */
+typedef struct tb_cursor {
+    uint64_t pos, end, rem;
+} tb_cursor;
 
 /* Parse and validate a stream section of `length` bytes; 0 ok, else -1 with a reason in *why. */
 int tb_stream_open(tb_stream *s, const uint8_t *section, uint64_t length, const char **why);
+/* Words of checkpoints the stream needs to be indexed (0: it cannot be: blocks too short or too
+ * long for 16-bit offsets). */
+uint64_t tb_stream_index_words(const tb_stream *s);
+/* Decode the whole stream once, checking that every block holds exactly its slots within its
+ * bytes, and write TB_CHECKPOINTS checkpoints a block to dir, a block every `stride` words
+ * (the caller's memory, kept until the stream closes): 0 ok (or a stream with a block too long
+ * to index, left unindexed), else -1 with a reason in *why. */
+int tb_stream_index(tb_stream *s, uint32_t *dir, uint32_t stride, const char **why);
 void tb_stream_close(tb_stream *s);
+/* Ask for the memory a probe of `slot` reads first (the block start or its checkpoints). */
+void tb_stream_prefetch(const tb_stream *s, uint64_t slot);
+/* Find where the slot's decoding starts and ask for those bits: -1 if out of range. */
+int tb_stream_seek(const tb_stream *s, uint64_t slot, tb_cursor *c);
+/* The value at a sought cursor: 0 ok, -1 if the data does not decode. */
+int tb_stream_decode(const tb_stream *s, const tb_cursor *c, int32_t *value);
 /* The value of one slot: 0 ok, -1 if the slot is out of range or the data does not decode. */
 int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value);
 

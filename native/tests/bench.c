@@ -27,12 +27,13 @@ static double pct(double *v, size_t n, double p) { return v[(size_t)(p * (n - 1)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) { fprintf(stderr, "usage: bench DIR TEXTS [ROUNDS]\n"); return 2; }
+    if (argc < 3) { fprintf(stderr, "usage: bench DIR TEXTS [ROUNDS [FLAGS]]\n"); return 2; }
     int rounds = argc > 3 ? atoi(argv[3]) : 3;
+    unsigned flags = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
     char err[512];
     tb_base *tb;
     double t0 = now_ns();
-    if (tb_open(argv[1], &tb, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
+    if (tb_open_flags(argv[1], flags, &tb, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
     double open_ms = (now_ns() - t0) / 1e6;
     FILE *fp = fopen(argv[2], "r");
     if (!fp) return 2;
