@@ -55,7 +55,7 @@ void tb_close(tb_base *tb)
 }
 
 static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, const char *what,
-               int want_game, char *err, size_t err_len)
+               int want_game, const tb_manifest_entry *me, char *err, size_t err_len)
 {
     snprintf(f->what, sizeof f->what, "%s", what);
     int rc = tb_file_open_buffer(f, data, size, what, err, err_len);
@@ -68,6 +68,12 @@ static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, cons
                   tb_game_name(f->game), tb_game_name((tb_game)want_game));
         rc = TB_DAMAGED;
     }
+    if (rc == TB_OK && me && strcmp(f->name, me->table) != 0) {
+        tb_seterr(err, err_len, "probe file '%s' is damaged or not a probe file: it holds table "
+                  "'%s', its manifest says '%s' (export it again)", what, f->name, me->table);
+        rc = TB_DAMAGED;
+    }
+    if (me) memcpy(f->sha256, me->sha256, sizeof f->sha256);
     if (rc == TB_OK) rc = tb_base_insert(tb, f, err, err_len);
     if (rc != TB_OK) free_file(f);
     return rc;
@@ -78,10 +84,22 @@ int tb_add_buffer(tb_base *tb, const void *data, size_t size, const char *name, 
 {
     tb_file *f = calloc(1, sizeof *f);
     if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
-    return add(tb, f, data, size, name ? name : "(buffer)", -1, err, err_len);
+    return add(tb, f, data, size, name ? name : "(buffer)", -1, NULL, err, err_len);
 }
 
-static int add_file(tb_base *tb, const char *path, int want_game, char *err, size_t err_len)
+/* the size the manifest gives a file against the one found (0 ok, else TB_DAMAGED written) */
+static int check_size(const tb_manifest_entry *me, uint64_t size, const char *path, char *err,
+                      size_t err_len)
+{
+    if (!me || me->size == size) return TB_OK;
+    tb_seterr(err, err_len, "probe file '%s' is damaged or not a probe file: %llu bytes, its "
+              "manifest says %llu (truncated or replaced; export it again)", path,
+              (unsigned long long)size, (unsigned long long)me->size);
+    return TB_DAMAGED;
+}
+
+static int add_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
+                    char *err, size_t err_len)
 {
     tb_file *f = calloc(1, sizeof *f);
     if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
@@ -95,6 +113,11 @@ static int add_file(tb_base *tb, const char *path, int want_game, char *err, siz
         free(f);
         return TB_IO;
     }
+    if (check_size(me, (uint64_t)st.st_size, path, err, err_len)) {
+        close(fd);
+        free(f);
+        return TB_DAMAGED;
+    }
     void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
     close(fd);
     if (map == MAP_FAILED) {
@@ -104,7 +127,7 @@ static int add_file(tb_base *tb, const char *path, int want_game, char *err, siz
         return st.st_size ? TB_IO : TB_DAMAGED;
     }
     f->mapped = 1;
-    return add(tb, f, map, (uint64_t)st.st_size, path, want_game, err, err_len);
+    return add(tb, f, map, (uint64_t)st.st_size, path, want_game, me, err, err_len);
 #else
     FILE *fp = fopen(path, "rb");
     if (!fp) {
@@ -124,19 +147,18 @@ static int add_file(tb_base *tb, const char *path, int want_game, char *err, siz
     }
     fclose(fp);
     f->owned = buf;
-    return add(tb, f, buf, n, path, want_game, err, err_len);
+    if (check_size(me, n, path, err, err_len)) {
+        free(buf);
+        free(f);
+        return TB_DAMAGED;
+    }
+    return add(tb, f, buf, n, path, want_game, me, err, err_len);
 #endif
 }
 
 int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
 {
-    return add_file(tb, path, -1, err, err_len);
-}
-
-static int ends_with(const char *s, const char *tail)
-{
-    size_t a = strlen(s), b = strlen(tail);
-    return a >= b && strcmp(s + a - b, tail) == 0;
+    return add_file(tb, path, -1, NULL, err, err_len);
 }
 
 /* words of checkpoints file f needs and how its two streams share them: a table's two streams
@@ -232,36 +254,54 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
         return TB_IO;
     }
 #endif
-    tb_base *tb = tb_new();
-    if (!tb) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
-    for (int g = 0; g < TB_GAMES; g++) {
-        snprintf(path, sizeof path, "%s/%s", dir, tb_game_name((tb_game)g));
-        DIR *d = opendir(path);
-        if (!d) continue;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.' || !ends_with(e->d_name, ".tbp")) continue;
-            snprintf(path, sizeof path, "%s/%s/%s", dir, tb_game_name((tb_game)g), e->d_name);
-#ifdef TB_HAVE_MMAP
-            char real[PATH_MAX];
-            size_t rl = strlen(root);
-            if (!realpath(path, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
-                tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
-                closedir(d);
-                tb_close(tb);
-                return TB_IO;
-            }
-#endif
-            int rc = add_file(tb, path, g, err, err_len);
-            if (rc != TB_OK) {
-                closedir(d);
-                tb_close(tb);
-                return rc;
-            }
-        }
-        closedir(d);
+    /* the manifest: the files to open, each with its size and checksum */
+    FILE *mf = fopen(path, "rb");
+    size_t cap = 1 << 16, n = 0;
+    char *text = mf ? malloc(cap) : NULL;
+    while (text) {
+        n += fread(text + n, 1, cap - n, mf);
+        if (n < cap || cap >= ((size_t)1 << 30)) break;
+        char *more = realloc(text, cap *= 2);
+        if (!more) free(text);
+        text = more;
     }
-    int rc = flags & TB_OPEN_INDEX ? tb_index(tb, err, err_len) : TB_OK;
+    if (mf) fclose(mf);
+    if (!text) {
+        tb_seterr(err, err_len, mf ? "out of memory" : "cannot read '%s': %s", path, strerror(errno));
+        return mf ? TB_NOMEM : TB_IO;
+    }
+    tb_manifest_entry *entries;
+    int count, rc = tb_manifest_parse(text, n, path, &entries, &count, err, err_len);
+    free(text);
+    if (rc != TB_OK) return rc;
+    tb_base *tb = tb_new();
+    if (!tb) { free(entries); tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    for (int i = 0; i < count && rc == TB_OK; i++) {
+        const tb_manifest_entry *me = &entries[i];
+        int g = tb_game_of(me->game);
+        if (g < 0) continue;               /* a game this library does not probe */
+        snprintf(path, sizeof path, "%s/%s", dir, me->path);
+        if (stat(path, &st) != 0) {
+            tb_seterr(err, err_len, "probe file '%s' of table '%s' of %s is missing from '%s' "
+                      "(export it again: tbdb export --out %s --game %s --table %s)", path,
+                      me->table, me->game, dir, dir, me->game, me->table);
+            rc = TB_IO;
+            break;
+        }
+#ifdef TB_HAVE_MMAP
+        char real[PATH_MAX];
+        size_t rl = strlen(root);
+        if (!realpath(path, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
+            tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
+            rc = TB_IO;
+            break;
+        }
+#endif
+        rc = add_file(tb, path, g, me, err, err_len);
+    }
+    free(entries);
+    if (rc == TB_OK && (flags & TB_OPEN_VERIFY)) rc = tb_verify(tb, err, err_len);
+    if (rc == TB_OK && (flags & TB_OPEN_INDEX)) rc = tb_index(tb, err, err_len);
     if (rc != TB_OK) {
         tb_close(tb);
         return rc;

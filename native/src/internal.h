@@ -49,6 +49,7 @@ typedef struct tb_file {
     tb_game game;
     char name[TB_NAME_MAX];
     char what[512];          /* the path it was opened from, or the buffer's name */
+    char sha256[65];         /* the manifest's (tb_open), "" for a buffer: tb_verify's */
     int layout;
     int moves;               /* flag bit 0 */
     int version;
@@ -86,6 +87,24 @@ struct tb_base {
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
 };
+
+/* file.c: the little JSON the headers and the manifest need (NULL / -1: absent or malformed) */
+const char *tb_json_ws(const char *p, const char *end);
+const char *tb_json_skip(const char *p, const char *end, int depth);   /* the end of a value */
+const char *tb_json_member(const char *obj, const char *end, const char *key);
+int tb_json_string(const char *obj, const char *end, const char *key, char *out, size_t len);
+int tb_json_int(const char *obj, const char *end, const char *key, long long *out);
+
+/* manifest.c: DIR/manifest.json's entries, and SHA-256 */
+typedef struct tb_manifest_entry {
+    char path[256], game[32], table[TB_NAME_MAX], sha256[65];
+    uint64_t size;
+} tb_manifest_entry;
+/* the entries of a manifest's text: TB_OK and *out (malloc'ed, *count of them), else
+ * TB_DAMAGED with a message quoting `what` */
+int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_entry **out,
+                      int *count, char *err, size_t err_len);
+void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65]);
 
 /* file.c */
 int tb_file_open_buffer(tb_file *f, const uint8_t *data, uint64_t size, const char *what,

@@ -161,13 +161,13 @@ static inline int next_code(const tb_stream *s, uint64_t pos, uint32_t *sym, uin
 
 uint64_t tb_stream_index_words(const tb_stream *s)
 {
-    if (s->shift < 3 || s->shift > 16 || !s->blocks) return 0;
+    if (s->shift < TB_CHECKPOINT_BITS || s->shift > 16 || !s->blocks) return 0;
     return s->blocks * TB_CHECKPOINTS;
 }
 
 int tb_stream_index(tb_stream *s, uint32_t *dir, uint32_t stride, const char **why)
 {
-    uint32_t ck = TB_CHECKPOINTS, chunk_shift = s->shift - 3;
+    uint32_t ck = TB_CHECKPOINTS, chunk_shift = s->shift - TB_CHECKPOINT_BITS;
     /* decoding every code of the stream: a look-up table on 12 bits for the pass (a probe's
      * own is 9 bits, small enough to fetch whole) */
     const uint32_t bits = s->maxlen < 12 ? s->maxlen : 12;

@@ -10,7 +10,8 @@
 #define TB_FAST_BITS 9
 /* checkpoints a block when the stream is indexed (tb_stream_index): a probe then decodes the
  * codes of one eighth of a block at most, not of the whole block up to its slot */
-#define TB_CHECKPOINTS 8
+#define TB_CHECKPOINT_BITS 3
+#define TB_CHECKPOINTS (1 << TB_CHECKPOINT_BITS)
 
 typedef struct tb_stream {
     uint32_t k, symbols, block_slots, shift, maxlen;
