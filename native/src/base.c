@@ -171,19 +171,27 @@ static uint64_t index_words(const tb_file *f, int *shared)
     return v + m;
 }
 
+static uint64_t tables_bytes(const tb_file *f)
+{
+    if (f->layout != TB_LAYOUT_INDEX) return 0;
+    return tb_stream_tables_bytes(&f->vals) + (f->moves ? tb_stream_tables_bytes(&f->mov) : 0);
+}
+
 int tb_index(tb_base *tb, char *err, size_t err_len)
 {
-    uint64_t words = 0;
+    uint64_t need = 64;
     int shared;
-    for (int i = 0; i < tb->count; i++) words += index_words(tb->files[i], &shared);
-    if (!words) return TB_OK;
-    /* one arena for every file's checkpoints, 64-byte aligned, on huge pages where the
-     * platform has them (a probe's first miss then rarely misses the TLB as well) */
+    for (int i = 0; i < tb->count; i++)
+        need += 4 * ((index_words(tb->files[i], &shared) + 15) & ~(uint64_t)15) +
+                tables_bytes(tb->files[i]);
+    if (need == 64) return TB_OK;
+    /* one arena for every file's checkpoints and stream tables, 64-byte aligned, on huge pages
+     * where the platform has them: a probe of a table not probed lately then misses the cache
+     * on them, rarely the TLB as well */
     struct tb_arena *more = realloc(tb->arena, (size_t)(tb->arenas + 1) * sizeof *more);
     if (!more) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
     tb->arena = more;
     struct tb_arena *a = &tb->arena[tb->arenas];
-    uint64_t need = 4 * words + 64 * (uint64_t)tb->count + 64;
     if (need > SIZE_MAX / 2) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
     a->bytes = (size_t)need;
     a->mapped = 0;
@@ -202,28 +210,38 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
 #endif
     if (!a->p && !(a->p = malloc(a->bytes))) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
     tb->arenas++;
-    uint32_t *at = (uint32_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
+    uint8_t *at = (uint8_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
     for (int i = 0; i < tb->count; i++) {
         tb_file *f = tb->files[i];
-        uint64_t w = index_words(f, &shared);
+        if (f->layout != TB_LAYOUT_INDEX) continue;
+        uint64_t w = index_words(f, &shared), t = tb_stream_tables_bytes(&f->vals);
+        tb_stream_move_tables(&f->vals, at);
+        at += t;
+        if (f->moves) {
+            t = tb_stream_tables_bytes(&f->mov);
+            tb_stream_move_tables(&f->mov, at);
+            at += t;
+        }
         if (!w) continue;
+        uint32_t *dir = (uint32_t *)at;
         const char *why = NULL;
         int rc = 0;
         if (shared) {
-            rc = tb_stream_index(&f->vals, at, 2 * TB_CHECKPOINTS, &why) ||
-                 tb_stream_index(&f->mov, at + TB_CHECKPOINTS, 2 * TB_CHECKPOINTS, &why);
+            rc = tb_stream_index(&f->vals, dir, 2 * TB_CHECKPOINTS, &why) ||
+                 tb_stream_index(&f->mov, dir + TB_CHECKPOINTS, 2 * TB_CHECKPOINTS, &why);
         } else {
             uint64_t v = tb_stream_index_words(&f->vals);
-            if (v) rc = tb_stream_index(&f->vals, at, TB_CHECKPOINTS, &why);
+            if (v) rc = tb_stream_index(&f->vals, dir, TB_CHECKPOINTS, &why);
             if (!rc && f->moves && tb_stream_index_words(&f->mov))
-                rc = tb_stream_index(&f->mov, at + v, TB_CHECKPOINTS, &why);
+                rc = tb_stream_index(&f->mov, dir + v, TB_CHECKPOINTS, &why);
         }
         if (rc) {
             tb_seterr(err, err_len, "probe file '%s' is damaged: %s", f->what, why);
             return strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
         }
-        at += (w + 15) & ~(uint64_t)15;
+        at += 4 * ((w + 15) & ~(uint64_t)15);
     }
+    tb->index_bytes += need;
     return TB_OK;
 }
 

@@ -83,6 +83,7 @@ struct tb_base {
                                  one or two cache misses, not a binary search's dozen */
     uint32_t index_mask;
     int arenas;
+    uint64_t index_bytes;     /* the arenas' bytes */
     struct tb_arena { void *p; size_t bytes; int mapped; } *arena;   /* tb_index's checkpoints */
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */

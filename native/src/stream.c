@@ -28,9 +28,9 @@ static inline uint64_t ld64_be(const uint8_t *p)
 static void fill_fast(const tb_stream *s, uint32_t *fast, uint32_t bits)
 {
     for (uint32_t l = 1; l <= bits && l <= s->maxlen; l++)
-        for (uint32_t j = 0; j < s->count[l]; j++) {
-            uint32_t t = s->order[s->first_index[l] + j];
-            uint64_t lo = (s->first_code[l] + j) << (bits - l);
+        for (uint32_t j = 0; j < s->code[l].count; j++) {
+            uint32_t t = s->order[s->code[l].first_index + j];
+            uint64_t lo = (s->code[l].first_code + j) << (bits - l);
             uint32_t z = s->size[t] < 2048 ? s->size[t] : 0;
             for (uint64_t f = 0; f < ((uint64_t)1 << (bits - l)); f++)
                 fast[lo + f] = (uint32_t)t << 16 | z << 5 | l;
@@ -78,18 +78,30 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
         prev = st;
     }
     if (prev + 8 > bit_bytes) { *why = "stream block starts beyond its bits"; return -1; }
-    s->size = malloc(sizeof *s->size * K);
+    uint32_t *size = s->size_memory = malloc(sizeof *s->size * K);
     s->order = malloc(sizeof *s->order * K);
-    s->fast = calloc((size_t)1 << TB_FAST_BITS, sizeof *s->fast);
+    s->fast = s->fast_memory = calloc((size_t)1 << TB_FAST_BITS, sizeof *s->fast);
+    s->size = size;
     if (!s->size || !s->order || !s->fast) { *why = "out of memory"; return -1; }
     /* the grammar: a pair names earlier symbols and stands for at most a block */
-    for (uint32_t t = 0; t < k; t++) s->size[t] = 1;
+    for (uint32_t t = 0; t < k; t++) size[t] = 1;
     for (uint32_t t = k; t < K; t++) {
         uint32_t l = ld16(s->pairs + 4ull * (t - k)), r = ld16(s->pairs + 4ull * (t - k) + 2);
         if (l >= t || r >= t) { *why = "a pair names a later symbol"; return -1; }
         uint64_t z = (uint64_t)s->size[l] + s->size[r];
         if (z > bs) { *why = "a symbol longer than a block"; return -1; }
-        s->size[t] = (uint32_t)z;
+        size[t] = (uint32_t)z;
+    }
+    if (bs <= 65536 && K > k) {
+        uint16_t *node = s->node_memory = malloc(sizeof *node * 3 * (K - k));
+        if (!node) { *why = "out of memory"; return -1; }
+        for (uint32_t t = k; t < K; t++) {
+            uint16_t l = ld16(s->pairs + 4ull * (t - k));
+            node[3 * (t - k)] = l;
+            node[3 * (t - k) + 1] = ld16(s->pairs + 4ull * (t - k) + 2);
+            node[3 * (t - k) + 2] = (uint16_t)size[l];     /* < a block: at most 65535 */
+        }
+        s->node = node;
     }
     /* the canonical code: a prefix code (Kraft sum <= 1), symbols by (length, number) */
     uint64_t kraft = 0;
@@ -97,33 +109,43 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
     for (uint32_t t = 0; t < K; t++) {
         uint32_t l = lengths[t];
         if (l > s->maxlen) { *why = "a code longer than its stream says"; return -1; }
-        if (l) { s->count[l]++; kraft += (uint64_t)1 << (32 - l); present++; }
+        if (l) { s->code[l].count++; kraft += (uint64_t)1 << (32 - l); present++; }
     }
     if ((!present && s->n) || kraft > ((uint64_t)1 << 32)) { *why = "code lengths that are no prefix code"; return -1; }
     uint32_t index = 0;
     uint64_t code = 0;
     for (uint32_t l = 1; l <= 32; l++) {
-        s->first_code[l] = code;
-        s->first_index[l] = index;
-        index += s->count[l];
-        code = (code + s->count[l]) << 1;
+        s->code[l].first_code = code;
+        s->code[l].first_index = index;
+        index += s->code[l].count;
+        code = (code + s->code[l].count) << 1;
     }
     uint32_t fill[33];
-    memcpy(fill, s->first_index, sizeof fill);
+    for (uint32_t l = 0; l <= 32; l++) fill[l] = s->code[l].first_index;
     for (uint32_t t = 0; t < K; t++)
         if (lengths[t]) s->order[fill[lengths[t]]++] = (uint16_t)t;
-    fill_fast(s, s->fast, TB_FAST_BITS);
+    fill_fast(s, s->fast_memory, TB_FAST_BITS);
+    if (bs <= 65536) {         /* a longer code's symbol and size in one read */
+        uint32_t *ri = s->rank_memory = malloc(sizeof *ri * (present ? present : 1));
+        if (!ri) { *why = "out of memory"; return -1; }
+        for (uint32_t i = 0; i < present; i++) ri[i] = s->order[i] | (size[s->order[i]] - 1) << 16;
+        s->rank_info = ri;
+    }
     return 0;
 }
 
 void tb_stream_close(tb_stream *s)
 {
-    free(s->size);
-    free(s->order);
-    free(s->fast);
-    s->size = NULL;
+    free(s->size_memory);
+    if (!s->order_moved) free(s->order);
+    free(s->fast_memory);
+    free(s->node_memory);
+    free(s->rank_memory);
+    s->node = s->node_memory = NULL;
+    s->rank_info = s->rank_memory = NULL;
+    s->size = s->size_memory = NULL;
     s->order = NULL;
-    s->fast = NULL;
+    s->fast = s->fast_memory = NULL;
     s->dir = NULL;
 }
 
@@ -139,13 +161,21 @@ static inline int next_code_with(const tb_stream *s, const uint32_t *fast, uint3
         size = (e >> 5) & 2047;
         if (!size) size = s->size[sym];
     } else {
+        uint64_t code = 0;
         for (len = bits + 1; len <= s->maxlen; len++) {
-            uint64_t code = w >> (64 - len);
-            if (code - s->first_code[len] < s->count[len]) break;
+            code = w >> (64 - len);
+            if (code - s->code[len].first_code < s->code[len].count) break;
         }
         if (len > s->maxlen) return -1;
-        sym = s->order[s->first_index[len] + (uint32_t)((w >> (64 - len)) - s->first_code[len])];
-        size = s->size[sym];
+        uint32_t r = s->code[len].first_index + (uint32_t)(code - s->code[len].first_code);
+        if (s->rank_info) {
+            uint32_t x = s->rank_info[r];
+            sym = x & 0xFFFF;
+            size = (x >> 16) + 1;
+        } else {
+            sym = s->order[r];
+            size = s->size[sym];
+        }
     }
     *sym_ = sym;
     *len_ = len;
@@ -213,6 +243,57 @@ int tb_stream_index(tb_stream *s, uint32_t *dir, uint32_t stride, const char **w
     return 0;
 }
 
+static uint64_t pad64(uint64_t n) { return (n + 63) & ~(uint64_t)63; }
+
+uint64_t tb_stream_tables_bytes(const tb_stream *s)
+{
+    if (!s->fast_memory) return 0;
+    return pad64(sizeof *s->fast << TB_FAST_BITS) + (s->node ? pad64(6ull * (s->symbols - s->k)) : 0) +
+           pad64(4ull * s->symbols) + pad64(2ull * s->symbols) + pad64(4ull * s->k) +
+           (s->rank_info ? pad64(4ull * s->symbols) : 0);
+}
+
+void tb_stream_move_tables(tb_stream *s, uint8_t *to)
+{
+    if (!s->fast_memory) return;
+    size_t z = sizeof *s->fast << TB_FAST_BITS;
+    memcpy(to, s->fast, z);
+    s->fast = (const uint32_t *)to;
+    to += pad64(z);
+    if (s->node) {
+        z = 6ull * (s->symbols - s->k);
+        memcpy(to, s->node, z);
+        s->node = (const uint16_t *)to;
+        to += pad64(z);
+    }
+    z = 4ull * s->symbols;
+    memcpy(to, s->size, z);
+    s->size = (const uint32_t *)to;
+    to += pad64(z);
+    z = 2ull * s->symbols;
+    memcpy(to, s->order, z);
+    free(s->order);
+    s->order = (uint16_t *)to;
+    s->order_moved = 1;
+    to += pad64(z);
+    memcpy(to, s->alphabet, 4ull * s->k);
+    s->alphabet = to;
+    to += pad64(4ull * s->k);
+    if (s->rank_info) {
+        uint32_t present = 0;
+        for (uint32_t l = 1; l <= 32; l++) present += s->code[l].count;
+        memcpy(to, s->rank_info, 4ull * present);
+        s->rank_info = (const uint32_t *)to;
+        free(s->rank_memory);
+        s->rank_memory = NULL;
+    }
+    free(s->fast_memory);
+    free(s->size_memory);
+    free(s->node_memory);
+    s->fast_memory = s->size_memory = NULL;
+    s->node_memory = NULL;
+}
+
 void tb_stream_prefetch(const tb_stream *s, uint64_t slot)
 {
 #if defined(__GNUC__) || defined(__clang__)
@@ -222,8 +303,13 @@ void tb_stream_prefetch(const tb_stream *s, uint64_t slot)
     else __builtin_prefetch(s->starts + 4 * b);
     /* a table not probed lately is not in the cache: ask for its look-up table at once rather
      * than one dependent miss a code */
-    for (size_t i = 0; i < (sizeof *s->fast << TB_FAST_BITS); i += 64)
+#ifndef TB_FAST_PREFETCH_LINES
+#define TB_FAST_PREFETCH_LINES 32
+#endif
+    for (size_t i = 0; i < TB_FAST_PREFETCH_LINES * 64; i += 64)
         __builtin_prefetch((const char *)s->fast + i);
+    for (size_t i = 0; i < sizeof s->code; i += 64)      /* the longer codes' bounds */
+        __builtin_prefetch((const char *)s->code + i);
 #else
     (void)s;
     (void)slot;
@@ -271,7 +357,14 @@ int tb_stream_decode(const tb_stream *s, const tb_cursor *cur, int32_t *value)
         uint32_t sym, len, size;
         if (next_code(s, pos, &sym, &len, &size)) return -1;
         if (rem < size) {
-            while (sym >= s->k) {                 /* descend the pair to the slot's terminal */
+            if (s->node) {
+                while (sym >= s->k) {             /* descend the pair to the slot's terminal */
+                    const uint16_t *nd = s->node + 3 * (sym - s->k);
+                    if (rem < nd[2]) sym = nd[0];
+                    else { rem -= nd[2]; sym = nd[1]; }
+                }
+            }
+            while (sym >= s->k) {
                 const uint8_t *p = s->pairs + 4ull * (sym - s->k);
                 uint32_t left = ld16(p);
                 if (rem < s->size[left]) sym = left;
