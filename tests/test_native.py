@@ -279,6 +279,53 @@ def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_pat
         lib.open(str(copy))
 
 
+def test_tb_open_checks_files_against_the_manifest(lib, probe_dir, tmp_path):
+    """Sizes and tables at every opening; SHA-256s with TB_OPEN_VERIFY or tb_verify; each
+    failure one line naming the file."""
+    import shutil
+    copy = tmp_path / "probe"
+    shutil.copytree(probe_dir, copy)
+    kcvp = copy / "cdc" / "KCvP.tbp"
+    data = kcvp.read_bytes()
+    for flags in (0, lib.INDEX | lib.VERIFY):
+        lib.open(str(copy), flags).close()
+    kcvp.write_bytes(data + bytes(8))  # a well-formed longer file is still not the exported one
+    with pytest.raises(OSError, match=rf"KCvP.tbp' is damaged.*{len(data) + 8} bytes, its "
+                                      rf"manifest says {len(data)}"):
+        lib.open(str(copy))
+    # one bit of the last section changed: the structure holds, the checksum does not
+    kcvp.write_bytes(data[:-40] + bytes([data[-40] ^ 4]) + data[-39:])
+    base = lib.open(str(copy))
+    with pytest.raises(OSError, match="KCvP.tbp' is damaged: its SHA-256 is not its manifest's"):
+        base.verify()
+    base.close()
+    with pytest.raises(OSError, match="KCvP.tbp' is damaged: its SHA-256") as err:
+        lib.open(str(copy), lib.VERIFY)
+    assert "\n" not in str(err.value)
+    kcvp.write_bytes(data)
+    lib.open(str(copy), lib.VERIFY).close()
+    # a listed file missing; a file holding another table than its entry says
+    manifest = json.loads((copy / "manifest.json").read_text())
+    kcvp.unlink()
+    with pytest.raises(OSError, match=r"KCvP.tbp' of table 'KCvP' of cdc is missing"):
+        lib.open(str(copy))
+    entry = next(e for e in manifest["files"] if e["table"] == "KCvP")
+    other = next(e for e in manifest["files"] if e["game"] == "cdc" and e["table"] != "KCvP")
+    shutil.copy(copy / other["path"], kcvp)
+    entry.update(size=other["size"], sha256=other["sha256"])
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(OSError, match=rf"holds table '{other['table']}', its manifest says "
+                                      r"'KCvP'"):
+        lib.open(str(copy))
+    (copy / "manifest.json").write_text(json.dumps(dict(manifest, version=1)))
+    with pytest.raises(OSError, match="manifest .* has format version 1"):
+        lib.open(str(copy))
+    (copy / "manifest.json").write_text('{"format": "tbdb-probe-files", "version": 2, "files": '
+                                        '[{"path": "../x.tbp"}]}')
+    with pytest.raises(OSError, match="malformed entry"):
+        lib.open(str(copy))
+
+
 def _sample_lines(probe_dir: str, per_table: int = 150) -> list[str]:
     rnd = random.Random(25)
     lines = []

@@ -82,6 +82,11 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
  * thread-safe with probes. */
 int tb_index(tb_base *tb, char *err, size_t err_len);
 
+/* Bytes of the files a base holds (mapped, or read where there is no mmap) and of what it
+ * computed from them (stream tables, tb_index's checkpoints, Chinese Checkers class numbers,
+ * UTTT's board codes): its memory beside the page cache. */
+void tb_memory(const tb_base *tb, uint64_t *file_bytes, uint64_t *table_bytes);
+
 /* Check every file opened from a directory against the SHA-256 its manifest lists (reads every
  * byte: about 2-3 s a GB).  TB_OK, or TB_DAMAGED with the file named in err.  Buffers added
  * with tb_add_buffer have no manifest and are not checked. */

@@ -214,22 +214,15 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
     for (int i = 0; i < tb->count; i++) {
         tb_file *f = tb->files[i];
         if (f->layout != TB_LAYOUT_INDEX) continue;
-        uint64_t w = index_words(f, &shared), t = tb_stream_tables_bytes(&f->vals);
-        tb_stream_move_tables(&f->vals, at);
-        at += t;
-        if (f->moves) {
-            t = tb_stream_tables_bytes(&f->mov);
-            tb_stream_move_tables(&f->mov, at);
-            at += t;
-        }
-        if (!w) continue;
-        uint32_t *dir = (uint32_t *)at;
+        uint64_t w = index_words(f, &shared), tv = tb_stream_tables_bytes(&f->vals),
+                 tm = f->moves ? tb_stream_tables_bytes(&f->mov) : 0;
+        uint32_t *dir = (uint32_t *)(at + tv + tm);
         const char *why = NULL;
         int rc = 0;
-        if (shared) {
+        if (w && shared) {
             rc = tb_stream_index(&f->vals, dir, 2 * TB_CHECKPOINTS, &why) ||
                  tb_stream_index(&f->mov, dir + TB_CHECKPOINTS, 2 * TB_CHECKPOINTS, &why);
-        } else {
+        } else if (w) {
             uint64_t v = tb_stream_index_words(&f->vals);
             if (v) rc = tb_stream_index(&f->vals, dir, TB_CHECKPOINTS, &why);
             if (!rc && f->moves && tb_stream_index_words(&f->mov))
@@ -239,10 +232,28 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
             tb_seterr(err, err_len, "probe file '%s' is damaged: %s", f->what, why);
             return strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
         }
+        /* then the tables move beside the checkpoints (indexing read them where they were) */
+        tb_stream_move_tables(&f->vals, at);
+        if (f->moves) tb_stream_move_tables(&f->mov, at + tv);
+        at += tv + tm;
         at += 4 * ((w + 15) & ~(uint64_t)15);
     }
     tb->index_bytes += need;
     return TB_OK;
+}
+
+void tb_memory(const tb_base *tb, uint64_t *file_bytes, uint64_t *table_bytes)
+{
+    uint64_t files = 0, tables = tb ? sizeof *tb + tb->index_bytes + (tb->uttt ? tb_uttt_tables_size() : 0) +
+                                      (uint64_t)(tb->index_mask + 1) * sizeof(tb_slot) : 0;
+    for (int i = 0; tb && i < tb->count; i++) {
+        const tb_file *f = tb->files[i];
+        files += f->size;
+        tables += sizeof *f + tb_stream_heap_bytes(&f->vals) + tb_stream_heap_bytes(&f->mov);
+        if (f->game == TB_CHINESE_CHECKERS && f->g.cc.class_of) tables += 4 * (uint64_t)f->g.cc.subsets;
+    }
+    if (file_bytes) *file_bytes = files;
+    if (table_bytes) *table_bytes = tables;
 }
 
 int tb_open(const char *dir, tb_base **out, char *err, size_t err_len)

@@ -105,6 +105,7 @@ int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
         return TB_DAMAGED;
     }
     t->class_of = malloc((size_t)subsets * sizeof *t->class_of);
+    t->subsets = subsets;
     if (!t->class_of) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
     int cur[8], img[8];
     for (int i = 0; i < p; i++) cur[i] = i;

@@ -35,6 +35,7 @@ typedef struct tb_cc_table {
     int8_t mirror[81];       /* the left-right mirror, or the identity where the mirror is no
                                 symmetry of the game (2 pieces: the start area is not mirror
                                 symmetric) */
+    int64_t subsets;         /* C(N, P) */
     int32_t *class_of;       /* C(N, P) entries: class of each A that is no larger than its mirror */
 } tb_cc_table;
 
@@ -136,6 +137,7 @@ int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err
 int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 tb_uttt_tables *tb_uttt_tables_new(void);
+size_t tb_uttt_tables_size(void);
 int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);

@@ -79,7 +79,7 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
     }
     if (prev + 8 > bit_bytes) { *why = "stream block starts beyond its bits"; return -1; }
     uint32_t *size = s->size_memory = malloc(sizeof *s->size * K);
-    s->order = malloc(sizeof *s->order * K);
+    s->order = s->order_memory = malloc(sizeof *s->order * K);
     s->fast = s->fast_memory = calloc((size_t)1 << TB_FAST_BITS, sizeof *s->fast);
     s->size = size;
     if (!s->size || !s->order || !s->fast) { *why = "out of memory"; return -1; }
@@ -91,17 +91,6 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
         uint64_t z = (uint64_t)s->size[l] + s->size[r];
         if (z > bs) { *why = "a symbol longer than a block"; return -1; }
         size[t] = (uint32_t)z;
-    }
-    if (bs <= 65536 && K > k) {
-        uint16_t *node = s->node_memory = malloc(sizeof *node * 3 * (K - k));
-        if (!node) { *why = "out of memory"; return -1; }
-        for (uint32_t t = k; t < K; t++) {
-            uint16_t l = ld16(s->pairs + 4ull * (t - k));
-            node[3 * (t - k)] = l;
-            node[3 * (t - k) + 1] = ld16(s->pairs + 4ull * (t - k) + 2);
-            node[3 * (t - k) + 2] = (uint16_t)size[l];     /* < a block: at most 65535 */
-        }
-        s->node = node;
     }
     /* the canonical code: a prefix code (Kraft sum <= 1), symbols by (length, number) */
     uint64_t kraft = 0;
@@ -123,28 +112,20 @@ int tb_stream_open(tb_stream *s, const uint8_t *sec, uint64_t length, const char
     uint32_t fill[33];
     for (uint32_t l = 0; l <= 32; l++) fill[l] = s->code[l].first_index;
     for (uint32_t t = 0; t < K; t++)
-        if (lengths[t]) s->order[fill[lengths[t]]++] = (uint16_t)t;
+        if (lengths[t]) s->order_memory[fill[lengths[t]]++] = (uint16_t)t;
     fill_fast(s, s->fast_memory, TB_FAST_BITS);
-    if (bs <= 65536) {         /* a longer code's symbol and size in one read */
-        uint32_t *ri = s->rank_memory = malloc(sizeof *ri * (present ? present : 1));
-        if (!ri) { *why = "out of memory"; return -1; }
-        for (uint32_t i = 0; i < present; i++) ri[i] = s->order[i] | (size[s->order[i]] - 1) << 16;
-        s->rank_info = ri;
-    }
     return 0;
 }
 
 void tb_stream_close(tb_stream *s)
 {
     free(s->size_memory);
-    if (!s->order_moved) free(s->order);
+    free(s->order_memory);
     free(s->fast_memory);
-    free(s->node_memory);
-    free(s->rank_memory);
-    s->node = s->node_memory = NULL;
-    s->rank_info = s->rank_memory = NULL;
+    s->node = NULL;
+    s->rank_info = NULL;
     s->size = s->size_memory = NULL;
-    s->order = NULL;
+    s->order = s->order_memory = NULL;
     s->fast = s->fast_memory = NULL;
     s->dir = NULL;
 }
@@ -245,53 +226,78 @@ int tb_stream_index(tb_stream *s, uint32_t *dir, uint32_t stride, const char **w
 
 static uint64_t pad64(uint64_t n) { return (n + 63) & ~(uint64_t)63; }
 
+/* what an indexed stream keeps (tb_stream_move_tables): the look-up table, the alphabet, and
+ * for blocks of at most 65536 slots the nodes and the rank table (pairs, order and size[] then
+ * stay unread), else order and size[] */
+static int compact(const tb_stream *s) { return s->block_slots <= 65536; }
+
+static uint32_t present(const tb_stream *s)
+{
+    uint32_t n = 0;
+    for (uint32_t l = 1; l <= 32; l++) n += s->code[l].count;
+    return n;
+}
+
+uint64_t tb_stream_heap_bytes(const tb_stream *s)
+{
+    if (!s->fast_memory) return 0;
+    return (sizeof *s->fast << TB_FAST_BITS) + 6ull * s->symbols;
+}
+
 uint64_t tb_stream_tables_bytes(const tb_stream *s)
 {
     if (!s->fast_memory) return 0;
-    return pad64(sizeof *s->fast << TB_FAST_BITS) + (s->node ? pad64(6ull * (s->symbols - s->k)) : 0) +
-           pad64(4ull * s->symbols) + pad64(2ull * s->symbols) + pad64(4ull * s->k) +
-           (s->rank_info ? pad64(4ull * s->symbols) : 0);
+    uint64_t z = pad64(sizeof *s->fast << TB_FAST_BITS) + pad64(4ull * s->k);
+    if (compact(s)) z += pad64(6ull * (s->symbols - s->k)) + pad64(4ull * present(s));
+    if (!compact(s) || s->block_slots >= 2048) z += pad64(4ull * s->symbols);   /* size[] */
+    if (!compact(s)) z += pad64(2ull * s->symbols);                            /* order */
+    return z;
 }
 
 void tb_stream_move_tables(tb_stream *s, uint8_t *to)
 {
     if (!s->fast_memory) return;
+    uint32_t k = s->k, K = s->symbols;
     size_t z = sizeof *s->fast << TB_FAST_BITS;
     memcpy(to, s->fast, z);
     s->fast = (const uint32_t *)to;
     to += pad64(z);
-    if (s->node) {
-        z = 6ull * (s->symbols - s->k);
-        memcpy(to, s->node, z);
-        s->node = (const uint16_t *)to;
-        to += pad64(z);
-    }
-    z = 4ull * s->symbols;
-    memcpy(to, s->size, z);
-    s->size = (const uint32_t *)to;
-    to += pad64(z);
-    z = 2ull * s->symbols;
-    memcpy(to, s->order, z);
-    free(s->order);
-    s->order = (uint16_t *)to;
-    s->order_moved = 1;
-    to += pad64(z);
-    memcpy(to, s->alphabet, 4ull * s->k);
+    memcpy(to, s->alphabet, 4ull * k);
     s->alphabet = to;
-    to += pad64(4ull * s->k);
-    if (s->rank_info) {
-        uint32_t present = 0;
-        for (uint32_t l = 1; l <= 32; l++) present += s->code[l].count;
-        memcpy(to, s->rank_info, 4ull * present);
-        s->rank_info = (const uint32_t *)to;
-        free(s->rank_memory);
-        s->rank_memory = NULL;
+    to += pad64(4ull * k);
+    if (compact(s)) {
+        uint16_t *node = (uint16_t *)to;    /* a pair: left, right, size of left (< a block) */
+        for (uint32_t t = k; t < K; t++) {
+            uint16_t l = ld16(s->pairs + 4ull * (t - k));
+            node[3 * (t - k)] = l;
+            node[3 * (t - k) + 1] = ld16(s->pairs + 4ull * (t - k) + 2);
+            node[3 * (t - k) + 2] = (uint16_t)s->size[l];
+        }
+        s->node = node;
+        to += pad64(6ull * (K - k));
+        uint32_t *ri = (uint32_t *)to, n = present(s);   /* a code: symbol | (size - 1) << 16 */
+        for (uint32_t i = 0; i < n; i++) ri[i] = s->order[i] | (s->size[s->order[i]] - 1) << 16;
+        s->rank_info = ri;
+        to += pad64(4ull * n);
+    }
+    if (!compact(s) || s->block_slots >= 2048) {
+        memcpy(to, s->size, 4ull * K);
+        s->size = (const uint32_t *)to;
+        to += pad64(4ull * K);
+    } else {
+        s->size = NULL;
+    }
+    if (!compact(s)) {
+        memcpy(to, s->order, 2ull * K);
+        s->order = (const uint16_t *)to;
+    } else {
+        s->order = NULL;
     }
     free(s->fast_memory);
     free(s->size_memory);
-    free(s->node_memory);
+    free(s->order_memory);
     s->fast_memory = s->size_memory = NULL;
-    s->node_memory = NULL;
+    s->order_memory = NULL;
 }
 
 void tb_stream_prefetch(const tb_stream *s, uint64_t slot)

@@ -40,11 +40,9 @@ typedef struct tb_stream {
                                   over 65536 slots: order and size[] then) */
     /* the canonical code, by length: codes longer than TB_FAST_BITS are found here */
     struct { uint64_t first_code; uint32_t count, first_index; } code[33];
-    uint16_t *order;           /* symbols with a code, in canonical order */
+    const uint16_t *order;     /* symbols with a code, in canonical order */
     uint32_t *size_memory, *fast_memory;
-    uint16_t *node_memory;
-    uint32_t *rank_memory;
-    int order_moved;           /* order lives in tb_index's arena */
+    uint16_t *order_memory;    /* what tb_stream_open allocated (NULL once moved) */
 } tb_stream;
 
 /* where a probe of one slot starts decoding (tb_stream_seek), so that a table's two streams
@@ -68,6 +66,8 @@ void tb_stream_close(tb_stream *s);
  * them to `to` (64-byte aligned, that many bytes, kept until the stream closes): tb_index puts
  * every table of a base beside its checkpoints, on huge pages. */
 uint64_t tb_stream_tables_bytes(const tb_stream *s);
+/* bytes tb_stream_open allocated and the stream still holds */
+uint64_t tb_stream_heap_bytes(const tb_stream *s);
 void tb_stream_move_tables(tb_stream *s, uint8_t *to);
 /* Ask for the memory a probe of `slot` reads first (the block start or its checkpoints). */
 void tb_stream_prefetch(const tb_stream *s, uint64_t slot);

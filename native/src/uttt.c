@@ -32,6 +32,8 @@ static int permute(int mask, const int8_t *perm)
     return out;
 }
 
+size_t tb_uttt_tables_size(void) { return sizeof(tb_uttt_tables); }
+
 tb_uttt_tables *tb_uttt_tables_new(void)
 {
     tb_uttt_tables *t = malloc(sizeof *t);
