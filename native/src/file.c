@@ -440,8 +440,10 @@ int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
     if (f->moves) tb_stream_prefetch(&f->mov, slot);
     if (tb_stream_seek(&f->vals, slot, &cv)) return tb_finish(v, TB_DAMAGED);
     if (f->moves && tb_stream_seek(&f->mov, slot, &cm)) return tb_finish(v, TB_DAMAGED);
-    if (tb_stream_decode(&f->vals, &cv, &x)) return tb_finish(v, TB_DAMAGED);
-    if (f->moves && tb_stream_decode(&f->mov, &cm, &m)) return tb_finish(v, TB_DAMAGED);
+    tb_stream_prefetch_tables(&f->vals);
+    if (f->moves) tb_stream_prefetch_tables(&f->mov);
+    if (f->moves ? tb_stream_decode2(&f->vals, &cv, &f->mov, &cm, &x, &m)
+                 : tb_stream_decode(&f->vals, &cv, &x)) return tb_finish(v, TB_DAMAGED);
     int r = x >> 16;
     v->result = r;
     v->distance = (int16_t)(x & 0xFFFF);

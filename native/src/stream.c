@@ -307,18 +307,26 @@ void tb_stream_prefetch(const tb_stream *s, uint64_t slot)
     if (b >= s->blocks) return;
     if (s->dir) __builtin_prefetch(s->dir + b * s->dir_stride);
     else __builtin_prefetch(s->starts + 4 * b);
-    /* a table not probed lately is not in the cache: ask for its look-up table at once rather
-     * than one dependent miss a code */
-#ifndef TB_FAST_PREFETCH_LINES
-#define TB_FAST_PREFETCH_LINES 32
-#endif
-    for (size_t i = 0; i < TB_FAST_PREFETCH_LINES * 64; i += 64)
-        __builtin_prefetch((const char *)s->fast + i);
-    for (size_t i = 0; i < sizeof s->code; i += 64)      /* the longer codes' bounds */
-        __builtin_prefetch((const char *)s->code + i);
 #else
     (void)s;
     (void)slot;
+#endif
+}
+
+void tb_stream_prefetch_tables(const tb_stream *s)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    /* a table not probed lately is not in the cache: ask for its look-up table at once rather
+     * than one dependent miss a code (after the block's bits were asked for: those come
+     * first) */
+    for (size_t i = 0; i < (sizeof *s->fast << TB_FAST_BITS); i += 64)
+        __builtin_prefetch((const char *)s->fast + i);
+    for (size_t i = 0; i < sizeof s->code; i += 64)      /* the longer codes' bounds */
+        __builtin_prefetch((const char *)s->code + i);
+    for (size_t i = 0; i < 4ull * s->k && i < 512; i += 64)   /* the alphabet's first lines */
+        __builtin_prefetch(s->alphabet + i);
+#else
+    (void)s;
 #endif
 }
 
@@ -356,27 +364,17 @@ int tb_stream_seek(const tb_stream *s, uint64_t slot, tb_cursor *cur)
     return 0;
 }
 
-int tb_stream_decode(const tb_stream *s, const tb_cursor *cur, int32_t *value)
+/* the symbol whose code covers the cursor's slot, and the slot's offset in it: 0, or -1 if the
+ * data does not decode */
+static inline int find_code(const tb_stream *s, const tb_cursor *cur, uint32_t *sym_, uint64_t *rem_)
 {
     uint64_t pos = cur->pos, end = cur->end, rem = cur->rem;
     while (pos < end) {
         uint32_t sym, len, size;
         if (next_code(s, pos, &sym, &len, &size)) return -1;
         if (rem < size) {
-            if (s->node) {
-                while (sym >= s->k) {             /* descend the pair to the slot's terminal */
-                    const uint16_t *nd = s->node + 3 * (sym - s->k);
-                    if (rem < nd[2]) sym = nd[0];
-                    else { rem -= nd[2]; sym = nd[1]; }
-                }
-            }
-            while (sym >= s->k) {
-                const uint8_t *p = s->pairs + 4ull * (sym - s->k);
-                uint32_t left = ld16(p);
-                if (rem < s->size[left]) sym = left;
-                else { rem -= s->size[left]; sym = ld16(p + 2); }
-            }
-            *value = (int32_t)ld32(s->alphabet + 4ull * sym);
+            *sym_ = sym;
+            *rem_ = rem;
             return 0;
         }
         rem -= size;
@@ -385,10 +383,65 @@ int tb_stream_decode(const tb_stream *s, const tb_cursor *cur, int32_t *value)
     return -1;
 }
 
+/* one step down the pair `sym` towards offset rem (a node: no branch to mispredict) */
+static inline uint32_t node_step(const tb_stream *s, uint32_t sym, uint64_t *rem)
+{
+    const uint16_t *nd = s->node + 3 * (sym - s->k);
+    uint32_t right = *rem >= nd[2];
+    *rem -= right ? nd[2] : 0;
+    return nd[right];
+}
+
+/* the terminal of symbol sym at offset rem */
+static inline uint32_t descend(const tb_stream *s, uint32_t sym, uint64_t rem)
+{
+    if (s->node) {
+        while (sym >= s->k) sym = node_step(s, sym, &rem);
+        return sym;
+    }
+    while (sym >= s->k) {
+        const uint8_t *p = s->pairs + 4ull * (sym - s->k);
+        uint32_t left = ld16(p);
+        if (rem < s->size[left]) sym = left;
+        else { rem -= s->size[left]; sym = ld16(p + 2); }
+    }
+    return sym;
+}
+
+int tb_stream_decode(const tb_stream *s, const tb_cursor *cur, int32_t *value)
+{
+    uint32_t sym;
+    uint64_t rem;
+    if (find_code(s, cur, &sym, &rem)) return -1;
+    *value = (int32_t)ld32(s->alphabet + 4ull * descend(s, sym, rem));
+    return 0;
+}
+
+int tb_stream_decode2(const tb_stream *a, const tb_cursor *ca, const tb_stream *b,
+                      const tb_cursor *cb, int32_t *va, int32_t *vb)
+{
+    uint32_t x, y;
+    uint64_t rx, ry;
+    if (find_code(a, ca, &x, &rx) || find_code(b, cb, &y, &ry)) return -1;
+    if (a->node && b->node) {
+        /* both descents in one loop: their misses (nodes of tables not probed lately) overlap */
+        while (x >= a->k && y >= b->k) {
+            x = node_step(a, x, &rx);
+            y = node_step(b, y, &ry);
+        }
+    }
+    x = descend(a, x, rx);
+    y = descend(b, y, ry);
+    *va = (int32_t)ld32(a->alphabet + 4ull * x);
+    *vb = (int32_t)ld32(b->alphabet + 4ull * y);
+    return 0;
+}
+
 int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value)
 {
     tb_cursor c;
     tb_stream_prefetch(s, slot);
+    tb_stream_prefetch_tables(s);
     if (tb_stream_seek(s, slot, &c)) return -1;
     return tb_stream_decode(s, &c, value);
 }

@@ -69,12 +69,18 @@ uint64_t tb_stream_tables_bytes(const tb_stream *s);
 /* bytes tb_stream_open allocated and the stream still holds */
 uint64_t tb_stream_heap_bytes(const tb_stream *s);
 void tb_stream_move_tables(tb_stream *s, uint8_t *to);
-/* Ask for the memory a probe of `slot` reads first (the block start or its checkpoints). */
+/* Ask for the memory a probe of `slot` reads first (the block start or its checkpoints), and for
+ * the tables every probe reads (look-up table, code bounds, the alphabet's first lines). */
 void tb_stream_prefetch(const tb_stream *s, uint64_t slot);
+void tb_stream_prefetch_tables(const tb_stream *s);
 /* Find where the slot's decoding starts and ask for those bits: -1 if out of range. */
 int tb_stream_seek(const tb_stream *s, uint64_t slot, tb_cursor *c);
 /* The value at a sought cursor: 0 ok, -1 if the data does not decode. */
 int tb_stream_decode(const tb_stream *s, const tb_cursor *c, int32_t *value);
+/* The values at two sought cursors of two streams (a table's values and moves), decoded side by
+ * side: 0 ok, -1 if either does not decode. */
+int tb_stream_decode2(const tb_stream *a, const tb_cursor *ca, const tb_stream *b,
+                      const tb_cursor *cb, int32_t *va, int32_t *vb);
 /* The value of one slot: 0 ok, -1 if the slot is out of range or the data does not decode. */
 int tb_stream_get(const tb_stream *s, uint64_t slot, int32_t *value);
 
