@@ -1,5 +1,5 @@
-// node native/wasm/bench.mjs DIR TEXTS [ROUNDS]: the WebAssembly build's probe rate, as
-// native/tests/bench.c measures the C one (TEXTS: "GAME<TAB>TEXT" lines).  Prints one JSON
+// node native/wasm/bench.mjs DIR TEXTS [ROUNDS [FLAGS]]: the WebAssembly build's probe rate, as
+// native/tests/bench.c measures the C one (TEXTS: "GAME<TAB>TEXT" lines; FLAGS 1: tb_index).  Prints one JSON
 // line: back-to-back probes per second in the array form (positions parsed once, kept in the
 // module's memory) and from text.  Driven by benchmarks/native.py.
 import { readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [dir, textsPath, roundsArg] = process.argv.slice(2);
+const [dir, textsPath, roundsArg, flagsArg] = process.argv.slice(2);
 const rounds = Number(roundsArg || 3);
 const stubs = { fd_close: () => 52, fd_seek: () => 52, fd_write: () => 52 };
 const { instance } = await WebAssembly.instantiate(readFileSync(join(here, "tbprobe.wasm")),
@@ -31,6 +31,7 @@ for (const f of manifest.files) {
   new Uint8Array(x.memory.buffer).set(data, p);
   if (x.tbw_add(base, p, data.length, cstr(f.path)) !== 0) throw new Error(`cannot add ${f.path}`);
 }
+if (Number(flagsArg || 0) & 1 && x.tbw_index(base) !== 0) throw new Error("tb_index failed");
 const lines = readFileSync(textsPath, "utf8").split("\n").filter((l) => l.includes("\t"));
 const games = {}, texts = [], positions = [];
 for (const line of lines) {
