@@ -69,6 +69,7 @@ class Lib:
         lib.tb_probe_position.argtypes = [vp, ctypes.POINTER(Position), ctypes.c_int,
                                           ctypes.POINTER(Value)]
         lib.tb_move_text.argtypes = [ctypes.POINTER(Position), ctypes.c_int32, cp, sz]
+        lib.tb_position_text.argtypes = [ctypes.POINTER(Position), cp, sz]
 
     INDEX, VERIFY = 1, 2  # tb_open_flags
 
@@ -87,6 +88,11 @@ class Lib:
         if rc != 0:
             raise ValueError(err.value.decode())
         return pos
+
+    def position_text(self, pos: Position) -> str | None:
+        buf = ctypes.create_string_buffer(512)
+        n = self.lib.tb_position_text(ctypes.byref(pos), buf, 512)
+        return buf.value.decode() if n > 0 else None
 
     def move_text(self, pos: Position, code: int) -> str | None:
         buf = ctypes.create_string_buffer(128)

@@ -326,6 +326,26 @@ def test_tb_open_checks_files_against_the_manifest(lib, probe_dir, tmp_path):
         lib.open(str(copy))
 
 
+def test_position_text_writes_what_tbdb_writes(lib, probe_dir):
+    """tb_position_text of a parsed position is tbdb's text of it (every game; SFEN's hands
+    in tbdb's order, its move number 1; UTTT's closed boards as written)."""
+    lines = _sample_lines(probe_dir, per_table=20) + [
+        "shogi\t4k4/9/4G4/9/9/9/9/9/4K4 w 2P3pbR 12", "shogi\tsfen startpos", "uttt\tstart",
+        "oware\t12 0 3 0 0 1 0 0 10 0 0 4", "cdc\tkgmrncpP/8/KGMRNCp1/8 b",
+        "chinese-checkers\tstar-distance-2 1/../.../..../............./............/.........../"
+        "........../........./........../.........../............/............./..../.../../1 5"]
+    checked = 0
+    for line in lines:
+        game, text = line.split("\t")
+        try:
+            want = games.get(game).parse(text).text
+        except InvalidPositionError:
+            continue
+        assert lib.position_text(lib.parse(game, text)) == want, line
+        checked += 1
+    assert checked > 200
+
+
 def _sample_lines(probe_dir: str, per_table: int = 150) -> list[str]:
     rnd = random.Random(25)
     lines = []

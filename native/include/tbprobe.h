@@ -174,6 +174,12 @@ int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left,
  * length written (buf is NUL-terminated), or a negative status. */
 int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 
+/* The text tbdb writes for a position filled in the array form (game, side, cells, and per
+ * game m and pieces, constraint, hands as tb_parse fills them): CDC "8/8/8/pKC5 r", SFEN with
+ * the hands in R B G S N L P order and move number 1, ...; tb_parse reads it back.  Returns its
+ * length, or TB_INVALID (codes out of range, or a buffer too small: then buf is ""). */
+int tb_position_text(const tb_position *pos, char *buf, size_t len);
+
 /* the game's tbdb name, and the game of a name (-1: unknown) */
 const char *tb_game_name(tb_game game);
 int tb_game_of(const char *name);

@@ -416,6 +416,24 @@ int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left,
     }
 }
 
+int tb_position_text(const tb_position *pos, char *buf, size_t len)
+{
+    tb_out o = {buf, len, 0};
+    int rc;
+    switch (pos->game) {
+    case TB_CDC: rc = tb_cdc_text(pos, &o); break;
+    case TB_CHINESE_CHECKERS: rc = tb_cc_text(pos, &o); break;
+    case TB_TICTACTOE: rc = tb_ttt_text(pos, &o); break;
+    case TB_UTTT: rc = tb_uttt_text(pos, &o); break;
+    case TB_OWARE: rc = tb_oware_text(pos, &o); break;
+    case TB_SHOGI: rc = tb_shogi_text(pos, &o); break;
+    default: rc = TB_INVALID;
+    }
+    if (len) buf[rc == TB_OK && o.n < len ? o.n : 0] = 0;
+    if (rc != TB_OK) return TB_INVALID;
+    return o.n < len ? (int)o.n : TB_INVALID;        /* too small a buffer: nothing written */
+}
+
 int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     if (!len) return TB_INVALID;

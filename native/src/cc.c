@@ -471,3 +471,26 @@ static int star_parse(const char *t, size_t n, tb_position *pos, char *err, size
     pos->side = sp2[1] - '0';                         /* the goal point */
     return TB_OK;
 }
+
+int tb_cc_text(const tb_position *pos, tb_out *o)
+{
+    int star = pos->m == 0, cells = 0, rows = star ? 17 : 2 * pos->m - 1, pieces = 0;
+    if (star ? pos->side < 0 || pos->side > 5 : pos->m < 3 || pos->m > 9 || (pos->side != 1 && pos->side != 2))
+        return TB_INVALID;
+    int n = star ? 121 : pos->m * pos->m;
+    for (int c = 0; c < n; c++) {
+        if (pos->cells[c] < 0 || pos->cells[c] > (star ? 1 : 2)) return TB_INVALID;
+        pieces += pos->cells[c] == 1;
+    }
+    if (star) { tb_puts(o, "star-distance-"); tb_putn(o, pieces); }
+    else { tb_putn(o, pos->m); tb_put(o, 'x'); tb_putn(o, pos->m); tb_put(o, '-'); tb_putn(o, pieces); }
+    tb_put(o, ' ');
+    for (int d = 0; d < rows; d++) {
+        int len = star ? STAR_ROW_LENGTHS[d] : d < pos->m ? d + 1 : 2 * pos->m - 1 - d;
+        for (int i = 0; i < len; i++) tb_put(o, ".12"[pos->cells[cells++]]);
+        if (d < rows - 1) tb_put(o, '/');
+    }
+    tb_put(o, ' ');
+    tb_putn(o, pos->side);
+    return TB_OK;
+}

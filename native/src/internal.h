@@ -144,6 +144,29 @@ int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t er
 int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_ttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+/* position text, per game (tb_position_text): the text's length, or TB_INVALID */
+typedef struct tb_out { char *buf; size_t len, n; } tb_out;
+static inline void tb_put(tb_out *o, char c)
+{
+    if (o->n + 1 < o->len) o->buf[o->n] = c;
+    o->n++;
+}
+static inline void tb_puts(tb_out *o, const char *s) { while (*s) tb_put(o, *s++); }
+static inline void tb_putn(tb_out *o, int x)
+{
+    char d[12];
+    int k = 0;
+    if (x < 0) { tb_put(o, '-'); x = -x; }
+    do { d[k++] = (char)('0' + x % 10); x /= 10; } while (x && k < 11);
+    while (k) tb_put(o, d[--k]);
+}
+int tb_cdc_text(const tb_position *pos, tb_out *o);
+int tb_cc_text(const tb_position *pos, tb_out *o);
+int tb_ttt_text(const tb_position *pos, tb_out *o);
+int tb_uttt_text(const tb_position *pos, tb_out *o);
+int tb_oware_text(const tb_position *pos, tb_out *o);
+int tb_shogi_text(const tb_position *pos, tb_out *o);
+
 /* quote text into err as Python's repr would (first 100 characters of a long one) */
 void tb_quote(char *out, size_t len, const char *t, size_t n);
 
