@@ -34,7 +34,7 @@ static void free_file(tb_file *f)
     if (f->mapped) munmap((void *)f->data, f->size);
 #endif
     free(f->owned);
-    free(f);
+    if (!f->in_arena) free(f);
 }
 
 void tb_close(tb_base *tb)
@@ -181,13 +181,14 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
 {
     uint64_t need = 64;
     int shared;
+    const uint64_t file_bytes = (sizeof(tb_file) + 63) & ~(uint64_t)63;
     for (int i = 0; i < tb->count; i++)
         need += 4 * ((index_words(tb->files[i], &shared) + 15) & ~(uint64_t)15) +
-                tables_bytes(tb->files[i]);
+                tables_bytes(tb->files[i]) + (tb->files[i]->in_arena ? 0 : file_bytes);
     if (need == 64) return TB_OK;
-    /* one arena for every file's checkpoints and stream tables, 64-byte aligned, on huge pages
-     * where the platform has them: a probe of a table not probed lately then misses the cache
-     * on them, rarely the TLB as well */
+    /* one arena for every file's entry, checkpoints and stream tables, 64-byte aligned, on huge
+     * pages where the platform has them: a probe of a table not probed lately then misses the
+     * cache on them, rarely the TLB as well */
     struct tb_arena *more = realloc(tb->arena, (size_t)(tb->arenas + 1) * sizeof *more);
     if (!more) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
     tb->arena = more;
@@ -213,6 +214,14 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
     uint8_t *at = (uint8_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
     for (int i = 0; i < tb->count; i++) {
         tb_file *f = tb->files[i];
+        if (!f->in_arena) {       /* the file's own entry too, beside its tables */
+            tb_file *moved = (tb_file *)at;
+            memcpy(moved, f, sizeof *f);
+            moved->in_arena = 1;
+            free(f);
+            tb->files[i] = f = moved;
+            at += file_bytes;
+        }
         if (f->layout != TB_LAYOUT_INDEX) continue;
         uint64_t w = index_words(f, &shared), tv = tb_stream_tables_bytes(&f->vals),
                  tm = f->moves ? tb_stream_tables_bytes(&f->mov) : 0;
@@ -239,6 +248,15 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
         at += 4 * ((w + 15) & ~(uint64_t)15);
     }
     tb->index_bytes += need;
+    /* the hash index, onto the moved entries */
+    memset(tb->index, 0, (size_t)(tb->index_mask + 1) * sizeof *tb->index);
+    for (int j = 0; j < tb->count; j++) {
+        uint64_t h = tb_name_hash(tb->files[j]->game, tb->files[j]->name);
+        uint32_t slot = (uint32_t)h & tb->index_mask;
+        while (tb->index[slot].hash) slot = (slot + 1) & tb->index_mask;
+        tb->index[slot].hash = h;
+        tb->index[slot].file = tb->files[j];
+    }
     return TB_OK;
 }
 
@@ -249,7 +267,8 @@ void tb_memory(const tb_base *tb, uint64_t *file_bytes, uint64_t *table_bytes)
     for (int i = 0; tb && i < tb->count; i++) {
         const tb_file *f = tb->files[i];
         files += f->size;
-        tables += sizeof *f + tb_stream_heap_bytes(&f->vals) + tb_stream_heap_bytes(&f->mov);
+        tables += (f->in_arena ? 0 : sizeof *f) + tb_stream_heap_bytes(&f->vals) +
+                  tb_stream_heap_bytes(&f->mov);
         if (f->game == TB_CHINESE_CHECKERS && f->g.cc.class_of) tables += 4 * (uint64_t)f->g.cc.subsets;
     }
     if (file_bytes) *file_bytes = files;

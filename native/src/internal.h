@@ -59,6 +59,7 @@ typedef struct tb_file {
     uint64_t size;
     void *owned;             /* read into memory: free it */
     int mapped;              /* mmap'ed: munmap data */
+    int in_arena;            /* moved into tb_index's arena: not freed on its own */
     int nsec;
     tb_section sec[TB_MAX_SECTIONS];
     /* layout 0 */
