@@ -321,8 +321,10 @@ void tb_stream_prefetch_tables(const tb_stream *s)
      * first) */
     for (size_t i = 0; i < (sizeof *s->fast << TB_FAST_BITS); i += 64)
         __builtin_prefetch((const char *)s->fast + i);
-    for (size_t i = 0; i < sizeof s->code; i += 64)      /* the longer codes' bounds */
-        __builtin_prefetch((const char *)s->code + i);
+    if (s->maxlen > TB_FAST_BITS)                        /* the longer codes' bounds */
+        for (const char *p = (const char *)&s->code[TB_FAST_BITS + 1];
+             p <= (const char *)&s->code[s->maxlen]; p += 64)
+            __builtin_prefetch(p);
     for (size_t i = 0; i < 4ull * s->k && i < 512; i += 64)   /* the alphabet's first lines */
         __builtin_prefetch(s->alphabet + i);
 #else
