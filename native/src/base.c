@@ -212,6 +212,7 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
     if (!a->p && !(a->p = malloc(a->bytes))) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
     tb->arenas++;
     uint8_t *at = (uint8_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
+    int status = TB_OK;
     for (int i = 0; i < tb->count; i++) {
         tb_file *f = tb->files[i];
         if (!f->in_arena) {       /* the file's own entry too, beside its tables */
@@ -239,7 +240,8 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
         }
         if (rc) {
             tb_seterr(err, err_len, "probe file '%s' is damaged: %s", f->what, why);
-            return strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
+            status = strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
+            break;
         }
         /* then the tables move beside the checkpoints (indexing read them where they were) */
         tb_stream_move_tables(&f->vals, at);
@@ -248,7 +250,8 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
         at += 4 * ((w + 15) & ~(uint64_t)15);
     }
     tb->index_bytes += need;
-    /* the hash index, onto the moved entries */
+    /* the hash index, onto the moved entries (also after a damaged file: the base stays usable,
+     * the files indexed so far indexed) */
     memset(tb->index, 0, (size_t)(tb->index_mask + 1) * sizeof *tb->index);
     for (int j = 0; j < tb->count; j++) {
         uint64_t h = tb_name_hash(tb->files[j]->game, tb->files[j]->name);
@@ -257,7 +260,7 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
         tb->index[slot].hash = h;
         tb->index[slot].file = tb->files[j];
     }
-    return TB_OK;
+    return status;
 }
 
 void tb_memory(const tb_base *tb, uint64_t *file_bytes, uint64_t *table_bytes)

@@ -257,7 +257,11 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
         uint64_t off = tb_ld64(e + 8), len = tb_ld64(e + 16);
         memcpy(f->sec[i].tag, e, 4);
         f->sec[i].tag[4] = 0;
-        if (memcmp(e, LAYOUT_TAGS[layout][i], 4) != 0) BAD("section %u is '%.4s'", i, (const char *)e);
+        if (memcmp(e, LAYOUT_TAGS[layout][i], 4) != 0) {
+            char tag[40];                     /* quoted: a damaged tag may hold any byte */
+            tb_quote(tag, sizeof tag, (const char *)e, 4);
+            BAD("section %u is %s, not '%s'", i, tag, LAYOUT_TAGS[layout][i]);
+        }
         if (off != at || len > size - off || pad8(len) > size - off)
             BAD("section %.4s at %llu, length %llu, in a file of %llu bytes", (const char *)e,
                 (unsigned long long)off, (unsigned long long)len, (unsigned long long)size);
