@@ -53,6 +53,8 @@ class Lib:
         vp, cp, sz = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t
         i8p = ctypes.POINTER(ctypes.c_int8)
         lib.tb_open.argtypes = [cp, ctypes.POINTER(vp), cp, sz]
+        lib.tb_open_flags.argtypes = [cp, ctypes.c_uint, ctypes.POINTER(vp), cp, sz]
+        lib.tb_verify.argtypes = [vp, cp, sz]
         lib.tb_close.argtypes = [vp]
         lib.tb_table_count.argtypes = [vp]
         lib.tb_probe_cdc.argtypes = [vp, i8p, ctypes.c_int, ctypes.POINTER(Value)]
@@ -67,11 +69,14 @@ class Lib:
         lib.tb_probe_position.argtypes = [vp, ctypes.POINTER(Position), ctypes.c_int,
                                           ctypes.POINTER(Value)]
         lib.tb_move_text.argtypes = [ctypes.POINTER(Position), ctypes.c_int32, cp, sz]
+        lib.tb_position_text.argtypes = [ctypes.POINTER(Position), cp, sz]
 
-    def open(self, path: str) -> Base:
+    INDEX, VERIFY = 1, 2  # tb_open_flags
+
+    def open(self, path: str, flags: int = 0) -> Base:
         base = ctypes.c_void_p()
         err = ctypes.create_string_buffer(512)
-        rc = self.lib.tb_open(path.encode(), ctypes.byref(base), err, 512)
+        rc = self.lib.tb_open_flags(path.encode(), flags, ctypes.byref(base), err, 512)
         if rc != 0:
             raise OSError(rc, err.value.decode())
         return Base(self, base, path)
@@ -83,6 +88,11 @@ class Lib:
         if rc != 0:
             raise ValueError(err.value.decode())
         return pos
+
+    def position_text(self, pos: Position) -> str | None:
+        buf = ctypes.create_string_buffer(512)
+        n = self.lib.tb_position_text(ctypes.byref(pos), buf, 512)
+        return buf.value.decode() if n > 0 else None
 
     def move_text(self, pos: Position, code: int) -> str | None:
         buf = ctypes.create_string_buffer(128)
@@ -96,6 +106,13 @@ class Base:
 
     def close(self) -> None:
         self.lib.lib.tb_close(self.handle)
+
+    def verify(self) -> None:
+        """tb_verify: OSError with its message if a file is not its manifest's."""
+        err = ctypes.create_string_buffer(512)
+        rc = self.lib.lib.tb_verify(self.handle, err, 512)
+        if rc != 0:
+            raise OSError(rc, err.value.decode())
 
     def probe_rows(self, game: str, boards: np.ndarray, sides, m: int = 0,
                    constraints=None):

@@ -254,8 +254,8 @@ def test_truncated_and_corrupt_files_never_crash(probe_dir):
              if f.endswith(".tbp") and os.path.getsize(os.path.join(root, f)) < 100_000]
     run = subprocess.run([tool, "25", "100", *sorted(files)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
-    refused, accepted = (int(x) for x in run.stdout.split()[1::2])
-    assert refused > len(files) * 20 and accepted > len(files)
+    refused, accepted, indexed = (int(x) for x in run.stdout.split()[1::2])
+    assert refused > len(files) * 20 and accepted > len(files) and indexed >= len(files)
 
 
 def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_path):
@@ -277,6 +277,73 @@ def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_pat
     os.mkfifo(kcvp)  # a FIFO is never read (nor waited on)
     with pytest.raises(OSError, match="not a regular file"):
         lib.open(str(copy))
+
+
+def test_tb_open_checks_files_against_the_manifest(lib, probe_dir, tmp_path):
+    """Sizes and tables at every opening; SHA-256s with TB_OPEN_VERIFY or tb_verify; each
+    failure one line naming the file."""
+    import shutil
+    copy = tmp_path / "probe"
+    shutil.copytree(probe_dir, copy)
+    kcvp = copy / "cdc" / "KCvP.tbp"
+    data = kcvp.read_bytes()
+    for flags in (0, lib.INDEX | lib.VERIFY):
+        lib.open(str(copy), flags).close()
+    kcvp.write_bytes(data + bytes(8))  # a well-formed longer file is still not the exported one
+    with pytest.raises(OSError, match=rf"KCvP.tbp' is damaged.*{len(data) + 8} bytes, its "
+                                      rf"manifest says {len(data)}"):
+        lib.open(str(copy))
+    # one bit of the last section changed: the structure holds, the checksum does not
+    kcvp.write_bytes(data[:-40] + bytes([data[-40] ^ 4]) + data[-39:])
+    base = lib.open(str(copy))
+    with pytest.raises(OSError, match="KCvP.tbp' is damaged: its SHA-256 is not its manifest's"):
+        base.verify()
+    base.close()
+    with pytest.raises(OSError, match="KCvP.tbp' is damaged: its SHA-256") as err:
+        lib.open(str(copy), lib.VERIFY)
+    assert "\n" not in str(err.value)
+    kcvp.write_bytes(data)
+    lib.open(str(copy), lib.VERIFY).close()
+    # a listed file missing; a file holding another table than its entry says
+    manifest = json.loads((copy / "manifest.json").read_text())
+    kcvp.unlink()
+    with pytest.raises(OSError, match=r"KCvP.tbp' of table 'KCvP' of cdc is missing"):
+        lib.open(str(copy))
+    entry = next(e for e in manifest["files"] if e["table"] == "KCvP")
+    other = next(e for e in manifest["files"] if e["game"] == "cdc" and e["table"] != "KCvP")
+    shutil.copy(copy / other["path"], kcvp)
+    entry.update(size=other["size"], sha256=other["sha256"])
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(OSError, match=rf"holds table '{other['table']}', its manifest says "
+                                      r"'KCvP'"):
+        lib.open(str(copy))
+    (copy / "manifest.json").write_text(json.dumps(dict(manifest, version=1)))
+    with pytest.raises(OSError, match="manifest .* has format version 1"):
+        lib.open(str(copy))
+    (copy / "manifest.json").write_text('{"format": "tbdb-probe-files", "version": 2, "files": '
+                                        '[{"path": "../x.tbp"}]}')
+    with pytest.raises(OSError, match="malformed entry"):
+        lib.open(str(copy))
+
+
+def test_position_text_writes_what_tbdb_writes(lib, probe_dir):
+    """tb_position_text of a parsed position is tbdb's text of it (every game; SFEN's hands
+    in tbdb's order, its move number 1; UTTT's closed boards as written)."""
+    lines = _sample_lines(probe_dir, per_table=20) + [
+        "shogi\t4k4/9/4G4/9/9/9/9/9/4K4 w 2P3pbR 12", "shogi\tsfen startpos", "uttt\tstart",
+        "oware\t12 0 3 0 0 1 0 0 10 0 0 4", "cdc\tkgmrncpP/8/KGMRNCp1/8 b",
+        "chinese-checkers\tstar-distance-2 1/../.../..../............./............/.........../"
+        "........../........./........../.........../............/............./..../.../../1 5"]
+    checked = 0
+    for line in lines:
+        game, text = line.split("\t")
+        try:
+            want = games.get(game).parse(text).text
+        except InvalidPositionError:
+            continue
+        assert lib.position_text(lib.parse(game, text)) == want, line
+        checked += 1
+    assert checked > 200
 
 
 def _sample_lines(probe_dir: str, per_table: int = 150) -> list[str]:

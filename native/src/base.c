@@ -34,7 +34,7 @@ static void free_file(tb_file *f)
     if (f->mapped) munmap((void *)f->data, f->size);
 #endif
     free(f->owned);
-    free(f);
+    if (!f->in_arena) free(f);
 }
 
 void tb_close(tb_base *tb)
@@ -44,12 +44,20 @@ void tb_close(tb_base *tb)
     free(tb->files);
     free(tb->index);
     free(tb->uttt);
+    for (int i = 0; i < tb->arenas; i++) {
+#ifdef TB_HAVE_MMAP
+        if (tb->arena[i].mapped) { munmap(tb->arena[i].p, tb->arena[i].bytes); continue; }
+#endif
+        free(tb->arena[i].p);
+    }
+    free(tb->arena);
     free(tb);
 }
 
 static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, const char *what,
-               int want_game, char *err, size_t err_len)
+               int want_game, const tb_manifest_entry *me, char *err, size_t err_len)
 {
+    snprintf(f->what, sizeof f->what, "%s", what);
     int rc = tb_file_open_buffer(f, data, size, what, err, err_len);
     if (rc == TB_OK && f->game == TB_UTTT && !tb->uttt && !(tb->uttt = tb_uttt_tables_new())) {
         tb_seterr(err, err_len, "out of memory");
@@ -60,6 +68,12 @@ static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, cons
                   tb_game_name(f->game), tb_game_name((tb_game)want_game));
         rc = TB_DAMAGED;
     }
+    if (rc == TB_OK && me && strcmp(f->name, me->table) != 0) {
+        tb_seterr(err, err_len, "probe file '%s' is damaged or not a probe file: it holds table "
+                  "'%s', its manifest says '%s' (export it again)", what, f->name, me->table);
+        rc = TB_DAMAGED;
+    }
+    if (me) memcpy(f->sha256, me->sha256, sizeof f->sha256);
     if (rc == TB_OK) rc = tb_base_insert(tb, f, err, err_len);
     if (rc != TB_OK) free_file(f);
     return rc;
@@ -70,10 +84,22 @@ int tb_add_buffer(tb_base *tb, const void *data, size_t size, const char *name, 
 {
     tb_file *f = calloc(1, sizeof *f);
     if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
-    return add(tb, f, data, size, name ? name : "(buffer)", -1, err, err_len);
+    return add(tb, f, data, size, name ? name : "(buffer)", -1, NULL, err, err_len);
 }
 
-static int add_file(tb_base *tb, const char *path, int want_game, char *err, size_t err_len)
+/* the size the manifest gives a file against the one found (0 ok, else TB_DAMAGED written) */
+static int check_size(const tb_manifest_entry *me, uint64_t size, const char *path, char *err,
+                      size_t err_len)
+{
+    if (!me || me->size == size) return TB_OK;
+    tb_seterr(err, err_len, "probe file '%s' is damaged or not a probe file: %llu bytes, its "
+              "manifest says %llu (truncated or replaced; export it again)", path,
+              (unsigned long long)size, (unsigned long long)me->size);
+    return TB_DAMAGED;
+}
+
+static int add_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
+                    char *err, size_t err_len)
 {
     tb_file *f = calloc(1, sizeof *f);
     if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
@@ -87,6 +113,11 @@ static int add_file(tb_base *tb, const char *path, int want_game, char *err, siz
         free(f);
         return TB_IO;
     }
+    if (check_size(me, (uint64_t)st.st_size, path, err, err_len)) {
+        close(fd);
+        free(f);
+        return TB_DAMAGED;
+    }
     void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
     close(fd);
     if (map == MAP_FAILED) {
@@ -96,7 +127,7 @@ static int add_file(tb_base *tb, const char *path, int want_game, char *err, siz
         return st.st_size ? TB_IO : TB_DAMAGED;
     }
     f->mapped = 1;
-    return add(tb, f, map, (uint64_t)st.st_size, path, want_game, err, err_len);
+    return add(tb, f, map, (uint64_t)st.st_size, path, want_game, me, err, err_len);
 #else
     FILE *fp = fopen(path, "rb");
     if (!fp) {
@@ -116,22 +147,143 @@ static int add_file(tb_base *tb, const char *path, int want_game, char *err, siz
     }
     fclose(fp);
     f->owned = buf;
-    return add(tb, f, buf, n, path, want_game, err, err_len);
+    if (check_size(me, n, path, err, err_len)) {
+        free(buf);
+        free(f);
+        return TB_DAMAGED;
+    }
+    return add(tb, f, buf, n, path, want_game, me, err, err_len);
 #endif
 }
 
 int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
 {
-    return add_file(tb, path, -1, err, err_len);
+    return add_file(tb, path, -1, NULL, err, err_len);
 }
 
-static int ends_with(const char *s, const char *tail)
+/* words of checkpoints file f needs and how its two streams share them: a table's two streams
+ * keep a block's checkpoints side by side (one 64-byte line) when their blocks agree */
+static uint64_t index_words(const tb_file *f, int *shared)
 {
-    size_t a = strlen(s), b = strlen(tail);
-    return a >= b && strcmp(s + a - b, tail) == 0;
+    if (f->layout != TB_LAYOUT_INDEX || f->vals.dir) return 0;
+    uint64_t v = tb_stream_index_words(&f->vals), m = f->moves ? tb_stream_index_words(&f->mov) : 0;
+    *shared = v && m && f->vals.blocks == f->mov.blocks;
+    return v + m;
+}
+
+static uint64_t tables_bytes(const tb_file *f)
+{
+    if (f->layout != TB_LAYOUT_INDEX) return 0;
+    return tb_stream_tables_bytes(&f->vals) + (f->moves ? tb_stream_tables_bytes(&f->mov) : 0);
+}
+
+int tb_index(tb_base *tb, char *err, size_t err_len)
+{
+    uint64_t need = 64;
+    int shared;
+    const uint64_t file_bytes = (sizeof(tb_file) + 63) & ~(uint64_t)63;
+    for (int i = 0; i < tb->count; i++)
+        need += 4 * ((index_words(tb->files[i], &shared) + 15) & ~(uint64_t)15) +
+                tables_bytes(tb->files[i]) + (tb->files[i]->in_arena ? 0 : file_bytes);
+    if (need == 64) return TB_OK;
+    /* one arena for every file's entry, checkpoints and stream tables, 64-byte aligned, on huge
+     * pages where the platform has them: a probe of a table not probed lately then misses the
+     * cache on them, rarely the TLB as well */
+    struct tb_arena *more = realloc(tb->arena, (size_t)(tb->arenas + 1) * sizeof *more);
+    if (!more) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    tb->arena = more;
+    struct tb_arena *a = &tb->arena[tb->arenas];
+    if (need > SIZE_MAX / 2) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    a->bytes = (size_t)need;
+    a->mapped = 0;
+    a->p = NULL;
+#if defined(TB_HAVE_MMAP) && defined(MADV_HUGEPAGE)
+    if (need >= (2u << 20)) {
+        size_t huge = 2u << 20;
+        a->bytes = (size_t)((need + huge - 1) / huge * huge);
+        void *p = mmap(NULL, a->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            madvise(p, a->bytes, MADV_HUGEPAGE);
+            a->p = p;
+            a->mapped = 1;
+        }
+    }
+#endif
+    if (!a->p && !(a->p = malloc(a->bytes))) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    tb->arenas++;
+    uint8_t *at = (uint8_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
+    int status = TB_OK;
+    for (int i = 0; i < tb->count; i++) {
+        tb_file *f = tb->files[i];
+        if (!f->in_arena) {       /* the file's own entry too, beside its tables */
+            tb_file *moved = (tb_file *)at;
+            memcpy(moved, f, sizeof *f);
+            moved->in_arena = 1;
+            free(f);
+            tb->files[i] = f = moved;
+            at += file_bytes;
+        }
+        if (f->layout != TB_LAYOUT_INDEX) continue;
+        uint64_t w = index_words(f, &shared), tv = tb_stream_tables_bytes(&f->vals),
+                 tm = f->moves ? tb_stream_tables_bytes(&f->mov) : 0;
+        uint32_t *dir = (uint32_t *)(at + tv + tm);
+        const char *why = NULL;
+        int rc = 0;
+        if (w && shared) {
+            rc = tb_stream_index(&f->vals, dir, 2 * TB_CHECKPOINTS, &why) ||
+                 tb_stream_index(&f->mov, dir + TB_CHECKPOINTS, 2 * TB_CHECKPOINTS, &why);
+        } else if (w) {
+            uint64_t v = tb_stream_index_words(&f->vals);
+            if (v) rc = tb_stream_index(&f->vals, dir, TB_CHECKPOINTS, &why);
+            if (!rc && f->moves && tb_stream_index_words(&f->mov))
+                rc = tb_stream_index(&f->mov, dir + v, TB_CHECKPOINTS, &why);
+        }
+        if (rc) {
+            tb_seterr(err, err_len, "probe file '%s' is damaged: %s", f->what, why);
+            status = strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
+            break;
+        }
+        /* then the tables move beside the checkpoints (indexing read them where they were) */
+        tb_stream_move_tables(&f->vals, at);
+        if (f->moves) tb_stream_move_tables(&f->mov, at + tv);
+        at += tv + tm;
+        at += 4 * ((w + 15) & ~(uint64_t)15);
+    }
+    tb->index_bytes += need;
+    /* the hash index, onto the moved entries (also after a damaged file: the base stays usable,
+     * the files indexed so far indexed) */
+    memset(tb->index, 0, (size_t)(tb->index_mask + 1) * sizeof *tb->index);
+    for (int j = 0; j < tb->count; j++) {
+        uint64_t h = tb_name_hash(tb->files[j]->game, tb->files[j]->name);
+        uint32_t slot = (uint32_t)h & tb->index_mask;
+        while (tb->index[slot].hash) slot = (slot + 1) & tb->index_mask;
+        tb->index[slot].hash = h;
+        tb->index[slot].file = tb->files[j];
+    }
+    return status;
+}
+
+void tb_memory(const tb_base *tb, uint64_t *file_bytes, uint64_t *table_bytes)
+{
+    uint64_t files = 0, tables = tb ? sizeof *tb + tb->index_bytes + (tb->uttt ? tb_uttt_tables_size() : 0) +
+                                      (uint64_t)(tb->index_mask + 1) * sizeof(tb_slot) : 0;
+    for (int i = 0; tb && i < tb->count; i++) {
+        const tb_file *f = tb->files[i];
+        files += f->size;
+        tables += (f->in_arena ? 0 : sizeof *f) + tb_stream_heap_bytes(&f->vals) +
+                  tb_stream_heap_bytes(&f->mov);
+        if (f->game == TB_CHINESE_CHECKERS && f->g.cc.class_of) tables += 4 * (uint64_t)f->g.cc.subsets;
+    }
+    if (file_bytes) *file_bytes = files;
+    if (table_bytes) *table_bytes = tables;
 }
 
 int tb_open(const char *dir, tb_base **out, char *err, size_t err_len)
+{
+    return tb_open_flags(dir, 0, out, err, err_len);
+}
+
+int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, size_t err_len)
 {
     *out = NULL;
     char path[4096];
@@ -153,34 +305,57 @@ int tb_open(const char *dir, tb_base **out, char *err, size_t err_len)
         return TB_IO;
     }
 #endif
+    /* the manifest: the files to open, each with its size and checksum */
+    FILE *mf = fopen(path, "rb");
+    size_t cap = 1 << 16, n = 0;
+    char *text = mf ? malloc(cap) : NULL;
+    while (text) {
+        n += fread(text + n, 1, cap - n, mf);
+        if (n < cap || cap >= ((size_t)1 << 30)) break;
+        char *more = realloc(text, cap *= 2);
+        if (!more) free(text);
+        text = more;
+    }
+    if (mf) fclose(mf);
+    if (!text) {
+        tb_seterr(err, err_len, mf ? "out of memory" : "cannot read '%s': %s", path, strerror(errno));
+        return mf ? TB_NOMEM : TB_IO;
+    }
+    tb_manifest_entry *entries;
+    int count, rc = tb_manifest_parse(text, n, path, &entries, &count, err, err_len);
+    free(text);
+    if (rc != TB_OK) return rc;
     tb_base *tb = tb_new();
-    if (!tb) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
-    for (int g = 0; g < TB_GAMES; g++) {
-        snprintf(path, sizeof path, "%s/%s", dir, tb_game_name((tb_game)g));
-        DIR *d = opendir(path);
-        if (!d) continue;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.' || !ends_with(e->d_name, ".tbp")) continue;
-            snprintf(path, sizeof path, "%s/%s/%s", dir, tb_game_name((tb_game)g), e->d_name);
-#ifdef TB_HAVE_MMAP
-            char real[PATH_MAX];
-            size_t rl = strlen(root);
-            if (!realpath(path, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
-                tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
-                closedir(d);
-                tb_close(tb);
-                return TB_IO;
-            }
-#endif
-            int rc = add_file(tb, path, g, err, err_len);
-            if (rc != TB_OK) {
-                closedir(d);
-                tb_close(tb);
-                return rc;
-            }
+    if (!tb) { free(entries); tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    for (int i = 0; i < count && rc == TB_OK; i++) {
+        const tb_manifest_entry *me = &entries[i];
+        int g = tb_game_of(me->game);
+        if (g < 0) continue;               /* a game this library does not probe */
+        snprintf(path, sizeof path, "%s/%s", dir, me->path);
+        if (stat(path, &st) != 0) {
+            tb_seterr(err, err_len, "probe file '%s' of table '%s' of %s is missing from '%s' "
+                      "(export it again: tbdb export --out %s --game %s --table %s)", path,
+                      me->table, me->game, dir, dir, me->game, me->table);
+            rc = TB_IO;
+            break;
         }
-        closedir(d);
+#ifdef TB_HAVE_MMAP
+        char real[PATH_MAX];
+        size_t rl = strlen(root);
+        if (!realpath(path, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
+            tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
+            rc = TB_IO;
+            break;
+        }
+#endif
+        rc = add_file(tb, path, g, me, err, err_len);
+    }
+    free(entries);
+    if (rc == TB_OK && (flags & TB_OPEN_VERIFY)) rc = tb_verify(tb, err, err_len);
+    if (rc == TB_OK && (flags & TB_OPEN_INDEX)) rc = tb_index(tb, err, err_len);
+    if (rc != TB_OK) {
+        tb_close(tb);
+        return rc;
     }
     *out = tb;
     return TB_OK;
@@ -261,6 +436,24 @@ int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left,
         v->move = -1;
         return tb_finish(v, TB_MISSING);
     }
+}
+
+int tb_position_text(const tb_position *pos, char *buf, size_t len)
+{
+    tb_out o = {buf, len, 0};
+    int rc;
+    switch (pos->game) {
+    case TB_CDC: rc = tb_cdc_text(pos, &o); break;
+    case TB_CHINESE_CHECKERS: rc = tb_cc_text(pos, &o); break;
+    case TB_TICTACTOE: rc = tb_ttt_text(pos, &o); break;
+    case TB_UTTT: rc = tb_uttt_text(pos, &o); break;
+    case TB_OWARE: rc = tb_oware_text(pos, &o); break;
+    case TB_SHOGI: rc = tb_shogi_text(pos, &o); break;
+    default: rc = TB_INVALID;
+    }
+    if (len) buf[rc == TB_OK && o.n < len ? o.n : 0] = 0;
+    if (rc != TB_OK) return TB_INVALID;
+    return o.n < len ? (int)o.n : TB_INVALID;        /* too small a buffer: nothing written */
 }
 
 int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)

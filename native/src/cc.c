@@ -105,6 +105,7 @@ int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
         return TB_DAMAGED;
     }
     t->class_of = malloc((size_t)subsets * sizeof *t->class_of);
+    t->subsets = subsets;
     if (!t->class_of) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
     int cur[8], img[8];
     for (int i = 0; i < p; i++) cur[i] = i;
@@ -144,8 +145,9 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
     }
     if (ones != twos || !valid_pieces(ones) || 2 * ones > n) return tb_finish(v, TB_INVALID);
     int k = ones;
-    char name[16];
-    snprintf(name, sizeof name, "%dx%d-%d", m, m, k);
+    char name[16] = {(char)('0' + m), 'x', (char)('0' + m), '-'};   /* "7x7-3" (no snprintf a probe) */
+    if (k >= 10) { name[4] = (char)('0' + k / 10); name[5] = (char)('0' + k % 10); }
+    else name[4] = (char)('0' + k);
     const tb_file *f = tb_find(tb, TB_CHINESE_CHECKERS, name);
     if (!f) return tb_finish(v, TB_MISSING);
     int mv[8], op[8], tmp[8], ia = 0, ib = 0;
@@ -467,5 +469,28 @@ static int star_parse(const char *t, size_t n, tb_position *pos, char *err, size
     pos->m = 0;                                       /* the star */
     pos->pieces = k;
     pos->side = sp2[1] - '0';                         /* the goal point */
+    return TB_OK;
+}
+
+int tb_cc_text(const tb_position *pos, tb_out *o)
+{
+    int star = pos->m == 0, cells = 0, rows = star ? 17 : 2 * pos->m - 1, pieces = 0;
+    if (star ? pos->side < 0 || pos->side > 5 : pos->m < 3 || pos->m > 9 || (pos->side != 1 && pos->side != 2))
+        return TB_INVALID;
+    int n = star ? 121 : pos->m * pos->m;
+    for (int c = 0; c < n; c++) {
+        if (pos->cells[c] < 0 || pos->cells[c] > (star ? 1 : 2)) return TB_INVALID;
+        pieces += pos->cells[c] == 1;
+    }
+    if (star) { tb_puts(o, "star-distance-"); tb_putn(o, pieces); }
+    else { tb_putn(o, pos->m); tb_put(o, 'x'); tb_putn(o, pos->m); tb_put(o, '-'); tb_putn(o, pieces); }
+    tb_put(o, ' ');
+    for (int d = 0; d < rows; d++) {
+        int len = star ? STAR_ROW_LENGTHS[d] : d < pos->m ? d + 1 : 2 * pos->m - 1 - d;
+        for (int i = 0; i < len; i++) tb_put(o, ".12"[pos->cells[cells++]]);
+        if (d < rows - 1) tb_put(o, '/');
+    }
+    tb_put(o, ' ');
+    tb_putn(o, pos->side);
     return TB_OK;
 }

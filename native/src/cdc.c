@@ -279,3 +279,23 @@ int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len
     return snprintf(buf, len, "%c%d%c%c%d", 'a' + from % 8, from / 8 + 1, move & 1024 ? 'x' : '-',
                     'a' + to % 8, to / 8 + 1);
 }
+
+int tb_cdc_text(const tb_position *pos, tb_out *o)
+{
+    if (pos->side != 0 && pos->side != 1) return TB_INVALID;
+    for (int row = 3; row >= 0; row--) {
+        int empty = 0;
+        for (int col = 0; col < 8; col++) {
+            int code = pos->cells[row * 8 + col];
+            if (code < -1 || code > 13) return TB_INVALID;
+            if (code < 0) { empty++; continue; }
+            if (empty) { tb_putn(o, empty); empty = 0; }
+            tb_put(o, code < 7 ? LETTERS[code] : (char)(LETTERS[code - 7] + 32));
+        }
+        if (empty) tb_putn(o, empty);
+        if (row) tb_put(o, '/');
+    }
+    tb_put(o, ' ');
+    tb_put(o, "rb"[pos->side]);
+    return TB_OK;
+}

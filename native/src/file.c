@@ -45,16 +45,16 @@ int tb_finish(tb_value *v, int status)
 
 /* ------------------------------------------------------------------ the meta JSON */
 
-static const char *skip_ws(const char *p, const char *end)
+const char *tb_json_ws(const char *p, const char *end)
 {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
     return p;
 }
 
 /* the end of the JSON value at p (NULL if malformed) */
-static const char *skip_value(const char *p, const char *end, int depth)
+const char *tb_json_skip(const char *p, const char *end, int depth)
 {
-    p = skip_ws(p, end);
+    p = tb_json_ws(p, end);
     if (p >= end || depth > 32) return NULL;
     if (*p == '"') {
         for (p++; p < end; p++) {
@@ -65,69 +65,119 @@ static const char *skip_value(const char *p, const char *end, int depth)
     }
     if (*p == '{' || *p == '[') {
         char close = *p == '{' ? '}' : ']';
-        p = skip_ws(p + 1, end);
+        p = tb_json_ws(p + 1, end);
         if (p < end && *p == close) return p + 1;
         for (;;) {
             if (close == '}') {
-                p = skip_value(p, end, depth + 1);          /* the key */
+                p = tb_json_skip(p, end, depth + 1);          /* the key */
                 if (!p) return NULL;
-                p = skip_ws(p, end);
+                p = tb_json_ws(p, end);
                 if (p >= end || *p != ':') return NULL;
                 p++;
             }
-            p = skip_value(p, end, depth + 1);
+            p = tb_json_skip(p, end, depth + 1);
             if (!p) return NULL;
-            p = skip_ws(p, end);
+            p = tb_json_ws(p, end);
             if (p >= end) return NULL;
             if (*p == close) return p + 1;
             if (*p != ',') return NULL;
             p++;
         }
     }
-    while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ') p++;
+    while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' &&
+           *p != '\t' && *p != '\r') p++;
     return p;
 }
 
 /* the value of member `key` of the object at p (NULL if absent or malformed) */
-static const char *json_member(const char *p, const char *end, const char *key)
+const char *tb_json_member(const char *p, const char *end, const char *key)
 {
     size_t klen = strlen(key);
-    p = skip_ws(p, end);
+    p = tb_json_ws(p, end);
     if (p >= end || *p != '{') return NULL;
-    p = skip_ws(p + 1, end);
+    p = tb_json_ws(p + 1, end);
     while (p < end && *p == '"') {
-        const char *k = p + 1, *kend = skip_value(p, end, 0);
+        const char *k = p + 1, *kend = tb_json_skip(p, end, 0);
         if (!kend) return NULL;
-        p = skip_ws(kend, end);
+        p = tb_json_ws(kend, end);
         if (p >= end || *p != ':') return NULL;
-        p = skip_ws(p + 1, end);
+        p = tb_json_ws(p + 1, end);
         if ((size_t)(kend - 1 - k) == klen && memcmp(k, key, klen) == 0) return p;
-        p = skip_value(p, end, 0);
+        p = tb_json_skip(p, end, 0);
         if (!p) return NULL;
-        p = skip_ws(p, end);
-        if (p < end && *p == ',') p = skip_ws(p + 1, end);
+        p = tb_json_ws(p, end);
+        if (p < end && *p == ',') p = tb_json_ws(p + 1, end);
     }
     return NULL;
 }
 
-/* a string member copied to out (no escapes expected in names): 0 ok */
-static int json_string(const char *obj, const char *end, const char *key, char *out, size_t len)
+static int hex4(const char *p, const char *end, unsigned *u)
 {
-    const char *v = json_member(obj, end, key);
-    if (!v || *v != '"') return -1;
+    *u = 0;
+    for (int i = 0; i < 4; i++) {
+        if (p + i >= end) return -1;
+        char c = p[i];
+        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') : c >= 'a' && c <= 'f' ?
+                     (unsigned)(c - 'a' + 10) : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 99;
+        if (d > 15) return -1;
+        *u = *u << 4 | d;
+    }
+    return 0;
+}
+
+/* a string member copied to out, escapes decoded (\uXXXX to UTF-8, as Python's json.dumps
+ * writes a name that is not ASCII): 0 ok, -1 if absent, malformed or too long */
+int tb_json_string(const char *obj, const char *end, const char *key, char *out, size_t len)
+{
+    const char *v = tb_json_member(obj, end, key);
+    if (!v || *v != '"' || !len) return -1;
     size_t i = 0;
     for (v++; v < end && *v != '"'; v++) {
-        if (*v == '\\' || i + 1 >= len) return -1;
-        out[i++] = *v;
+        unsigned u = (unsigned char)*v;
+        int raw = u != '\\';                 /* a byte as it is (UTF-8 stays UTF-8) */
+        if (!raw) {
+            if (++v >= end) return -1;
+            switch (*v) {
+            case '"': case '\\': case '/': u = (unsigned char)*v; break;
+            case 'b': u = '\b'; break;
+            case 'f': u = '\f'; break;
+            case 'n': u = '\n'; break;
+            case 'r': u = '\r'; break;
+            case 't': u = '\t'; break;
+            case 'u':
+                if (hex4(v + 1, end, &u)) return -1;
+                v += 4;
+                if (u >= 0xD800 && u < 0xDC00) {                /* a surrogate pair */
+                    unsigned lo;
+                    if (v + 2 >= end || v[1] != '\\' || v[2] != 'u' || hex4(v + 3, end, &lo) ||
+                        lo < 0xDC00 || lo >= 0xE000) return -1;
+                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                    v += 6;
+                } else if (u >= 0xDC00 && u < 0xE000) return -1;
+                break;
+            default: return -1;
+            }
+        }
+        char b[4];
+        size_t k = 0;
+        if (raw || u < 0x80) b[k++] = (char)u;
+        else if (u < 0x800) { b[k++] = (char)(0xC0 | u >> 6); b[k++] = (char)(0x80 | (u & 63)); }
+        else if (u < 0x10000) { b[k++] = (char)(0xE0 | u >> 12); b[k++] = (char)(0x80 | (u >> 6 & 63));
+                                b[k++] = (char)(0x80 | (u & 63)); }
+        else { b[k++] = (char)(0xF0 | u >> 18); b[k++] = (char)(0x80 | (u >> 12 & 63));
+               b[k++] = (char)(0x80 | (u >> 6 & 63)); b[k++] = (char)(0x80 | (u & 63)); }
+        if (i + k >= len) return -1;
+        memcpy(out + i, b, k);
+        i += k;
     }
     if (v >= end) return -1;
     out[i] = 0;
     return 0;
 }
 
-static int json_int(const char *obj, const char *end, const char *key, long long *out)
+int tb_json_int(const char *obj, const char *end, const char *key, long long *out)
 {
-    const char *v = json_member(obj, end, key);
+    const char *v = tb_json_member(obj, end, key);
     if (!v) return -1;
     int neg = v < end && *v == '-', digits = 0;
     long long x = 0;
@@ -187,17 +237,17 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
     /* the meta JSON: game, table, storage */
     const char *js = (const char *)d + 48, *jend = js + meta;
     char game[32], storage[16];
-    if (json_string(js, jend, "game", game, sizeof game) ||
-        json_string(js, jend, "table", f->name, sizeof f->name) ||
-        json_string(js, jend, "storage", storage, sizeof storage))
+    if (tb_json_string(js, jend, "game", game, sizeof game) ||
+        tb_json_string(js, jend, "table", f->name, sizeof f->name) ||
+        tb_json_string(js, jend, "storage", storage, sizeof storage))
         BAD("header JSON lacks game, table or storage");
     int g = tb_game_of(game);
     if (g < 0) BAD("unknown game '%s'", game);
     f->game = (tb_game)g;
     if (strcmp(storage, STORAGE_NAMES[layout]) != 0) BAD("storage '%s' with layout %u", storage, layout);
-    const char *params = json_member(js, jend, "params");
+    const char *params = tb_json_member(js, jend, "params");
     long long horizon = 0;
-    if (params && json_int(params, jend, "horizon", &horizon) == 0) f->horizon = (int)horizon;
+    if (params && tb_json_int(params, jend, "horizon", &horizon) == 0) f->horizon = (int)horizon;
     /* the section table: each section where the previous one ended */
     uint64_t at = header_bytes;
     const uint8_t *st = d + 48 + pad8(meta);
@@ -207,7 +257,11 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
         uint64_t off = tb_ld64(e + 8), len = tb_ld64(e + 16);
         memcpy(f->sec[i].tag, e, 4);
         f->sec[i].tag[4] = 0;
-        if (memcmp(e, LAYOUT_TAGS[layout][i], 4) != 0) BAD("section %u is '%.4s'", i, (const char *)e);
+        if (memcmp(e, LAYOUT_TAGS[layout][i], 4) != 0) {
+            char tag[40];                     /* quoted: a damaged tag may hold any byte */
+            tb_quote(tag, sizeof tag, (const char *)e, 4);
+            BAD("section %u is %s, not '%s'", i, tag, LAYOUT_TAGS[layout][i]);
+        }
         if (off != at || len > size - off || pad8(len) > size - off)
             BAD("section %.4s at %llu, length %llu, in a file of %llu bytes", (const char *)e,
                 (unsigned long long)off, (unsigned long long)len, (unsigned long long)size);
@@ -298,8 +352,19 @@ const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name)
         for (uint32_t i = (uint32_t)h & tb->index_mask;; i = (i + 1) & tb->index_mask) {
             const tb_slot *sl = &tb->index[i];
             if (!sl->hash) return NULL;
-            if (sl->hash == h && sl->file->game == game && strcmp(sl->file->name, name) == 0)
+            if (sl->hash == h && sl->file->game == game && strcmp(sl->file->name, name) == 0) {
+#if defined(__GNUC__) || defined(__clang__)
+                /* what the probe reads next, asked for at once: the game's table and both
+                 * streams' first lines (a table not probed lately is in no cache) */
+                const tb_file *f = sl->file;
+                for (int j = 0; j < 192; j += 64) __builtin_prefetch((const char *)&f->g + j);
+                for (int j = 0; j < 128; j += 64) {
+                    __builtin_prefetch((const char *)&f->vals + j);
+                    __builtin_prefetch((const char *)&f->mov + j);
+                }
+#endif
                 return sl->file;
+            }
         }
     }
     int lo = 0, hi = tb->count;
@@ -373,8 +438,16 @@ const char *tb_table_name(const tb_base *tb, int i, tb_game *game)
 int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
 {
     int32_t x, m = -1;
-    if (tb_stream_get(&f->vals, slot, &x)) return tb_finish(v, TB_DAMAGED);
-    if (f->moves && tb_stream_get(&f->mov, slot, &m)) return tb_finish(v, TB_DAMAGED);
+    tb_cursor cv, cm;
+    /* both streams ask for their memory before either decodes: their misses overlap */
+    tb_stream_prefetch(&f->vals, slot);
+    if (f->moves) tb_stream_prefetch(&f->mov, slot);
+    if (tb_stream_seek(&f->vals, slot, &cv)) return tb_finish(v, TB_DAMAGED);
+    if (f->moves && tb_stream_seek(&f->mov, slot, &cm)) return tb_finish(v, TB_DAMAGED);
+    tb_stream_prefetch_tables(&f->vals);
+    if (f->moves) tb_stream_prefetch_tables(&f->mov);
+    if (f->moves ? tb_stream_decode2(&f->vals, &cv, &f->mov, &cm, &x, &m)
+                 : tb_stream_decode(&f->vals, &cv, &x)) return tb_finish(v, TB_DAMAGED);
     int r = x >> 16;
     v->result = r;
     v->distance = (int16_t)(x & 0xFFFF);

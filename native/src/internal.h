@@ -35,6 +35,7 @@ typedef struct tb_cc_table {
     int8_t mirror[81];       /* the left-right mirror, or the identity where the mirror is no
                                 symmetry of the game (2 pieces: the start area is not mirror
                                 symmetric) */
+    int64_t subsets;         /* C(N, P) */
     int32_t *class_of;       /* C(N, P) entries: class of each A that is no larger than its mirror */
 } tb_cc_table;
 
@@ -48,6 +49,8 @@ typedef struct tb_shogi_table {
 typedef struct tb_file {
     tb_game game;
     char name[TB_NAME_MAX];
+    char what[512];          /* the path it was opened from, or the buffer's name */
+    char sha256[65];         /* the manifest's (tb_open), "" for a buffer: tb_verify's */
     int layout;
     int moves;               /* flag bit 0 */
     int version;
@@ -56,6 +59,7 @@ typedef struct tb_file {
     uint64_t size;
     void *owned;             /* read into memory: free it */
     int mapped;              /* mmap'ed: munmap data */
+    int in_arena;            /* moved into tb_index's arena: not freed on its own */
     int nsec;
     tb_section sec[TB_MAX_SECTIONS];
     /* layout 0 */
@@ -80,9 +84,30 @@ struct tb_base {
     tb_slot *index;           /* open addressing on (game, name): a probe finds its table with
                                  one or two cache misses, not a binary search's dozen */
     uint32_t index_mask;
+    int arenas;
+    uint64_t index_bytes;     /* the arenas' bytes */
+    struct tb_arena { void *p; size_t bytes; int mapped; } *arena;   /* tb_index's checkpoints */
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
 };
+
+/* file.c: the little JSON the headers and the manifest need (NULL / -1: absent or malformed) */
+const char *tb_json_ws(const char *p, const char *end);
+const char *tb_json_skip(const char *p, const char *end, int depth);   /* the end of a value */
+const char *tb_json_member(const char *obj, const char *end, const char *key);
+int tb_json_string(const char *obj, const char *end, const char *key, char *out, size_t len);
+int tb_json_int(const char *obj, const char *end, const char *key, long long *out);
+
+/* manifest.c: DIR/manifest.json's entries, and SHA-256 */
+typedef struct tb_manifest_entry {
+    char path[256], game[32], table[TB_NAME_MAX], sha256[65];
+    uint64_t size;
+} tb_manifest_entry;
+/* the entries of a manifest's text: TB_OK and *out (malloc'ed, *count of them), else
+ * TB_DAMAGED with a message quoting `what` */
+int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_entry **out,
+                      int *count, char *err, size_t err_len);
+void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65]);
 
 /* file.c */
 int tb_file_open_buffer(tb_file *f, const uint8_t *data, uint64_t size, const char *what,
@@ -113,12 +138,36 @@ int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err
 int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 tb_uttt_tables *tb_uttt_tables_new(void);
+size_t tb_uttt_tables_size(void);
 int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_ttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+/* position text, per game (tb_position_text): the text's length, or TB_INVALID */
+typedef struct tb_out { char *buf; size_t len, n; } tb_out;
+static inline void tb_put(tb_out *o, char c)
+{
+    if (o->n + 1 < o->len) o->buf[o->n] = c;
+    o->n++;
+}
+static inline void tb_puts(tb_out *o, const char *s) { while (*s) tb_put(o, *s++); }
+static inline void tb_putn(tb_out *o, int x)
+{
+    char d[12];
+    int k = 0;
+    if (x < 0) { tb_put(o, '-'); x = -x; }
+    do { d[k++] = (char)('0' + x % 10); x /= 10; } while (x && k < 11);
+    while (k) tb_put(o, d[--k]);
+}
+int tb_cdc_text(const tb_position *pos, tb_out *o);
+int tb_cc_text(const tb_position *pos, tb_out *o);
+int tb_ttt_text(const tb_position *pos, tb_out *o);
+int tb_uttt_text(const tb_position *pos, tb_out *o);
+int tb_oware_text(const tb_position *pos, tb_out *o);
+int tb_shogi_text(const tb_position *pos, tb_out *o);
+
 /* quote text into err as Python's repr would (first 100 characters of a long one) */
 void tb_quote(char *out, size_t len, const char *t, size_t n);
 

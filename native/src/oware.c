@@ -81,3 +81,13 @@ int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t l
     if (move > 5) return TB_INVALID;
     return snprintf(buf, len, "%d", move);
 }
+
+int tb_oware_text(const tb_position *pos, tb_out *o)
+{
+    for (int h = 0; h < HOUSES; h++) {
+        if (pos->cells[h] < 0 || pos->cells[h] > TOTAL_SEEDS) return TB_INVALID;
+        if (h) tb_put(o, ' ');
+        tb_putn(o, pos->cells[h]);
+    }
+    return TB_OK;
+}

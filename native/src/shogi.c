@@ -347,3 +347,39 @@ int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t l
     square_name(frm, a);
     return snprintf(buf, len, "%s%s%s", a, b, move & PROMOTE_FLAG ? "+" : "");
 }
+
+int tb_shogi_text(const tb_position *pos, tb_out *o)
+{
+    static const int HAND_ORDER[7] = {6, 5, 7, 4, 3, 2, 1};   /* R B G S N L P, as SFEN writes */
+    if (pos->side != 0 && pos->side != 1) return TB_INVALID;
+    for (int r = 0; r < 9; r++) {
+        int empty = 0;
+        for (int f = 8; f >= 0; f--) {
+            int code = pos->cells[f * 9 + r], t = code & 15;
+            if (code == 0) { empty++; continue; }
+            if (code < 0 || code > 31 || t < 1 || t > 14) return TB_INVALID;
+            if (empty) { tb_putn(o, empty); empty = 0; }
+            char l = t > KING ? LETTERS[t - PROMOTED] : LETTERS[t];
+            if (t > KING) tb_put(o, '+');
+            tb_put(o, code < 16 ? l : (char)(l + 32));
+        }
+        if (empty) tb_putn(o, empty);
+        if (r < 8) tb_put(o, '/');
+    }
+    tb_put(o, ' ');
+    tb_put(o, "bw"[pos->side]);
+    tb_put(o, ' ');
+    int any = 0;
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 7; i++) {
+            int t = HAND_ORDER[i], k = pos->hands[c][t];
+            if (k < 0 || k > 18) return TB_INVALID;
+            if (!k) continue;
+            if (k > 1) tb_putn(o, k);
+            tb_put(o, c == 0 ? LETTERS[t] : (char)(LETTERS[t] + 32));
+            any = 1;
+        }
+    if (!any) tb_put(o, '-');
+    tb_puts(o, " 1");
+    return TB_OK;
+}

@@ -93,3 +93,12 @@ int tb_ttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len
     if (move > 8) return TB_INVALID;
     return snprintf(buf, len, "%d", move);
 }
+
+int tb_ttt_text(const tb_position *pos, tb_out *o)
+{
+    for (int c = 0; c < 9; c++) {
+        if (pos->cells[c] < 0 || pos->cells[c] > 2) return TB_INVALID;
+        tb_put(o, ".xo"[pos->cells[c]]);
+    }
+    return TB_OK;
+}

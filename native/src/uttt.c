@@ -32,6 +32,8 @@ static int permute(int mask, const int8_t *perm)
     return out;
 }
 
+size_t tb_uttt_tables_size(void) { return sizeof(tb_uttt_tables); }
+
 tb_uttt_tables *tb_uttt_tables_new(void)
 {
     tb_uttt_tables *t = malloc(sizeof *t);
@@ -270,4 +272,19 @@ int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t le
     (void)pos;
     if (move > 80) return TB_INVALID;
     return snprintf(buf, len, "%d:%d", move / 9, move % 9);
+}
+
+int tb_uttt_text(const tb_position *pos, tb_out *o)
+{
+    if ((pos->side != 0 && pos->side != 1) || pos->constraint < -1 || pos->constraint > 8)
+        return TB_INVALID;
+    for (int c = 0; c < 81; c++) {
+        if (pos->cells[c] < 0 || pos->cells[c] > 5) return TB_INVALID;
+        tb_put(o, ".xoXOD"[pos->cells[c]]);
+    }
+    tb_put(o, ' ');
+    tb_put(o, "xo"[pos->side]);
+    tb_put(o, ' ');
+    tb_put(o, pos->constraint < 0 ? '-' : (char)('0' + pos->constraint));
+    return TB_OK;
 }

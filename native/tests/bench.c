@@ -27,13 +27,16 @@ static double pct(double *v, size_t n, double p) { return v[(size_t)(p * (n - 1)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) { fprintf(stderr, "usage: bench DIR TEXTS [ROUNDS]\n"); return 2; }
+    if (argc < 3) { fprintf(stderr, "usage: bench DIR TEXTS [ROUNDS [FLAGS]]\n"); return 2; }
     int rounds = argc > 3 ? atoi(argv[3]) : 3;
+    unsigned flags = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
     char err[512];
     tb_base *tb;
     double t0 = now_ns();
-    if (tb_open(argv[1], &tb, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
+    if (tb_open_flags(argv[1], flags, &tb, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
     double open_ms = (now_ns() - t0) / 1e6;
+    uint64_t file_bytes, table_bytes;
+    tb_memory(tb, &file_bytes, &table_bytes);
     FILE *fp = fopen(argv[2], "r");
     if (!fp) return 2;
     size_t cap = 1024, n = 0;
@@ -105,9 +108,11 @@ int main(int argc, char **argv)
     double t_a = now_ns(), t_b = now_ns();   /* the clock's own cost, reported beside */
     printf("{\"positions\": %zu, \"probes\": %zu, \"errors\": %ld, \"open_ms\": %.3f, "
            "\"array_median_ns\": %.1f, \"array_p90_ns\": %.1f, \"text_median_ns\": %.1f, "
-           "\"text_p90_ns\": %.1f, \"repeat_median_ns\": %.1f, \"page_faults_per_probe\": %.2f, \"rate_per_s\": %.0f, \"clock_ns\": %.1f, \"sink\": %ld}\n",
+           "\"text_p90_ns\": %.1f, \"repeat_median_ns\": %.1f, \"page_faults_per_probe\": %.2f, \"rate_per_s\": %.0f, \"clock_ns\": %.1f, \"sink\": %ld, "
+           "\"file_bytes\": %llu, \"table_bytes\": %llu}\n",
            n, k, bad, open_ms, pct(arr, k, .5), pct(arr, k, .9), pct(txt, k, .5), pct(txt, k, .9),
-           pct(hot, n, .5), (double)faults / (2.0 * k), rate, t_b - t_a, sink & 1);
+           pct(hot, n, .5), (double)faults / (2.0 * k), rate, t_b - t_a, sink & 1,
+           (unsigned long long)file_bytes, (unsigned long long)table_bytes);
     tb_close(tb);
     return 0;
 }

@@ -2,7 +2,9 @@
  * each mutation of each file given is opened from an exactly sized heap copy; tb_add_buffer
  * either refuses it with one line or accepts it, and then every slot (index tables) or many
  * keys (key tables) are probed: a wrong value is allowed, a crash or a read past the buffer is
- * not.  usage: corrupt SEED MUTATIONS FILE...  -> prints "refused N accepted M" */
+ * not; then the same after tb_index (which decodes every block: it may refuse the file too,
+ * and the base must stay usable).
+ * usage: corrupt SEED MUTATIONS FILE...  -> prints "refused N accepted M indexed K" */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 {
     if (argc < 4) return 2;
     state = strtoull(argv[1], NULL, 10);
-    long mutations = strtol(argv[2], NULL, 10), refused = 0, accepted = 0;
+    long mutations = strtol(argv[2], NULL, 10), refused = 0, accepted = 0, indexed = 0;
     for (int a = 3; a < argc; a++) {
         FILE *fp = fopen(argv[a], "rb");
         if (!fp) return 2;
@@ -66,6 +68,12 @@ int main(int argc, char **argv)
             if (tb_add_buffer(tb, copy, n, argv[a], err, sizeof err) == TB_OK) {
                 accepted++;
                 probe_all(tb);
+                err[0] = 0;
+                int rc = tb_index(tb, err, sizeof err);
+                if (rc == TB_OK) { indexed++; probe_all(tb); }
+                else if (!err[0] || strchr(err, '\n')) { fprintf(stderr, "bad error '%s'\n", err); return 1; }
+                else if (m == 0) { fprintf(stderr, "tb_index refused the intact file: %s\n", err); return 1; }
+                else probe_all(tb);             /* a base tb_index refused stays usable */
             } else {
                 refused++;
                 if (!err[0] || strchr(err, '\n')) { fprintf(stderr, "bad error '%s'\n", err); return 1; }
@@ -76,6 +84,6 @@ int main(int argc, char **argv)
         }
         free(orig);
     }
-    printf("refused %ld accepted %ld\n", refused, accepted);
+    printf("refused %ld accepted %ld indexed %ld\n", refused, accepted, indexed);
     return 0;
 }

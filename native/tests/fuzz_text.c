@@ -1,7 +1,8 @@
 /* Fuzz the text parsers (built with AddressSanitizer and UndefinedBehaviorSanitizer by
  * `make build/fuzz_text`): random strings and mutations of valid positions, each parsed from
  * an exactly sized heap copy (a read past it is caught); every refusal is one non-empty line,
- * every accepted position writes move text into small buffers without overflow.
+ * every accepted position writes move text into small buffers without overflow, and its own
+ * text (tb_position_text), which parses back to the same position and writes the same text.
  * usage: fuzz_text SEED COUNT  -> prints "accepted N refused M" */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,17 @@ int main(int argc, char **argv)
                 accepted++;
                 char small[6];
                 for (int k = 0; k < 8; k++) tb_move_text(&pos, (int32_t)(rnd() % 20000) - 10, small, sizeof small);
+                char wrote[300], again[300];
+                tb_position back;
+                int len = tb_position_text(&pos, wrote, sizeof wrote);
+                if (len <= 0 || tb_position_text(&pos, small, sizeof small) != TB_INVALID || small[0] ||
+                    tb_parse(GAMES[g], wrote, &back, err, sizeof err) != TB_OK ||
+                    tb_position_text(&back, again, sizeof again) != len || strcmp(wrote, again) != 0 ||
+                    memcmp(back.cells, pos.cells, sizeof pos.cells) || back.side != pos.side) {
+                    fprintf(stderr, "position wrote of %s %s: '%s' does not read back (%s)\n",
+                            GAMES[g], heap, len > 0 ? wrote : "", err);
+                    return 1;
+                }
             } else {
                 refused++;
                 if (!err[0] || strchr(err, '\n')) {

@@ -1,5 +1,7 @@
-/* tbprobe DIR GAME "POSITION" [PLIES_LEFT] [--json]: one lookup from probe files, printing the
- * fields `tbdb lookup --json` prints (outcome, distance, score, best_move).  Errors: one line
+/* tbprobe DIR GAME "POSITION" [PLIES_LEFT] [--json] [--index] [--verify]: one lookup from probe
+ * files, printing the fields `tbdb lookup --json` prints (outcome, distance, score, best_move).
+ * --index opens with TB_OPEN_INDEX (worth it for many positions from standard input),
+ * --verify with TB_OPEN_VERIFY (every file's SHA-256 against the manifest).  Errors: one line
  * on stderr, exit status 2. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +10,7 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: tbprobe DIR GAME POSITION [PLIES_LEFT] [--json] [--scoring standard|codingame]\n");
+    fprintf(stderr, "usage: tbprobe DIR GAME POSITION [PLIES_LEFT] [--json] [--scoring standard|codingame] [--index] [--verify]\n");
     return 2;
 }
 
@@ -91,8 +93,11 @@ int main(int argc, char **argv)
 {
     const char *args[4];
     int nargs = 0, json = 0;
+    unsigned flags = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) json = 1;
+        else if (strcmp(argv[i], "--index") == 0) flags |= TB_OPEN_INDEX;
+        else if (strcmp(argv[i], "--verify") == 0) flags |= TB_OPEN_VERIFY;
         else if (strcmp(argv[i], "--scoring") == 0 && i + 1 < argc) {
             const char *sc = argv[++i];
             if (strcmp(sc, "standard") && strcmp(sc, "codingame")) {
@@ -122,7 +127,7 @@ int main(int argc, char **argv)
         return 2;
     }
     tb_base *tb;
-    if (tb_open(dir, &tb, err, sizeof err) != TB_OK) {
+    if (tb_open_flags(dir, flags, &tb, err, sizeof err) != TB_OK) {
         fprintf(stderr, "tbprobe: error: %s\n", err);
         return 2;
     }

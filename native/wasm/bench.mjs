@@ -1,5 +1,5 @@
-// node native/wasm/bench.mjs DIR TEXTS [ROUNDS]: the WebAssembly build's probe rate, as
-// native/tests/bench.c measures the C one (TEXTS: "GAME<TAB>TEXT" lines).  Prints one JSON
+// node native/wasm/bench.mjs DIR TEXTS [ROUNDS [FLAGS]]: the WebAssembly build's probe rate, as
+// native/tests/bench.c measures the C one (TEXTS: "GAME<TAB>TEXT" lines; FLAGS 1: tb_index).  Prints one JSON
 // line: back-to-back probes per second in the array form (positions parsed once, kept in the
 // module's memory) and from text.  Driven by benchmarks/native.py.
 import { readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [dir, textsPath, roundsArg] = process.argv.slice(2);
+const [dir, textsPath, roundsArg, flagsArg] = process.argv.slice(2);
 const rounds = Number(roundsArg || 3);
 const stubs = { fd_close: () => 52, fd_seek: () => 52, fd_write: () => 52 };
 const { instance } = await WebAssembly.instantiate(readFileSync(join(here, "tbprobe.wasm")),
@@ -31,6 +31,7 @@ for (const f of manifest.files) {
   new Uint8Array(x.memory.buffer).set(data, p);
   if (x.tbw_add(base, p, data.length, cstr(f.path)) !== 0) throw new Error(`cannot add ${f.path}`);
 }
+if (Number(flagsArg || 0) & 1 && x.tbw_index(base) !== 0) throw new Error("tb_index failed");
 const lines = readFileSync(textsPath, "utf8").split("\n").filter((l) => l.includes("\t"));
 const games = {}, texts = [], positions = [];
 for (const line of lines) {
@@ -45,6 +46,18 @@ for (const p of positions) errors += x.tbw_probe_position(base, p, -1) < 0;   //
 let t0 = process.hrtime.bigint();
 for (let r = 0; r < rounds; r++) for (const p of positions) x.tbw_probe_position(base, p, -1);
 const arrayNs = Number(process.hrtime.bigint() - t0) / (rounds * positions.length);
+// each probe timed on its own, as bench.c times C's: a median is not moved by the process being
+// descheduled on a busy machine, a mean is
+const each = [];
+for (let r = 0; r < rounds; r++) {
+  for (const p of positions) {
+    const a = process.hrtime.bigint();
+    x.tbw_probe_position(base, p, -1);
+    each.push(Number(process.hrtime.bigint() - a));
+  }
+}
+each.sort((a, b) => a - b);
+const arrayMedianNs = each[each.length >> 1];
 const table = x.tbw_alloc(4 * positions.length);
 new Uint32Array(x.memory.buffer, table, positions.length).set(positions);
 t0 = process.hrtime.bigint();
@@ -54,5 +67,6 @@ t0 = process.hrtime.bigint();
 for (let r = 0; r < rounds; r++) for (const [g, t] of texts) x.tbw_probe_text(base, g, t, -1);
 const textNs = Number(process.hrtime.bigint() - t0) / (rounds * texts.length);
 console.log(JSON.stringify({ positions: positions.length, errors, array_mean_ns: arrayNs,
+  array_median_ns: arrayMedianNs,
   loop_mean_ns: loopNs,
   text_mean_ns: textNs, rate_per_s: 1e9 / arrayNs }));

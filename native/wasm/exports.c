@@ -26,6 +26,9 @@ EXPORT(tbw_add) int tbw_add(tb_base *tb, const void *data, size_t size, const ch
     return tb_add_buffer(tb, data, size, name, err, sizeof err);
 }
 
+/* tb_index on the files added (TB_OPEN_INDEX's checkpoints) */
+EXPORT(tbw_index) int tbw_index(tb_base *tb) { return tb_index(tb, err, sizeof err); }
+
 /* parse and probe one text; the value: tbw_value(field), the move: tbw_move_text() */
 EXPORT(tbw_probe_text) int tbw_probe_text(tb_base *tb, const char *game, const char *text, int plies)
 {

@@ -59,6 +59,11 @@ export async function loadTbprobe(wasmBytes) {
       }
     }
     return {
+      // tb_index: checkpoints in every block (faster probes, a tenth of the files' size more
+      // memory, one pass over the files now)
+      index() {
+        if (x.tbw_index(base) !== 0) throw new Error(cstring(x.tbw_error()));
+      },
       // text as tbdb writes it -> the fields of `tbdb lookup --json` (or throws on bad text)
       probe(game, text, pliesLeft = -1) {
         const rc = withString(game, (gp) => withString(text, (tp) =>

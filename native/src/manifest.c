@@ -1,0 +1,134 @@
+/* DIR/manifest.json (docs/probe-format.md section 6): the files `tbdb export` wrote, each with
+ * its size and SHA-256; tb_open opens what it lists and checks each file's size, tb_verify each
+ * file's SHA-256 (FIPS 180-4, here so that the library needs nothing but libc). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_entry **out,
+                      int *count, char *err, size_t err_len)
+{
+    const char *end = text + n;
+    char format[32];
+    long long version = 0;
+    *out = NULL;
+    *count = 0;
+    if (tb_json_string(text, end, "format", format, sizeof format) || strcmp(format, "tbdb-probe-files") ||
+        tb_json_int(text, end, "version", &version)) {
+        tb_seterr(err, err_len, "manifest '%s' is not a tbdb probe-file manifest", what);
+        return TB_DAMAGED;
+    }
+    if (version != 2) {
+        tb_seterr(err, err_len, "manifest '%s' has format version %lld; this tbprobe reads version 2 "
+                  "(export the tables again with this tbdb: tbdb export)", what, version);
+        return TB_DAMAGED;
+    }
+    const char *p = tb_json_member(text, end, "files");
+    if (!p || *p != '[') {
+        tb_seterr(err, err_len, "manifest '%s' is not a tbdb probe-file manifest", what);
+        return TB_DAMAGED;
+    }
+    int cap = 0;
+    tb_manifest_entry *e = NULL;
+    p = tb_json_ws(p + 1, end);
+    while (p < end && *p != ']') {
+        const char *next = tb_json_skip(p, end, 0);
+        if (cap == *count) {
+            cap = cap ? 2 * cap : 256;
+            tb_manifest_entry *more = realloc(e, (size_t)cap * sizeof *e);
+            if (!more) { free(e); tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+            e = more;
+        }
+        tb_manifest_entry *x = &e[*count];
+        long long size = -1;
+        if (!next || *p != '{' || tb_json_string(p, next, "path", x->path, sizeof x->path) ||
+            tb_json_string(p, next, "game", x->game, sizeof x->game) ||
+            tb_json_string(p, next, "table", x->table, sizeof x->table) ||
+            tb_json_string(p, next, "sha256", x->sha256, sizeof x->sha256) ||
+            tb_json_int(p, next, "size", &size) || size < 0 || strlen(x->sha256) != 64 ||
+            x->path[0] == '/' || strstr(x->path, "..")) {
+            tb_seterr(err, err_len, "manifest '%s' has a malformed entry (file %d)", what, *count + 1);
+            free(e);
+            return TB_DAMAGED;
+        }
+        x->size = (uint64_t)size;
+        (*count)++;
+        p = tb_json_ws(next, end);
+        if (p < end && *p == ',') p = tb_json_ws(p + 1, end);
+    }
+    if (p >= end) {
+        tb_seterr(err, err_len, "manifest '%s' is not a tbdb probe-file manifest", what);
+        free(e);
+        return TB_DAMAGED;
+    }
+    *out = e;
+    return TB_OK;
+}
+
+/* ------------------------------------------------------------------ SHA-256 */
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+#define ROR(x, n) ((x) >> (n) | (x) << (32 - (n)))
+
+static void sha256_block(uint32_t h[8], const uint8_t *p)
+{
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = k + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
+        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+}
+
+void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65])
+{
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    uint64_t full = n & ~(uint64_t)63;
+    for (uint64_t i = 0; i < full; i += 64) sha256_block(h, data + i);
+    uint8_t tail[128] = {0};
+    size_t rest = (size_t)(n - full), len = rest < 56 ? 64 : 128;
+    memcpy(tail, data + full, rest);
+    tail[rest] = 0x80;
+    for (int i = 0; i < 8; i++) tail[len - 1 - i] = (uint8_t)((n * 8) >> (8 * i));
+    sha256_block(h, tail);
+    if (len == 128) sha256_block(h, tail + 64);
+    for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+int tb_verify(const tb_base *tb, char *err, size_t err_len)
+{
+    if (!tb) return TB_INVALID;
+    for (int i = 0; i < tb->count; i++) {
+        const tb_file *f = tb->files[i];
+        if (!f->sha256[0]) continue;
+        char got[65];
+        tb_sha256_hex(f->data, f->size, got);
+        if (strcmp(got, f->sha256) != 0) {
+            tb_seterr(err, err_len, "probe file '%s' is damaged: its SHA-256 is not its manifest's "
+                      "(export it again: tbdb export)", f->what);
+            return TB_DAMAGED;
+        }
+    }
+    return TB_OK;
+}
