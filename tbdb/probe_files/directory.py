@@ -10,13 +10,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numpy as np
 
 from tbdb.errors import MissingTableError
 from tbdb.safe_files import publish, remove_quietly, temporary_beside
 from tbdb.storage import StoredTable, storage_of
-from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, write_table
+from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
-from tbdb.probe_files.tables import TABLE_TYPES
+from tbdb.probe_files.tables import TABLE_TYPES, StreamLists
 
 
 def file_name(game: str, table: str) -> str:
@@ -73,6 +74,7 @@ class ProbeDir:
         self.entries = {(e["game"], e["table"]): e for e in self.manifest["files"]}
         self.numbers = {(e["game"], e["table"]): i for i, e in enumerate(self.manifest["files"])}
         self.files: dict[tuple[str, str], ProbeFile] = {}
+        self.streams = StreamLists()  # index tables' streams, for batches across tables
 
     def tables(self, game: str | None = None) -> list[dict]:
         return [self._row(i, e) for i, e in enumerate(self.manifest["files"])
@@ -136,6 +138,42 @@ class ProbeDir:
         e = self.manifest["files"][row["table_id"]]  # rows are numbered by manifest entry
         f = self.open_file(e["game"], e["table"])
         return TABLE_TYPES[f.storage](storage_of(row), self, row, f)
+
+    def gather_index(self, tables: list, rows: list, keys: np.ndarray):
+        """The batch form over many index tables at once (``Prober.lookup_arrays``): ``tables``
+        (``ProbeIndexTable``) each with its batch rows ``rows`` (arrays), ``keys`` the slots of
+        the rows concatenated.  Returns (result, distance, best move) in that order, or raises
+        ``RowMissing`` (its row: the place in the concatenation) / ``ProbeFileError``."""
+        from tbdb.probe_files.coder import DAMAGED, unpack_values
+        from tbdb.solvers.retrograde import NONE
+        from tbdb.storage import RowMissing
+        counts = [len(r) for r in rows]
+        value_ids = np.repeat(np.array([t.stream_ids[0] for t in tables], np.int64), counts)
+        move_ids = np.repeat(np.array([t.stream_ids[1] for t in tables], np.int64), counts)
+        slots = np.repeat(np.array([t.file.slots for t in tables], np.int64), counts)
+        keys = np.asarray(keys, np.int64)
+        outside = (keys < 0) | (keys >= slots)
+        if outside.any():
+            bad = int(np.argmax(outside))
+            raise RowMissing(bad, int(keys[bad]))
+        # by table, then slot: a block is decoded once (one argsort of table << 40 | slot, half
+        # the time of a lexsort; slots are below 2 ** 40)
+        order = np.argsort((np.arange(len(tables), dtype=np.int64).repeat(counts) << 40) | keys)
+        values = np.empty(len(keys), np.int64)
+        best = np.empty(len(keys), np.int64)
+        values[order] = self.streams.gather(value_ids[order], keys[order])
+        best[order] = self.streams.gather(move_ids[order], keys[order])
+        broken = (values == DAMAGED) | (best == DAMAGED)
+        if broken.any():
+            t = tables[int(np.searchsorted(np.cumsum(counts), int(np.argmax(broken)),
+                                           side="right"))]
+            raise ProbeFileError(f"probe file {t.file.path!r} is damaged; run: tbdb verify "
+                                 f"--db {self.path}")
+        result, distance = unpack_values(values)
+        if (result == NONE).any():
+            bad = int(np.argmax(result == NONE))
+            raise RowMissing(bad, int(keys[bad]))
+        return result, distance, best.astype(np.int32)
 
     def close(self) -> None:
         for f in self.files.values():
@@ -205,14 +243,19 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
         bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
                        unit="slots")
         entries = dict(old)
-        # tables are coded on a second thread while the next one is read from the database
-        # (the coder's kernels release the GIL; the connection stays on this thread)
+        # two threads code the streams of the last two tables read while this one reads the
+        # next from the database (the coder's kernels release the GIL; the connection stays
+        # on this thread)
         pending: list[tuple] = []
 
+        writes: list = []  # files being written (and synced) on a thread of their own
+
         def finish(g, row, rel, path, source, coded) -> None:
-            data = coded.result()
+            data = coded()
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            _write_file(path, data)
+            while len(writes) > 3:  # a few files' bytes in flight at most
+                writes.pop(0).result()
+            writes.append(writer.submit(_write_file, path, data))
             entries[(g, row["table_name"])] = {
                 "game": g, "table": row["table_name"], "path": rel, "size": len(data),
                 "sha256": hashlib.sha256(data).hexdigest(), "format_version": VERSION,
@@ -222,7 +265,7 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
             summary.bytes += len(data)
             bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
 
-        with ThreadPoolExecutor(1) as pool:
+        with ThreadPoolExecutor(2) as pool, ThreadPoolExecutor(1) as writer:
             for g, row in want:
                 built = store.query("SELECT CAST(built AS VARCHAR) FROM tb_tables WHERE "
                                     "table_id = ?", [row["table_id"]])[0][0]
@@ -240,12 +283,14 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     continue
                 bar.note(f"{g} {row['table_name']}")
                 values = storage_of(row).load(store, row)
-                while pending:  # at most one table coding while this one was read
+                while len(pending) > 1:  # at most two tables coding while one is read
                     finish(*pending.pop(0))
                 pending.append((g, row, rel, path, source,
-                                pool.submit(write_table, g, row, values, moves)))
+                                start_table(g, row, values, moves, pool)))
             while pending:
                 finish(*pending.pop(0))
+            for w in writes:
+                w.result()
         bar.close()
     manifest = {"format": "tbdb-probe-files", "version": VERSION,
                 "files": [entries[k] for k in sorted(entries)]}
