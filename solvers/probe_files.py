@@ -419,6 +419,9 @@ def _decode_run(buf, table, slots, out, lo, hi, damaged):
     w = np.uint64(0)
     for i in range(lo, hi):
         slot = slots[i]
+        if i > lo and slot == slots[i - 1] and out[i - 1] != damaged:
+            out[i] = out[i - 1]  # the same slot again (a batch repeats positions)
+            continue
         b = slot >> shift
         if b != block or slot < at:
             block = b
@@ -495,75 +498,18 @@ def decode_all(buf, table, damaged):
     return out
 
 
-# --------------------------------------------------------------------------- many tables at once
-#
-# ``lookup_arrays`` over a batch spread across a thousand tables (CDC 2-4 pieces) spent most of
-# its time in per-table Python; these kernels decode every row of every table in one call.
-# ``bufs``/``tables`` are typed lists: stream ``t``'s section bytes and decoding table.
-
-
 @kernel
-def _gather_run(bufs, tables, ids, slots, out, lo, hi, damaged):
-    """``out[i]`` = the value at ``slots[i]`` of stream ``ids[i]``, for i in lo..hi-1 (rows
-    sorted by (stream, slot); a stream id < 0: no stream, ``out[i]`` = -1)."""
-    current = -2
-    block = -1
-    pos = np.int64(0)
-    end = np.int64(0)
-    at = np.int64(0)
-    wpos = np.int64(0)
-    w = np.uint64(0)
-    buf = bufs[0]
-    table = tables[0]
-    for i in range(lo, hi):
-        t = ids[i]
-        if t < 0:
-            out[i] = -1
-            continue
-        if i > lo and t == current and slots[i] == slots[i - 1] and out[i - 1] != damaged:
-            out[i] = out[i - 1]  # the same slot again (a batch repeats positions)
-            continue
-        if t != current:
-            current = t
-            buf = bufs[t]
-            table = tables[t]
-            block = -1
-        slot = slots[i]
-        shift = table[T_SHIFT]
-        base = table[T_BITS] * 8
-        b = slot >> shift
-        if b != block or slot < at:
-            block = b
-            pos = _start(buf, table, b)
-            end = _start(buf, table, b + 1)
-            at = b << shift
-            wpos = pos
-            w = _word(buf, base + wpos)
-        got = damaged
-        while pos < end:
-            if pos - wpos > 32:
-                wpos = pos & ~np.int64(7)
-                w = _word(buf, base + wpos)
-            s, length, sz = _code(table, w << np.uint64(pos - wpos))
-            if s < 0:
-                break
-            if slot < at + sz:
-                got = _terminal(table, s, slot - at)
-                break
-            at += sz
-            pos += length
-        if got == damaged:
-            block = -1
-        out[i] = got
+def decode_rows(buf, table, slots, out, lo, hi, damaged):
+    """``out[i]`` = the value at ``slots[i]`` for i in lo..hi-1 (ascending), on one core:
+    ``lookup_arrays`` over many tables calls it once per table on its rows of one sorted
+    batch (a table's share of a batch over a thousand CDC tables is a few hundred rows)."""
+    _decode_run(buf, table, slots, out, lo, hi, damaged)
 
 
 @parallel_kernel
-def gather_streams(bufs, tables, ids, slots, damaged):
-    """The values (int64) at ``slots`` of streams ``ids`` (rows sorted by (stream, slot)), in
-    chunks on every core."""
-    m = len(slots)
-    out = np.empty(m, np.int64)
-    chunk = 8192
-    for c in prange((m + chunk - 1) // chunk):
-        _gather_run(bufs, tables, ids, slots, out, c * chunk, min(m, (c + 1) * chunk), damaged)
-    return out
+def decode_rows_parallel(buf, table, slots, out, lo, hi, damaged):
+    """``decode_rows`` in chunks on every core (a table's share of a batch of many rows)."""
+    chunk = 4096
+    for c in prange((hi - lo + chunk - 1) // chunk):
+        _decode_run(buf, table, slots, out, lo + c * chunk, min(hi, lo + (c + 1) * chunk),
+                    damaged)

@@ -260,7 +260,7 @@ class Prober:
                 found = self._search_rows(game, loc.keys[rows], rows, **options)
             else:
                 t = self.table(game, name, f"row {int(rows[0])}", full=True)
-                if loc.plies is None and getattr(t, "stream_ids", None) is not None:
+                if loc.plies is None and getattr(t, "gathers_with_others", False):
                     together[0].append(t)
                     together[1].append(rows)
                     continue

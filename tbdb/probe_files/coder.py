@@ -58,7 +58,7 @@ def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
     lo, hi = int(values.min()), int(values.max())
     if hi - lo < 1 << 24:  # a histogram: linear time, and no int64 copy of a long stream
-        values = (values - np.int32(lo)).astype(np.int32) if values.dtype == np.int32 \
+        values = (values - np.int32(lo)).astype(np.int32, copy=False) if values.dtype == np.int32 \
             else (np.asarray(values, np.int64) - lo)
         counts = np.bincount(values, minlength=hi - lo + 1)
         distinct = np.flatnonzero(counts)
@@ -129,7 +129,7 @@ def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
     if len(distinct) == 0:
         distinct = np.zeros(1, np.int64)
     k = len(distinct)
-    seq, pairs, size = substitute_pairs(place.astype(np.int32), k, block_slots,
+    seq, pairs, size = substitute_pairs(place.astype(np.int32, copy=False), k, block_slots,
                                         max(min(max_symbols, k + n // MIN_PAIR + 1), k))
     n_symbols = len(size)
     used = kernels.symbol_counts(seq, len(seq), n_symbols)

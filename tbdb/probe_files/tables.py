@@ -15,34 +15,6 @@ from tbdb.probe_files.format import ProbeFile
 from tbdb.probe_files.header import ProbeFileError
 
 
-class StreamLists:
-    """The streams of every index table of a directory opened so far, in the typed lists
-    ``solvers/probe_files.py``'s ``gather_streams`` reads: a batch spread over a thousand tables
-    is decoded in one call, not one Python round per table."""
-
-    def __init__(self):
-        self.bufs = self.tables = None
-        self.count = 0
-
-    def add(self, stream: Stream) -> int:
-        """The number ``stream`` has in the lists."""
-        if self.bufs is None:
-            from numba.typed import List
-            self.bufs, self.tables = List(), List()
-        self.bufs.append(np.asarray(stream.buf))
-        self.tables.append(stream.table)
-        self.count += 1
-        return self.count - 1
-
-    def gather(self, ids: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """The values (int64; ``DAMAGED`` where a stream is damaged, -1 where ``ids`` is -1)
-        at ``slots`` of streams ``ids``, rows best sorted by (stream, slot)."""
-        from tbdb.solvers.probe_files import gather_streams
-        if self.bufs is None or not len(ids):
-            return np.full(len(ids), -1, np.int64)
-        return gather_streams(self.bufs, self.tables, ids, slots, DAMAGED)
-
-
 class ProbeIndexTable(StoredTable):
     """An index table read from its probe file: (result, distance) and best moves decoded
     from their streams, block by block."""
@@ -61,22 +33,22 @@ class ProbeIndexTable(StoredTable):
                                      f"table of {file.slots} (damaged)")
         from tbdb.solvers.probe_files import decode_slot_pair
         self.decode_pair = decode_slot_pair
+        self.slots = file.slots
+        if self.moves is not None:  # what a single probe passes, gathered once
+            self.pair_args = (self.values.buf, self.values.table, self.moves.buf,
+                              self.moves.table)
         self.loaded = True
-        # (values, moves) numbers in the directory's stream lists (moves -1: none stored)
-        lists = getattr(store, "streams", None)
-        self.stream_ids = None if lists is None else (
-            lists.add(self.values), -1 if self.moves is None else lists.add(self.moves))
+        self.gathers_with_others = True  # see ProbeDir.gather_index
 
     def _load(self) -> None:
         pass
 
     def probe(self, key, plies=None):
-        if not 0 <= key < self.file.slots:
+        if not 0 <= key < self.slots:
             return None
         key = int(key)
         if self.moves is not None:
-            v, best = self.decode_pair(self.values.buf, self.values.table, self.moves.buf,
-                                       self.moves.table, key, DAMAGED)
+            v, best = self.decode_pair(*self.pair_args, key, DAMAGED)
         else:
             v, best = self.values.decode_slot(self.values.buf, self.values.table, key,
                                               DAMAGED), -1
