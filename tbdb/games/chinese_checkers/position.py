@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import operator
 import re
+import threading
 from collections import deque
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -72,7 +73,7 @@ class Move:
         return self.path[-1]
 
     def __str__(self) -> str:
-        return "-".join(str(c) for c in self.path)
+        return "-".join(map(str, self.path))
 
 
 # ------------------------------------------------------------------------------ shared rules
@@ -191,9 +192,12 @@ class Board:
 
     def move_of(self, s: Cell, t: Cell) -> Move:
         """The move s -> t with its printed path (the move is not checked)."""
+        nbr = self._nbr_lists()
+        if t in nbr[s]:  # a step (``_shortest_chain``'s first case, without copying the cells)
+            return Move((s, t))
         cells = list(self.cells)
         cells[s] = 0
-        return Move(_shortest_chain(cells, self._nbr_lists(), s, t))
+        return Move(_shortest_chain(cells, nbr, s, t))
 
     def legal_moves(self) -> list[Move]:
         """Every legal move: pieces by cell, destinations ascending."""
@@ -260,6 +264,20 @@ def tip_blocked(cells, nbr, player) -> bool:
 
 
 _ONE_ROW = np.zeros(1, np.int64)  # the rows argument of a one-board ``locate_rows``
+_ONE = threading.local()
+
+
+def _one_row(cells: int):
+    """This thread's arrays for locating one board of ``cells`` cells: (bytes, the board
+    int8[1, cells] viewing them, mover, slot, symmetry).  A single lookup made them anew each
+    time (np.array of the cell tuple alone cost 4 us of about 25)."""
+    got = _ONE.__dict__.get(cells)
+    if got is None:
+        raw = bytearray(cells)
+        got = _ONE.__dict__[cells] = (raw, np.frombuffer(raw, np.int8).reshape(1, cells),
+                                       np.zeros(1, np.int8), np.zeros(1, np.int64),
+                                       np.zeros(1, np.int8))
+    return got
 
 
 @dataclass(frozen=True)
@@ -363,11 +381,10 @@ class Position(Board):
         second player is to move (stored turned 180 degrees, colours swapped), bit 1:
         stored mirrored."""
         table = _table(self.m, self.pieces)
-        # bytes of the cells, not np.array of the tuple: 0.4 us instead of 4 (a single lookup
-        # takes about 25)
-        board = np.frombuffer(bytearray(self.cells), np.int8).reshape(1, -1)
-        slots, syms = np.empty(1, np.int64), np.empty(1, np.int8)
-        table.locate_rows(board, np.full(1, self.mover, np.int8), _ONE_ROW, slots, syms)
+        raw, board, mover, slots, syms = _one_row(len(self.cells))
+        raw[:] = bytes(self.cells)  # board views these bytes
+        mover[0] = self.mover
+        table.locate_rows(board, mover, _ONE_ROW, slots, syms)
         return table.name, int(slots[0]), int(syms[0])
 
     def move_from_code(self, code: int, symmetry: int) -> Move:
