@@ -15,8 +15,8 @@ Layouts the kernels share:
   ``7 - (i & 7)`` of byte ``i >> 3``; each block starts on a byte, at ``starts[b]`` (uint32,
   bytes), and ends 8 bytes before the array does at the latest (room to read a word).
 * decoding tables (in one int64 ``table``, see "decoding" below): ``fast``[2**FAST_BITS]: for
-  the next FAST_BITS bits, the symbol and its length as ``symbol << 8 | length``, or -1 if the
-  code is longer; longer codes by length ``l``: ``count[l]`` codes, the first ``first_code[l]``
+  the next FAST_BITS bits, the symbol, its length and its size as ``size << 24 | symbol << 8 |
+  length``, or -1 if the code is longer; longer codes by length ``l``: ``count[l]`` codes, the first ``first_code[l]``
   (an l-bit integer), the others following it, their symbols ``order[first_index[l]:...]``.
 """
 import numpy as np
@@ -30,60 +30,164 @@ FAST_BITS = 10  # one table lookup decodes a code of at most this many bits
 
 
 # --------------------------------------------------------------------------- pair substitution
+#
+# Re-Pair in rounds: each round takes the most frequent adjacent pairs inside a block (at most
+# ``per_round``, each seen ``min_pair`` times or more; ties to the lower pair number
+# ``a * stride + b``), makes them new symbols in that order and replaces them left to right.
+# The pair counts are not recounted each round: the replacing pass takes off the pairs a
+# replacement destroys and adds those it creates, so a round costs one sequential pass over the
+# stream plus a few counter updates per replacement (recounting cost a random access per
+# symbol and round: most of the coder's time on CDC tables), and the counts are kept in a list
+# of the pairs seen that a round scans in order.
+
 
 @nogil_kernel
-def count_pairs(seq, m, size, block_slots, stride, counts, touched):
-    """Count in ``counts`` (int64[stride * stride], zero on entry) every adjacent pair
-    ``a * stride + b`` of ``seq[:m]`` that lies inside one block; the pairs seen are listed in
-    ``touched`` (int64[m]); returns how many."""
+def _grown(pair, count, new_of, least):
+    """``pair``, ``count`` and ``new_of`` in arrays of at least ``least`` entries (at least
+    twice as long; the new entries of ``new_of`` -1)."""
+    n = max(least, 2 * len(pair))
+    p = np.empty(n, pair.dtype)
+    c = np.empty(n, count.dtype)
+    w = np.full(n, -1, new_of.dtype)
+    p[:len(pair)] = pair
+    c[:len(count)] = count
+    w[:len(new_of)] = new_of
+    return p, c, w
+
+
+@nogil_kernel
+def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, count, new_of,
+               left, right, size):
+    """Pair substitution of ``seq`` (int32, symbols ``0..k-1``, rewritten in place) inside
+    blocks of ``block_slots`` slots, up to ``limit`` symbols in all.  Pair ``a, b`` is number
+    ``a * stride + b``, ``stride * stride = len(where)``, ``stride >= limit``.  Scratch arrays,
+    reused from call to call (their pages stay mapped: touching fresh pages cost as much as the
+    coding): ``where`` int32, zero on entry and on return (a pair's entry in the list of pairs
+    seen, plus one); ``pair``, ``count`` (int32) that list and its counts; ``new_of`` (int32,
+    as long, -1 on entry and on return) the new symbol of a chosen pair's entry; all three
+    at least ``min(len(seq), k * k) + 2`` long (they are grown when a round needs more, and
+    returned).  ``left``/``right`` (int32) get the parts of pair symbol ``k + j`` at ``j``;
+    ``size`` (int64[limit], ones) the slots of each symbol.  Returns (the rewritten length, the
+    number of symbols, pair, count, new_of)."""
+    m = len(seq)
+    if k >= limit or m < 2:
+        return m, k, pair, count, new_of
+    stride = np.int64(np.sqrt(len(where)) + 0.5)
+    mask = block_slots - 1
+    n_pairs = 0
     at = 0
-    t = 0
     for i in range(m - 1):
         at += size[seq[i]]
-        if at & (block_slots - 1) != 0:
-            p = seq[i] * stride + seq[i + 1]
-            if counts[p] == 0:
-                touched[t] = p
-                t += 1
-            counts[p] += 1
-    return t
-
-
-@nogil_kernel
-def replace_pairs(seq, m, size, block_slots, stride, chosen, new):
-    """Replace, left to right, each adjacent pair inside a block that is one of ``chosen``
-    (int64, ascending pair numbers ``a * stride + b``) by its new symbol ``new[i]``; returns the
-    new length."""
-    leads = np.zeros(stride, np.bool_)  # symbols that begin a chosen pair: most do not
-    for c in chosen:
-        leads[c // stride] = True
-    at = 0
-    i = 0
-    j = 0
-    last = len(chosen) - 1
-    while i < m:
-        a = seq[i]
-        if leads[a] and i + 1 < m and (at + size[a]) & (block_slots - 1) != 0:
-            p = a * stride + seq[i + 1]
-            if chosen[0] <= p <= chosen[last]:
-                lo, hi = 0, last  # binary search: a round chooses at most a few dozen pairs
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if chosen[mid] < p:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                if chosen[lo] == p:
-                    seq[j] = new[lo]
-                    at += size[new[lo]]
-                    i += 2
-                    j += 1
-                    continue
-        seq[j] = a
-        at += size[a]
-        i += 1
-        j += 1
-    return j
+        if at & mask != 0:
+            p = np.int64(seq[i]) * stride + seq[i + 1]
+            e = where[p]
+            if e == 0:  # a pair never seen before gets the next entry
+                pair[n_pairs] = p
+                count[n_pairs] = 1
+                n_pairs += 1
+                where[p] = n_pairs
+            else:
+                count[e - 1] += 1
+    n_symbols = k
+    best_c = np.empty(per_round, np.int64)
+    best_p = np.empty(per_round, np.int64)
+    chosen = np.empty(per_round, np.int64)
+    leads = np.zeros(limit, np.bool_)
+    while n_symbols < limit and m > 1:
+        # the most frequent pairs, by (count descending, pair ascending): a sorted short list
+        take = min(per_round, limit - n_symbols)
+        got = 0
+        for i in range(n_pairs):
+            c = np.int64(count[i])
+            if c < min_pair:
+                continue
+            p = np.int64(pair[i])
+            if got == take and (c < best_c[got - 1]
+                                or (c == best_c[got - 1] and p > best_p[got - 1])):
+                continue
+            at_ = got if got < take else take - 1
+            while at_ > 0 and (best_c[at_ - 1] < c
+                               or (best_c[at_ - 1] == c and best_p[at_ - 1] > p)):
+                best_c[at_] = best_c[at_ - 1]
+                best_p[at_] = best_p[at_ - 1]
+                at_ -= 1
+            best_c[at_] = c
+            best_p[at_] = p
+            if got < take:
+                got += 1
+        if got == 0:
+            break
+        for i in range(got):
+            a, b = best_p[i] // stride, best_p[i] % stride
+            left[n_symbols - k + i] = a
+            right[n_symbols - k + i] = b
+            size[n_symbols + i] = size[a] + size[b]
+            leads[a] = True
+        # a replacement creates at most two pairs: room for them before the pass (the arrays
+        # are not grown inside it: an array reassigned in a loop costs on every step)
+        need = n_pairs + 2
+        for i in range(got):
+            need += 2 * best_c[i]
+        if need > len(pair):
+            pair, count, new_of = _grown(pair, count, new_of, need)
+        # a chosen pair's entry holds its new symbol (-1: not chosen)
+        for i in range(got):
+            chosen[i] = where[best_p[i]] - 1
+            new_of[chosen[i]] = n_symbols + i
+        # replace left to right, keeping the counts those of the rewritten stream
+        i = 0
+        j = 0
+        at = 0
+        prev_in = np.int64(-1)  # the input symbol before i, and whether a pair took it
+        prev_taken = False
+        prev_out = np.int64(-1)  # the output symbol before j, and whether it is new
+        prev_new = False
+        while i < m:
+            a = np.int64(seq[i])
+            c = np.int64(-1)
+            created = np.int64(-1)
+            if leads[a] and i + 1 < m and (at + size[a]) & mask != 0:
+                c = new_of[where[a * stride + seq[i + 1]] - 1]
+            if c >= 0:
+                b = np.int64(seq[i + 1])
+                count[where[a * stride + b] - 1] -= 1
+                if i > 0 and not prev_taken and at & mask != 0:
+                    # (taken: the replacement of that symbol took the pair off)
+                    count[where[prev_in * stride + a] - 1] -= 1
+                end = at + size[a] + size[b]
+                if i + 2 < m and end & mask != 0:
+                    count[where[b * stride + seq[i + 2]] - 1] -= 1
+                if j > 0 and at & mask != 0:
+                    created = prev_out * stride + c
+                seq[j] = c
+                prev_out, prev_new, prev_in, prev_taken = c, True, b, True
+                at = end
+                i += 2
+            else:
+                if prev_new and at & mask != 0:
+                    created = prev_out * stride + a
+                seq[j] = a
+                prev_out, prev_new, prev_in, prev_taken = a, False, a, False
+                at += size[a]
+                i += 1
+            j += 1
+            if created >= 0:  # (written out here: a helper costs 7x on this loop)
+                e = where[created]
+                if e == 0:
+                    pair[n_pairs] = created
+                    count[n_pairs] = 1
+                    n_pairs += 1
+                    where[created] = n_pairs
+                else:
+                    count[e - 1] += 1
+        m = j
+        for i in range(got):
+            leads[left[n_symbols - k + i]] = False
+            new_of[chosen[i]] = -1
+        n_symbols += got
+    for i in range(n_pairs):
+        where[pair[i]] = 0
+    return m, n_symbols, pair, count, new_of
 
 
 @nogil_kernel
@@ -102,6 +206,62 @@ def pair_sizes(k, left, right):
     for j in range(len(left)):
         size[k + j] = size[left[j]] + size[right[j]]
     return size
+
+
+@nogil_kernel
+def huffman_depths(counts):
+    """Huffman code lengths (int64) of symbols seen ``counts`` times (int64[k], k >= 2): the
+    two lightest nodes are merged first, ties to the lower node number (leaves ``0..k-1``, then
+    merged nodes in the order made), so the lengths do not depend on anything else."""
+    k = len(counts)
+    nodes = 2 * k - 1
+    weight = np.empty(nodes, np.int64)
+    parent = np.full(nodes, -1, np.int64)
+    weight[:k] = counts
+    heap = np.empty(k, np.int64)  # node numbers, a binary min-heap on (weight, node)
+    for i in range(k):
+        heap[i] = i  # ascending by node; sift each down to make it a heap
+    size = k
+    for start in range(size // 2 - 1, -1, -1):
+        _sift_down(heap, size, start, weight)
+    made = k
+    while size > 1:
+        a = heap[0]
+        size -= 1
+        heap[0] = heap[size]
+        _sift_down(heap, size, 0, weight)
+        b = heap[0]
+        weight[made] = weight[a] + weight[b]
+        parent[a] = made
+        parent[b] = made
+        heap[0] = made  # replaces b at the top
+        _sift_down(heap, size, 0, weight)
+        made += 1
+    depth = np.zeros(nodes, np.int64)
+    for node in range(nodes - 2, -1, -1):  # a parent is made after its children
+        depth[node] = depth[parent[node]] + 1
+    return depth[:k].copy()
+
+
+@inline_kernel
+def _sift_down(heap, size, at, weight):
+    node = heap[at]
+    while True:
+        child = 2 * at + 1
+        if child >= size:
+            break
+        other = child + 1
+        if other < size and (weight[heap[other]] < weight[heap[child]]
+                             or (weight[heap[other]] == weight[heap[child]]
+                                 and heap[other] < heap[child])):
+            child = other
+        c = heap[child]
+        if weight[c] < weight[node] or (weight[c] == weight[node] and c < node):
+            heap[at] = c
+            at = child
+        else:
+            break
+    heap[at] = node
 
 
 # --------------------------------------------------------------------------- encoding
@@ -180,18 +340,23 @@ def _word(buf, at):
 
 
 @inline_kernel
-def _next(buf, table, pos):
-    """(symbol, its code's length) of the code at bit ``pos`` of the bit stream; symbol -1 if
-    none matches (damaged)."""
-    w = _word(buf, table[T_BITS] * 8 + pos)
-    t = table[table[T_FAST] + np.int64(w >> np.uint64(64 - FAST_BITS))]
+def _code(table, x):
+    """(symbol, its code's length, the slots it stands for) of the code at the top of the
+    64-bit word ``x``; symbol -1 if none matches (damaged)."""
+    t = table[table[T_FAST] + np.int64(x >> np.uint64(64 - FAST_BITS))]
     if t >= 0:
-        return t >> 8, t & 255
+        return (t >> 8) & 0xFFFF, t & 255, t >> 24
     for length in range(FAST_BITS + 1, table[T_MAXLEN] + 1):
-        d = np.int64(w >> np.uint64(64 - length)) - table[table[T_FIRST_CODE] + length]
+        d = np.int64(x >> np.uint64(64 - length)) - table[table[T_FIRST_CODE] + length]
         if 0 <= d < table[table[T_COUNT] + length]:
-            return table[table[T_ORDER] + table[table[T_FIRST_INDEX] + length] + d], length
-    return -1, 0
+            s = table[table[T_ORDER] + table[table[T_FIRST_INDEX] + length] + d]
+            return s, length, table[table[T_SIZE] + s]
+    return -1, 0, 0
+
+
+# The block loops below keep the 64 bits from a byte boundary at ``wpos`` in a word and load
+# the next 8 bytes only when a code may reach past them (codes are at most 32 bits): loading
+# 8 bytes for every code was most of a probe's time.
 
 
 @inline_kernel
@@ -216,14 +381,19 @@ def decode_slot(buf, table, slot, damaged):
     pos = _start(buf, table, block)
     end = _start(buf, table, block + 1)
     rem = slot - (block << table[T_SHIFT])
-    size = table[T_SIZE]
+    base = table[T_BITS] * 8
+    wpos = pos
+    w = _word(buf, base + wpos)
     while pos < end:
-        s, length = _next(buf, table, pos)
+        if pos - wpos > 32:
+            wpos = pos & ~np.int64(7)
+            w = _word(buf, base + wpos)
+        s, length, sz = _code(table, w << np.uint64(pos - wpos))
         if s < 0:
             return damaged
-        if rem < table[size + s]:
+        if rem < sz:
             return _terminal(table, s, rem)
-        rem -= table[size + s]
+        rem -= sz
         pos += length
     return damaged
 
@@ -240,28 +410,38 @@ def _decode_run(buf, table, slots, out, lo, hi, damaged):
     """``out[i]`` = the value at ``slots[i]`` for i in lo..hi-1 (``slots`` ascending): a block
     is decoded once, up to the last slot asked in it; ``damaged`` where it is damaged."""
     shift = table[T_SHIFT]
-    size = table[T_SIZE]
+    base = table[T_BITS] * 8
     block = -1
     pos = np.int64(0)
     end = np.int64(0)
     at = np.int64(0)  # the first slot of the symbol at ``pos``
+    wpos = np.int64(0)
+    w = np.uint64(0)
     for i in range(lo, hi):
         slot = slots[i]
+        if i > lo and slot == slots[i - 1] and out[i - 1] != damaged:
+            out[i] = out[i - 1]  # the same slot again (a batch repeats positions)
+            continue
         b = slot >> shift
         if b != block or slot < at:
             block = b
             pos = _start(buf, table, b)
             end = _start(buf, table, b + 1)
             at = b << shift
+            wpos = pos
+            w = _word(buf, base + wpos)
         got = damaged
         while pos < end:
-            s, length = _next(buf, table, pos)
+            if pos - wpos > 32:
+                wpos = pos & ~np.int64(7)
+                w = _word(buf, base + wpos)
+            s, length, sz = _code(table, w << np.uint64(pos - wpos))
             if s < 0:
                 break
-            if slot < at + table[size + s]:
+            if slot < at + sz:
                 got = _terminal(table, s, slot - at)
                 break
-            at += table[size + s]
+            at += sz
             pos += length
         if got == damaged:
             block = -1  # start the block again for the next slot
@@ -293,7 +473,6 @@ def decode_all(buf, table, damaged):
     """Every slot's value (int64[n]; ``damaged`` in a block from a damaged place on)."""
     n = table[T_N]
     shift = table[T_SHIFT]
-    size = table[T_SIZE]
     out = np.full(n, damaged, np.int64)
     blocks = (n + table[T_BLOCK] - 1) >> shift
     for block in prange(blocks):
@@ -302,12 +481,35 @@ def decode_all(buf, table, damaged):
         end = _start(buf, table, b + 1)
         at = b << shift
         stop = min(n, at + table[T_BLOCK])
+        base = table[T_BITS] * 8
+        wpos = pos
+        w = _word(buf, base + wpos)
         while at < stop and pos < end:
-            s, length = _next(buf, table, pos)
-            if s < 0 or at + table[size + s] > stop:
+            if pos - wpos > 32:
+                wpos = pos & ~np.int64(7)
+                w = _word(buf, base + wpos)
+            s, length, sz = _code(table, w << np.uint64(pos - wpos))
+            if s < 0 or at + sz > stop:
                 break
-            for r in range(table[size + s]):
+            for r in range(sz):
                 out[at + r] = _terminal(table, s, r)
-            at += table[size + s]
+            at += sz
             pos += length
     return out
+
+
+@kernel
+def decode_rows(buf, table, slots, out, lo, hi, damaged):
+    """``out[i]`` = the value at ``slots[i]`` for i in lo..hi-1 (ascending), on one core:
+    ``lookup_arrays`` over many tables calls it once per table on its rows of one sorted
+    batch (a table's share of a batch over a thousand CDC tables is a few hundred rows)."""
+    _decode_run(buf, table, slots, out, lo, hi, damaged)
+
+
+@parallel_kernel
+def decode_rows_parallel(buf, table, slots, out, lo, hi, damaged):
+    """``decode_rows`` in chunks on every core (a table's share of a batch of many rows)."""
+    chunk = 4096
+    for c in prange((hi - lo + chunk - 1) // chunk):
+        _decode_run(buf, table, slots, out, lo + c * chunk, min(hi, lo + (c + 1) * chunk),
+                    damaged)

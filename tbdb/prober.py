@@ -251,6 +251,7 @@ class Prober:
         # spread over a thousand CDC tables cost a thousand passes over it)
         order = np.argsort(loc.which, kind="stable")
         bounds = np.searchsorted(loc.which[order], np.arange(len(loc.tables) + 1))
+        together: tuple[list, list] = ([], [])  # tables whose store gathers them in one call
         for i, name in enumerate(loc.tables):
             rows = order[bounds[i]:bounds[i + 1]]
             if not len(rows):
@@ -259,12 +260,28 @@ class Prober:
                 found = self._search_rows(game, loc.keys[rows], rows, **options)
             else:
                 t = self.table(game, name, f"row {int(rows[0])}", full=True)
+                if loc.plies is None and getattr(t, "gathers_with_others", False):
+                    together[0].append(t)
+                    together[1].append(rows)
+                    continue
                 plies = loc.plies[rows] if loc.plies is not None else None
                 try:
                     found = t.gather(loc.keys[rows], plies)
                 except RowMissing as missing:
                     raise self._damaged(game, t, f"row {int(rows[missing.row])}",
                                         missing.key) from None
+            for col, got in zip(cols, found):
+                col[rows] = got
+        if together[0]:
+            tables, parts = together
+            rows = np.concatenate(parts)
+            try:
+                found = self.store.gather_index(tables, parts, loc.keys[rows])
+            except RowMissing as missing:
+                at = int(np.searchsorted(np.cumsum([len(p) for p in parts]), missing.row,
+                                         side="right"))
+                raise self._damaged(game, tables[at], f"row {int(rows[missing.row])}",
+                                    missing.key) from None
             for col, got in zip(cols, found):
                 col[rows] = got
         self.stats.hits += n

@@ -9,7 +9,7 @@ new symbols, again and again (Re-Pair, as Syzygy's tables do), lets one code sta
 slots."""
 from __future__ import annotations
 
-import heapq
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,23 +24,13 @@ def code_lengths(counts: np.ndarray, limit: int = MAX_CODE) -> np.ndarray:
     """Huffman code lengths (uint8) of symbols seen ``counts`` times (each > 0), at most
     ``limit`` bits: deterministic (ties go to the lower symbol number); a lone symbol gets 1
     bit.  Too long codes are avoided by flattening the rarest counts and trying again."""
+    from tbdb.solvers.probe_files import huffman_depths
     counts = np.asarray(counts, np.int64)
-    k = len(counts)
-    if k == 1:
+    if len(counts) == 1:
         return np.ones(1, np.uint8)
     floor = 0
     while True:
-        c = np.maximum(counts, floor)
-        heap = [(int(c[s]), s, (s,)) for s in range(k)]
-        heapq.heapify(heap)
-        depth = np.zeros(k, np.int64)
-        tie = k
-        while len(heap) > 1:
-            a, b = heapq.heappop(heap), heapq.heappop(heap)
-            for s in a[2] + b[2]:
-                depth[s] += 1
-            heapq.heappush(heap, (a[0] + b[0], tie, a[2] + b[2]))
-            tie += 1
+        depth = huffman_depths(np.maximum(counts, floor))
         if depth.max() <= limit:
             return depth.astype(np.uint8)
         floor = max(1, 2 * floor, int(counts.sum()) >> limit)
@@ -68,7 +58,7 @@ def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
     lo, hi = int(values.min()), int(values.max())
     if hi - lo < 1 << 24:  # a histogram: linear time, and no int64 copy of a long stream
-        values = (values - np.int32(lo)).astype(np.int32) if values.dtype == np.int32 \
+        values = (values - np.int32(lo)).astype(np.int32, copy=False) if values.dtype == np.int32 \
             else (np.asarray(values, np.int64) - lo)
         counts = np.bincount(values, minlength=hi - lo + 1)
         distinct = np.flatnonzero(counts)
@@ -84,43 +74,48 @@ PAIRS_PER_ROUND = 64  # new symbols made per pass over the stream
 MIN_PAIR = 8  # a pair seen fewer times does not pay for its entry in the file
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(symbols: int, entries: int):
+    """This thread's scratch arrays for ``substitute`` (see there), for ``symbols`` symbols
+    and ``entries`` pairs: kept from call to call, so the pages a table touched are mapped for
+    the next (an export codes a thousand tables; fresh pages cost as much as the coding).  The
+    pair index (64 MiB for 4096 symbols) is made with calloc: pages no pair touches cost
+    nothing; the pair list grows as streams need (12 bytes a pair seen)."""
+    s = _SCRATCH.__dict__
+    stride = max(symbols, MAX_SYMBOLS)
+    if s.get("stride") != stride:
+        s["stride"], s["where"] = stride, np.zeros(stride * stride, np.int32)
+    if len(s.get("pair", ())) < entries:
+        s["pair"], s["count"] = np.empty(entries, np.int32), np.empty(entries, np.int32)
+        s["new_of"] = np.full(entries, -1, np.int32)
+    return s["where"], s["pair"], s["count"], s["new_of"]
+
+
 def substitute_pairs(seq: np.ndarray, k: int, block_slots: int,
-                     max_symbols: int = MAX_SYMBOLS):
+                     max_symbols: int = MAX_SYMBOLS, per_round: int = PAIRS_PER_ROUND,
+                     min_pair: int = MIN_PAIR):
     """Re-Pair inside blocks: (seq shortened, pairs int32[K - k, 2], size int64[K]).  Each
-    round counts the adjacent pairs inside a block, makes the most frequent ones (at most
-    ``PAIRS_PER_ROUND``, each seen ``MIN_PAIR`` times or more) new symbols and replaces them left
-    to right.  Deterministic: ties go to the lower pair number."""
+    round makes the most frequent adjacent pairs inside a block new symbols (at most
+    ``per_round``, each seen ``min_pair`` times or more; ties to the lower pair number
+    ``a * max_symbols + b``) and replaces them left to right (``solvers/probe_files.py``,
+    ``substitute``).  ``seq`` (int32) is rewritten in place."""
     from tbdb.solvers import probe_files as kernels
-    m = len(seq)
-    size = np.ones(max_symbols, np.int64)
-    pairs: list[tuple[int, int]] = []
-    # pair a, b is a * max_symbols + b; counts is made once (calloc: pages never touched cost
-    # nothing) and only the entries a round used are set back
-    counts = np.zeros(max_symbols * max_symbols, np.int32)
-    touched = np.empty(max(1, min(m, max_symbols * max_symbols)), np.int64)  # pairs seen
-    while k + len(pairs) < max_symbols and m > 1:
-        seen = touched[:kernels.count_pairs(seq, m, size, block_slots, max_symbols, counts,
-                                            touched)]
-        c = counts[seen]
-        counts[seen] = 0
-        take = min(PAIRS_PER_ROUND, max_symbols - k - len(pairs), len(seen))
-        if take == 0:
-            break
-        top = np.argpartition(-c, take - 1)[:take] if take < len(c) else np.arange(len(c))
-        top = top[np.lexsort((seen[top], -c[top]))]
-        top = seen[top[c[top] >= MIN_PAIR]]
-        if len(top) == 0:
-            break
-        new = np.arange(k + len(pairs), k + len(pairs) + len(top), dtype=np.int64)
-        for p, s in zip(top.tolist(), new.tolist()):
-            a, b = divmod(p, max_symbols)
-            pairs.append((a, b))
-            size[s] = size[a] + size[b]
-        by_pair = np.argsort(top)
-        m = kernels.replace_pairs(seq, m, size, block_slots, max_symbols, top[by_pair],
-                                  new[by_pair])
-    n_symbols = k + len(pairs)
-    return (seq[:m], np.array(pairs, np.int32).reshape(-1, 2), size[:n_symbols].copy())
+    seq = np.ascontiguousarray(seq, np.int32)
+    left = np.zeros(max(0, max_symbols - k), np.int32)
+    right = np.zeros_like(left)
+    size = np.ones(max(max_symbols, k), np.int64)
+    if k >= max_symbols or len(seq) < 2:
+        return seq, np.zeros((0, 2), np.int32), size[:k].copy()
+    where, pair, count, new_of = _scratch(max_symbols, min(len(seq), k * k) + 2)
+    m, n_symbols, *grown = kernels.substitute(seq, k, block_slots, max_symbols, per_round,
+                                              min_pair, where, pair, count, new_of, left, right,
+                                              size)
+    if len(grown[0]) > len(pair):  # kept for the next stream this thread codes
+        _SCRATCH.pair, _SCRATCH.count, _SCRATCH.new_of = grown
+    pairs = np.column_stack([left[:n_symbols - k], right[:n_symbols - k]]).astype(np.int32)
+    return seq[:m], pairs.reshape(-1, 2), size[:n_symbols].copy()
 
 
 def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
@@ -134,7 +129,7 @@ def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
     if len(distinct) == 0:
         distinct = np.zeros(1, np.int64)
     k = len(distinct)
-    seq, pairs, size = substitute_pairs(place.astype(np.int32), k, block_slots,
+    seq, pairs, size = substitute_pairs(place.astype(np.int32, copy=False), k, block_slots,
                                         max(min(max_symbols, k + n // MIN_PAIR + 1), k))
     n_symbols = len(size)
     used = kernels.symbol_counts(seq, len(seq), n_symbols)
@@ -275,7 +270,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     # order, each over 2 ** (FAST_BITS - length) entries
     short = order[lengths[order] <= K.FAST_BITS]
     fast = np.full(1 << K.FAST_BITS, -1, np.int64)
-    filled = np.repeat(short.astype(np.int64) << 8 | lengths[short],
+    filled = np.repeat(size[short] << 24 | short.astype(np.int64) << 8 | lengths[short],
                        1 << (K.FAST_BITS - lengths[short]))
     fast[:len(filled)] = filled
     head = np.zeros(K.T_FIELDS, np.int64)

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
 
@@ -28,16 +28,24 @@ def meta_of(game: str, row: dict) -> dict:
 def write_table(game: str, row: dict, values, moves: bool = True) -> bytes:
     """The probe file of a built table: catalogue row ``row``, ``values`` what
     ``storage_of(row).load(store, row)`` returned.  Same input, same bytes."""
+    with ThreadPoolExecutor(2) as pool:  # the coder's kernels release the GIL
+        return start_table(game, row, values, moves, pool)()
+
+
+def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
+    """``write_table`` in two steps: its streams are handed to ``pool`` now; the function
+    returned waits for them and gives the file's bytes.  An export keeps two threads coding
+    streams of consecutive tables while it reads the next one."""
     from tbdb.solvers.retrograde import NONE
     storage = row["storage"]
     if storage == "index":
         streams = [pack_values(values.result, values.distance)]
         if moves:
             streams.append(np.where(values.result == NONE, -1, values.best).astype(np.int32))
-        with ThreadPoolExecutor(len(streams)) as pool:  # the coder's kernels release the GIL
-            coded = list(pool.map(encode_stream, streams))
-        sections = list(zip((b"VALS", b"MOVE"), coded))
+        coding = [pool.submit(encode_stream, s) for s in streams]
         slots, rows = len(values.result), int(np.count_nonzero(values.result != NONE))
+        return lambda: _file(game, row, moves, slots, rows,
+                             list(zip((b"VALS", b"MOVE"), (c.result() for c in coding))))
     elif storage == "key":
         keys, result, distance, best = _key_rows(values)
         sections = [(b"KEYS", keys.astype("<i8").tobytes()), (b"KRES", result.tobytes()),
@@ -54,6 +62,12 @@ def write_table(game: str, row: dict, values, moves: bool = True) -> bytes:
         slots, rows = len(values.offsets) - 1, int(values.offsets[-1])
     else:
         raise ValueError(f"no probe file layout for storage {storage!r}")
+    return lambda: _file(game, row, moves, slots, rows, sections)
+
+
+def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> bytes:
+    """A probe file's bytes: header, JSON, section table, then ``sections`` (tag, bytes)."""
+    storage = row["storage"]
     meta = json.dumps(meta_of(game, row), sort_keys=True, separators=(",", ":")).encode()
     head_bytes = HEADER.size + len(meta) + pad8(len(meta)) + SECTION.size * len(sections)
     table, body, at = [], [], head_bytes

@@ -33,18 +33,22 @@ class ProbeIndexTable(StoredTable):
                                      f"table of {file.slots} (damaged)")
         from tbdb.solvers.probe_files import decode_slot_pair
         self.decode_pair = decode_slot_pair
+        self.slots = file.slots
+        if self.moves is not None:  # what a single probe passes, gathered once
+            self.pair_args = (self.values.buf, self.values.table, self.moves.buf,
+                              self.moves.table)
         self.loaded = True
+        self.gathers_with_others = True  # see ProbeDir.gather_index
 
     def _load(self) -> None:
         pass
 
     def probe(self, key, plies=None):
-        if not 0 <= key < self.file.slots:
+        if not 0 <= key < self.slots:
             return None
         key = int(key)
         if self.moves is not None:
-            v, best = self.decode_pair(self.values.buf, self.values.table, self.moves.buf,
-                                       self.moves.table, key, DAMAGED)
+            v, best = self.decode_pair(*self.pair_args, key, DAMAGED)
         else:
             v, best = self.values.decode_slot(self.values.buf, self.values.table, key,
                                               DAMAGED), -1

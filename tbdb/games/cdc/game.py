@@ -257,7 +257,12 @@ class CdcGame(Game):
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
-        for start, end in zip(starts, np.r_[starts[1:], n]):
+        ends = np.r_[starts[1:], n]
+        # one kernel call locates the rows of every material (``group``: each sorted row's
+        # material, -1 for a side without pieces)
+        group = np.full(len(starts), -1, np.int64)
+        descs, swaps, sizes = [], [], []
+        for g, (start, end) in enumerate(zip(starts, ends)):
             rows = order[start:end]
             key = sorted_keys[start]
             if key < 0:  # a side has no piece: lost for the mover without pieces
@@ -271,10 +276,18 @@ class CdcGame(Game):
                 continue
             name, swap, desc, size = self._entry(boards[rows[0]].tolist(), sides[rows[0]])
             which[rows] = len(tables)
+            group[g] = len(tables)
             tables.append(name)
-            locate = (locate_kernels.locate_many if len(rows) >= 4096
-                      else locate_kernels.locate_few)
-            locate(boards, sides, rows, desc, swap, size, slots, sym)
+            descs.append(desc)
+            swaps.append(swap)
+            sizes.append(size)
+        if tables:
+            per_row = np.repeat(group, np.asarray(ends) - np.asarray(starts))
+            take = per_row >= 0
+            locate_kernels.locate_groups(
+                boards, sides, np.ascontiguousarray(order[take]), per_row[take],
+                np.stack(descs), np.array(swaps, np.int64), np.array(sizes, np.int64), slots,
+                sym)
         return BatchLocation(tables, which, slots, sym, over)
 
     def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:

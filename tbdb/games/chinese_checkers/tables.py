@@ -240,11 +240,17 @@ class RhombusTable:
             cells = (self.cells - 1 - cells).astype(np.int16)
         return cells
 
+    @cached_property
+    def _cell_maps(self) -> tuple[tuple[int, ...], ...]:
+        """``cell_map`` of each symmetry as a tuple: a single lookup maps its best move with
+        two indexings instead of building the map in numpy each time."""
+        return tuple(tuple(self.cell_map(s).tolist()) for s in range(4))
+
     def move_cells(self, code: int, symmetry: int) -> tuple[int, int]:
         """(from, to) in the original position of a move code stored on its canonical slot."""
-        image = self.cell_map(symmetry)
+        image = self._cell_maps[symmetry & 3]
         radix = space_kernels.MOVE_RADIX
-        return int(image[code // radix]), int(image[code % radix])
+        return image[code // radix], image[code % radix]
 
     @cached_property
     def symmetric_slots(self) -> int:
