@@ -14,7 +14,8 @@ Differences from ``levels``, each for speed or for memory at 19-20 seeds:
   are listed in step order (5 bytes each, a sequential read when replayed) for a window of
   steps at a time, as many as keep the list within a budget, each window by one pass over
   their runs: the whole list at once for small books, a bounded slice of it at 19-20 seeds.
-* **Events in one array per group of chunks** (at most 64 groups), grown group by group, and
+* **Events in one array per group of chunks** (at most 64 groups; 3 bytes an event: uint16
+  position in its chunk and move, int8 score), grown group by group, and
   turned into runs group by group (``events_to_runs``), each group's events freed as soon as
   its runs are written: at most one copy of the book's runs is in memory, plus one group.
 * **Per-level work** (``solve_core``'s ``work``): positions evaluated at each step.
@@ -138,6 +139,38 @@ def reverse_edges(n, base, packed):
 # --------------------------------------------------------------------------------------------
 
 
+@nogil_kernel
+def score_changes(off, start, score):
+    """What replaying a solved book needs of its runs (layout: ``levels``): per position, only
+    the runs whose score differs from the run before (or from 0 for the first: V(., 0) = 0).
+    Returns ``(off int32[N + 1], start uint8[K], score int8[K])`` (plies left fit a byte:
+    ``MAX_T`` = 200).  About 1.6 bytes a run instead of 4 plus 8 per position: the smaller books
+    a 20-seed build keeps for the replay while book 20 solves (a caller checks ``K < 2^31``)."""
+    N = off.shape[0] - 1
+    count = 0
+    for p in range(N):
+        prev = 0
+        for r in range(off[p], off[p + 1]):
+            if score[r] != prev:
+                count += 1
+                prev = score[r]
+    out_off = np.empty(N + 1, dtype=np.int32)
+    out_start = np.empty(count, dtype=np.uint8)
+    out_score = np.empty(count, dtype=np.int8)
+    k = 0
+    out_off[0] = 0
+    for p in range(N):
+        prev = 0
+        for r in range(off[p], off[p + 1]):
+            if score[r] != prev:
+                out_start[k] = np.uint8(start[r])
+                out_score[k] = score[r]
+                prev = score[r]
+                k += 1
+        out_off[p + 1] = k
+    return out_off, out_start, out_score
+
+
 @kernel
 def _count_book(off, start, score, toff):
     """Add to ``toff[t + 1]`` the number of positions of one smaller book whose score changes at
@@ -227,14 +260,15 @@ def _low_byte(w):
 
 
 @kernel
-def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start, used, step_cnt,
-                evals, t):
+def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg_start, used,
+                step_cnt, evals, t):
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every dirty
     position (its byte in ``dirty64`` is 1; the flags are cleared) is evaluated from ``vals``
     (V at t - 1, only read); if (score, best move) differs from the stored one, ``move`` is
-    updated and the event ``local << 16 | score << 8 | move`` (low bytes) appended to this
-    chunk's segment of ``ev`` (its group's events, from ``seg_start[c]``, room for one more per
-    position).  ``evals[c]`` = positions evaluated."""
+    updated and the event appended to this chunk's segment of its group's events (from
+    ``seg_start[c]``, room for one more per position): ``ev`` uint16 ``local << 3 | move + 1``
+    (``chunk`` <= 8192), ``ev_sc`` int8 the score; 3 bytes an event, as many as the book's
+    runs.  ``evals[c]`` = positions evaluated."""
     lo = c * chunk
     hi = min(N, lo + chunk)
     w0 = seg_start[c] + used[c]
@@ -262,7 +296,8 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start,
             # would stall on the loads above and serialise the cache misses of the positions
             changed = (sc != vals[base_n + i]) | (mv != move[i])
             move[i] = mv
-            ev[wr] = np.uint32(((i - lo) << 16) | ((sc & 0xFF) << 8) | (mv & 0xFF))
+            ev[wr] = np.uint16(((i - lo) << 3) | (mv + 1))
+            ev_sc[wr] = np.int8(sc)
             wr += changed
     used[c] = wr - seg_start[c]
     step_cnt[c, t] = wr - w0
@@ -270,8 +305,8 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start,
 
 
 @kernel
-def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start, used,
-                 step_cnt, t, cnt_score, flagged):
+def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc, seg_start,
+                 used, step_cnt, t, cnt_score, flagged):
     """Phase 2 of step t, same positions as ``_eval_chunk``: for each event of this step whose
     score differs from ``vals``, store the score and flag the position's parents in ``nxt``
     (dirty at step t + 1).  Other chunks may set the same ``nxt`` byte concurrently: a benign
@@ -282,9 +317,8 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_
     nf = 0
     end = seg_start[c] + used[c]
     for e in range(end - step_cnt[c, t], end):
-        x = ev[e]
-        i = lo + np.int64(x >> 16)
-        sc = np.int8((x >> 8) & 0xFF)
+        i = lo + np.int64(ev[e] >> 3)
+        sc = ev_sc[e]
         if vals[base_n + i] != sc:
             vals[base_n + i] = sc
             ns += 1
@@ -297,10 +331,10 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_
 
 
 @kernel
-def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
+def _grow_group(g, cpg, chunk, N, ev, ev_sc, seg_start, seg_cap, used):
     """The events of group ``g`` (chunks ``g * cpg ..``) with room for one more event per
-    position in every chunk: ``ev`` itself, or a copy in which each short chunk has 1.5 times
-    its room (``seg_start``/``seg_cap`` updated)."""
+    position in every chunk: ``(ev, ev_sc)`` themselves, or copies in which each short chunk has
+    1.5 times its room (``seg_start``/``seg_cap`` updated)."""
     nchunks = seg_start.shape[0]
     c0 = g * cpg
     c1 = min(nchunks, c0 + cpg)
@@ -310,7 +344,7 @@ def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
         if seg_cap[c] - used[c] <= ln:
             short = True
     if not short:
-        return ev
+        return ev, ev_sc
     total = 0
     new_start = np.empty(c1 - c0, dtype=np.int64)
     for c in range(c0, c1):
@@ -319,50 +353,57 @@ def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
             seg_cap[c] = max(seg_cap[c] + seg_cap[c] // 2, used[c] + ln + 1)
         new_start[c - c0] = total
         total += seg_cap[c]
-    bigger = np.empty(total, dtype=np.uint32)
+    bigger = np.empty(total, dtype=np.uint16)
+    bigger_sc = np.empty(total, dtype=np.int8)
     for c in range(c0, c1):
         z = new_start[c - c0]
         bigger[z:z + used[c]] = ev[seg_start[c]:seg_start[c] + used[c]]
+        bigger_sc[z:z + used[c]] = ev_sc[seg_start[c]:seg_start[c] + used[c]]
         seg_start[c] = z
-    return bigger
+    return bigger, bigger_sc
 
 
 @kernel
 def _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
-          rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score, flagged):
+          rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
+          flagged):
     """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
     changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
     array of ``evs``: a typed list's item costs about a microsecond to fetch.)"""
     cur64 = cur.view(np.uint64)
     for g in range(ngroups):  # every evaluation reads V(., t - 1): all of them first
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
-                        step_cnt, evals, t)
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
+                        used, step_cnt, evals, t)
     for g in range(ngroups):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
-                         used, step_cnt, t, cnt_score, flagged)
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
+                         seg_start, used, step_cnt, t, cnt_score, flagged)
 
 
 @parallel_nogil_kernel
 def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
-                   nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
-                   flagged):
+                   nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t,
+                   cnt_score, flagged):
     """``_step`` on Numba's threads, a group of chunks per task.  (A kernel of its own: calling
     a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
     cur64 = cur.view(np.uint64)
     for g in prange(ngroups):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
-                        step_cnt, evals, t)
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
+                        used, step_cnt, evals, t)
     for g in prange(ngroups):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
-                         used, step_cnt, t, cnt_score, flagged)
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
+                         seg_start, used, step_cnt, t, cnt_score, flagged)
 
 
 @uncached_nogil_kernel  # it calls _step_parallel: see solvers/jit.py
@@ -372,15 +413,15 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
 
     ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from ``reverse_edges``; ``offs``/``starts``/``scores``: typed
     lists of the run arrays of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
-    none); ``chunk`` = positions per task, a multiple of 8 and at most 65536; ``parallel``: run
+    none); ``chunk`` = positions per task, a multiple of 8 and at most 8192; ``parallel``: run
     a step on Numba's threads when about ``par_min_dirty`` positions or more are flagged;
     ``runs_guess`` = initial event room per position; ``window_changes``: the smaller books'
     score changes are listed (5 bytes each) for as many steps at a time as keep the list within
     this many changes (at least one step), each window by one pass over their runs.
 
-    Returns ``(evs, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work int64[MAX_T +
-    1], stable_from, moves_stable_from, t_end)``: ``evs`` a typed list of uint32 arrays, the
-    events of chunks ``g * cpg .. (g + 1) * cpg - 1`` at ``g``; chunk k's start at
+    Returns ``(evs, evs_sc, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work
+    int64[MAX_T + 1], stable_from, moves_stable_from, t_end)``: ``evs``/``evs_sc`` typed lists
+    of uint16/int8 arrays, the events of chunks ``g * cpg .. (g + 1) * cpg - 1`` at ``g``; chunk k's start at
     ``seg_start[k]`` in its group's array, ``step_cnt[k, t]`` of them for step t = 1, 2, ... in
     turn (layout at ``_eval_chunk``);
     ``work[t]`` = positions evaluated at step t; ``t_end`` = the last step computed."""
@@ -411,6 +452,7 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
     seg_cap = np.empty(nchunks, dtype=np.int64)
     used = np.zeros(nchunks, dtype=np.int64)
     evs = List()
+    evs_sc = List()
     for g in range(ngroups):
         total = 0
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
@@ -418,7 +460,8 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
             seg_start[c] = total
             seg_cap[c] = ln * runs_guess + 1
             total += seg_cap[c]
-        evs.append(np.empty(total, dtype=np.uint32))
+        evs.append(np.empty(total, dtype=np.uint16))
+        evs_sc.append(np.empty(total, dtype=np.int8))
     step_cnt = np.zeros((nchunks, MAX_T + 1), dtype=np.int32)
     evals = np.zeros(nchunks, dtype=np.int64)
     work = np.zeros(MAX_T + 1, dtype=np.int64)
@@ -440,16 +483,18 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
             est += _replay(t_lo, t - 1, toff, pos, sc, vals, rev_off, rev_par, cur)
         for g in range(ngroups):  # room for one event per position of each chunk, plus one
             ev = evs[g]
-            grown = _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used)
+            grown, grown_sc = _grow_group(g, cpg, chunk, N, ev, evs_sc[g], seg_start, seg_cap,
+                                          used)
             if grown is not ev:
                 evs[g] = grown
+                evs_sc[g] = grown_sc
         if parallel and est >= par_min_dirty:
             _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move,
-                           cur, nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t,
-                           cnt_score, flagged)
+                           cur, nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt,
+                           evals, t, cnt_score, flagged)
         else:
             _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
-                  rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
+                  rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
                   flagged)
         tmp = cur  # cur is all zero again: it becomes the next step's nxt
         cur = nxt
@@ -472,11 +517,11 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
             if ns == 0 and t - 1 >= lower_stable:
                 t_end = t
                 break
-    return evs, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end
+    return evs, evs_sc, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end
 
 
 @nogil_kernel
-def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
+def events_to_runs(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end):
     """Sort ``solve_core``'s events by position into runs (layout: ``levels``), freeing each
     group's events once its runs are written.  Returns ``(run_offsets int64[N + 1], run_from
     int16[R], run_score int8[R], run_move int8[R])``."""
@@ -489,7 +534,7 @@ def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
             e = seg_start[c]
             for t in range(1, t_end + 1):
                 for _ in range(step_cnt[c, t]):
-                    off[lo + np.int64(ev[e] >> 16) + 1] += 1
+                    off[lo + np.int64(ev[e] >> 3) + 1] += 1
                     e += 1
     for i in range(N):
         off[i + 1] += off[i]
@@ -500,6 +545,7 @@ def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
     fill = np.empty(chunk, dtype=np.int64)
     for g in range(len(evs)):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             lo = c * chunk
             hi = min(N, lo + chunk)
@@ -509,13 +555,13 @@ def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
             for t in range(1, t_end + 1):
                 for _ in range(step_cnt[c, t]):
                     x = ev[e]
-                    k = np.int64(x >> 16)
+                    k = np.int64(x >> 3)
                     j = fill[k]
                     run_from[j] = t
-                    run_score[j] = np.int8((x >> 8) & 0xFF)
-                    run_move[j] = np.int8(x & 0xFF)
+                    run_score[j] = ev_sc[e]
+                    run_move[j] = np.int8(np.int64(x & 7) - 1)
                     fill[k] = j + 1
                     e += 1
-        ev = np.empty(0, dtype=np.uint32)
-        evs[g] = ev  # free this group's events
+        evs[g] = np.empty(0, dtype=np.uint16)  # free this group's events
+        evs_sc[g] = np.empty(0, dtype=np.int8)
     return off, run_from, run_score, run_move

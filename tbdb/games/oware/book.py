@@ -78,7 +78,48 @@ class Book:
         return lookup_many(self.run_offsets, self.run_from, self.run_score, self.run_move, t)
 
 
-#: Positions per task of a step.
+@dataclass(frozen=True, eq=False)
+class ReplayBook:
+    """What solving the bigger books needs of a solved book: per position only the runs whose
+    score changes (``changes.score_changes``: int32 offsets, uint8 first plies left, int8
+    score; about 1.6 bytes a run where a ``Book`` takes 4, plus 4 bytes a position instead of
+    8).  A build keeps its smaller books in this form while the next ones solve (books 0..18,
+    1.5 billion runs, while book 20 solves).  ``runs``: the book's number of runs (sizes the
+    next books' event buffers)."""
+
+    n: int
+    stable_from: int
+    runs: int
+    run_offsets: np.ndarray  # int32[N + 1]
+    run_from: np.ndarray  # uint8[K]
+    run_score: np.ndarray  # int8[K]
+
+    @classmethod
+    def of(cls, book) -> "ReplayBook":
+        """The replay form of a ``Book`` (or of a ``ReplayBook``: itself)."""
+        if isinstance(book, ReplayBook):
+            return book
+        off = np.ascontiguousarray(book.run_offsets, dtype=np.int64)
+        rf = np.ascontiguousarray(book.run_from, dtype=np.int16)
+        rs = np.ascontiguousarray(book.run_score, dtype=np.int8)
+        n = int(book.n)
+        if len(off) != book_size(n) + 1 or off[0] != 0 or off[-1] != len(rf) or len(rs) != len(rf):
+            raise ValueError(f"book {n}: run arrays do not match its {book_size(n)} positions")
+        if len(rf) >= 1 << 31:
+            raise ValueError(f"book {n}: {len(rf):,} runs, more than a replay form holds")
+        c_off, c_from, c_score = changes.score_changes(off, rf, rs)
+        return cls(n, int(book.stable_from), len(rf), c_off, c_from, c_score)
+
+    @property
+    def size(self) -> int:
+        return len(self.run_offsets) - 1
+
+    @property
+    def num_runs(self) -> int:
+        return self.runs
+
+
+#: Positions per task of a step (at most 8192: an event keeps its position in 13 bits).
 CHUNK = 4096
 #: Books smaller than this are solved on one thread (``parallel=None``): their steps are short,
 #: and with every core busy (other processes) the per-step thread barriers cost more than the
@@ -124,7 +165,7 @@ def _runs_guess(n: int, lower_books) -> int:
         m = int(b.n)
         if m in (n - 1, n - 2) and book_size(m):
             extra = 2.0 if m == n - 1 else 3.5
-            guess = max(guess, int(len(b.run_from) / book_size(m) + extra) + 1)
+            guess = max(guess, int(b.num_runs / book_size(m) + extra) + 1)
     return guess
 
 
@@ -132,8 +173,7 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds, with the
     change-list solver (``tbdb.solvers.oware.changes``).
 
-    ``lower_books``: a sequence of ``Book`` (or any objects with the attributes ``n``,
-    ``stable_from``, ``run_offsets``, ``run_from``, ``run_score``) that contains the books
+    ``lower_books``: a sequence of ``Book`` or ``ReplayBook`` that contains the books
     0 .. n - 2; others are ignored (book n - 1, if given, only sizes the event buffers).  Their
     runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
     Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
@@ -141,28 +181,37 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
     lower_books = list(lower_books)
-    lower, lower_stable = _lower_runs(n, lower_books)
+    by_n = {int(b.n): b for b in lower_books}
+    missing = [m for m in range(n - 1) if m not in by_n]
+    if missing:
+        raise ValueError(f"book {n} needs the books of {missing!r} seeds")
     runs_guess = _runs_guess(n, lower_books)
-    offs = List.empty_list(types.int64[::1])
-    starts = List.empty_list(types.int16[::1])
+    lower_stable = max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
+    replay = None
+    offs = List.empty_list(types.int32[::1])
+    starts = List.empty_list(types.uint8[::1])
     scores = List.empty_list(types.int8[::1])
-    for off, rf, rs in lower:
-        offs.append(off)
-        starts.append(rf)
-        scores.append(rs)
-    del lower
+    for m in range(n - 1):
+        replay = ReplayBook.of(by_n[m])
+        if replay.size != book_size(m) or replay.run_offsets[-1] != len(replay.run_from):
+            raise ValueError(f"book {m}: replay arrays do not match its {book_size(m)} positions")
+        offs.append(replay.run_offsets)
+        starts.append(replay.run_from)
+        scores.append(replay.run_score)
+    del replay, by_n
     N = book_size(n)
     if parallel is None:
         parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
     base = book_bases(n)
     packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
     rev_off, rev_par = changes.reverse_edges(n, base, packed)
-    evs, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end = \
+    evs, evs_sc, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end = \
         changes.solve_core(
         n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
         CHUNK, bool(parallel), PARALLEL_MIN_DIRTY, runs_guess, REPLAY_WINDOW_CHANGES)
     del packed, rev_off, rev_par, offs, starts, scores
-    off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, cpg, seg_start, step_cnt, t_end)
+    off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt,
+                                             t_end)
     return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm, work)
 
 

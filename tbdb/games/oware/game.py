@@ -18,7 +18,7 @@ from tbdb.errors import InvalidArrayError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
     Successor, TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES  # capabilities
-from tbdb.games.oware.book import Book, solve_book
+from tbdb.games.oware.book import Book, ReplayBook, solve_book
 from tbdb.games.oware.position import HOUSES, TOTAL_SEEDS, OwarePosition
 from tbdb.games.oware.tables import seeds_of, table_name
 from tbdb.options import Option
@@ -92,6 +92,10 @@ class OwareGame(Game):
         return Book(seeds_of(table), int(params["stable_from"]), int(params["moves_stable_from"]),
                     values.offsets, values.start, values.score.astype(np.int8),
                     values.move.astype(np.int8))
+
+    def dependency_form(self, table: str, book: Book) -> ReplayBook:
+        """The bigger books replay only a book's score changes (``ReplayBook``)."""
+        return ReplayBook.of(book)
 
     def describe(self, table: str, book: Book) -> TableData:
         n = book.n
