@@ -62,12 +62,15 @@ def load_table(g, store: Store, table: str):
     return g.from_stored(table, row, store.load_table(row))
 
 
-def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
-    """The solved tables ``table`` reads, from ``cache`` or else loaded (and cached)."""
+def _dependencies(g, table: str, store: Store, cache: dict, solving: bool = False) -> dict:
+    """The solved tables ``table`` reads, from ``cache`` or else loaded (and cached); in the
+    form the game's solver keeps them (``Game.dependency_form``) if ``solving``, else whole
+    (``verify`` re-derives a table from its dependencies' every field)."""
     deps = {}
     for d in g.dependencies(table):
         if d not in cache:
-            cache[d] = g.dependency_form(d, load_table(g, store, d))
+            loaded = load_table(g, store, d)
+            cache[d] = g.dependency_form(d, loaded) if solving else loaded
         deps[d] = cache[d]
     return deps
 
@@ -146,7 +149,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         kind = storage_of(g)
         try:
             for i, t in enumerate(todo):
-                deps = _dependencies(g, t, store, cache)
+                deps = _dependencies(g, t, store, cache, solving=True)
                 if i == 0 or kind.by_levels:
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit

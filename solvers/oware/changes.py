@@ -18,7 +18,7 @@ Differences from ``levels``, each for speed or for memory at 19-20 seeds:
   position in its chunk and move, int8 score), grown group by group, and
   turned into runs group by group (``events_to_runs``), each group's events freed as soon as
   its runs are written: at most one copy of the book's runs is in memory, plus one group.
-* **Per-level work** (``solve_core``'s ``work``): positions evaluated at each step.
+* **Per-level work** (``solve_serial``'s ``work``): positions evaluated at each step.
 
 Cells (the solver's value array): books 0 .. n end to end (``index.book_bases``), then
 ``n + 1`` cells NEG[k] holding -k (k = 0 .. n) and one cell HIGH holding 127::
@@ -45,8 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from tbdb.solvers.jit import (kernel, nogil_kernel, parallel_nogil_kernel, prange,
-                              uncached_nogil_kernel)
+from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
 from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
@@ -363,10 +362,10 @@ def _grow_group(g, cpg, chunk, N, ev, ev_sc, seg_start, seg_cap, used):
     return bigger, bigger_sc
 
 
-@kernel
-def _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
-          rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
-          flagged):
+@nogil_kernel
+def step_serial(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+                rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
+                flagged):
     """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
     changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
     array of ``evs``: a typed list's item costs about a microsecond to fetch.)"""
@@ -386,11 +385,11 @@ def _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, c
 
 
 @parallel_nogil_kernel
-def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
-                   nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t,
-                   cnt_score, flagged):
-    """``_step`` on Numba's threads, a group of chunks per task.  (A kernel of its own: calling
-    a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
+def step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
+                  nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t,
+                  cnt_score, flagged):
+    """``step_serial`` on Numba's threads, a group of chunks per task.  (A kernel of its own:
+    calling a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
     cur64 = cur.view(np.uint64)
     for g in prange(ngroups):
         ev = evs[g]
@@ -406,47 +405,47 @@ def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals
                          seg_start, used, step_cnt, t, cnt_score, flagged)
 
 
-@uncached_nogil_kernel  # it calls _step_parallel: see solvers/jit.py
-def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
-               lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes):
-    """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``).
+# A book's solve is a loop over steps t = 1, 2, ... of ``before_step`` (the smaller books'
+# changes at t - 1 replayed, event room made), a step on one thread (``step_serial``) or on
+# Numba's threads (``step_parallel``), and ``after_step`` (counts, stopping rule).  ``solve_serial``
+# runs the loop in one compiled kernel (small books: a step takes microseconds); a big book's
+# loop runs in Python (``tbdb.games.oware.book``), which calls the parallel step itself: no
+# cached kernel calls a parallel one (Numba 0.68 could write such a caller's cache entry so
+# that later processes loading it crashed; see solvers/jit.py).
 
-    ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from ``reverse_edges``; ``offs``/``starts``/``scores``: typed
-    lists of the run arrays of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
-    none); ``chunk`` = positions per task, a multiple of 8 and at most 8192; ``parallel``: run
-    a step on Numba's threads when about ``par_min_dirty`` positions or more are flagged;
-    ``runs_guess`` = initial event room per position; ``window_changes``: the smaller books'
-    score changes are listed (5 bytes each) for as many steps at a time as keep the list within
-    this many changes (at least one step), each window by one pass over their runs.
+#: Slots of the loop's ``state`` (int64[STATE_SIZE]).
+S_T_LO, S_T_HI, S_EST, S_EVENTS, S_STABLE, S_MOVES_STABLE, S_T_END = range(7)
+STATE_SIZE = 7
 
-    Returns ``(evs, evs_sc, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work
-    int64[MAX_T + 1], stable_from, moves_stable_from, t_end)``: ``evs``/``evs_sc`` typed lists
-    of uint16/int8 arrays, the events of chunks ``g * cpg .. (g + 1) * cpg - 1`` at ``g``; chunk k's start at
-    ``seg_start[k]`` in its group's array, ``step_cnt[k, t]`` of them for step t = 1, 2, ... in
-    turn (layout at ``_eval_chunk``);
-    ``work[t]`` = positions evaluated at step t; ``t_end`` = the last step computed."""
+
+@nogil_kernel
+def core_state(n, base, chunk, runs_guess):
+    """The loop's arrays for book ``n`` (``chunk``: positions per task, a multiple of 8 and at
+    most 8192; ``runs_guess``: initial event room per position).  Returns ``(state, vals,
+    move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals, cnt_score,
+    flagged, work)``: ``vals`` the value array (cells: module doc), ``cur``/``nxt`` the dirty
+    flags of this step and the next (every position at t = 1), the events in groups of ``cpg``
+    chunks (at most 64 groups)."""
     N = BOOK_SIZES[n]
-    base_n = base[n]
-    rev_lo = base[n - 1] if n >= 1 else 0
     ncells = base[n + 1] + n + 2
     nchunks = (N + chunk - 1) // chunk
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    state[S_T_LO] = 1  # the replay window: the changes at steps t_lo .. t_hi - 1
+    state[S_T_HI] = 1
+    state[S_EST] = N  # positions about to be evaluated
+    state[S_STABLE] = 1
+    state[S_MOVES_STABLE] = 1
+    state[S_T_END] = MAX_T
     vals = np.zeros(ncells, dtype=np.int8)
     for k in range(n + 1):
         vals[base[n + 1] + k] = -k
     vals[ncells - 1] = 127
     move = np.full(N, -2, dtype=np.int8)  # no move yet: every position changes at t = 1
     padded = (N + 7) // 8 * 8
-    cur = np.zeros(padded, dtype=np.uint8)  # dirty at this step
-    cur[:N] = 1  # every position at t = 1
-    nxt = np.zeros(padded, dtype=np.uint8)  # dirty at the next step
-    cnt_score = np.zeros(nchunks, dtype=np.int64)
-    flagged = np.zeros(nchunks, dtype=np.int64)
-    toff = replay_count(offs, starts, scores)
-    t_lo = 1  # the replay window: the changes at steps t_lo .. t_hi - 1
-    t_hi = 1
-    pos = np.empty(0, dtype=np.int32)
-    sc = np.empty(0, dtype=np.int8)
-    cpg = max(16, (nchunks + 63) // 64)  # chunks per group: at most 64 groups
+    cur = np.zeros(padded, dtype=np.uint8)
+    cur[:N] = 1
+    nxt = np.zeros(padded, dtype=np.uint8)
+    cpg = max(16, (nchunks + 63) // 64)
     ngroups = (nchunks + cpg - 1) // cpg
     seg_start = np.empty(nchunks, dtype=np.int64)
     seg_cap = np.empty(nchunks, dtype=np.int64)
@@ -464,60 +463,122 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
         evs_sc.append(np.empty(total, dtype=np.int8))
     step_cnt = np.zeros((nchunks, MAX_T + 1), dtype=np.int32)
     evals = np.zeros(nchunks, dtype=np.int64)
+    cnt_score = np.zeros(nchunks, dtype=np.int64)
+    flagged = np.zeros(nchunks, dtype=np.int64)
     work = np.zeros(MAX_T + 1, dtype=np.int64)
-    n_events = 0
-    stable_from = 1
-    moves_stable_from = 1
-    t_end = MAX_T
-    est = N
+    return (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt,
+            evals, cnt_score, flagged, work)
+
+
+@nogil_kernel
+def window_due(t, state, toff, window_changes):
+    """Whether step ``t`` needs the next replay window (the smaller books' changes at t - 1 are
+    past the current one); if so ``state`` gets its steps: as many from t - 1 on as keep it
+    within ``window_changes`` changes (at least one)."""
+    if t < 2 or t - 1 < state[S_T_HI]:
+        return False
+    t_lo = t - 1
+    t_hi = t_lo + 1
+    while t_hi <= MAX_T and toff[t_hi + 1] - toff[t_lo] <= window_changes:
+        t_hi += 1
+    state[S_T_LO] = t_lo
+    state[S_T_HI] = t_hi
+    return True
+
+
+@nogil_kernel
+def replay_window(base, offs, starts, scores, toff, state):
+    """The window ``window_due`` chose: ``(pos int32[K], score int8[K])``."""
+    return _replay_window(base, offs, starts, scores, toff, state[S_T_LO], state[S_T_HI])
+
+
+@nogil_kernel
+def before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
+                seg_start, seg_cap, used, state):
+    """Step ``t``'s preparation: the smaller books' score changes at t - 1 (from the window
+    ``pos``/``sc``) written into ``vals`` and their parents flagged in ``cur``; every chunk
+    given room for one more event per position."""
+    if t >= 2:
+        state[S_EST] += _replay(state[S_T_LO], t - 1, toff, pos, sc, vals, rev_off, rev_par,
+                                cur)
+    for g in range(len(evs)):
+        ev = evs[g]
+        grown, grown_sc = _grow_group(g, cpg, chunk, N, ev, evs_sc[g], seg_start, seg_cap, used)
+        if grown is not ev:
+            evs[g] = grown
+            evs_sc[g] = grown_sc
+
+
+@nogil_kernel
+def after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
+    """Step ``t``'s counts (``work[t]``, ``state``'s estimate of the next step's positions,
+    stable_from, moves_stable_from); True if the book is stable (stopping rule: ``levels``),
+    ``state[S_T_END]`` = t."""
+    ns = 0
+    na = 0
+    est = 0
+    for c in range(cnt_score.shape[0]):
+        ns += cnt_score[c]
+        na += used[c]
+        work[t] += evals[c]
+        est += flagged[c]
+    changes = na - state[S_EVENTS]
+    state[S_EVENTS] = na
+    state[S_EST] = est
+    if t >= 2:
+        if ns > 0:
+            state[S_STABLE] = t
+        if changes > 0:
+            state[S_MOVES_STABLE] = t
+        if ns == 0 and t - 1 >= lower_stable:
+            state[S_T_END] = t
+            return True
+    return False
+
+
+@nogil_kernel
+def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
+                 runs_guess, window_changes):
+    """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``), every step on
+    this thread.
+
+    ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from
+    ``reverse_edges``; ``offs``/``starts``/``scores``: typed lists of the replay forms
+    (``score_changes``) of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
+    none); ``chunk``, ``runs_guess``: ``core_state``; ``window_changes``: the smaller books'
+    score changes are listed (5 bytes each) for as many steps at a time as keep the list within
+    this many changes (at least one step), each window by one pass over their replay forms.
+
+    Returns ``(evs, evs_sc, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work
+    int64[MAX_T + 1], state)``: ``evs``/``evs_sc`` typed lists of uint16/int8 arrays, the
+    events of chunks ``g * cpg .. (g + 1) * cpg - 1`` at ``g``; chunk k's start at
+    ``seg_start[k]`` in its group's array, ``step_cnt[k, t]`` of them for step t = 1, 2, ... in
+    turn (layout at ``_eval_chunk``); ``work[t]`` = positions evaluated at step t;
+    ``state[S_STABLE]``, ``state[S_MOVES_STABLE]``: the book's stable_from and
+    moves_stable_from, ``state[S_T_END]`` the last step computed."""
+    N = BOOK_SIZES[n]
+    (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
+     cnt_score, flagged, work) = core_state(n, base, chunk, runs_guess)
+    nchunks = seg_start.shape[0]
+    toff = replay_count(offs, starts, scores)
+    pos = np.empty(0, dtype=np.int32)
+    sc = np.empty(0, dtype=np.int8)
     for t in range(1, MAX_T + 1):
-        if t >= 2:  # the smaller books' changes at t - 1
-            if t - 1 >= t_hi:  # the next window: as many steps as fit in window_changes
-                t_lo = t - 1
-                t_hi = t_lo + 1
-                while t_hi <= MAX_T and toff[t_hi + 1] - toff[t_lo] <= window_changes:
-                    t_hi += 1
-                pos = np.empty(0, dtype=np.int32)  # free the last window first
-                sc = np.empty(0, dtype=np.int8)
-                pos, sc = _replay_window(base, offs, starts, scores, toff, t_lo, t_hi)
-            est += _replay(t_lo, t - 1, toff, pos, sc, vals, rev_off, rev_par, cur)
-        for g in range(ngroups):  # room for one event per position of each chunk, plus one
-            ev = evs[g]
-            grown, grown_sc = _grow_group(g, cpg, chunk, N, ev, evs_sc[g], seg_start, seg_cap,
-                                          used)
-            if grown is not ev:
-                evs[g] = grown
-                evs_sc[g] = grown_sc
-        if parallel and est >= par_min_dirty:
-            _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move,
-                           cur, nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt,
-                           evals, t, cnt_score, flagged)
-        else:
-            _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
-                  rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
-                  flagged)
+        if window_due(t, state, toff, window_changes):
+            pos = np.empty(0, dtype=np.int32)  # free the last window first
+            sc = np.empty(0, dtype=np.int8)
+            pos, sc = replay_window(base, offs, starts, scores, toff, state)
+        before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
+                    seg_start, seg_cap, used, state)
+        step_serial(len(evs), cpg, nchunks, chunk, N, base[n], base[n - 1] if n >= 1 else 0,
+                    packed, vals, move, cur, nxt, rev_off, rev_par, evs, evs_sc, seg_start, used,
+                    step_cnt, evals, t, cnt_score, flagged)
         tmp = cur  # cur is all zero again: it becomes the next step's nxt
         cur = nxt
         nxt = tmp
-        ns = 0
-        na = 0
-        est = 0
-        for c in range(nchunks):
-            ns += cnt_score[c]
-            na += used[c]
-            work[t] += evals[c]
-            est += flagged[c]
-        changes = na - n_events
-        n_events = na
-        if t >= 2:
-            if ns > 0:
-                stable_from = t
-            if changes > 0:
-                moves_stable_from = t
-            if ns == 0 and t - 1 >= lower_stable:
-                t_end = t
-                break
-    return evs, evs_sc, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end
+        if after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
+            break
+    return evs, evs_sc, cpg, seg_start, step_cnt, work, state
 
 
 @nogil_kernel

@@ -205,14 +205,48 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     base = book_bases(n)
     packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
     rev_off, rev_par = changes.reverse_edges(n, base, packed)
-    evs, evs_sc, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end = \
-        changes.solve_core(
-        n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
-        CHUNK, bool(parallel), PARALLEL_MIN_DIRTY, runs_guess, REPLAY_WINDOW_CHANGES)
+    solve = _solve_parallel if parallel else changes.solve_serial
+    evs, evs_sc, cpg, seg_start, step_cnt, work, state = solve(
+        n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
+        runs_guess, REPLAY_WINDOW_CHANGES)
     del packed, rev_off, rev_par, offs, starts, scores
     off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt,
-                                             t_end)
-    return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm, work)
+                                             int(state[changes.S_T_END]))
+    return Book(n, int(state[changes.S_STABLE]), int(state[changes.S_MOVES_STABLE]), off, rf, rs,
+                rm, work)
+
+
+def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
+                    runs_guess, window_changes):
+    """``changes.solve_serial`` with the loop here, each step on Numba's threads when about
+    ``PARALLEL_MIN_DIRTY`` positions or more are flagged (a parallel call costs about 0.1 ms
+    even when there is little to do).  The loop is Python so that no cached kernel calls the
+    parallel one (``changes``' comment on the loop); a big book's step takes milliseconds to
+    seconds, the loop's own calls tens of microseconds."""
+    N = book_size(n)
+    (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
+     cnt_score, flagged, work) = changes.core_state(n, base, chunk, runs_guess)
+    nchunks = len(seg_start)
+    base_n = int(base[n])
+    rev_lo = int(base[n - 1]) if n >= 1 else 0
+    toff = changes.replay_count(offs, starts, scores)
+    pos = np.empty(0, np.int32)
+    sc = np.empty(0, np.int8)
+    for t in range(1, MAX_T + 1):
+        if changes.window_due(t, state, toff, window_changes):
+            pos = sc = None  # free the last window first
+            pos, sc = changes.replay_window(base, offs, starts, scores, toff, state)
+        changes.before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs,
+                            evs_sc, seg_start, seg_cap, used, state)
+        step = (changes.step_parallel if state[changes.S_EST] >= PARALLEL_MIN_DIRTY
+                else changes.step_serial)
+        step(len(evs), cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+             rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
+             flagged)
+        cur, nxt = nxt, cur  # cur is all zero again: it becomes the next step's nxt
+        if changes.after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
+            break
+    return evs, evs_sc, cpg, seg_start, step_cnt, work, state
 
 
 def solve_book_levels(n: int, lower_books, parallel: bool | None = None) -> Book:
