@@ -497,16 +497,20 @@ def before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, ev
                 seg_start, seg_cap, used, state):
     """Step ``t``'s preparation: the smaller books' score changes at t - 1 (from the window
     ``pos``/``sc``) written into ``vals`` and their parents flagged in ``cur``; every chunk
-    given room for one more event per position."""
+    given room for one more event per position.  Returns the groups whose events were moved
+    to bigger arrays (their old arrays freed)."""
     if t >= 2:
         state[S_EST] += _replay(state[S_T_LO], t - 1, toff, pos, sc, vals, rev_off, rev_par,
                                 cur)
+    moved = 0
     for g in range(len(evs)):
         ev = evs[g]
         grown, grown_sc = _grow_group(g, cpg, chunk, N, ev, evs_sc[g], seg_start, seg_cap, used)
         if grown is not ev:
             evs[g] = grown
             evs_sc[g] = grown_sc
+            moved += 1
+    return moved
 
 
 @nogil_kernel
@@ -582,10 +586,8 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
 
 
 @nogil_kernel
-def events_to_runs(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end):
-    """Sort ``solve_core``'s events by position into runs (layout: ``levels``), freeing each
-    group's events once its runs are written.  Returns ``(run_offsets int64[N + 1], run_from
-    int16[R], run_score int8[R], run_move int8[R])``."""
+def run_offsets(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
+    """``events_to_runs``, pass 1: ``run_offsets int64[N + 1]`` of the runs the events make."""
     nchunks = seg_start.shape[0]
     off = np.zeros(N + 1, dtype=np.int64)
     for g in range(len(evs)):
@@ -599,12 +601,17 @@ def events_to_runs(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end):
                     e += 1
     for i in range(N):
         off[i + 1] += off[i]
-    R = off[N]
-    run_from = np.empty(R, dtype=np.int16)
-    run_score = np.empty(R, dtype=np.int8)
-    run_move = np.empty(R, dtype=np.int8)
+    return off
+
+
+@nogil_kernel
+def fill_runs(g0, g1, N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, off, run_from,
+              run_score, run_move):
+    """``events_to_runs``, pass 2, for the groups ``g0 .. g1 - 1``: their runs written (into
+    the arrays of ``R = off[N]`` runs), their events freed."""
+    nchunks = seg_start.shape[0]
     fill = np.empty(chunk, dtype=np.int64)
-    for g in range(len(evs)):
+    for g in range(g0, g1):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
@@ -625,4 +632,19 @@ def events_to_runs(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end):
                     e += 1
         evs[g] = np.empty(0, dtype=np.uint16)  # free this group's events
         evs_sc[g] = np.empty(0, dtype=np.int8)
+
+
+@nogil_kernel
+def events_to_runs(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end):
+    """Sort ``solve_serial``'s events by position into runs (layout: ``levels``), freeing each
+    group's events once its runs are written.  Returns ``(run_offsets int64[N + 1], run_from
+    int16[R], run_score int8[R], run_move int8[R])``.  (A big book's driver calls the two
+    passes itself, to give the freed events back to the system as it goes.)"""
+    off = run_offsets(N, chunk, evs, cpg, seg_start, step_cnt, t_end)
+    R = off[N]
+    run_from = np.empty(R, dtype=np.int16)
+    run_score = np.empty(R, dtype=np.int8)
+    run_move = np.empty(R, dtype=np.int8)
+    fill_runs(0, len(evs), N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, off,
+              run_from, run_score, run_move)
     return off, run_from, run_score, run_move
