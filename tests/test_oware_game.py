@@ -1,5 +1,6 @@
 """Oware books through the engine: build, SQL, lookup, verify, resume, errors."""
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -231,3 +232,38 @@ def test_rows_streamed_in_small_batches_are_the_same_rows(oware_db, tmp_path, mo
         got = duckdb.connect(str(small), read_only=True).execute(q).fetchall()
         want = duckdb.connect(oware_db, read_only=True).execute(q).fetchall()
         assert got == want
+
+
+def test_runs_load_a_range_of_positions_at_a_time(oware_db, monkeypatch):
+    """``RunStorage.load_runs`` reads a big book a range of positions at a time into its final
+    arrays (Oware's 20-seed book holds 1.9 billion runs): in many small ranges it loads what
+    one range loads, the books the solver makes, and still names a run outside the table."""
+    import numpy as np
+    from tbdb.games.oware.book import solve_books
+    from tbdb.storage import runs
+    from tbdb.store import Store
+    books = solve_books(MAX_SEEDS)
+
+    def load_all():
+        with Store(oware_db, read_only=True) as st:
+            return [st.load_table(st.table("oware", f"seeds-{n:02d}")) for n in
+                    range(MAX_SEEDS + 1)]
+
+    whole = load_all()
+    monkeypatch.setattr(runs, "LOAD_BATCH_RUNS", 1000)  # book 8: 350 ranges
+    for a, b in zip(load_all(), whole):
+        for k in ("offsets", "start", "score", "move"):
+            assert np.array_equal(getattr(a, k), getattr(b, k)) and \
+                getattr(a, k).dtype == getattr(b, k).dtype
+    for book, v in zip(books, whole):
+        assert np.array_equal(v.offsets, book.run_offsets) and \
+            np.array_equal(v.start, book.run_from) and np.array_equal(v.score, book.run_score) \
+            and np.array_equal(v.move, book.run_move)
+    bad = str(Path(oware_db).with_name("bad.duckdb"))
+    shutil.copyfile(oware_db, bad)
+    with duckdb.connect(bad) as con:  # a run moved past the last position of seeds-08
+        con.execute("UPDATE tb_score_runs SET idx = 75582 WHERE rowid = (SELECT max(rowid) FROM "
+                    "tb_score_runs WHERE table_id = (SELECT table_id FROM tb_tables WHERE "
+                    "table_name = 'seeds-08'))")
+    with Store(bad, read_only=True) as st, pytest.raises(Exception, match="outside its 75582"):
+        st.load_table(st.table("oware", "seeds-08"))

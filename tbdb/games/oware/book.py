@@ -326,6 +326,13 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
     if not 0 <= max_n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
     books: list[Book] = []
+    # what the solves read of the books before: solve_book their replay forms, made once each
+    lower = [] if solve is solve_book else books
+
+    def add(*solved):
+        books.extend(solved)
+        if lower is not books:
+            lower.extend(ReplayBook.of(b) for b in solved)
 
     def threaded(m):
         if parallel is not None:
@@ -336,11 +343,11 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
         n = 0
         while n <= max_n:
             if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-                a = pool.submit(solve, n, books, False)
-                b = pool.submit(solve, n + 1, books, False)
-                books += [a.result(), b.result()]
+                a = pool.submit(solve, n, lower, False)
+                b = pool.submit(solve, n + 1, lower, False)
+                add(a.result(), b.result())
                 n += 2
             else:
-                books.append(solve(n, books, parallel))
+                add(solve(n, lower, parallel))
                 n += 1
     return books
