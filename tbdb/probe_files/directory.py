@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from tbdb.errors import MissingTableError
 from tbdb.safe_files import publish, remove_quietly, temporary_beside
 from tbdb.storage import StoredTable, storage_of
-from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, write_table
+from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, table_parts
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
 from tbdb.probe_files.tables import TABLE_TYPES
 
@@ -158,13 +158,16 @@ class ExportSummary:
                 f"current and kept, {self.bytes:,} bytes in all, {self.seconds:.1f} s")
 
 
-def _write_file(path: str, data: bytes) -> None:
+def _write_file(path: str, data) -> None:
+    """Write ``data`` (bytes, or a list of buffers written one after the other) to ``path``
+    by way of a temporary file beside it."""
     from tbdb.safe_files import check_target
     check_target(path, "probe file")
     fd, tmp = temporary_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for part in [data] if isinstance(data, (bytes, bytearray)) else data:
+                f.write(part)
         publish(tmp, path)
     except BaseException:
         remove_quietly(tmp)
@@ -210,16 +213,20 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
         pending: list[tuple] = []
 
         def finish(g, row, rel, path, source, coded) -> None:
-            data = coded.result()
+            parts = coded.result()
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            _write_file(path, data)
+            _write_file(path, parts)
+            digest = hashlib.sha256()
+            for part in parts:
+                digest.update(part)
+            size = sum(len(part) for part in parts)
             entries[(g, row["table_name"])] = {
-                "game": g, "table": row["table_name"], "path": rel, "size": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(), "format_version": VERSION,
+                "game": g, "table": row["table_name"], "path": rel, "size": size,
+                "sha256": digest.hexdigest(), "format_version": VERSION,
                 **{k: v for k, v in meta_of(g, row).items() if k not in ("game", "table")},
                 "moves": source["moves"], "source": source}
             summary.written.append(rel)
-            summary.bytes += len(data)
+            summary.bytes += size
             bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
 
         with ThreadPoolExecutor(1) as pool:
@@ -243,7 +250,7 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                 while pending:  # at most one table coding while this one was read
                     finish(*pending.pop(0))
                 pending.append((g, row, rel, path, source,
-                                pool.submit(write_table, g, row, values, moves)))
+                                pool.submit(table_parts, g, row, values, moves)))
             while pending:
                 finish(*pending.pop(0))
         bar.close()
