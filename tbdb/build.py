@@ -150,7 +150,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         try:
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache, solving=True)
-                if i == 0 or kind.by_levels:
+                if i == 0 or kind.by_levels or not g.solve_beside_write(t):
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""

@@ -265,3 +265,26 @@ def test_runs_load_a_range_of_positions_at_a_time(oware_db, monkeypatch):
                     "table_name = 'seeds-08'))")
     with Store(bad, read_only=True) as st, pytest.raises(Exception, match="outside its 75582"):
         st.load_table(st.table("oware", "seeds-08"))
+
+
+def test_big_books_solve_after_the_book_before_is_written(oware_db, tmp_path, monkeypatch):
+    """Books from ``SOLVE_ALONE_FROM`` seeds on wait for the book before to be written (its
+    runs would sit beside their solve): marked 'building' again after that write, not only in
+    its commit, and the same books come out."""
+    from tbdb.games.oware import game as oware_game
+    from tbdb.store import Store
+    monkeypatch.setattr(oware_game, "SOLVE_ALONE_FROM", 6)
+    marked = []
+    plain = Store.mark_building
+    monkeypatch.setattr(Store, "mark_building",
+                        lambda self, game, table: (marked.append(table),
+                                                   plain(self, game, table))[1])
+    path = tmp_path / "alone.duckdb"
+    tbdb.build("oware", db=str(path), max_seeds=MAX_SEEDS, progress=False)
+    assert [marked.count(f"seeds-{n:02d}") for n in range(MAX_SEEDS + 1)] == \
+        [1, 1, 1, 1, 1, 1, 2, 2, 2]
+    query = ("SELECT count(*), sum(hash(seeds, idx, turns_left_from, turns_left_to, score, "
+             "best_move)) FROM oware_values")
+    got = duckdb.connect(str(path), read_only=True).execute(query).fetchall()
+    want = duckdb.connect(oware_db, read_only=True).execute(query).fetchall()
+    assert got == want

@@ -27,6 +27,8 @@ from tbdb.solvers.oware.changes import MAX_SOLVE_N
 
 MAX_T = levels.MAX_T
 DEFAULT_MAX_SEEDS = 12
+#: Books from this seed count on solve after the book before is written, not beside its write.
+SOLVE_ALONE_FROM = 19
 BATCH = 1 << 20
 
 
@@ -93,6 +95,11 @@ class OwareGame(Game):
         return Book(seeds_of(table), int(params["stable_from"]), int(params["moves_stable_from"]),
                     values.offsets, values.start, values.score.astype(np.int8),
                     values.move.astype(np.int8))
+
+    def solve_beside_write(self, table: str) -> bool:
+        """Books of 19 and 20 seeds wait for the book before to be written: book 19's runs
+        (5 GB) beside book 20's solve (about 14 GB) came to over 20 GB."""
+        return seeds_of(table) < SOLVE_ALONE_FROM
 
     def dependency_form(self, table: str, book: Book) -> ReplayBook:
         """The bigger books replay only a book's score changes (``ReplayBook``)."""
