@@ -3,6 +3,7 @@
     python benchmarks/oware_solver.py              # 9-seed book: tbdb vs C++; 12 and 16 seeds
     python benchmarks/oware_solver.py --max-n 12   # skip the 16-seed build (takes minutes)
     python benchmarks/oware_solver.py --max-n 9 --rounds 9
+    python benchmarks/oware_solver.py --max-n 9 --build 15 16 17   # + whole builds: growth per seed
 
 "The n-seed book" means every book of 0..n seeds, every ply-left level until the values stop
 changing, with the runs recorded.  The C++ reference (``benchmarks/oware_reference.cpp``,
@@ -16,6 +17,9 @@ the same rounds.  Per-level work: positions evaluated at each plies-left step of
 book, tbdb against the reference's every position of every book at every level.
 
 The 12- and 16-seed builds run in their own processes so that their peak RSS is their own.
+``--build N ...``: ``tbdb build oware --max-seeds N`` (solve and DuckDB, into a fresh file) in a
+child process for each N, with its wall time, CPU, peak RSS (the child's own), file size, and
+the growth of each from the N before: what the README's projections to 19-22 seeds rest on.
 """
 
 from __future__ import annotations
@@ -205,13 +209,37 @@ def run(max_n: int = 16, rounds: int = 5) -> list[dict]:
     return results
 
 
+def builds(counts: list[int]) -> list[dict]:
+    """Whole builds, one child process and one fresh database each (``--build``)."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    from run import cli_child
+    results, before = [], None
+    for n in counts:
+        with tempfile.TemporaryDirectory(prefix="oware-build-") as tmp:
+            db = os.path.join(tmp, "b.duckdb")
+            wall, cpu, peak = cli_child(["build", "oware", "--max-seeds", str(n), "--db", db,
+                                         "--no-progress"])
+            size = os.path.getsize(db)
+        row = {"n": n, "wall": wall, "cpu": cpu, "peak": peak, "size": size}
+        growth = "" if before is None else (
+            f" (x{wall / before['wall']:.2f} time, x{peak / before['peak']:.2f} peak, "
+            f"x{size / before['size']:.2f} file)")
+        results.append({"name": f"build --max-seeds {n}: wall / CPU / peak / file",
+                        "value": f"{wall:.0f} s / {cpu:.0f} s / {peak / 2**30:.2f} GiB / "
+                                 f"{size / 2**30:.2f} GiB{growth}", "unit": ""})
+        before = row
+    return results
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-n", type=int, default=16, help="largest book to time (9, 12 or 16)")
     ap.add_argument("--rounds", type=int, default=5, help="runs of each solver on 9 seeds")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--build", type=int, nargs="*", default=[], metavar="N",
+                    help="also time whole builds of 0..N seeds (minutes from 15 on)")
     args = ap.parse_args(argv)
-    results = run(args.max_n, args.rounds)
+    results = run(args.max_n, args.rounds) + builds(args.build)
     if args.json:
         print(json.dumps({"machine": machine(), "results": results}, indent=1))
         return

@@ -12,8 +12,8 @@ kernel wearing it changes, so add a new name rather than edit one in place.
 """
 from numba import njit, prange
 
-__all__ = ["kernel", "inline_kernel", "nogil_kernel", "uncached_nogil_kernel", "parallel_kernel",
-           "parallel_nogil_kernel", "prange"]
+__all__ = ["kernel", "inline_kernel", "nogil_kernel", "parallel_kernel", "parallel_nogil_kernel",
+           "prange"]
 
 
 def _njit(**flags):
@@ -38,15 +38,11 @@ inline_kernel = _njit(cache=True, inline="always")
 #: side.  Both only help if the kernel does not hold the GIL.
 nogil_kernel = _njit(cache=True, nogil=True)
 
-#: ``nogil_kernel`` compiled in every process, never cached: for a long-running kernel that
-#: calls a ``parallel_kernel``.  Numba 0.68 can write such a caller's cache entry so that a
-#: later process loading it segfaults (seen with the Oware solver's ``solve_core``, whose cache
-#: entry then crashed every Oware build that read it); compiling it costs seconds, a crash costs
-#: the build.
-uncached_nogil_kernel = _njit(nogil=True)
-
 #: A kernel whose ``prange`` loops run on Numba's threads (``numba.set_num_threads``).
-#: Iterations must be independent: each writes slots no other iteration writes.
+#: Iterations must be independent: each writes slots no other iteration writes.  Call it from
+#: Python, not from another cached kernel: Numba 0.68 can write a cached caller's entry so that
+#: a later process loading it segfaults (the Oware solver's loop did, when one compiled kernel
+#: called its parallel step; its loop now runs in Python for the books that step in parallel).
 parallel_kernel = _njit(cache=True, parallel=True)
 
 #: ``parallel_kernel`` that also releases the GIL: a parallel perft (run by ``in_worker``), a

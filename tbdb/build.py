@@ -62,12 +62,15 @@ def load_table(g, store: Store, table: str):
     return g.from_stored(table, row, store.load_table(row))
 
 
-def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
-    """The solved tables ``table`` reads, from ``cache`` or else loaded (and cached)."""
+def _dependencies(g, table: str, store: Store, cache: dict, solving: bool = False) -> dict:
+    """The solved tables ``table`` reads, from ``cache`` or else loaded (and cached); in the
+    form the game's solver keeps them (``Game.dependency_form``) if ``solving``, else whole
+    (``verify`` re-derives a table from its dependencies' every field)."""
     deps = {}
     for d in g.dependencies(table):
         if d not in cache:
-            cache[d] = load_table(g, store, d)
+            loaded = load_table(g, store, d)
+            cache[d] = g.dependency_form(d, loaded) if solving else loaded
         deps[d] = cache[d]
     return deps
 
@@ -146,8 +149,8 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         kind = storage_of(g)
         try:
             for i, t in enumerate(todo):
-                deps = _dependencies(g, t, store, cache)
-                if i == 0 or kind.by_levels:
+                deps = _dependencies(g, t, store, cache, solving=True)
+                if i == 0 or kind.by_levels or not g.solve_beside_write(t):
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""
@@ -184,7 +187,8 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     writer.write(summary, g.name, t, data, time.perf_counter() - t0, nxt)
                 summary.built.append(t)
                 if needed.get(t):
-                    cache[t] = g.from_stored(t, {"params": data.params}, data.values)
+                    cache[t] = g.dependency_form(t, g.from_stored(t, {"params": data.params},
+                                                                  data.values))
                 for d in deps:
                     needed[d] -= 1
                     if needed[d] == 0:

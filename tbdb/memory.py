@@ -34,3 +34,30 @@ def reuse_freed_memory() -> bool:
     _done = bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and \
         bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
     return _done
+
+
+_trim = None
+
+
+def release_freed_memory() -> bool:
+    """Hand the C heap's free pages back to the system (glibc ``malloc_trim``); True if it could.
+
+    Blocks below the mmap threshold (``reuse_freed_memory``) stay in the heap when freed, and
+    a heap only shrinks from its top: a solver that frees many such blocks out of order (Oware's
+    event groups, each grown by half again and again, then freed one by one while its runs are
+    written) keeps their pages resident until they are reused.  ``malloc_trim`` gives back every
+    whole free page, wherever it is.  It walks the free lists: call it after a batch of frees,
+    not after each."""
+    global _trim
+    if _trim is None:
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _trim = libc.malloc_trim
+            _trim.argtypes = (ctypes.c_size_t,)
+            _trim.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            _trim = False
+    if _trim is False:
+        return False
+    _trim(0)
+    return True

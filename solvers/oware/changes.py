@@ -14,10 +14,11 @@ Differences from ``levels``, each for speed or for memory at 19-20 seeds:
   are listed in step order (5 bytes each, a sequential read when replayed) for a window of
   steps at a time, as many as keep the list within a budget, each window by one pass over
   their runs: the whole list at once for small books, a bounded slice of it at 19-20 seeds.
-* **Events in one array per group of chunks** (at most 64 groups), grown group by group, and
+* **Events in one array per group of chunks** (at most 64 groups; 3 bytes an event: uint16
+  position in its chunk and move, int8 score), grown group by group, and
   turned into runs group by group (``events_to_runs``), each group's events freed as soon as
   its runs are written: at most one copy of the book's runs is in memory, plus one group.
-* **Per-level work** (``solve_core``'s ``work``): positions evaluated at each step.
+* **Per-level work** (``solve_serial``'s ``work``): positions evaluated at each step.
 
 Cells (the solver's value array): books 0 .. n end to end (``index.book_bases``), then
 ``n + 1`` cells NEG[k] holding -k (k = 0 .. n) and one cell HIGH holding 127::
@@ -44,8 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba.typed import List
 
-from tbdb.solvers.jit import (kernel, nogil_kernel, parallel_nogil_kernel, prange,
-                              uncached_nogil_kernel)
+from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
 from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
@@ -138,6 +138,38 @@ def reverse_edges(n, base, packed):
 # --------------------------------------------------------------------------------------------
 
 
+@nogil_kernel
+def score_changes(off, start, score):
+    """What replaying a solved book needs of its runs (layout: ``levels``): per position, only
+    the runs whose score differs from the run before (or from 0 for the first: V(., 0) = 0).
+    Returns ``(off int32[N + 1], start uint8[K], score int8[K])`` (plies left fit a byte:
+    ``MAX_T`` = 200).  About 1.6 bytes a run instead of 4 plus 8 per position: the smaller books
+    a 20-seed build keeps for the replay while book 20 solves (a caller checks ``K < 2^31``)."""
+    N = off.shape[0] - 1
+    count = 0
+    for p in range(N):
+        prev = 0
+        for r in range(off[p], off[p + 1]):
+            if score[r] != prev:
+                count += 1
+                prev = score[r]
+    out_off = np.empty(N + 1, dtype=np.int32)
+    out_start = np.empty(count, dtype=np.uint8)
+    out_score = np.empty(count, dtype=np.int8)
+    k = 0
+    out_off[0] = 0
+    for p in range(N):
+        prev = 0
+        for r in range(off[p], off[p + 1]):
+            if score[r] != prev:
+                out_start[k] = np.uint8(start[r])
+                out_score[k] = score[r]
+                prev = score[r]
+                k += 1
+        out_off[p + 1] = k
+    return out_off, out_start, out_score
+
+
 @kernel
 def _count_book(off, start, score, toff):
     """Add to ``toff[t + 1]`` the number of positions of one smaller book whose score changes at
@@ -227,14 +259,15 @@ def _low_byte(w):
 
 
 @kernel
-def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start, used, step_cnt,
-                evals, t):
+def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg_start, used,
+                step_cnt, evals, t):
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every dirty
     position (its byte in ``dirty64`` is 1; the flags are cleared) is evaluated from ``vals``
     (V at t - 1, only read); if (score, best move) differs from the stored one, ``move`` is
-    updated and the event ``local << 16 | score << 8 | move`` (low bytes) appended to this
-    chunk's segment of ``ev`` (its group's events, from ``seg_start[c]``, room for one more per
-    position).  ``evals[c]`` = positions evaluated."""
+    updated and the event appended to this chunk's segment of its group's events (from
+    ``seg_start[c]``, room for one more per position): ``ev`` uint16 ``local << 3 | move + 1``
+    (``chunk`` <= 8192), ``ev_sc`` int8 the score; 3 bytes an event, as many as the book's
+    runs.  ``evals[c]`` = positions evaluated."""
     lo = c * chunk
     hi = min(N, lo + chunk)
     w0 = seg_start[c] + used[c]
@@ -262,7 +295,8 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start,
             # would stall on the loads above and serialise the cache misses of the positions
             changed = (sc != vals[base_n + i]) | (mv != move[i])
             move[i] = mv
-            ev[wr] = np.uint32(((i - lo) << 16) | ((sc & 0xFF) << 8) | (mv & 0xFF))
+            ev[wr] = np.uint16(((i - lo) << 3) | (mv + 1))
+            ev_sc[wr] = np.int8(sc)
             wr += changed
     used[c] = wr - seg_start[c]
     step_cnt[c, t] = wr - w0
@@ -270,8 +304,8 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, seg_start,
 
 
 @kernel
-def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start, used,
-                 step_cnt, t, cnt_score, flagged):
+def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc, seg_start,
+                 used, step_cnt, t, cnt_score, flagged):
     """Phase 2 of step t, same positions as ``_eval_chunk``: for each event of this step whose
     score differs from ``vals``, store the score and flag the position's parents in ``nxt``
     (dirty at step t + 1).  Other chunks may set the same ``nxt`` byte concurrently: a benign
@@ -282,9 +316,8 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_
     nf = 0
     end = seg_start[c] + used[c]
     for e in range(end - step_cnt[c, t], end):
-        x = ev[e]
-        i = lo + np.int64(x >> 16)
-        sc = np.int8((x >> 8) & 0xFF)
+        i = lo + np.int64(ev[e] >> 3)
+        sc = ev_sc[e]
         if vals[base_n + i] != sc:
             vals[base_n + i] = sc
             ns += 1
@@ -297,10 +330,10 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_
 
 
 @kernel
-def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
+def _grow_group(g, cpg, chunk, N, ev, ev_sc, seg_start, seg_cap, used):
     """The events of group ``g`` (chunks ``g * cpg ..``) with room for one more event per
-    position in every chunk: ``ev`` itself, or a copy in which each short chunk has 1.5 times
-    its room (``seg_start``/``seg_cap`` updated)."""
+    position in every chunk: ``(ev, ev_sc)`` themselves, or copies in which each short chunk has
+    1.5 times its room (``seg_start``/``seg_cap`` updated)."""
     nchunks = seg_start.shape[0]
     c0 = g * cpg
     c1 = min(nchunks, c0 + cpg)
@@ -310,7 +343,7 @@ def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
         if seg_cap[c] - used[c] <= ln:
             short = True
     if not short:
-        return ev
+        return ev, ev_sc
     total = 0
     new_start = np.empty(c1 - c0, dtype=np.int64)
     for c in range(c0, c1):
@@ -319,98 +352,106 @@ def _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used):
             seg_cap[c] = max(seg_cap[c] + seg_cap[c] // 2, used[c] + ln + 1)
         new_start[c - c0] = total
         total += seg_cap[c]
-    bigger = np.empty(total, dtype=np.uint32)
+    bigger = np.empty(total, dtype=np.uint16)
+    bigger_sc = np.empty(total, dtype=np.int8)
     for c in range(c0, c1):
         z = new_start[c - c0]
         bigger[z:z + used[c]] = ev[seg_start[c]:seg_start[c] + used[c]]
+        bigger_sc[z:z + used[c]] = ev_sc[seg_start[c]:seg_start[c] + used[c]]
         seg_start[c] = z
-    return bigger
+    return bigger, bigger_sc
 
 
-@kernel
-def _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
-          rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score, flagged):
+@nogil_kernel
+def step_serial(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+                rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
+                flagged):
     """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
     changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
     array of ``evs``: a typed list's item costs about a microsecond to fetch.)"""
     cur64 = cur.view(np.uint64)
     for g in range(ngroups):  # every evaluation reads V(., t - 1): all of them first
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
-                        step_cnt, evals, t)
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
+                        used, step_cnt, evals, t)
     for g in range(ngroups):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
-                         used, step_cnt, t, cnt_score, flagged)
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
+                         seg_start, used, step_cnt, t, cnt_score, flagged)
 
 
 @parallel_nogil_kernel
-def _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
-                   nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
-                   flagged):
-    """``_step`` on Numba's threads, a group of chunks per task.  (A kernel of its own: calling
-    a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
+def step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
+                  nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t,
+                  cnt_score, flagged):
+    """``step_serial`` on Numba's threads, a group of chunks per task.  (A kernel of its own:
+    calling a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
     cur64 = cur.view(np.uint64)
     for g in prange(ngroups):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, seg_start, used,
-                        step_cnt, evals, t)
+            _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
+                        used, step_cnt, evals, t)
     for g in prange(ngroups):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, seg_start,
-                         used, step_cnt, t, cnt_score, flagged)
+            _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
+                         seg_start, used, step_cnt, t, cnt_score, flagged)
 
 
-@uncached_nogil_kernel  # it calls _step_parallel: see solvers/jit.py
-def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
-               lower_stable, chunk, parallel, par_min_dirty, runs_guess, window_changes):
-    """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``).
+# A book's solve is a loop over steps t = 1, 2, ... of ``before_step`` (the smaller books'
+# changes at t - 1 replayed, event room made), a step on one thread (``step_serial``) or on
+# Numba's threads (``step_parallel``), and ``after_step`` (counts, stopping rule).  ``solve_serial``
+# runs the loop in one compiled kernel (small books: a step takes microseconds); a big book's
+# loop runs in Python (``tbdb.games.oware.book``), which calls the parallel step itself: no
+# cached kernel calls a parallel one (Numba 0.68 could write such a caller's cache entry so
+# that later processes loading it crashed; see solvers/jit.py).
 
-    ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from ``reverse_edges``; ``offs``/``starts``/``scores``: typed
-    lists of the run arrays of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
-    none); ``chunk`` = positions per task, a multiple of 8 and at most 65536; ``parallel``: run
-    a step on Numba's threads when about ``par_min_dirty`` positions or more are flagged;
-    ``runs_guess`` = initial event room per position; ``window_changes``: the smaller books'
-    score changes are listed (5 bytes each) for as many steps at a time as keep the list within
-    this many changes (at least one step), each window by one pass over their runs.
+#: Slots of the loop's ``state`` (int64[STATE_SIZE]).
+S_T_LO, S_T_HI, S_EST, S_EVENTS, S_STABLE, S_MOVES_STABLE, S_T_END = range(7)
+STATE_SIZE = 7
 
-    Returns ``(evs, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work int64[MAX_T +
-    1], stable_from, moves_stable_from, t_end)``: ``evs`` a typed list of uint32 arrays, the
-    events of chunks ``g * cpg .. (g + 1) * cpg - 1`` at ``g``; chunk k's start at
-    ``seg_start[k]`` in its group's array, ``step_cnt[k, t]`` of them for step t = 1, 2, ... in
-    turn (layout at ``_eval_chunk``);
-    ``work[t]`` = positions evaluated at step t; ``t_end`` = the last step computed."""
+
+@nogil_kernel
+def core_state(n, base, chunk, runs_guess):
+    """The loop's arrays for book ``n`` (``chunk``: positions per task, a multiple of 8 and at
+    most 8192; ``runs_guess``: initial event room per position).  Returns ``(state, vals,
+    move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals, cnt_score,
+    flagged, work)``: ``vals`` the value array (cells: module doc), ``cur``/``nxt`` the dirty
+    flags of this step and the next (every position at t = 1), the events in groups of ``cpg``
+    chunks (at most 64 groups)."""
     N = BOOK_SIZES[n]
-    base_n = base[n]
-    rev_lo = base[n - 1] if n >= 1 else 0
     ncells = base[n + 1] + n + 2
     nchunks = (N + chunk - 1) // chunk
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    state[S_T_LO] = 1  # the replay window: the changes at steps t_lo .. t_hi - 1
+    state[S_T_HI] = 1
+    state[S_EST] = N  # positions about to be evaluated
+    state[S_STABLE] = 1
+    state[S_MOVES_STABLE] = 1
+    state[S_T_END] = MAX_T
     vals = np.zeros(ncells, dtype=np.int8)
     for k in range(n + 1):
         vals[base[n + 1] + k] = -k
     vals[ncells - 1] = 127
     move = np.full(N, -2, dtype=np.int8)  # no move yet: every position changes at t = 1
     padded = (N + 7) // 8 * 8
-    cur = np.zeros(padded, dtype=np.uint8)  # dirty at this step
-    cur[:N] = 1  # every position at t = 1
-    nxt = np.zeros(padded, dtype=np.uint8)  # dirty at the next step
-    cnt_score = np.zeros(nchunks, dtype=np.int64)
-    flagged = np.zeros(nchunks, dtype=np.int64)
-    toff = replay_count(offs, starts, scores)
-    t_lo = 1  # the replay window: the changes at steps t_lo .. t_hi - 1
-    t_hi = 1
-    pos = np.empty(0, dtype=np.int32)
-    sc = np.empty(0, dtype=np.int8)
-    cpg = max(16, (nchunks + 63) // 64)  # chunks per group: at most 64 groups
+    cur = np.zeros(padded, dtype=np.uint8)
+    cur[:N] = 1
+    nxt = np.zeros(padded, dtype=np.uint8)
+    cpg = max(16, (nchunks + 63) // 64)
     ngroups = (nchunks + cpg - 1) // cpg
     seg_start = np.empty(nchunks, dtype=np.int64)
     seg_cap = np.empty(nchunks, dtype=np.int64)
     used = np.zeros(nchunks, dtype=np.int64)
     evs = List()
+    evs_sc = List()
     for g in range(ngroups):
         total = 0
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
@@ -418,68 +459,135 @@ def solve_core(n, base, packed, rev_off, rev_par, offs, starts, scores,
             seg_start[c] = total
             seg_cap[c] = ln * runs_guess + 1
             total += seg_cap[c]
-        evs.append(np.empty(total, dtype=np.uint32))
+        evs.append(np.empty(total, dtype=np.uint16))
+        evs_sc.append(np.empty(total, dtype=np.int8))
     step_cnt = np.zeros((nchunks, MAX_T + 1), dtype=np.int32)
     evals = np.zeros(nchunks, dtype=np.int64)
+    cnt_score = np.zeros(nchunks, dtype=np.int64)
+    flagged = np.zeros(nchunks, dtype=np.int64)
     work = np.zeros(MAX_T + 1, dtype=np.int64)
-    n_events = 0
-    stable_from = 1
-    moves_stable_from = 1
-    t_end = MAX_T
-    est = N
-    for t in range(1, MAX_T + 1):
-        if t >= 2:  # the smaller books' changes at t - 1
-            if t - 1 >= t_hi:  # the next window: as many steps as fit in window_changes
-                t_lo = t - 1
-                t_hi = t_lo + 1
-                while t_hi <= MAX_T and toff[t_hi + 1] - toff[t_lo] <= window_changes:
-                    t_hi += 1
-                pos = np.empty(0, dtype=np.int32)  # free the last window first
-                sc = np.empty(0, dtype=np.int8)
-                pos, sc = _replay_window(base, offs, starts, scores, toff, t_lo, t_hi)
-            est += _replay(t_lo, t - 1, toff, pos, sc, vals, rev_off, rev_par, cur)
-        for g in range(ngroups):  # room for one event per position of each chunk, plus one
-            ev = evs[g]
-            grown = _grow_group(g, cpg, chunk, N, ev, seg_start, seg_cap, used)
-            if grown is not ev:
-                evs[g] = grown
-        if parallel and est >= par_min_dirty:
-            _step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move,
-                           cur, nxt, rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t,
-                           cnt_score, flagged)
-        else:
-            _step(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
-                  rev_off, rev_par, evs, seg_start, used, step_cnt, evals, t, cnt_score,
-                  flagged)
-        tmp = cur  # cur is all zero again: it becomes the next step's nxt
-        cur = nxt
-        nxt = tmp
-        ns = 0
-        na = 0
-        est = 0
-        for c in range(nchunks):
-            ns += cnt_score[c]
-            na += used[c]
-            work[t] += evals[c]
-            est += flagged[c]
-        changes = na - n_events
-        n_events = na
-        if t >= 2:
-            if ns > 0:
-                stable_from = t
-            if changes > 0:
-                moves_stable_from = t
-            if ns == 0 and t - 1 >= lower_stable:
-                t_end = t
-                break
-    return evs, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end
+    return (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt,
+            evals, cnt_score, flagged, work)
 
 
 @nogil_kernel
-def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
-    """Sort ``solve_core``'s events by position into runs (layout: ``levels``), freeing each
-    group's events once its runs are written.  Returns ``(run_offsets int64[N + 1], run_from
-    int16[R], run_score int8[R], run_move int8[R])``."""
+def window_due(t, state, toff, window_changes):
+    """Whether step ``t`` needs the next replay window (the smaller books' changes at t - 1 are
+    past the current one); if so ``state`` gets its steps: as many from t - 1 on as keep it
+    within ``window_changes`` changes (at least one)."""
+    if t < 2 or t - 1 < state[S_T_HI]:
+        return False
+    t_lo = t - 1
+    t_hi = t_lo + 1
+    while t_hi <= MAX_T and toff[t_hi + 1] - toff[t_lo] <= window_changes:
+        t_hi += 1
+    state[S_T_LO] = t_lo
+    state[S_T_HI] = t_hi
+    return True
+
+
+@nogil_kernel
+def replay_window(base, offs, starts, scores, toff, state):
+    """The window ``window_due`` chose: ``(pos int32[K], score int8[K])``."""
+    return _replay_window(base, offs, starts, scores, toff, state[S_T_LO], state[S_T_HI])
+
+
+@nogil_kernel
+def before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
+                seg_start, seg_cap, used, state):
+    """Step ``t``'s preparation: the smaller books' score changes at t - 1 (from the window
+    ``pos``/``sc``) written into ``vals`` and their parents flagged in ``cur``; every chunk
+    given room for one more event per position.  Returns the groups whose events were moved
+    to bigger arrays (their old arrays freed)."""
+    if t >= 2:
+        state[S_EST] += _replay(state[S_T_LO], t - 1, toff, pos, sc, vals, rev_off, rev_par,
+                                cur)
+    moved = 0
+    for g in range(len(evs)):
+        ev = evs[g]
+        grown, grown_sc = _grow_group(g, cpg, chunk, N, ev, evs_sc[g], seg_start, seg_cap, used)
+        if grown is not ev:
+            evs[g] = grown
+            evs_sc[g] = grown_sc
+            moved += 1
+    return moved
+
+
+@nogil_kernel
+def after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
+    """Step ``t``'s counts (``work[t]``, ``state``'s estimate of the next step's positions,
+    stable_from, moves_stable_from); True if the book is stable (stopping rule: ``levels``),
+    ``state[S_T_END]`` = t."""
+    ns = 0
+    na = 0
+    est = 0
+    for c in range(cnt_score.shape[0]):
+        ns += cnt_score[c]
+        na += used[c]
+        work[t] += evals[c]
+        est += flagged[c]
+    changes = na - state[S_EVENTS]
+    state[S_EVENTS] = na
+    state[S_EST] = est
+    if t >= 2:
+        if ns > 0:
+            state[S_STABLE] = t
+        if changes > 0:
+            state[S_MOVES_STABLE] = t
+        if ns == 0 and t - 1 >= lower_stable:
+            state[S_T_END] = t
+            return True
+    return False
+
+
+@nogil_kernel
+def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
+                 runs_guess, window_changes):
+    """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``), every step on
+    this thread.
+
+    ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from
+    ``reverse_edges``; ``offs``/``starts``/``scores``: typed lists of the replay forms
+    (``score_changes``) of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
+    none); ``chunk``, ``runs_guess``: ``core_state``; ``window_changes``: the smaller books'
+    score changes are listed (5 bytes each) for as many steps at a time as keep the list within
+    this many changes (at least one step), each window by one pass over their replay forms.
+
+    Returns ``(evs, evs_sc, cpg, seg_start int64[K], step_cnt int32[K, MAX_T + 1], work
+    int64[MAX_T + 1], state)``: ``evs``/``evs_sc`` typed lists of uint16/int8 arrays, the
+    events of chunks ``g * cpg .. (g + 1) * cpg - 1`` at ``g``; chunk k's start at
+    ``seg_start[k]`` in its group's array, ``step_cnt[k, t]`` of them for step t = 1, 2, ... in
+    turn (layout at ``_eval_chunk``); ``work[t]`` = positions evaluated at step t;
+    ``state[S_STABLE]``, ``state[S_MOVES_STABLE]``: the book's stable_from and
+    moves_stable_from, ``state[S_T_END]`` the last step computed."""
+    N = BOOK_SIZES[n]
+    (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
+     cnt_score, flagged, work) = core_state(n, base, chunk, runs_guess)
+    nchunks = seg_start.shape[0]
+    toff = replay_count(offs, starts, scores)
+    pos = np.empty(0, dtype=np.int32)
+    sc = np.empty(0, dtype=np.int8)
+    for t in range(1, MAX_T + 1):
+        if window_due(t, state, toff, window_changes):
+            pos = np.empty(0, dtype=np.int32)  # free the last window first
+            sc = np.empty(0, dtype=np.int8)
+            pos, sc = replay_window(base, offs, starts, scores, toff, state)
+        before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
+                    seg_start, seg_cap, used, state)
+        step_serial(len(evs), cpg, nchunks, chunk, N, base[n], base[n - 1] if n >= 1 else 0,
+                    packed, vals, move, cur, nxt, rev_off, rev_par, evs, evs_sc, seg_start, used,
+                    step_cnt, evals, t, cnt_score, flagged)
+        tmp = cur  # cur is all zero again: it becomes the next step's nxt
+        cur = nxt
+        nxt = tmp
+        if after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
+            break
+    return evs, evs_sc, cpg, seg_start, step_cnt, work, state
+
+
+@nogil_kernel
+def run_offsets(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
+    """``events_to_runs``, pass 1: ``run_offsets int64[N + 1]`` of the runs the events make."""
     nchunks = seg_start.shape[0]
     off = np.zeros(N + 1, dtype=np.int64)
     for g in range(len(evs)):
@@ -489,17 +597,23 @@ def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
             e = seg_start[c]
             for t in range(1, t_end + 1):
                 for _ in range(step_cnt[c, t]):
-                    off[lo + np.int64(ev[e] >> 16) + 1] += 1
+                    off[lo + np.int64(ev[e] >> 3) + 1] += 1
                     e += 1
     for i in range(N):
         off[i + 1] += off[i]
-    R = off[N]
-    run_from = np.empty(R, dtype=np.int16)
-    run_score = np.empty(R, dtype=np.int8)
-    run_move = np.empty(R, dtype=np.int8)
+    return off
+
+
+@nogil_kernel
+def fill_runs(g0, g1, N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, off, run_from,
+              run_score, run_move):
+    """``events_to_runs``, pass 2, for the groups ``g0 .. g1 - 1``: their runs written (into
+    the arrays of ``R = off[N]`` runs), their events freed."""
+    nchunks = seg_start.shape[0]
     fill = np.empty(chunk, dtype=np.int64)
-    for g in range(len(evs)):
+    for g in range(g0, g1):
         ev = evs[g]
+        ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             lo = c * chunk
             hi = min(N, lo + chunk)
@@ -509,13 +623,28 @@ def events_to_runs(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
             for t in range(1, t_end + 1):
                 for _ in range(step_cnt[c, t]):
                     x = ev[e]
-                    k = np.int64(x >> 16)
+                    k = np.int64(x >> 3)
                     j = fill[k]
                     run_from[j] = t
-                    run_score[j] = np.int8((x >> 8) & 0xFF)
-                    run_move[j] = np.int8(x & 0xFF)
+                    run_score[j] = ev_sc[e]
+                    run_move[j] = np.int8(np.int64(x & 7) - 1)
                     fill[k] = j + 1
                     e += 1
-        ev = np.empty(0, dtype=np.uint32)
-        evs[g] = ev  # free this group's events
+        evs[g] = np.empty(0, dtype=np.uint16)  # free this group's events
+        evs_sc[g] = np.empty(0, dtype=np.int8)
+
+
+@nogil_kernel
+def events_to_runs(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end):
+    """Sort ``solve_serial``'s events by position into runs (layout: ``levels``), freeing each
+    group's events once its runs are written.  Returns ``(run_offsets int64[N + 1], run_from
+    int16[R], run_score int8[R], run_move int8[R])``.  (A big book's driver calls the two
+    passes itself, to give the freed events back to the system as it goes.)"""
+    off = run_offsets(N, chunk, evs, cpg, seg_start, step_cnt, t_end)
+    R = off[N]
+    run_from = np.empty(R, dtype=np.int16)
+    run_score = np.empty(R, dtype=np.int8)
+    run_move = np.empty(R, dtype=np.int8)
+    fill_runs(0, len(evs), N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, off,
+              run_from, run_score, run_move)
     return off, run_from, run_score, run_move

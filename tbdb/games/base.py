@@ -249,6 +249,18 @@ class Game:
         ``solve`` take them as dependencies (default: as they are)."""
         return values
 
+    def solve_beside_write(self, table: str) -> bool:
+        """Whether ``table`` may solve while the table before it is still being written (the
+        writer holds that table's values meanwhile); False for a table too big to solve beside
+        them, which waits for the write."""
+        return True
+
+    def dependency_form(self, table: str, values: Any) -> Any:
+        """What a build keeps of a solved table (``from_stored``'s form) while the tables that
+        read it solve: by default all of it; a game whose solver reads less of its smaller
+        tables keeps only that (Oware: the score changes, 1.6 bytes a run instead of 4)."""
+        return values
+
     def key_columns(self, table: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Key tables: the constraint and the multiplicity of each key int64[n, 2]."""
         raise NotImplementedError

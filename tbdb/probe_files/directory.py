@@ -206,13 +206,16 @@ class ExportSummary:
                 f"current and kept, {self.bytes:,} bytes in all, {self.seconds:.1f} s")
 
 
-def _write_file(path: str, data: bytes) -> None:
+def _write_file(path: str, data) -> None:
+    """Write ``data`` (bytes, or a list of buffers written one after the other) to ``path``
+    by way of a temporary file beside it."""
     from tbdb.safe_files import check_target
     check_target(path, "probe file")
     fd, tmp = temporary_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for part in [data] if isinstance(data, (bytes, bytearray)) else data:
+                f.write(part)
         publish(tmp, path)
     except BaseException:
         remove_quietly(tmp)
@@ -261,18 +264,22 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
         writes: list = []  # files being written (and synced) on a thread of their own
 
         def finish(g, row, rel, path, source, coded) -> None:
-            data = coded()
+            parts = coded()
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            digest = hashlib.sha256()
+            for part in parts:
+                digest.update(part)
+            size = sum(len(part) for part in parts)
             while len(writes) > 3:  # a few files' bytes in flight at most
                 writes.pop(0).result()
-            writes.append(writer.submit(_write_file, path, data))
+            writes.append(writer.submit(_write_file, path, parts))
             entries[(g, row["table_name"])] = {
-                "game": g, "table": row["table_name"], "path": rel, "size": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(), "format_version": VERSION,
+                "game": g, "table": row["table_name"], "path": rel, "size": size,
+                "sha256": digest.hexdigest(), "format_version": VERSION,
                 **{k: v for k, v in meta_of(g, row).items() if k not in ("game", "table")},
                 "moves": source["moves"], "source": source}
             summary.written.append(rel)
-            summary.bytes += len(data)
+            summary.bytes += size
             bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
 
         # when each table was built, in one query (not one per table: 1,099 for CDC 2-4)

@@ -29,13 +29,21 @@ def write_table(game: str, row: dict, values, moves: bool = True) -> bytes:
     """The probe file of a built table: catalogue row ``row``, ``values`` what
     ``storage_of(row).load(store, row)`` returned.  Same input, same bytes."""
     with ThreadPoolExecutor(2) as pool:  # the coder's kernels release the GIL
-        return start_table(game, row, values, moves, pool)()
+        return b"".join(start_table(game, row, values, moves, pool)())
+
+
+def _bytes_of(a: np.ndarray, dtype: str) -> np.ndarray:
+    """``a`` in the file's little-endian ``dtype``, as a byte view (no copy if it has it)."""
+    return np.ascontiguousarray(a, dtype=dtype).reshape(-1).view(np.uint8)
 
 
 def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
     """``write_table`` in two steps: its streams are handed to ``pool`` now; the function
-    returned waits for them and gives the file's bytes.  An export keeps two threads coding
-    streams of consecutive tables while it reads the next one."""
+    returned waits for them and gives the file as the buffers that make it up, in order.  An
+    export keeps two threads coding streams of consecutive tables while it reads the next
+    one; a score-run table's sections are byte views of ``values``' arrays, not copies
+    (Oware's 20-seed book holds 7.8 GB of runs; a copy of each section and a joined copy of
+    the file did not fit beside it)."""
     from tbdb.solvers.retrograde import NONE
     storage = row["storage"]
     if storage == "index":
@@ -55,18 +63,19 @@ def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
         slots = rows = len(keys)
     elif storage == "runs":
         moves = True  # score tables derive no best move: theirs are always kept
-        sections = [(b"ROFF", values.offsets.astype("<i8").tobytes()),
-                    (b"RSTA", values.start.astype("<i2").tobytes()),
-                    (b"RSCO", values.score.astype(np.int8).tobytes()),
-                    (b"RMOV", values.move.astype(np.int8).tobytes())]
+        sections = [(b"ROFF", _bytes_of(values.offsets, "<i8")),
+                    (b"RSTA", _bytes_of(values.start, "<i2")),
+                    (b"RSCO", _bytes_of(values.score, "i1")),
+                    (b"RMOV", _bytes_of(values.move, "i1"))]
         slots, rows = len(values.offsets) - 1, int(values.offsets[-1])
     else:
         raise ValueError(f"no probe file layout for storage {storage!r}")
     return lambda: _file(game, row, moves, slots, rows, sections)
 
 
-def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> bytes:
-    """A probe file's bytes: header, JSON, section table, then ``sections`` (tag, bytes)."""
+def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> list:
+    """A probe file as its buffers in order: header, JSON, section table, then ``sections``
+    (tag, bytes or a byte view)."""
     storage = row["storage"]
     meta = json.dumps(meta_of(game, row), sort_keys=True, separators=(",", ":")).encode()
     head_bytes = HEADER.size + len(meta) + pad8(len(meta)) + SECTION.size * len(sections)
@@ -77,7 +86,7 @@ def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections) ->
         at += len(data) + pad8(len(data))
     head = HEADER.pack(MAGIC, VERSION, head_bytes, LAYOUTS[storage],
                        FLAG_MOVES if moves else 0, slots, rows, len(sections), len(meta))
-    return b"".join([head, meta, b"\0" * pad8(len(meta)), *table, *body])
+    return [head, meta, b"\0" * pad8(len(meta)), *table, *body]
 
 
 def _key_rows(levels):

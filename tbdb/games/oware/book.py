@@ -27,6 +27,7 @@ import numpy as np
 from numba import types
 from numba.typed import List
 
+from tbdb.memory import release_freed_memory
 from tbdb.solvers.oware import changes
 from tbdb.solvers.oware.changes import MAX_SOLVE_N
 from tbdb.solvers.oware.index import book_bases, book_size
@@ -78,7 +79,48 @@ class Book:
         return lookup_many(self.run_offsets, self.run_from, self.run_score, self.run_move, t)
 
 
-#: Positions per task of a step.
+@dataclass(frozen=True, eq=False)
+class ReplayBook:
+    """What solving the bigger books needs of a solved book: per position only the runs whose
+    score changes (``changes.score_changes``: int32 offsets, uint8 first plies left, int8
+    score; about 1.6 bytes a run where a ``Book`` takes 4, plus 4 bytes a position instead of
+    8).  A build keeps its smaller books in this form while the next ones solve (books 0..18,
+    1.5 billion runs, while book 20 solves).  ``runs``: the book's number of runs (sizes the
+    next books' event buffers)."""
+
+    n: int
+    stable_from: int
+    runs: int
+    run_offsets: np.ndarray  # int32[N + 1]
+    run_from: np.ndarray  # uint8[K]
+    run_score: np.ndarray  # int8[K]
+
+    @classmethod
+    def of(cls, book) -> "ReplayBook":
+        """The replay form of a ``Book`` (or of a ``ReplayBook``: itself)."""
+        if isinstance(book, ReplayBook):
+            return book
+        off = np.ascontiguousarray(book.run_offsets, dtype=np.int64)
+        rf = np.ascontiguousarray(book.run_from, dtype=np.int16)
+        rs = np.ascontiguousarray(book.run_score, dtype=np.int8)
+        n = int(book.n)
+        if len(off) != book_size(n) + 1 or off[0] != 0 or off[-1] != len(rf) or len(rs) != len(rf):
+            raise ValueError(f"book {n}: run arrays do not match its {book_size(n)} positions")
+        if len(rf) >= 1 << 31:
+            raise ValueError(f"book {n}: {len(rf):,} runs, more than a replay form holds")
+        c_off, c_from, c_score = changes.score_changes(off, rf, rs)
+        return cls(n, int(book.stable_from), len(rf), c_off, c_from, c_score)
+
+    @property
+    def size(self) -> int:
+        return len(self.run_offsets) - 1
+
+    @property
+    def num_runs(self) -> int:
+        return self.runs
+
+
+#: Positions per task of a step (at most 8192: an event keeps its position in 13 bits).
 CHUNK = 4096
 #: Books smaller than this are solved on one thread (``parallel=None``): their steps are short,
 #: and with every core busy (other processes) the per-step thread barriers cost more than the
@@ -89,6 +131,10 @@ PARALLEL_MIN_DIRTY = 50_000
 #: The smaller books' score changes are listed for as many steps at a time as fit in this many
 #: changes (5 bytes each; the list of every change would take 7 GB at 20 seeds).
 REPLAY_WINDOW_CHANGES = 1 << 26
+#: A big book's events are turned into runs this many groups (of 64) at a time, the freed
+#: events given back to the system in between (``tbdb.memory.release_freed_memory``): the
+#: events of 20 seeds take 5.8 GB and its runs 7.8 GB, and without it both are resident at once.
+RELEASE_GROUPS = 4
 #: ``solve_books`` solves books n and n + 1 side by side from this size of book n on (below,
 #: a book takes less time than handing it to a thread).
 PAIR_MIN_POSITIONS = 10_000
@@ -124,7 +170,7 @@ def _runs_guess(n: int, lower_books) -> int:
         m = int(b.n)
         if m in (n - 1, n - 2) and book_size(m):
             extra = 2.0 if m == n - 1 else 3.5
-            guess = max(guess, int(len(b.run_from) / book_size(m) + extra) + 1)
+            guess = max(guess, int(b.num_runs / book_size(m) + extra) + 1)
     return guess
 
 
@@ -132,8 +178,7 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds, with the
     change-list solver (``tbdb.solvers.oware.changes``).
 
-    ``lower_books``: a sequence of ``Book`` (or any objects with the attributes ``n``,
-    ``stable_from``, ``run_offsets``, ``run_from``, ``run_score``) that contains the books
+    ``lower_books``: a sequence of ``Book`` or ``ReplayBook`` that contains the books
     0 .. n - 2; others are ignored (book n - 1, if given, only sizes the event buffers).  Their
     runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
     Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
@@ -141,29 +186,84 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
     lower_books = list(lower_books)
-    lower, lower_stable = _lower_runs(n, lower_books)
+    by_n = {int(b.n): b for b in lower_books}
+    missing = [m for m in range(n - 1) if m not in by_n]
+    if missing:
+        raise ValueError(f"book {n} needs the books of {missing!r} seeds")
     runs_guess = _runs_guess(n, lower_books)
-    offs = List.empty_list(types.int64[::1])
-    starts = List.empty_list(types.int16[::1])
+    lower_stable = max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
+    replay = None
+    offs = List.empty_list(types.int32[::1])
+    starts = List.empty_list(types.uint8[::1])
     scores = List.empty_list(types.int8[::1])
-    for off, rf, rs in lower:
-        offs.append(off)
-        starts.append(rf)
-        scores.append(rs)
-    del lower
+    for m in range(n - 1):
+        replay = ReplayBook.of(by_n[m])
+        if replay.size != book_size(m) or replay.run_offsets[-1] != len(replay.run_from):
+            raise ValueError(f"book {m}: replay arrays do not match its {book_size(m)} positions")
+        offs.append(replay.run_offsets)
+        starts.append(replay.run_from)
+        scores.append(replay.run_score)
+    del replay, by_n
     N = book_size(n)
     if parallel is None:
         parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
     base = book_bases(n)
     packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
     rev_off, rev_par = changes.reverse_edges(n, base, packed)
-    evs, cpg, seg_start, step_cnt, work, stable_from, moves_stable_from, t_end = \
-        changes.solve_core(
-        n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
-        CHUNK, bool(parallel), PARALLEL_MIN_DIRTY, runs_guess, REPLAY_WINDOW_CHANGES)
+    solve = _solve_parallel if parallel else changes.solve_serial
+    evs, evs_sc, cpg, seg_start, step_cnt, work, state = solve(
+        n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
+        runs_guess, REPLAY_WINDOW_CHANGES)
     del packed, rev_off, rev_par, offs, starts, scores
-    off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, cpg, seg_start, step_cnt, t_end)
-    return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm, work)
+    t_end = int(state[changes.S_T_END])
+    if parallel:  # a big book: the events' memory back to the system as their runs are written
+        release_freed_memory()
+        off = changes.run_offsets(N, CHUNK, evs, cpg, seg_start, step_cnt, t_end)
+        R = int(off[N])
+        rf, rs, rm = np.empty(R, np.int16), np.empty(R, np.int8), np.empty(R, np.int8)
+        for g in range(0, len(evs), RELEASE_GROUPS):
+            changes.fill_runs(g, min(len(evs), g + RELEASE_GROUPS), N, CHUNK, evs, evs_sc, cpg,
+                              seg_start, step_cnt, t_end, off, rf, rs, rm)
+            release_freed_memory()
+    else:
+        off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt,
+                                                 t_end)
+    return Book(n, int(state[changes.S_STABLE]), int(state[changes.S_MOVES_STABLE]), off, rf, rs,
+                rm, work)
+
+
+def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
+                    runs_guess, window_changes):
+    """``changes.solve_serial`` with the loop here, each step on Numba's threads when about
+    ``PARALLEL_MIN_DIRTY`` positions or more are flagged (a parallel call costs about 0.1 ms
+    even when there is little to do).  The loop is Python so that no cached kernel calls the
+    parallel one (``changes``' comment on the loop); a big book's step takes milliseconds to
+    seconds, the loop's own calls tens of microseconds."""
+    N = book_size(n)
+    (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
+     cnt_score, flagged, work) = changes.core_state(n, base, chunk, runs_guess)
+    nchunks = len(seg_start)
+    base_n = int(base[n])
+    rev_lo = int(base[n - 1]) if n >= 1 else 0
+    toff = changes.replay_count(offs, starts, scores)
+    pos = np.empty(0, np.int32)
+    sc = np.empty(0, np.int8)
+    for t in range(1, MAX_T + 1):
+        if changes.window_due(t, state, toff, window_changes):
+            pos = sc = None  # free the last window first
+            pos, sc = changes.replay_window(base, offs, starts, scores, toff, state)
+        if changes.before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur,
+                               evs, evs_sc, seg_start, seg_cap, used, state):
+            release_freed_memory()  # the moved groups' old arrays
+        step = (changes.step_parallel if state[changes.S_EST] >= PARALLEL_MIN_DIRTY
+                else changes.step_serial)
+        step(len(evs), cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
+             rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
+             flagged)
+        cur, nxt = nxt, cur  # cur is all zero again: it becomes the next step's nxt
+        if changes.after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
+            break
+    return evs, evs_sc, cpg, seg_start, step_cnt, work, state
 
 
 def solve_book_levels(n: int, lower_books, parallel: bool | None = None) -> Book:
@@ -226,6 +326,13 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
     if not 0 <= max_n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
     books: list[Book] = []
+    # what the solves read of the books before: solve_book their replay forms, made once each
+    lower = [] if solve is solve_book else books
+
+    def add(*solved):
+        books.extend(solved)
+        if lower is not books:
+            lower.extend(ReplayBook.of(b) for b in solved)
 
     def threaded(m):
         if parallel is not None:
@@ -236,11 +343,11 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
         n = 0
         while n <= max_n:
             if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-                a = pool.submit(solve, n, books, False)
-                b = pool.submit(solve, n + 1, books, False)
-                books += [a.result(), b.result()]
+                a = pool.submit(solve, n, lower, False)
+                b = pool.submit(solve, n + 1, lower, False)
+                add(a.result(), b.result())
                 n += 2
             else:
-                books.append(solve(n, books, parallel))
+                add(solve(n, lower, parallel))
                 n += 1
     return books

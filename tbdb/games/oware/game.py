@@ -18,7 +18,7 @@ from tbdb.errors import InvalidArrayError, MissingTableError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, RunValues, StatRow, \
     Successor, TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES  # capabilities
-from tbdb.games.oware.book import Book, solve_book
+from tbdb.games.oware.book import Book, ReplayBook, solve_book
 from tbdb.games.oware.position import HOUSES, TOTAL_SEEDS, OwarePosition
 from tbdb.games.oware.tables import seeds_of, table_name
 from tbdb.options import Option
@@ -27,6 +27,8 @@ from tbdb.solvers.oware.changes import MAX_SOLVE_N
 
 MAX_T = levels.MAX_T
 DEFAULT_MAX_SEEDS = 12
+#: Books from this seed count on solve after the book before is written, not beside its write.
+SOLVE_ALONE_FROM = 19
 BATCH = 1 << 20
 
 
@@ -45,7 +47,8 @@ class OwareGame(Game):
     capabilities = frozenset({BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES})
     build_options = (
         Option("max_seeds", f"the books for 0..N seeds on the board (default "
-                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 4-5 GB, 20 about 20 GB: see the README)",
+                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 4 GB, 20 hours on 2 cores "
+                            f"and about 17 GB: see the README)",
                min=1, max=MAX_SOLVE_N, metavar="N"),
     )
     lookup_options = (
@@ -92,6 +95,15 @@ class OwareGame(Game):
         return Book(seeds_of(table), int(params["stable_from"]), int(params["moves_stable_from"]),
                     values.offsets, values.start, values.score.astype(np.int8),
                     values.move.astype(np.int8))
+
+    def solve_beside_write(self, table: str) -> bool:
+        """Books of 19 and 20 seeds wait for the book before to be written: book 19's runs
+        (5 GB) beside book 20's solve (about 14 GB) came to over 20 GB."""
+        return seeds_of(table) < SOLVE_ALONE_FROM
+
+    def dependency_form(self, table: str, book: Book) -> ReplayBook:
+        """The bigger books replay only a book's score changes (``ReplayBook``)."""
+        return ReplayBook.of(book)
 
     def describe(self, table: str, book: Book) -> TableData:
         n = book.n
