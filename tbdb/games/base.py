@@ -313,6 +313,15 @@ class Game:
     def move_text(self, position: Any, code: int, sym: int) -> str:
         raise NotImplementedError
 
+    def by_children(self, position: Any) -> bool:
+        """Whether ``position`` is one no table stores whose value the prober takes from its
+        children instead (chess: a position with an en passant right); then ``move_code`` must
+        turn a move's text back into a code ``move_text(position, code, 0)`` reads."""
+        return False
+
+    def move_code(self, position: Any, move: str) -> int:
+        raise NotImplementedError(f"{self.name} has no positions valued by their children")
+
     def derive_best(self, position: Any, value: tuple, child_value: Callable[[Any], tuple]
                     ) -> int:
         """A best-move code (for ``move_text``) of a position whose table stores none (best
