@@ -19,7 +19,7 @@ from tbdb.solvers.jit import parallel_kernel, prange
 from tbdb.solvers.chess.index import MAX_PIECES, canonical, half_size, is_canonical, orbit, \
     set_board, unrank
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
-    RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE, in_check, legal_moves, make_move, unmake_move
+    RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE, in_check, is_attacked, legal_moves, make_move, unmake_move
 
 NONE = np.int8(-3)
 ILLEGAL = np.int8(-2)
@@ -46,7 +46,7 @@ def census(desc, lo, hi, kind, mult):
                 mult[r] = 0
                 continue
             set_board(desc, sq, board)
-            kind[r] = ILLEGAL if in_check(board, 1 - side) else 0
+            kind[r] = ILLEGAL if is_attacked(board, sq[1 - side], side) else 0
             mult[r] = orbit(desc, sq, t)
 
 
@@ -72,7 +72,7 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
             set_board(desc, sq, board)
             m = legal_moves(board, side, -1, moves)
             if m == 0:
-                if in_check(board, side):
+                if is_attacked(board, sq[side], 1 - side):
                     count[r] = 0
                 else:
                     count[r] = 1
@@ -182,7 +182,7 @@ def parents(desc, positions, count, parent):
                     f = origins[o]
                     board[q] = 0
                     board[f] = code
-                    legal = not in_check(board, side)
+                    legal = not is_attacked(board, sq[side], mover)
                     board[f] = 0
                     board[q] = code
                     if not legal:

@@ -146,27 +146,29 @@ def unmake_move(board, move, side, undo):
 
 
 @kernel
-def _push(out, n, board, side, fr, to, promo_rank):
-    """Append the pseudo-legal move fr->to if legal for ``side``: (n, flag) after it; a pawn
-    reaching the last rank appends its four promotions (queen, rook, bishop, knight)."""
+def _legal_after(board, side, m, king):
+    """Whether pseudo-legal move ``m`` leaves ``side``'s king (on ``king`` after it) safe."""
+    undo, _ = make_move(board, m, side)
+    ok = not is_attacked(board, king, 1 - side)
+    unmake_move(board, m, side, undo)
+    return ok
+
+
+@kernel
+def _push(out, n, board, side, fr, to, promo_rank, king):
+    """Append the pseudo-legal move fr->to if legal for ``side`` (its king on ``king`` after
+    the move); returns the new count.  A pawn reaching the last rank appends its four
+    promotions (queen, rook, bishop, knight), legal alike."""
+    m = np.int32(fr + 64 * to)
+    if not _legal_after(board, side, m, king):
+        return n
     if promo_rank:
         for p in (QUEEN, ROOK, BISHOP, KNIGHT):
-            m = np.int32(fr + 64 * to + 4096 * p)
-            cap, _ = make_move(board, m, side)
-            ok = not in_check(board, side)
-            unmake_move(board, m, side, cap)
-            if ok:
-                out[n] = m
-                n += 1
+            out[n] = m + 4096 * p
+            n += 1
         return n
-    m = np.int32(fr + 64 * to)
-    cap, _ = make_move(board, m, side)
-    ok = not in_check(board, side)
-    unmake_move(board, m, side, cap)
-    if ok:
-        out[n] = m
-        n += 1
-    return n
+    out[n] = m
+    return n + 1
 
 
 @kernel
@@ -176,6 +178,7 @@ def legal_moves(board, side, ep, out):
     scratch and restored."""
     n = 0
     own = side * BLACK_BIT
+    king = king_square(board, side)
     for fr in range(64):
         c = board[fr]
         if c == 0 or (c & BLACK_BIT) != own:
@@ -186,10 +189,10 @@ def legal_moves(board, side, ep, out):
             to = fr + step
             last = (to // 8 == 7) if side == 0 else (to // 8 == 0)
             if board[to] == 0:
-                n = _push(out, n, board, side, fr, to, last)
+                n = _push(out, n, board, side, fr, to, last, king)
                 start = (fr // 8 == 1) if side == 0 else (fr // 8 == 6)
                 if start and board[to + step] == 0:
-                    n = _push(out, n, board, side, fr, to + step, False)
+                    n = _push(out, n, board, side, fr, to + step, False, king)
             f = fr % 8
             for df in (-1, 1):
                 if (df < 0 and f == 0) or (df > 0 and f == 7):
@@ -197,7 +200,7 @@ def legal_moves(board, side, ep, out):
                 tc = to + df
                 v = board[tc]
                 if (v != 0 and (v & BLACK_BIT) != own) or (tc == ep and v == 0):
-                    n = _push(out, n, board, side, fr, tc, last)
+                    n = _push(out, n, board, side, fr, tc, last, king)
         elif t == KNIGHT or t == KING:
             for i in range(8):
                 to = KNIGHT_TO[fr, i] if t == KNIGHT else KING_TO[fr, i]
@@ -205,7 +208,7 @@ def legal_moves(board, side, ep, out):
                     break
                 v = board[to]
                 if v == 0 or (v & BLACK_BIT) != own:
-                    n = _push(out, n, board, side, fr, to, False)
+                    n = _push(out, n, board, side, fr, to, False, to if t == KING else king)
         else:
             d0 = 4 if t == BISHOP else 0
             d1 = 4 if t == ROOK else 8
@@ -215,7 +218,7 @@ def legal_moves(board, side, ep, out):
                     v = board[to]
                     if v != 0 and (v & BLACK_BIT) == own:
                         break
-                    n = _push(out, n, board, side, fr, to, False)
+                    n = _push(out, n, board, side, fr, to, False, king)
                     if v != 0:
                         break
     return n

@@ -86,14 +86,13 @@ class ChessGame(Game):
                 raise InvalidOptionError(
                     f"give either a material or a maximum number of pieces, not both "
                     f"(material={quote(material)}, max_pieces={max_pieces!r})")
-            tables = closure(Material.parse(material))
+            tables = closure(Material.parse(self.check_table(material)))
         else:
             max_pieces = DEFAULT_MAX_PIECES if max_pieces is None else max_pieces
             tables = set(all_materials(max_pieces))
-        # smaller first; a pawn table after the pawnless tables of as many pieces it promotes to
-        return [m.name for m in sorted(tables, key=lambda m: (m.pieces, m.has_pawns,
-                                                              sum(m.white) + sum(m.black),
-                                                              m.name))]
+        # a capture leaves fewer pieces, a promotion as many with a pawn fewer: so every
+        # table comes after the tables it needs when sorted by (pieces, pawns)
+        return [m.name for m in sorted(tables, key=lambda m: (m.pieces, m.pawns, m.name))]
 
     def dependencies(self, table: str) -> list[str]:
         return sorted(c.name for c in Material.parse(table).children())

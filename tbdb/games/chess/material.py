@@ -74,6 +74,10 @@ class Material:
         return 2 + len(self.white) + len(self.black)
 
     @property
+    def pawns(self) -> int:
+        return self.white.count(PAWN) + self.black.count(PAWN)
+
+    @property
     def has_pawns(self) -> bool:
         return PAWN in self.white or PAWN in self.black
 
