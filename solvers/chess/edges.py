@@ -16,10 +16,11 @@ rights: the child of a double step is the position without one.
 import numpy as np
 
 from tbdb.solvers.jit import parallel_kernel, prange
-from tbdb.solvers.chess.index import MAX_PIECES, canonical, half_size, is_canonical, orbit, \
-    set_board, unrank
+from tbdb.solvers.chess.index import MAX_PIECES, canonical, canonical_with, half_size, \
+    is_canonical, orbit, pair_symmetries, set_board, unrank
+from tbdb.solvers.chess.pieces import attacked, bit, fill, table_moves, unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
-    RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE, in_check, is_attacked, legal_moves, make_move, unmake_move
+    RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE, is_attacked
 
 NONE = np.int8(-3)
 ILLEGAL = np.int8(-2)
@@ -63,16 +64,21 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
         after = np.empty(MAX_PIECES, np.int64)
         csq = np.empty(MAX_PIECES, np.int64)
         t = np.empty(MAX_PIECES, np.int64)
+        order = np.empty(MAX_PIECES, np.int64)
+        syms = np.empty(8, np.int64)
+        pairs = np.empty(8, np.int64)
         board = np.zeros(64, np.int8)
         moves = np.empty(MAX_MOVES, np.int32)
+        victims = np.empty(MAX_MOVES, np.int64)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
             side = p // half
             unrank(desc, p % half, sq)
-            set_board(desc, sq, board)
-            m = legal_moves(board, side, -1, moves)
+            occ = fill(desc, sq, board)
+            m = table_moves(desc, sq, side, board, occ, moves, victims, order)
+            unfill(desc, sq, board)
             if m == 0:
-                if is_attacked(board, sq[side], 1 - side):
+                if attacked(desc, sq, sq[side], 1 - side, occ, -1):
                     count[r] = 0
                 else:
                     count[r] = 1
@@ -81,25 +87,29 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
                     ext_result[r, 0] = DRAW
                     ext_distance[r, 0] = 0
                 continue
+            nsym = pair_symmetries(desc, sq, syms, pairs)
             for e in range(m):
                 mv = moves[e]
                 fr = mv & 63
                 to = (mv >> 6) & 63
                 promo = mv >> 12
-                mover = k
-                victim = k
+                victim = victims[e]
+                mover = 0
                 for i in range(k):
                     after[i] = sq[i]
                     if sq[i] == fr:
                         mover = i
-                    elif sq[i] == to:
-                        victim = i
                 after[mover] = to
                 move[r, e] = mv
-                if victim == k and promo == 0:
-                    idx, _ = canonical(desc, after, t)
+                if victim < 0 and promo == 0:
+                    if mover < 2:  # a king moved: the symmetries that fit change
+                        idx, _ = canonical(desc, after, t)
+                    else:
+                        idx = canonical_with(desc, after, t, syms, pairs, nsym)
                     child[r, e] = (1 - side) * half + idx
                     continue
+                if victim < 0:
+                    victim = k
                 ch = victim * (k + 1) * 6 + (mover if promo else k) * 6 + promo
                 ct = change_table[ch]
                 child[r, e] = -1
@@ -135,12 +145,18 @@ def parents(desc, positions, count, parent):
         t = np.empty(MAX_PIECES, np.int64)
         board = np.zeros(64, np.int8)
         origins = np.empty(32, np.int64)
+        syms = np.empty(8, np.int64)
+        pairs = np.empty(8, np.int64)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
             side = p // half
             mover = 1 - side
             unrank(desc, p % half, sq)
             set_board(desc, sq, board)
+            occ = np.uint64(0)
+            for j in range(k):
+                occ |= bit(sq[j])
+            nsym = pair_symmetries(desc, sq, syms, pairs)
             got = 0
             for i in range(k):
                 code = desc[2 + i]
@@ -180,17 +196,16 @@ def parents(desc, positions, count, parent):
                             no += 1
                 for o in range(no):
                     f = origins[o]
-                    board[q] = 0
-                    board[f] = code
-                    legal = not is_attacked(board, sq[side], mover)
-                    board[f] = 0
-                    board[q] = code
-                    if not legal:
-                        continue
                     for j in range(k):
                         before[j] = sq[j]
                     before[i] = f
-                    idx, _ = canonical(desc, before, t)
+                    # the parent is legal if the side that did not move was not in check
+                    if attacked(desc, before, sq[side], mover, (occ ^ bit(q)) | bit(f), -1):
+                        continue
+                    if i < 2:  # a king moved: the symmetries that fit change
+                        idx, _ = canonical(desc, before, t)
+                    else:
+                        idx = canonical_with(desc, before, t, syms, pairs, nsym)
                     parent[r, got] = mover * half + idx
                     got += 1
             count[r] = got

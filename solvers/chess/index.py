@@ -137,6 +137,41 @@ def canonical(desc, sq, t):
 
 
 @kernel
+def pair_symmetries(desc, sq, syms, pairs):
+    """The symmetries that put the kings of ``sq`` in a canonical pair, and the pair each
+    makes (``syms``/``pairs`` int64[8]); returns how many.  Moves of other pieces keep them:
+    ``canonical_with`` then skips the search."""
+    nsym = 2 if desc[1] else 8
+    n = 0
+    for s in range(nsym):
+        a = SYM[s, sq[0]]
+        b = SYM[s, sq[1]]
+        pair = PKPAIR_NUMBER[a * 64 + b] if desc[1] else KPAIR_NUMBER[a * 64 + b]
+        if pair >= 0:
+            syms[n] = s
+            pairs[n] = pair
+            n += 1
+    return n
+
+
+@kernel
+def canonical_with(desc, sq, t, syms, pairs, n):
+    """``canonical``'s index of ``sq`` when its kings stand as when ``pair_symmetries`` gave
+    ``syms``/``pairs`` (n of them)."""
+    k = desc[0]
+    best = np.int64(-1)
+    for e in range(n):
+        s = syms[e]
+        for i in range(2, k):
+            t[i] = SYM[s, sq[i]]
+        _sort_groups(desc, t)
+        idx = _index_of(desc, t, pairs[e])
+        if best < 0 or idx < best:
+            best = idx
+    return best
+
+
+@kernel
 def unrank(desc, idx, sq):
     """The placement of index ``idx`` into ``sq`` (int64[>= k])."""
     k = desc[0]
