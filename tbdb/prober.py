@@ -198,6 +198,7 @@ class Prober:
         text = game.text(position)
         best = self._best_move(game, position, loc, got, **options)
         r = storage_of(game).lookup_result(game, text, got, best, loc, options)
+        r.extras.update(game.lookup_extras(position, r))
         return r._attach(lambda: self.moves(game, position, best, **options),
                          lambda: self.line(game, position, **options))
 
@@ -209,7 +210,9 @@ class Prober:
         out = []
         for s in game.successors(position, **options):
             _, got = self.value(game, s.position, **s.options)
-            out.append(kind.move_result(s, got, game.text(s.position)))
+            m = kind.move_result(s, got, game.text(s.position))
+            m.extras.update(game.move_extras(position, s, m))
+            out.append(m)
         out.sort(key=lambda m: (m.value_key(), m.move != best))
         return out
 

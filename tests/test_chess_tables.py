@@ -142,3 +142,23 @@ def _compare_with_naive(tb, material: str) -> None:
 @pytest.mark.parametrize("material", ["KQvK", "KRvK", "KPvK"])
 def test_every_position_equals_the_naive_reference(three, material):
     _compare_with_naive(three, material)
+
+
+def test_json_has_lichess_fields(three):
+    r = three.lookup("8/1P6/k7/8/K7/8/8/8 w - - 0 1").to_dict()
+    assert (r["category"], r["dtm"], r["checkmate"], r["stalemate"]) == ("win", 13, False, False)
+    assert r["insufficient_material"] is False
+    first = r["moves"][0]  # best first; its value for the side to move after it, as lichess
+    assert (first["uci"], first["san"], first["category"], first["dtm"], first["zeroing"]) == \
+        ("b7b8r", "b8=R", "loss", -12, True)
+    queen = next(m for m in r["moves"] if m["uci"] == "b7b8q")
+    assert (queen["category"], queen["stalemate"], queen["san"]) == ("draw", True, "b8=Q")
+    king = next(m for m in r["moves"] if m["uci"] == "a4b4")
+    assert king["zeroing"] is False
+    mate = three.lookup("8/8/8/8/8/5K2/6Q1/7k b - - 0 1").to_dict()
+    assert (mate["category"], mate["dtm"], mate["checkmate"]) == ("loss", 0, True)
+    bare = three.lookup("8/8/8/8/8/8/6Qk/4K3 b - - 0 1").to_dict()["moves"][0]
+    assert (bare["san"], bare["insufficient_material"], bare["category"]) == \
+        ("Kxg2", True, "draw")
+    lost = three.lookup("8/8/8/4k3/8/8/8/KQ6 b - - 0 1").to_dict()
+    assert lost["category"] == "loss" and lost["dtm"] < 0

@@ -313,6 +313,15 @@ class Game:
     def move_text(self, position: Any, code: int, sym: int) -> str:
         raise NotImplementedError
 
+    def lookup_extras(self, position: Any, result) -> dict:
+        """Fields a game adds to a lookup's answer (``LookupResult.extras``: the JSON and the
+        web API show them beside tbdb's own; chess: lichess's ``category``, ``dtm``, ...)."""
+        return {}
+
+    def move_extras(self, position: Any, successor: Successor, move) -> dict:
+        """Fields a game adds to one move of a lookup's ``moves`` (``MoveResult.extras``)."""
+        return {}
+
     def by_children(self, position: Any) -> bool:
         """Whether ``position`` is one no table stores whose value the prober takes from its
         children instead (chess: a position with an en passant right); then ``move_code`` must

@@ -63,6 +63,31 @@ def _placement(m: Material, board: list[int]) -> np.ndarray:
     return sq
 
 
+def insufficient_material(position: Position) -> bool:
+    """Neither side can ever mate: no pawn, rook or queen, and at most one minor piece or only
+    bishops all on squares of one colour (python-chess's rule)."""
+    minors = []
+    for sq, c in enumerate(position.board):
+        t = c & 7
+        if t in (1, 4, 5):
+            return False
+        if t in (2, 3):
+            minors.append((t, (sq // 8 + sq % 8) % 2))
+    if len(minors) <= 1:
+        return True
+    return all(t == 3 for t, _ in minors) and len({shade for _, shade in minors}) == 1
+
+
+def _lichess_fields(position: Position, outcome: str, distance) -> dict:
+    over = not position.codes()
+    dtm = 0 if outcome == "draw" or distance is None else \
+        (distance if outcome == "win" else -distance)
+    return {"category": outcome, "dtm": dtm,
+            "checkmate": over and position.is_check(),
+            "stalemate": over and not position.is_check(),
+            "insufficient_material": insufficient_material(position)}
+
+
 class ChessGame(Game):
     name = "chess"
     title = "Chess endgames (3-5 pieces; distance to mate)"
@@ -261,3 +286,22 @@ class ChessGame(Game):
 
     def move_code(self, position: Position, move: str) -> int:
         return Move.from_uci(move).code
+
+    # ------------------------------------------------------------------ lichess's fields
+
+    def lookup_extras(self, position: Position, result) -> dict:
+        """The fields of lichess's tablebase API that apply: ``category`` (win / draw / loss:
+        no 50-move rule here, so never cursed or blessed), ``dtm`` (plies, negative when the
+        side to move loses, 0 for draws and finished games), ``checkmate``, ``stalemate``,
+        ``insufficient_material``."""
+        return _lichess_fields(position, result.outcome, result.distance)
+
+    def move_extras(self, position: Position, successor: Successor, move) -> dict:
+        """Per move, as lichess: ``uci``, ``san``, ``zeroing`` (a capture or pawn move) and the
+        value of the position after it for its side to move (``category``, ``dtm``, ...)."""
+        m = Move.from_uci(successor.move)
+        after = {"win": "loss", "loss": "win"}.get(move.outcome, move.outcome)
+        distance = None if move.distance is None else max(0, move.distance - 1)
+        return {"uci": successor.move, "san": san(position, m),
+                "zeroing": position.is_zeroing(m),
+                **_lichess_fields(successor.position, after, distance)}
