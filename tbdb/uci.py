@@ -126,7 +126,8 @@ class UciEngine:
     def _uci(self, text: str) -> None:
         self.emit(f"id name {ENGINE_NAME} {_version()} (chess endgame tables)")
         self.emit(f"id author {AUTHOR}")
-        self.emit(f"option name Database type string default {self.options['Database'] or '<empty>'}")
+        default = self.options["Database"] or "<empty>"
+        self.emit(f"option name Database type string default {default}")
         self.emit("uciok")
 
     def _isready(self, text: str) -> None:
