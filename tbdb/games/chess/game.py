@@ -8,6 +8,7 @@ other way round, and the board symmetry) and perft.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -28,6 +29,14 @@ from tbdb.solvers.retrograde import DRAW, LOSS, tally
 DEFAULT_MAX_PIECES = 3
 _SYM = index_kernels.SYM.tolist()
 _INVERSE = index_kernels.INVERSE.tolist()
+
+
+@dataclass(frozen=True)
+class SolvedValues:
+    """A solved table as its dependants read it (``ChessSpace``): per slot the result int8
+    and the distance int16."""
+    result: np.ndarray
+    distance: np.ndarray
 
 
 @lru_cache(maxsize=4096)
@@ -136,6 +145,11 @@ class ChessGame(Game):
 
     def cover_command(self, key, text: str | None, **options) -> str | None:
         return None
+
+    def from_stored(self, table: str, row, values) -> SolvedValues:
+        """What the tables that need this one read of it: result and distance per slot (3
+        bytes a slot held while a build still needs it, not the 9 of the full rows)."""
+        return SolvedValues(values.result, values.distance)
 
     def space(self, table: str, deps: dict) -> ChessSpace:
         return ChessSpace(Material.parse(table), deps)
