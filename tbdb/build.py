@@ -67,7 +67,7 @@ def _dependencies(g, table: str, store: Store, cache: dict) -> dict:
     deps = {}
     for d in g.dependencies(table):
         if d not in cache:
-            cache[d] = load_table(g, store, d)
+            cache[d] = g.as_dependency(d, load_table(g, store, d))
         deps[d] = cache[d]
     return deps
 
@@ -184,7 +184,8 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     writer.write(summary, g.name, t, data, time.perf_counter() - t0, nxt)
                 summary.built.append(t)
                 if needed.get(t):
-                    cache[t] = g.from_stored(t, {"params": data.params}, data.values)
+                    cache[t] = g.as_dependency(t, g.from_stored(t, {"params": data.params},
+                                                                data.values))
                 for d in deps:
                     needed[d] -= 1
                     if needed[d] == 0:

@@ -249,6 +249,12 @@ class Game:
         ``solve`` take them as dependencies (default: as they are)."""
         return values
 
+    def as_dependency(self, table: str, values: Any) -> Any:
+        """What a build keeps of a solved table (as ``from_stored`` gives it) while tables
+        still to build read it: by default all of it; a game whose spaces read less keeps less
+        (chess: result and distance)."""
+        return values
+
     def key_columns(self, table: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Key tables: the constraint and the multiplicity of each key int64[n, 2]."""
         raise NotImplementedError

@@ -146,7 +146,7 @@ class ChessGame(Game):
     def cover_command(self, key, text: str | None, **options) -> str | None:
         return None
 
-    def from_stored(self, table: str, row, values) -> SolvedValues:
+    def as_dependency(self, table: str, values) -> SolvedValues:
         """What the tables that need this one read of it: result and distance per slot (3
         bytes a slot held while a build still needs it, not the 9 of the full rows)."""
         return SolvedValues(values.result, values.distance)
