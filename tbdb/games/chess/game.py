@@ -103,7 +103,7 @@ class ChessGame(Game):
     rules = "docs/rules/chess.md"
     sample = "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"
     position_type = Position
-    example_build = {"material": "KQvK"}
+    example_build = {"material": "KPvK"}
     capabilities = frozenset({OWN_PERFT})
     build_options = (
         Option("max_pieces", f"every endgame with {MIN_PIECES}..N pieces (default "
