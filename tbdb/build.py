@@ -313,7 +313,8 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
             try:
                 for t in order:
                     try:
-                        values = cache.get(t) or load_table(g, store, t)
+                        # whole, not the dependency form the cache may hold (as_dependency)
+                        values = load_table(g, store, t)
                         deps = _dependencies(g, t, store, cache)
                     except (DamagedTableError, MissingTableError, MissingValuesFileError) as exc:
                         # it, or a table it reads, cannot be loaded: say why, check the rest
