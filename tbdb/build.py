@@ -56,9 +56,11 @@ class BuildSummary:
                 f"{self.skipped} already done")
 
 
-def load_table(g, store: Store, table: str):
-    """A built table's values in the form ``g.space``/``g.solve`` read them."""
-    row = store.require_table(g.name, table, f"table {table!r}", g.build_command(table))
+def load_table(g, store: Store, table: str, needed_by: str | None = None):
+    """A built table's values in the form ``g.space``/``g.solve`` read them (``needed_by``:
+    the table that reads it, for the error if it is missing)."""
+    what = f"table {needed_by!r}" if needed_by else "this command"
+    row = store.require_table(g.name, table, what, g.build_command(table))
     return g.from_stored(table, row, store.load_table(row))
 
 
@@ -69,7 +71,7 @@ def _dependencies(g, table: str, store: Store, cache: dict, solving: bool = Fals
     deps = {}
     for d in g.dependencies(table):
         if d not in cache:
-            loaded = load_table(g, store, d)
+            loaded = load_table(g, store, d, needed_by=table)
             cache[d] = g.dependency_form(d, loaded) if solving else loaded
         deps[d] = cache[d]
     return deps
