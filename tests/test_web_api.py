@@ -158,10 +158,10 @@ def test_games_lists_every_game(client):
 
 
 def test_unknown_game_is_404(client):
-    for url in ("/api/chess?position=x", "/api/chess/line?position=x"):
+    for url in ("/api/backgammon?position=x", "/api/backgammon/line?position=x"):
         got = client.get(url)
         assert got.status_code == 404
-        assert "'chess'" in got.json()["error"] and "tictactoe" in got.json()["error"]
+        assert "'backgammon'" in got.json()["error"] and "tictactoe" in got.json()["error"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -422,8 +422,8 @@ def test_histogram_errors(client):
     got = _histogram(client, "shogi", "KRRK")
     assert got.status_code == 404
     assert "'KRRK'" in got.json()["error"] and "KGK" in got.json()["error"]
-    got = _histogram(client, "chess", "KQK")
-    assert got.status_code == 404 and "'chess'" in got.json()["error"]
+    got = _histogram(client, "backgammon", "KQK")
+    assert got.status_code == 404 and "'backgammon'" in got.json()["error"]
     assert client.get("/api/tables/shogi/histogram").status_code == 404
     assert client.post("/api/tables/shogi/KGK/histogram").status_code == 405
 
