@@ -143,6 +143,14 @@ class DistanceValues:
     def size(self) -> int:
         return len(self.moves)
 
+    def chunks(self, step: int, best: bool = True):
+        """(lo, result, distance, best or None, multiplicity) of placements lo..lo+step, as
+        ``engine.IndexValues.chunks`` gives them (the store writes tables by chunks)."""
+        for lo in range(0, self.size, step):
+            hi = min(self.size, lo + step)
+            yield (lo, self.result[lo:hi], self.distance[lo:hi],
+                   self.best[lo:hi] if best else None, self.multiplicity[lo:hi])
+
 
 class _Widened:
     """An array read through a wider dtype, a slice at a time (the store's batches)."""
