@@ -189,7 +189,8 @@ class CompactValues:
     @property
     def best(self) -> np.ndarray:
         if self._best is None:
-            self._best = _best_moves(self.space, self.state, self.word, self.progress)
+            from tbdb.engine import CHUNK_SLOTS
+            self._best = _whole_best(self.chunks(CHUNK_SLOTS), self.size)
         return self._best
 
     def chunks(self, step: int, best: bool = True):
@@ -347,23 +348,14 @@ def _pick_chunk(space, state, word: int, result, lo: int, out) -> np.ndarray:
     return out
 
 
-def _best_moves(space, state, word: int, progress) -> np.ndarray:
-    """Every slot's best move, int16 while every code fits (CDC, Chinese Checkers), widened to
-    int32 at the first that does not."""
-    from tbdb.engine import CHUNK_SLOTS
-    size = len(state)
+def _whole_best(chunks, size: int) -> np.ndarray:
+    """Every slot's best move from ``CompactValues.chunks``, int16 while every code fits (CDC,
+    Chinese Checkers), widened to int32 at the first that does not."""
     best = np.full(size, k.NO_MOVE, np.int16)
-    buf = np.empty(min(size, CHUNK_SLOTS), np.int32)
-    result = np.empty(min(size, CHUNK_SLOTS), np.int8)
-    distance = np.empty(min(size, CHUNK_SLOTS), np.int16)
-    for lo in range(0, size, CHUNK_SLOTS):
-        hi = min(size, lo + CHUNK_SLOTS)
-        cp.cp_unpack(state, lo, word, result[:hi - lo], distance[:hi - lo])
-        part = _pick_chunk(space, state, word, result[:hi - lo], lo, buf[:hi - lo])
-        if best.dtype == np.int16 and hi > lo and part.max() > np.iinfo(np.int16).max:
+    for lo, _, _, part, _ in chunks:
+        if best.dtype == np.int16 and len(part) and part.max() > np.iinfo(np.int16).max:
             best = best.astype(np.int32)
-        best[lo:hi] = part
-        progress("best moves", hi, size)
+        best[lo:lo + len(part)] = part
     return best
 
 

@@ -3,7 +3,7 @@ the best move of solved positions, and the verifier's one-ply check of stored va
 import numpy as np
 
 from tbdb.solvers.jit import parallel_kernel, prange
-from tbdb.solvers.retrograde.compact import unpacked
+from tbdb.solvers.retrograde.compact import child_value, unpacked
 from tbdb.solvers.retrograde.values import (DRAW, NO_EXT, NO_MOVE, add_child, realises,
                                             reduced_value, row_best)
 
@@ -36,11 +36,7 @@ def check_rows(positions, lo, count, child, move, ext_result, ext_distance, stat
         max_win = np.int32(-1)
         any_draw = False
         for e in range(count[r]):
-            c = child[r, e]
-            if c >= 0:
-                cr, cd = unpacked(np.int64(state[c]), top)
-            else:
-                cr, cd = ext_result[r, e], ext_distance[r, e]
+            cr, cd = child_value(state, top, child[r, e], ext_result[r, e], ext_distance[r, e])
             min_loss, max_win, any_draw = add_child(cr, np.int32(cd), min_loss, max_win,
                                                     any_draw)
         want_r, want_d = reduced_value(min_loss, max_win, any_draw)
@@ -55,11 +51,8 @@ def check_rows(positions, lo, count, child, move, ext_result, ext_distance, stat
         ok = False
         for e in range(count[r]):
             if move[r, e] == b:
-                c = child[r, e]
-                if c >= 0:
-                    cr, cd = unpacked(np.int64(state[c]), top)
-                else:
-                    cr, cd = ext_result[r, e], ext_distance[r, e]
+                cr, cd = child_value(state, top, child[r, e], ext_result[r, e],
+                                     ext_distance[r, e])
                 ok = realises(want_r, want_d, cr, cd)
                 if ok:
                     break

@@ -276,6 +276,15 @@ def cp_pack(result, distance, lo, top, state):
     return wrong
 
 
+@kernel
+def child_value(state, top, c, ext_r, ext_d):
+    """(result, distance) of a ``children`` row's child: its finished state word when it is
+    in the table (c >= 0), else the external value the row gives."""
+    if c >= 0:
+        return unpacked(np.int64(state[c]), top)
+    return ext_r, ext_d
+
+
 @parallel_kernel
 def cp_unpack(state, lo, top, result, distance):
     """Slots lo.. of a finished state into ``result`` int8 / ``distance`` int16."""
@@ -283,8 +292,6 @@ def cp_unpack(state, lo, top, result, distance):
         r, d = unpacked(np.int64(state[lo + i]), top)
         result[i] = r
         distance[i] = d
-
-
 
 
 @parallel_kernel
@@ -299,11 +306,7 @@ def cp_pick_best_state(positions, lo, count, child, move, ext_result, ext_distan
         pr, pd = unpacked(np.int64(state[p]), top)
         best = NO_MOVE
         for e in range(count[r]):
-            c = child[r, e]
-            if c >= 0:
-                cr, cd = unpacked(np.int64(state[c]), top)
-            else:
-                cr, cd = ext_result[r, e], ext_distance[r, e]
+            cr, cd = child_value(state, top, child[r, e], ext_result[r, e], ext_distance[r, e])
             if realises(pr, pd, cr, cd):
                 best = move[r, e]
                 break

@@ -22,6 +22,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from tbdb.engine import IndexValues
 from tbdb.errors import InvalidPositionError, MissingTableError, quote
 from tbdb.games.chinese_checkers.position import (STAR_PIECES, Board, moves_of, parse_rows,
                                                   rows_text)
@@ -143,13 +144,8 @@ class DistanceValues:
     def size(self) -> int:
         return len(self.moves)
 
-    def chunks(self, step: int, best: bool = True):
-        """(lo, result, distance, best or None, multiplicity) of placements lo..lo+step, as
-        ``engine.IndexValues.chunks`` gives them (the store writes tables by chunks)."""
-        for lo in range(0, self.size, step):
-            hi = min(self.size, lo + step)
-            yield (lo, self.result[lo:hi], self.distance[lo:hi],
-                   self.best[lo:hi] if best else None, self.multiplicity[lo:hi])
+    # the store writes tables by chunks: the slices of these columns, as whole arrays give them
+    chunks = IndexValues.chunks
 
 
 class _Widened:
