@@ -163,6 +163,10 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                         bar.say(f"{g.name}: {t}: resuming its solve at distance {done} "
                                 f"(saved state)")
                         return
+                    if what == "resumed children":  # saved inside its first pass
+                        bar.say(f"{g.name}: {t}: resuming its children pass at slot "
+                                f"{done:,} of {total:,} (saved state)")
+                        return
                     bar.note(f"{t}: {what} {100 * done // max(total, 1)}%")
 
                 t0 = time.perf_counter()

@@ -10,8 +10,8 @@ into the usual ``IndexValues``, best moves are picked by one more ``children`` p
 multiplicities come from the census again.  Rows are identical to the other modes'.
 
 **Resuming.** Inside ``resume_in(directory)`` the solve saves its state (the two arrays and
-where it is) to that directory after the children pass and then at pass boundaries at most
-every ``SAVE_SECONDS``; a solve started with a saved state of the same table continues from
+where it is) to that directory every ``SAVE_SECONDS`` at most: inside the children pass at
+chunk boundaries, after it, then at the boundaries of the distance passes; a solve started with a saved state of the same table continues from
 it.  A kill while saving leaves the previous save (``_Saved``).
 """
 from __future__ import annotations
@@ -115,8 +115,11 @@ def saved_solve(directory: str | os.PathLike) -> str | None:
     there is no readable save."""
     try:
         meta = json.loads((Path(directory) / "meta.json").read_text())
+        if "children" in meta:
+            at, size = int(meta["children"]), int(meta["fingerprint"]["size"])
+            return f"its children pass saved at slot {at:,} of {size:,}"
         level, top = int(meta["level"]), int(meta["top"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if level > top:
         return "solved, its rows not yet written"
@@ -135,13 +138,21 @@ def solve_compact(space, progress) -> "CompactValues":
     unpacked and given best moves chunk by chunk as they are written)."""
     saved = _Saved(_resume.get(), space)
     loaded = saved.load()
-    if loaded is not None:
+    meta = None
+    if loaded is not None and "children" in loaded[0]:  # saved inside the children pass
+        progress("resumed children", int(loaded[0]["children"]), int(space.size))
+        meta, state, remaining = _initial(space, progress, int(loaded[0]["word"]), saved,
+                                          loaded)
+        if meta is None:  # a narrow save whose external distances outgrew it
+            meta, state, remaining = _initial(space, progress, WIDE, saved)
+        saved.save(meta, state, remaining, force=True)
+    elif loaded is not None:
         meta, state, remaining = loaded
         progress("resumed", int(meta["level"]), int(meta["top"]))
     else:
-        meta, state, remaining = _initial(space, progress, NARROW)
+        meta, state, remaining = _initial(space, progress, NARROW, saved)
         if meta is None:  # an external distance too long for a uint8 state
-            meta, state, remaining = _initial(space, progress, WIDE)
+            meta, state, remaining = _initial(space, progress, WIDE, saved)
         saved.save(meta, state, remaining, force=True)
     finished = int(meta["level"]) > int(meta["top"])
     state, meta = _back_up(space, meta, state, remaining, saved, progress)
@@ -226,20 +237,25 @@ class CompactValues:
         _release(self.space)
 
 
-def _initial(space, progress, top: int):
-    """(meta, state, remaining) after the census and the children pass; meta None if an
-    external distance does not fit a state of largest word ``top``."""
+def _initial(space, progress, top: int, saved: "_Saved", resumed=None):
+    """(meta, state, remaining) after the census and the children pass; all None if an
+    external distance does not fit a state of largest word ``top``.  The pass saves where it
+    is at chunk boundaries (every ``SAVE_SECONDS``: on 10^9 slots it takes an hour) and
+    continues from a ``resumed`` save of itself."""
     size = space.size
-    state = np.empty(size, np.uint8 if top == NARROW else np.uint16)
-    remaining = np.zeros(size, _counter_dtype(space))
+    if resumed is not None:
+        at, state, remaining = resumed
+        start, longest, needs, waits = (int(at["children"]), int(at["longest"]),
+                                        int(at["needs"]), bool(at["waits"]))
+    else:
+        state = np.empty(size, np.uint8 if top == NARROW else np.uint16)
+        remaining = np.zeros(size, _counter_dtype(space))
+        start, longest, needs, waits = 0, 0, 0, False
     never = np.iinfo(remaining.dtype).max
     from tbdb.engine import CHUNK_SLOTS, _batches, children_batch
     step = children_batch(space.max_children)
     summaries = getattr(space, "summaries", None)
-    longest = 0
-    needs = 0
-    waits = False
-    for lo in range(0, size, CHUNK_SLOTS):
+    for lo in range(start, size, CHUNK_SLOTS):
         hi = min(size, lo + CHUNK_SLOTS)
         kind, _ = space.census(lo, hi)
         cp.cp_census(kind, lo, top, state)
@@ -259,6 +275,9 @@ def _initial(space, progress, top: int):
             if needs > cp.limit(top):
                 return None, None, None
         progress("children", hi, size)
+        if hi < size:
+            saved.save({"children": hi, "longest": longest, "needs": needs, "waits": waits,
+                        "word": top}, state, remaining)
     meta = {"level": 0, "top": longest, "direct": not waits, "word": top}
     return meta, state, remaining
 

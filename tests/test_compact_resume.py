@@ -117,6 +117,35 @@ def test_a_solve_stopped_between_passes_resumes_to_the_same_rows(tmp_path, monke
     assert not (tmp_path / "save").exists()
 
 
+def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkeypatch):
+    """The first pass over 10^9 slots takes an hour: it saves at chunk boundaries, and a solve
+    stopped inside it continues from the saved chunk (not from slot 0) to the same rows."""
+    from tbdb import compact
+    from tbdb.compact import saved_solve
+    from tbdb.games.chinese_checkers.tables import RhombusTable
+    monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
+    monkeypatch.setattr(engine, "CHUNK_SLOTS", 4096)  # 5x5-2: 19 chunks
+    want = engine.solve_index(RhombusTable(5, 2), "edges")
+
+    def stop(stage, done, total):
+        if stage == "children" and done >= 40_000:
+            raise _Stop
+
+    with resume_in(tmp_path / "save"):
+        with pytest.raises(_Stop):
+            engine.solve_index(RhombusTable(5, 2), "compact", stop)
+        assert saved_solve(tmp_path / "save") == "its children pass saved at slot 36,864 of 75,900"
+        seen = []
+        got = engine.solve_index(RhombusTable(5, 2), "compact",
+                                 lambda stage, done, total: seen.append((stage, done)))
+    assert seen[0] == ("resumed children", 36_864)
+    assert seen[1] == ("children", 36_864 + 4096)  # no chunk before the save done again
+    for field in ("result", "distance", "best", "multiplicity"):
+        assert (getattr(got, field) == getattr(want, field)).all(), field
+    got.stored()
+    assert not (tmp_path / "save").exists()
+
+
 def test_a_save_of_another_table_is_not_used(tmp_path):
     """The save is keyed by the table's size and shape: another table's save is ignored."""
     from tests.test_retrograde_graphs import long_graph
