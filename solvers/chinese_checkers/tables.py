@@ -64,6 +64,26 @@ def _either_tip_blocked(board, nbr):
 
 
 @kernel
+def _tip_zone(nbr):
+    """The cells ``_either_tip_blocked`` reads (both tips, their neighbours and the cells
+    beyond): a move touching none of them leaves its answer as it was, so the move kernels
+    check the rule again only for moves that do."""
+    n = nbr.shape[0]
+    zone = np.zeros(n, np.bool_)
+    for tip in (0, n - 1):
+        zone[tip] = True
+        for d in range(6):
+            a = nbr[tip, d]
+            if a < 0:
+                continue
+            zone[a] = True
+            b = nbr[a, d]
+            if b >= 0:
+                zone[b] = True
+    return zone
+
+
+@kernel
 def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr):
     """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
     G and y[:k] (board value 2) for S, with x to move if ``mover_is_x``.  ``board`` must hold
@@ -180,6 +200,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     marks = np.zeros((nchunk, ncell), np.int32)
     stacks = np.empty((nchunk, 4, ncell), np.int64)
     rowbufs = np.empty((nchunk, 2, 1 if full else child.shape[1]), np.int64)
+    zone = _tip_zone(nbr)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
         b = iscr[ch, 1]
@@ -210,6 +231,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
             for i in range(k):
                 board[a[i]] = 1
                 board[b[i]] = 2
+            blocked_now = rule and _either_tip_blocked(board, nbr)
             turned(b, k, ncell, mv)
             rm = rank(mv, k, binom)
             rmm = mirror_rank[rm]
@@ -253,11 +275,14 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                     x_in_g2 = x_in_g - in_goal[s] + in_goal[t]
                     won = x_in_g2 > 0 and x_in_g2 + y_in_g == k
                     if rule:  # before the win: a winning move into a blocked tip is illegal
-                        board[s] = 0
-                        board[t] = 1
-                        blocked = _either_tip_blocked(board, nbr)
-                        board[t] = 0
-                        board[s] = 1
+                        if zone[s] or zone[t]:
+                            board[s] = 0
+                            board[t] = 1
+                            blocked = _either_tip_blocked(board, nbr)
+                            board[t] = 0
+                            board[s] = 1
+                        else:
+                            blocked = blocked_now
                         if blocked:
                             continue
                     if not full:
@@ -327,6 +352,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
     marks = np.zeros((nchunk, ncell), np.int32)
     stacks = np.empty((nchunk, 2, ncell), np.int64)
     rowbufs = np.empty((nchunk, parent.shape[1]), np.int64)
+    zone = _tip_zone(nbr)
     ident = np.arange(ncell)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
@@ -357,6 +383,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
             for i in range(k):
                 board[a[i]] = 1
                 board[b[i]] = 2
+            blocked_now = rule and _either_tip_blocked(board, nbr)
             turned(a, k, ncell, op)
             mirrored(op, k, mirror, mop)
             turned(b, k, ncell, mvb)
@@ -383,11 +410,14 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
                     if x_in_g > 0 and x_in_g + y_in_g2 == k:
                         continue  # the parent is a finished game
                     if rule:
-                        board[s] = 0
-                        board[t] = 2
-                        blocked = _either_tip_blocked(board, nbr)
-                        board[t] = 0
-                        board[s] = 2
+                        if zone[s] or zone[t]:
+                            board[s] = 0
+                            board[t] = 2
+                            blocked = _either_tip_blocked(board, nbr)
+                            board[t] = 0
+                            board[s] = 2
+                        else:
+                            blocked = blocked_now
                         if blocked:
                             continue
                     came = ncell - 1 - t  # the mover's cell gone, moved back to this one
