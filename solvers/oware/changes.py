@@ -49,12 +49,15 @@ from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
 from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
+from tbdb.solvers.prefetch import prefetch
 
 MAX_T = 200
 #: Largest seed count this solver takes: every cell of books 0 .. n must fit in 28 bits.
 MAX_SOLVE_N = 20
 CELL_BITS = 28
 CELL_MASK = (1 << CELL_BITS) - 1
+#: Positions (eval) or events (apply) a step's random reads are prefetched ahead.
+AHEAD = 16
 
 
 def cells(n: int, base: np.ndarray) -> tuple[int, int, int]:
@@ -260,14 +263,19 @@ def _low_byte(w):
 
 @kernel
 def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg_start, used,
-                step_cnt, evals, t):
+                step_cnt, evals, t, todo):
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every dirty
     position (its byte in ``dirty64`` is 1; the flags are cleared) is evaluated from ``vals``
     (V at t - 1, only read); if (score, best move) differs from the stored one, ``move`` is
     updated and the event appended to this chunk's segment of its group's events (from
     ``seg_start[c]``, room for one more per position): ``ev`` uint16 ``local << 3 | move + 1``
     (``chunk`` <= 8192), ``ev_sc`` int8 the score; 3 bytes an event, as many as the book's
-    runs.  ``evals[c]`` = positions evaluated."""
+    runs.  ``evals[c]`` = positions evaluated; ``todo`` int32[chunk] scratch.
+
+    The dirty positions are listed first, then evaluated with their move rows prefetched
+    ``AHEAD`` positions ahead: the rows are scattered over the move table (4 MB at 9 seeds, more
+    than a core's cache), and a row's loads would otherwise wait one after another (a third
+    less time at 9 seeds)."""
     lo = c * chunk
     hi = min(N, lo + chunk)
     w0 = seg_start[c] + used[c]
@@ -279,25 +287,32 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg
             continue
         dirty64[wi] = 0
         while w != 0:
-            i = (wi << 3) + _low_byte(w)
+            todo[count] = (wi << 3) + _low_byte(w)
             w &= w - np.uint64(1)
             count += 1
-            key = np.int64(-32768)
-            for h in range(6):
-                x = packed[i, h]
-                k = (np.int64(x >> CELL_BITS) - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
-                key = k if k > key else key
-            sc = key >> 3
-            mv = 7 - (key & 7)
-            if (packed[i, mv] & CELL_MASK) >= base_n + N:  # a constant cell: no legal move
-                mv = -1
-            # branch-free append (the slot past the end is scratch): a mispredicted branch here
-            # would stall on the loads above and serialise the cache misses of the positions
-            changed = (sc != vals[base_n + i]) | (mv != move[i])
-            move[i] = mv
-            ev[wr] = np.uint16(((i - lo) << 3) | (mv + 1))
-            ev_sc[wr] = np.int8(sc)
-            wr += changed
+    rows = packed.reshape(-1)
+    for j in range(min(AHEAD, count)):
+        prefetch(rows, np.int64(todo[j]) * 6)
+    for j in range(count):
+        if j + AHEAD < count:
+            prefetch(rows, np.int64(todo[j + AHEAD]) * 6)
+        i = np.int64(todo[j])
+        key = np.int64(-32768)
+        for h in range(6):
+            x = packed[i, h]
+            k = (np.int64(x >> CELL_BITS) - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
+            key = k if k > key else key
+        sc = key >> 3
+        mv = 7 - (key & 7)
+        if (packed[i, mv] & CELL_MASK) >= base_n + N:  # a constant cell: no legal move
+            mv = -1
+        # branch-free append (the slot past the end is scratch): a mispredicted branch here
+        # would stall on the loads above and serialise the cache misses of the positions
+        changed = (sc != vals[base_n + i]) | (mv != move[i])
+        move[i] = mv
+        ev[wr] = np.uint16(((i - lo) << 3) | (mv + 1))
+        ev_sc[wr] = np.int8(sc)
+        wr += changed
     used[c] = wr - seg_start[c]
     step_cnt[c, t] = wr - w0
     evals[c] = count
@@ -315,7 +330,16 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_s
     ns = 0
     nf = 0
     end = seg_start[c] + used[c]
-    for e in range(end - step_cnt[c, t], end):
+    first = end - step_cnt[c, t]
+    key0 = rev_lo + lo  # reverse-edge key of the chunk's first position
+    for e in range(first, min(end, first + AHEAD)):
+        prefetch(rev_off, key0 + np.int64(ev[e] >> 3))
+    for e in range(first, end):
+        # the parents' offsets AHEAD events ahead, their list half as far (offsets loaded)
+        if e + AHEAD < end:
+            prefetch(rev_off, key0 + np.int64(ev[e + AHEAD] >> 3))
+        if e + AHEAD // 2 < end:
+            prefetch(rev_par, rev_off[key0 + np.int64(ev[e + AHEAD // 2] >> 3)])
         i = lo + np.int64(ev[e] >> 3)
         sc = ev_sc[e]
         if vals[base_n + i] != sc:
@@ -365,17 +389,18 @@ def _grow_group(g, cpg, chunk, N, ev, ev_sc, seg_start, seg_cap, used):
 @nogil_kernel
 def step_serial(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
                 rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
-                flagged):
+                flagged, todo):
     """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
     changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
-    array of ``evs``: a typed list's item costs about a microsecond to fetch.)"""
+    array of ``evs``: a typed list's item costs about a microsecond to fetch.)  ``todo``:
+    int32[groups, chunk] scratch, row 0 used here."""
     cur64 = cur.view(np.uint64)
     for g in range(ngroups):  # every evaluation reads V(., t - 1): all of them first
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
-                        used, step_cnt, evals, t)
+                        used, step_cnt, evals, t, todo[0])
     for g in range(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
@@ -387,16 +412,17 @@ def step_serial(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, m
 @parallel_nogil_kernel
 def step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
                   nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t,
-                  cnt_score, flagged):
+                  cnt_score, flagged, todo):
     """``step_serial`` on Numba's threads, a group of chunks per task.  (A kernel of its own:
-    calling a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
+    calling a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)
+    ``todo``: row g for group g."""
     cur64 = cur.view(np.uint64)
     for g in prange(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
-                        used, step_cnt, evals, t)
+                        used, step_cnt, evals, t, todo[g])
     for g in prange(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
@@ -423,7 +449,7 @@ def core_state(n, base, chunk, runs_guess):
     """The loop's arrays for book ``n`` (``chunk``: positions per task, a multiple of 8 and at
     most 8192; ``runs_guess``: initial event room per position).  Returns ``(state, vals,
     move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals, cnt_score,
-    flagged, work)``: ``vals`` the value array (cells: module doc), ``cur``/``nxt`` the dirty
+    flagged, work, todo)``: ``vals`` the value array (cells: module doc), ``cur``/``nxt`` the dirty
     flags of this step and the next (every position at t = 1), the events in groups of ``cpg``
     chunks (at most 64 groups)."""
     N = BOOK_SIZES[n]
@@ -466,8 +492,9 @@ def core_state(n, base, chunk, runs_guess):
     cnt_score = np.zeros(nchunks, dtype=np.int64)
     flagged = np.zeros(nchunks, dtype=np.int64)
     work = np.zeros(MAX_T + 1, dtype=np.int64)
+    todo = np.empty((ngroups, chunk), dtype=np.int32)  # a step's scratch: one row per task
     return (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt,
-            evals, cnt_score, flagged, work)
+            evals, cnt_score, flagged, work, todo)
 
 
 @nogil_kernel
@@ -562,7 +589,7 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
     moves_stable_from, ``state[S_T_END]`` the last step computed."""
     N = BOOK_SIZES[n]
     (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
-     cnt_score, flagged, work) = core_state(n, base, chunk, runs_guess)
+     cnt_score, flagged, work, todo) = core_state(n, base, chunk, runs_guess)
     nchunks = seg_start.shape[0]
     toff = replay_count(offs, starts, scores)
     pos = np.empty(0, dtype=np.int32)
@@ -576,7 +603,7 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
                     seg_start, seg_cap, used, state)
         step_serial(len(evs), cpg, nchunks, chunk, N, base[n], base[n - 1] if n >= 1 else 0,
                     packed, vals, move, cur, nxt, rev_off, rev_par, evs, evs_sc, seg_start, used,
-                    step_cnt, evals, t, cnt_score, flagged)
+                    step_cnt, evals, t, cnt_score, flagged, todo)
         tmp = cur  # cur is all zero again: it becomes the next step's nxt
         cur = nxt
         nxt = tmp

@@ -241,7 +241,7 @@ def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, low
     seconds, the loop's own calls tens of microseconds."""
     N = book_size(n)
     (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
-     cnt_score, flagged, work) = changes.core_state(n, base, chunk, runs_guess)
+     cnt_score, flagged, work, todo) = changes.core_state(n, base, chunk, runs_guess)
     nchunks = len(seg_start)
     base_n = int(base[n])
     rev_lo = int(base[n - 1]) if n >= 1 else 0
@@ -259,7 +259,7 @@ def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, low
                 else changes.step_serial)
         step(len(evs), cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
              rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
-             flagged)
+             flagged, todo)
         cur, nxt = nxt, cur  # cur is all zero again: it becomes the next step's nxt
         if changes.after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
             break
