@@ -174,7 +174,31 @@ def _runs_guess(n: int, lower_books) -> int:
     return guess
 
 
-def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
+@dataclass(frozen=True, eq=False)
+class BookMoves:
+    """What solving book ``n`` needs besides the smaller books: every move of its positions
+    (``changes.move_table``) and their parents (``changes.reverse_edges``).  It depends on
+    nothing else, so ``solve_books`` makes a big book's while the books below it solve."""
+
+    n: int
+    base: np.ndarray  # int64[n + 2], ``index.book_bases(n)``
+    packed: np.ndarray  # uint32[N, 6]
+    rev_off: np.ndarray  # int32[...]
+    rev_par: np.ndarray  # int32[E]
+
+    @classmethod
+    def of(cls, n: int, parallel: bool = False) -> "BookMoves":
+        """Book ``n``'s moves and parents (``parallel``: the move table on Numba's threads)."""
+        if not 0 <= n <= MAX_SOLVE_N:
+            raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+        base = book_bases(n)
+        packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
+        rev_off, rev_par = changes.reverse_edges(n, base, packed)
+        return cls(n, base, packed, rev_off, rev_par)
+
+
+def solve_book(n: int, lower_books, parallel: bool | None = None,
+               moves: BookMoves | None = None) -> Book:
     """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds, with the
     change-list solver (``tbdb.solvers.oware.changes``).
 
@@ -182,9 +206,12 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     0 .. n - 2; others are ignored (book n - 1, if given, only sizes the event buffers).  Their
     runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
     Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
-    has more than one thread).  The result does not depend on it."""
+    has more than one thread).  The result does not depend on it.  ``moves``: book ``n``'s
+    ``BookMoves`` if already made (else made here)."""
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+    if moves is not None and moves.n != n:
+        raise ValueError(f"book {n} given the moves of book {moves.n}")
     lower_books = list(lower_books)
     by_n = {int(b.n): b for b in lower_books}
     missing = [m for m in range(n - 1) if m not in by_n]
@@ -207,9 +234,10 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     N = book_size(n)
     if parallel is None:
         parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
-    base = book_bases(n)
-    packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
-    rev_off, rev_par = changes.reverse_edges(n, base, packed)
+    if moves is None:
+        moves = BookMoves.of(n, parallel)
+    base, packed, rev_off, rev_par = moves.base, moves.packed, moves.rev_off, moves.rev_par
+    del moves
     solve = _solve_parallel if parallel else changes.solve_serial
     evs, evs_sc, cpg, seg_start, step_cnt, work, state = solve(
         n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
@@ -320,19 +348,21 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
 
     Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
     Python threads (the kernels release the GIL) while both are small enough to be solved on
-    one thread each (see ``solve_book``'s ``parallel``); bigger books go one at a time, each
-    using Numba's threads.  ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
+    one thread each (see ``solve_book``'s ``parallel``), the biggest of those with its moves made
+    beforehand on the second thread; bigger books go one at a time, each using Numba's threads.
+    ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
     solve = solve_book if solve is None else solve
     if not 0 <= max_n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
     books: list[Book] = []
     # what the solves read of the books before: solve_book their replay forms, made once each
+    # for the books a bigger one still needs (0 .. max_n - 2)
     lower = [] if solve is solve_book else books
 
     def add(*solved):
         books.extend(solved)
         if lower is not books:
-            lower.extend(ReplayBook.of(b) for b in solved)
+            lower.extend(ReplayBook.of(b) for b in solved if b.n <= max_n - 2)
 
     def threaded(m):
         if parallel is not None:
@@ -340,13 +370,30 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
         return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
 
     with ThreadPoolExecutor(max_workers=2) as pool:
+        # The biggest book solved on one thread takes most of the time, and its moves need no
+        # other book: they are made on the pool while the books below it solve.
+        top = max_n
+        while top >= 0 and not threaded(top):
+            top -= 1
+        early = None
+        if solve is solve_book and top >= 0 and book_size(top) >= PAIR_MIN_POSITIONS:
+            early = pool.submit(BookMoves.of, top)
+
+        def submit(m):
+            if early is not None and m == top:
+                return pool.submit(solve, m, lower, False, early.result())
+            return pool.submit(solve, m, lower, False)
+
         n = 0
         while n <= max_n:
             if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-                a = pool.submit(solve, n, lower, False)
-                b = pool.submit(solve, n + 1, lower, False)
+                a = submit(n)
+                b = submit(n + 1)
                 add(a.result(), b.result())
                 n += 2
+            elif early is not None and n == top:
+                add(submit(n).result())
+                n += 1
             else:
                 add(solve(n, lower, parallel))
                 n += 1
