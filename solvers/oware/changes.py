@@ -111,6 +111,17 @@ def move_table(n, base, chunk):
     return packed
 
 
+@nogil_kernel
+def move_rows(n, base, chunk, c0, c1, packed):
+    """``move_table``'s rows of chunks ``c0 .. c1 - 1`` written into ``packed`` (uint32[N, 6]):
+    parts of one table filled on separate Python threads."""
+    N = BOOK_SIZES[n]
+    pos = np.empty(HOUSES, dtype=np.int8)
+    out = np.empty(HOUSES, dtype=np.int8)
+    for c in range(c0, c1):
+        _moves_chunk(c, chunk, n, N, base, pos, out, packed)
+
+
 @parallel_nogil_kernel
 def move_table_parallel(n, base, chunk):
     """``move_table`` on Numba's threads, ``chunk`` positions per task.  (Waking the threads
@@ -233,7 +244,16 @@ def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty):
     """Write the smaller books' scores changing at step ``tt`` (from the window starting at
     ``t_lo``) into ``vals`` and flag their parents in ``dirty``; returns the parents flagged."""
     flagged = 0
-    for j in range(toff[tt] - toff[t_lo], toff[tt + 1] - toff[t_lo]):
+    j0 = toff[tt] - toff[t_lo]
+    j1 = toff[tt + 1] - toff[t_lo]
+    for j in range(j0, min(j1, j0 + AHEAD)):
+        prefetch(rev_off, pos[j])
+    for j in range(j0, j1):
+        # as in ``_apply_chunk``: offsets AHEAD changes ahead, parent lists half as far
+        if j + AHEAD < j1:
+            prefetch(rev_off, pos[j + AHEAD])
+        if j + AHEAD // 2 < j1:
+            prefetch(rev_par, rev_off[pos[j + AHEAD // 2]])
         p = pos[j]
         vals[p] = sc[j]
         flagged += rev_off[p + 1] - rev_off[p]

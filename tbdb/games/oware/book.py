@@ -19,7 +19,7 @@ them run for run.  They validate their input and call the kernels, which trust t
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -196,6 +196,28 @@ class BookMoves:
         rev_off, rev_par = changes.reverse_edges(n, base, packed)
         return cls(n, base, packed, rev_off, rev_par)
 
+    @classmethod
+    def started(cls, n: int, pool: Executor):
+        """Start making book ``n``'s moves on ``pool``, its move table in two halves (each a
+        task); returns a function that waits for them and finds the parents (on the calling
+        thread), returning the ``BookMoves``."""
+        if not 0 <= n <= MAX_SOLVE_N:
+            raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+        base = book_bases(n)
+        N = book_size(n)
+        packed = np.empty((N, 6), dtype=np.uint32)
+        nchunks = (N + CHUNK - 1) // CHUNK
+        parts = [pool.submit(changes.move_rows, n, base, CHUNK, c0, c1, packed)
+                 for c0, c1 in ((0, nchunks // 2), (nchunks // 2, nchunks))]
+
+        def finish() -> "BookMoves":
+            for part in parts:
+                part.result()
+            rev_off, rev_par = changes.reverse_edges(n, base, packed)
+            return cls(n, base, packed, rev_off, rev_par)
+
+        return finish
+
 
 def solve_book(n: int, lower_books, parallel: bool | None = None,
                moves: BookMoves | None = None) -> Book:
@@ -349,7 +371,7 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
     Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
     Python threads (the kernels release the GIL) while both are small enough to be solved on
     one thread each (see ``solve_book``'s ``parallel``), the biggest of those with its moves made
-    beforehand on the second thread; bigger books go one at a time, each using Numba's threads.
+    beforehand on two more threads; bigger books go one at a time, each using Numba's threads.
     ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
     solve = solve_book if solve is None else solve
     if not 0 <= max_n <= MAX_SOLVE_N:
@@ -369,19 +391,19 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
             return not parallel
         return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool, ThreadPoolExecutor(max_workers=2) as early:
         # The biggest book solved on one thread takes most of the time, and its moves need no
-        # other book: they are made on the pool while the books below it solve.
+        # other book: they are made on two more threads while the books below it solve.
         top = max_n
         while top >= 0 and not threaded(top):
             top -= 1
-        early = None
+        top_moves = None
         if solve is solve_book and top >= 0 and book_size(top) >= PAIR_MIN_POSITIONS:
-            early = pool.submit(BookMoves.of, top)
+            top_moves = BookMoves.started(top, early)
 
         def submit(m):
-            if early is not None and m == top:
-                return pool.submit(solve, m, lower, False, early.result())
+            if top_moves is not None and m == top:
+                return pool.submit(solve, m, lower, False, top_moves())
             return pool.submit(solve, m, lower, False)
 
         n = 0
@@ -391,7 +413,7 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
                 b = submit(n + 1)
                 add(a.result(), b.result())
                 n += 2
-            elif early is not None and n == top:
+            elif top_moves is not None and n == top:
                 add(submit(n).result())
                 n += 1
             else:
