@@ -72,6 +72,43 @@ def cells(n: int, base: np.ndarray) -> tuple[int, int, int]:
 
 
 @kernel
+def _short_move_cell(pos, h, s, n, base, out):
+    """The packed move (``move_table``) of house ``h`` holding ``1 <= s <= 11`` seeds, or
+    0xFFFFFFFF if it is illegal (it does not feed the opponent); ``out`` int8[12] scratch.
+    ``moves.sow`` without its general cases: no lap, so the move sows houses h + 1 .. h + s
+    (mod 12) once each, and only those from 6 to 11 feed or capture (a quarter less time for a
+    move table than sow and rank)."""
+    last = h + s  # <= 16: houses h + 1 .. last are sown, 0 .. last - 12 past house 11
+    hi = min(last, 11)
+    opp = 0
+    for j in range(6, 12):
+        opp += pos[j]
+    if hi >= 6:
+        opp += hi - 5
+    if opp == 0:
+        return np.uint32(0xFFFFFFFF)
+    for j in range(HOUSES):
+        out[j] = pos[j]
+    out[h] = 0
+    for j in range(h + 1, hi + 1):
+        out[j] += 1
+    for j in range(0, last - 11):
+        out[j] += 1
+    cap = 0
+    stop = last
+    if last <= 11:  # the last seed on the opponent's side: take 2s and 3s backwards
+        while stop >= 6 and (out[stop] == 2 or out[stop] == 3):
+            cap += out[stop]
+            stop -= 1
+    if cap == opp:  # a grand slam captures nothing
+        cap = 0
+    if cap != 0:
+        for j in range(stop + 1, last + 1):
+            out[j] = 0
+    return np.uint32((cap << CELL_BITS) | (base[n - cap] + rank_flipped_n(out, n - cap)))
+
+
+@kernel
 def _moves_chunk(c, chunk, n, N, base, pos, out, packed):
     """``move_table`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
     int8[12] scratch."""
@@ -85,13 +122,24 @@ def _moves_chunk(c, chunk, n, N, base, pos, out, packed):
             next_position(pos)
         legal = 0
         for h in range(6):
-            cap = sow(pos, h, out)
-            if cap >= 0:
-                packed[i, h] = np.uint32((cap << CELL_BITS)
-                                         | (base[n - cap] + rank_flipped_n(out, n - cap)))
-                legal += 1
-            else:
+            s = pos[h]
+            if s == 0:
                 packed[i, h] = illegal
+            elif s <= 11:
+                x = _short_move_cell(pos, h, s, n, base, out)
+                if x == np.uint32(0xFFFFFFFF):
+                    packed[i, h] = illegal
+                else:
+                    packed[i, h] = x
+                    legal += 1
+            else:
+                cap = sow(pos, h, out)
+                if cap >= 0:
+                    packed[i, h] = np.uint32((cap << CELL_BITS)
+                                             | (base[n - cap] + rank_flipped_n(out, n - cap)))
+                    legal += 1
+                else:
+                    packed[i, h] = illegal
         if legal == 0:
             own = 0
             for h in range(6):
