@@ -19,6 +19,7 @@ them run for run.  They validate their input and call the kernels, which trust t
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -365,6 +366,20 @@ def solve_book_levels(n: int, lower_books, parallel: bool | None = None) -> Book
     return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm)
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads ``solve_books`` runs books and move tables on, started once per process: on a
+    busy machine starting a thread took milliseconds, four of them a tenth of the 9-seed build."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="oware-book")
+        return _POOL
+
+
 def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Book]:
     """Solve the books of 0 .. ``max_n`` seeds; ``result[n]`` is book ``n``.
 
@@ -391,32 +406,32 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
             return not parallel
         return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
 
-    with ThreadPoolExecutor(max_workers=2) as pool, ThreadPoolExecutor(max_workers=2) as early:
-        # The biggest book solved on one thread takes most of the time, and its moves need no
-        # other book: they are made on two more threads while the books below it solve.
-        top = max_n
-        while top >= 0 and not threaded(top):
-            top -= 1
-        top_moves = None
-        if solve is solve_book and top >= 0 and book_size(top) >= PAIR_MIN_POSITIONS:
-            top_moves = BookMoves.started(top, early)
+    pool = _pool()
+    # The biggest book solved on one thread takes most of the time, and its moves need no
+    # other book: they are made on two more threads while the books below it solve.
+    top = max_n
+    while top >= 0 and not threaded(top):
+        top -= 1
+    top_moves = None
+    if solve is solve_book and top >= 0 and book_size(top) >= PAIR_MIN_POSITIONS:
+        top_moves = BookMoves.started(top, pool)
 
-        def submit(m):
-            if top_moves is not None and m == top:
-                return pool.submit(solve, m, lower, False, top_moves())
-            return pool.submit(solve, m, lower, False)
+    def submit(m):
+        if top_moves is not None and m == top:
+            return pool.submit(solve, m, lower, False, top_moves())
+        return pool.submit(solve, m, lower, False)
 
-        n = 0
-        while n <= max_n:
-            if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-                a = submit(n)
-                b = submit(n + 1)
-                add(a.result(), b.result())
-                n += 2
-            elif top_moves is not None and n == top:
-                add(submit(n).result())
-                n += 1
-            else:
-                add(solve(n, lower, parallel))
-                n += 1
+    n = 0
+    while n <= max_n:
+        if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
+            a = submit(n)
+            b = submit(n + 1)
+            add(a.result(), b.result())
+            n += 2
+        elif top_moves is not None and n == top:
+            add(submit(n).result())
+            n += 1
+        else:
+            add(solve(n, lower, parallel))
+            n += 1
     return books
