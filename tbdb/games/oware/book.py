@@ -136,6 +136,8 @@ REPLAY_WINDOW_CHANGES = 1 << 26
 #: events given back to the system in between (``tbdb.memory.release_freed_memory``): the
 #: events of 20 seeds take 5.8 GB and its runs 7.8 GB, and without it both are resident at once.
 RELEASE_GROUPS = 4
+#: ``solve_books`` makes the moves of this many of the biggest one-thread books (1..3) early.
+EARLY_MOVES = 3
 #: ``solve_books`` solves books n and n + 1 side by side from this size of book n on (below,
 #: a book takes less time than handing it to a thread).
 PAIR_MIN_POSITIONS = 10_000
@@ -385,8 +387,8 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
 
     Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
     Python threads (the kernels release the GIL) while both are small enough to be solved on
-    one thread each (see ``solve_book``'s ``parallel``), the biggest of those with its moves made
-    beforehand on two more threads; bigger books go one at a time, each using Numba's threads.
+    one thread each (see ``solve_book``'s ``parallel``), the three biggest of those with their moves
+    made beforehand on more threads; bigger books go one at a time, each using Numba's threads.
     ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
     solve = solve_book if solve is None else solve
     if not 0 <= max_n <= MAX_SOLVE_N:
@@ -407,18 +409,21 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
         return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
 
     pool = _pool()
-    # The biggest book solved on one thread takes most of the time, and its moves need no
-    # other book: they are made on two more threads while the books below it solve.
+    # The biggest books solved on one thread take most of the time, and their moves need no
+    # other book: the three biggest's are made on the pool while the books below them solve
+    # (the one the chain of solves reaches first, then the biggest, the longest to make).
     top = max_n
     while top >= 0 and not threaded(top):
         top -= 1
-    top_moves = None
-    if solve is solve_book and top >= 0 and book_size(top) >= PAIR_MIN_POSITIONS:
-        top_moves = BookMoves.started(top, pool)
+    early = {}
+    if solve is solve_book:
+        for m in (top - 2, top, top - 1)[3 - EARLY_MOVES:]:
+            if m >= 0 and book_size(m) >= PAIR_MIN_POSITIONS:
+                early[m] = BookMoves.started(m, pool)
 
     def submit(m):
-        if top_moves is not None and m == top:
-            return pool.submit(solve, m, lower, False, top_moves())
+        if m in early:
+            return pool.submit(solve, m, lower, False, early.pop(m)())
         return pool.submit(solve, m, lower, False)
 
     n = 0
@@ -428,7 +433,7 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
             b = submit(n + 1)
             add(a.result(), b.result())
             n += 2
-        elif top_moves is not None and n == top:
+        elif n in early:
             add(submit(n).result())
             n += 1
         else:
