@@ -288,9 +288,10 @@ def _replay_window(base, offs, starts, scores, toff, t_lo, t_hi):
 
 
 @kernel
-def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty):
+def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty, bits):
     """Write the smaller books' scores changing at step ``tt`` (from the window starting at
     ``t_lo``) into ``vals`` and flag their parents in ``dirty``; returns the parents flagged."""
+    dirty64 = dirty.view(np.uint64)
     flagged = 0
     j0 = toff[tt] - toff[t_lo]
     j1 = toff[tt + 1] - toff[t_lo]
@@ -306,7 +307,7 @@ def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty):
         vals[p] = sc[j]
         flagged += rev_off[p + 1] - rev_off[p]
         for r in range(rev_off[p], rev_off[p + 1]):
-            dirty[rev_par[r]] = 1
+            _flag(dirty, dirty64, rev_par[r], bits)
     return flagged
 
 
@@ -323,6 +324,26 @@ del _i
 
 
 @kernel
+def _low_bit(w):
+    """Index (0..63) of the lowest set bit of the uint64 ``w`` (not 0)."""
+    low = w & (~w + np.uint64(1))
+    return _DEBRUIJN_TAB[(low * _DEBRUIJN) >> np.uint64(58)]
+
+
+@kernel
+def _flag(dirty, dirty64, p, bits):
+    """Flag position ``p`` in ``dirty`` (uint8; ``dirty64`` its words): its byte set to 1, or
+    with ``bits`` its bit
+    (``_eval_chunk``).  A bit is a read-modify-write of its word, so bit flags are for one
+    thread; bytes may be set by several at once (the only value stored is 1).  One thread's
+    flags of a 9-seed book take 21 KB as bits, in the first-level cache, 168 KB as bytes."""
+    if bits:
+        dirty64[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    else:
+        dirty[p] = 1
+
+
+@kernel
 def _low_byte(w):
     """Index (0..7) of the lowest non-zero byte of the uint64 ``w``."""
     low = w & (~w + np.uint64(1))
@@ -331,14 +352,16 @@ def _low_byte(w):
 
 @kernel
 def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg_start, used,
-                step_cnt, evals, t, todo):
+                step_cnt, evals, t, todo, bits):
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every dirty
     position (its byte in ``dirty64`` is 1; the flags are cleared) is evaluated from ``vals``
     (V at t - 1, only read); if (score, best move) differs from the stored one, ``move`` is
     updated and the event appended to this chunk's segment of its group's events (from
     ``seg_start[c]``, room for one more per position): ``ev`` uint16 ``local << 3 | move + 1``
     (``chunk`` <= 8192), ``ev_sc`` int8 the score; 3 bytes an event, as many as the book's
-    runs.  ``evals[c]`` = positions evaluated; ``todo`` int32[chunk] scratch.
+    runs.  ``evals[c]`` = positions evaluated; ``todo`` int32[chunk] scratch.  ``bits``: the
+    flags are one bit a position (bit ``i & 63`` of word ``i >> 6``; ``chunk`` a multiple of
+    64), not a byte: ``_flag``.
 
     The dirty positions are listed first, then evaluated with their move rows prefetched
     ``AHEAD`` positions ahead: the rows are scattered over the move table (4 MB at 9 seeds, more
@@ -349,15 +372,26 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg
     w0 = seg_start[c] + used[c]
     wr = w0
     count = 0
-    for wi in range(lo >> 3, (hi + 7) >> 3):
-        w = dirty64[wi]
-        if w == 0:
-            continue
-        dirty64[wi] = 0
-        while w != 0:
-            todo[count] = (wi << 3) + _low_byte(w)
-            w &= w - np.uint64(1)
-            count += 1
+    if bits:
+        for wi in range(lo >> 6, (hi + 63) >> 6):
+            w = dirty64[wi]
+            if w == 0:
+                continue
+            dirty64[wi] = 0
+            while w != 0:
+                todo[count] = (wi << 6) + _low_bit(w)
+                w &= w - np.uint64(1)
+                count += 1
+    else:
+        for wi in range(lo >> 3, (hi + 7) >> 3):
+            w = dirty64[wi]
+            if w == 0:
+                continue
+            dirty64[wi] = 0
+            while w != 0:
+                todo[count] = (wi << 3) + _low_byte(w)
+                w &= w - np.uint64(1)
+                count += 1
     rows = packed.reshape(-1)
     for j in range(min(AHEAD, count)):
         prefetch(rows, np.int64(todo[j]) * 6)
@@ -388,12 +422,13 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg
 
 @kernel
 def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc, seg_start,
-                 used, step_cnt, t, cnt_score, flagged):
+                 used, step_cnt, t, cnt_score, flagged, bits):
     """Phase 2 of step t, same positions as ``_eval_chunk``: for each event of this step whose
     score differs from ``vals``, store the score and flag the position's parents in ``nxt``
     (dirty at step t + 1).  Other chunks may set the same ``nxt`` byte concurrently: a benign
     race, the only value ever stored there during a step is 1.  ``cnt_score[c]`` = scores
     changed, ``flagged[c]`` = parents flagged."""
+    nxt64 = nxt.view(np.uint64)
     lo = c * chunk
     ns = 0
     nf = 0
@@ -416,7 +451,7 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_s
             k = rev_lo + i
             nf += rev_off[k + 1] - rev_off[k]
             for r in range(rev_off[k], rev_off[k + 1]):
-                nxt[rev_par[r]] = 1
+                _flag(nxt, nxt64, rev_par[r], bits)
     cnt_score[c] = ns
     flagged[c] = nf
 
@@ -457,7 +492,7 @@ def _grow_group(g, cpg, chunk, N, ev, ev_sc, seg_start, seg_cap, used):
 @nogil_kernel
 def step_serial(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
                 rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
-                flagged, todo):
+                flagged, todo, bits=False):
     """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
     changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
     array of ``evs``: a typed list's item costs about a microsecond to fetch.)  ``todo``:
@@ -468,13 +503,13 @@ def step_serial(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, m
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
-                        used, step_cnt, evals, t, todo[0])
+                        used, step_cnt, evals, t, todo[0], bits)
     for g in range(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
-                         seg_start, used, step_cnt, t, cnt_score, flagged)
+                         seg_start, used, step_cnt, t, cnt_score, flagged, bits)
 
 
 @parallel_nogil_kernel
@@ -490,13 +525,13 @@ def step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals,
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
-                        used, step_cnt, evals, t, todo[g])
+                        used, step_cnt, evals, t, todo[g], False)
     for g in prange(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
-                         seg_start, used, step_cnt, t, cnt_score, flagged)
+                         seg_start, used, step_cnt, t, cnt_score, flagged, False)
 
 
 # A book's solve is a loop over steps t = 1, 2, ... of ``before_step`` (the smaller books'
@@ -589,14 +624,14 @@ def replay_window(base, offs, starts, scores, toff, state):
 
 @nogil_kernel
 def before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
-                seg_start, seg_cap, used, state):
+                seg_start, seg_cap, used, state, bits=False):
     """Step ``t``'s preparation: the smaller books' score changes at t - 1 (from the window
     ``pos``/``sc``) written into ``vals`` and their parents flagged in ``cur``; every chunk
     given room for one more event per position.  Returns the groups whose events were moved
     to bigger arrays (their old arrays freed)."""
     if t >= 2:
         state[S_EST] += _replay(state[S_T_LO], t - 1, toff, pos, sc, vals, rev_off, rev_par,
-                                cur)
+                                cur, bits)
     moved = 0
     for g in range(len(evs)):
         ev = evs[g]
@@ -644,7 +679,8 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
     ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from
     ``reverse_edges``; ``offs``/``starts``/``scores``: typed lists of the replay forms
     (``score_changes``) of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
-    none); ``chunk``, ``runs_guess``: ``core_state``; ``window_changes``: the smaller books'
+    none); ``chunk``, ``runs_guess``: ``core_state`` (``chunk`` here a multiple of 64: the
+    dirty flags are bits); ``window_changes``: the smaller books'
     score changes are listed (5 bytes each) for as many steps at a time as keep the list within
     this many changes (at least one step), each window by one pass over their replay forms.
 
@@ -659,6 +695,12 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
     (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
      cnt_score, flagged, work, todo) = core_state(n, base, chunk, runs_guess)
     nchunks = seg_start.shape[0]
+    # one thread: the dirty flags as bits (``_flag``), every position's set for t = 1
+    words = (N + 63) // 64 + 1
+    cur = np.zeros(words * 8, dtype=np.uint8)
+    nxt = np.zeros(words * 8, dtype=np.uint8)
+    for i in range(N):
+        _flag(cur, cur.view(np.uint64), i, True)
     toff = replay_count(offs, starts, scores)
     pos = np.empty(0, dtype=np.int32)
     sc = np.empty(0, dtype=np.int8)
@@ -668,10 +710,10 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
             sc = np.empty(0, dtype=np.int8)
             pos, sc = replay_window(base, offs, starts, scores, toff, state)
         before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
-                    seg_start, seg_cap, used, state)
+                    seg_start, seg_cap, used, state, True)
         step_serial(len(evs), cpg, nchunks, chunk, N, base[n], base[n - 1] if n >= 1 else 0,
                     packed, vals, move, cur, nxt, rev_off, rev_par, evs, evs_sc, seg_start, used,
-                    step_cnt, evals, t, cnt_score, flagged, todo)
+                    step_cnt, evals, t, cnt_score, flagged, todo, True)
         tmp = cur  # cur is all zero again: it becomes the next step's nxt
         cur = nxt
         nxt = tmp
