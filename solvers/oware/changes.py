@@ -19,6 +19,12 @@ Differences from ``levels``, each for speed or for memory at 19-20 seeds:
   turned into runs group by group (``events_to_runs``), each group's events freed as soon as
   its runs are written: at most one copy of the book's runs is in memory, plus one group.
 * **Per-level work** (``solve_serial``'s ``work``): positions evaluated at each step.
+* **Prefetched steps**: a chunk's dirty positions are listed, then evaluated with their move
+  rows prefetched ``AHEAD`` positions ahead (and the parents' offsets and lists when changes
+  are applied or replayed): the rows of a dirty set scatter over the table.
+* **Bit flags on one thread** (``solve_serial``, ``_flag``): a book solved on one thread keeps
+  its dirty flags as bits, in the first-level cache at 9 seeds; the parallel steps of big books
+  keep bytes, which several threads may set at once.
 
 Cells (the solver's value array): books 0 .. n end to end (``index.book_bases``), then
 ``n + 1`` cells NEG[k] holding -k (k = 0 .. n) and one cell HIGH holding 127::
@@ -38,7 +44,10 @@ comment): a position is evaluated at step t only if one of its children changed 
 t - 1.  (Keeping each position's best key up to date from its children's changes instead, so
 that most flagged positions need one read, evaluated 40% fewer positions at 9 seeds but ran
 1.5-2.5 times slower at 12 and 13 seeds: its parent updates are read-modify-writes that two
-threads must split by parent, where a dirty flag is a plain store any thread may make.)
+threads must split by parent, where a dirty flag is a plain store any thread may make.
+Flagging only the parents whose best key a change can move, from a per-position key kept by
+the evaluations, evaluated exactly the positions that change, 1.10M instead of 1.93M at 9
+seeds, but was 8% slower on one thread: the key is one more random read per parent move.)
 """
 from __future__ import annotations
 
@@ -49,12 +58,15 @@ from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
 from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
+from tbdb.solvers.prefetch import prefetch
 
 MAX_T = 200
 #: Largest seed count this solver takes: every cell of books 0 .. n must fit in 28 bits.
 MAX_SOLVE_N = 20
 CELL_BITS = 28
 CELL_MASK = (1 << CELL_BITS) - 1
+#: Positions (eval) or events (apply) a step's random reads are prefetched ahead.
+AHEAD = 16
 
 
 def cells(n: int, base: np.ndarray) -> tuple[int, int, int]:
@@ -66,6 +78,43 @@ def cells(n: int, base: np.ndarray) -> tuple[int, int, int]:
 # --------------------------------------------------------------------------------------------
 # Moves and parents
 # --------------------------------------------------------------------------------------------
+
+
+@kernel
+def _short_move_cell(pos, h, s, n, base, out):
+    """The packed move (``move_table``) of house ``h`` holding ``1 <= s <= 11`` seeds, or
+    0xFFFFFFFF if it is illegal (it does not feed the opponent); ``out`` int8[12] scratch.
+    ``moves.sow`` without its general cases: no lap, so the move sows houses h + 1 .. h + s
+    (mod 12) once each, and only those from 6 to 11 feed or capture (a quarter less time for a
+    move table than sow and rank)."""
+    last = h + s  # <= 16: houses h + 1 .. last are sown, 0 .. last - 12 past house 11
+    hi = min(last, 11)
+    opp = 0
+    for j in range(6, 12):
+        opp += pos[j]
+    if hi >= 6:
+        opp += hi - 5
+    if opp == 0:
+        return np.uint32(0xFFFFFFFF)
+    for j in range(HOUSES):
+        out[j] = pos[j]
+    out[h] = 0
+    for j in range(h + 1, hi + 1):
+        out[j] += 1
+    for j in range(0, last - 11):
+        out[j] += 1
+    cap = 0
+    stop = last
+    if last <= 11:  # the last seed on the opponent's side: take 2s and 3s backwards
+        while stop >= 6 and (out[stop] == 2 or out[stop] == 3):
+            cap += out[stop]
+            stop -= 1
+    if cap == opp:  # a grand slam captures nothing
+        cap = 0
+    if cap != 0:
+        for j in range(stop + 1, last + 1):
+            out[j] = 0
+    return np.uint32((cap << CELL_BITS) | (base[n - cap] + rank_flipped_n(out, n - cap)))
 
 
 @kernel
@@ -82,13 +131,24 @@ def _moves_chunk(c, chunk, n, N, base, pos, out, packed):
             next_position(pos)
         legal = 0
         for h in range(6):
-            cap = sow(pos, h, out)
-            if cap >= 0:
-                packed[i, h] = np.uint32((cap << CELL_BITS)
-                                         | (base[n - cap] + rank_flipped_n(out, n - cap)))
-                legal += 1
-            else:
+            s = pos[h]
+            if s == 0:
                 packed[i, h] = illegal
+            elif s <= 11:
+                x = _short_move_cell(pos, h, s, n, base, out)
+                if x == np.uint32(0xFFFFFFFF):
+                    packed[i, h] = illegal
+                else:
+                    packed[i, h] = x
+                    legal += 1
+            else:
+                cap = sow(pos, h, out)
+                if cap >= 0:
+                    packed[i, h] = np.uint32((cap << CELL_BITS)
+                                             | (base[n - cap] + rank_flipped_n(out, n - cap)))
+                    legal += 1
+                else:
+                    packed[i, h] = illegal
         if legal == 0:
             own = 0
             for h in range(6):
@@ -106,6 +166,17 @@ def move_table(n, base, chunk):
     for c in range((N + chunk - 1) // chunk):
         _moves_chunk(c, chunk, n, N, base, pos, out, packed)
     return packed
+
+
+@nogil_kernel
+def move_rows(n, base, chunk, c0, c1, packed):
+    """``move_table``'s rows of chunks ``c0 .. c1 - 1`` written into ``packed`` (uint32[N, 6]):
+    parts of one table filled on separate Python threads."""
+    N = BOOK_SIZES[n]
+    pos = np.empty(HOUSES, dtype=np.int8)
+    out = np.empty(HOUSES, dtype=np.int8)
+    for c in range(c0, c1):
+        _moves_chunk(c, chunk, n, N, base, pos, out, packed)
 
 
 @parallel_nogil_kernel
@@ -226,16 +297,26 @@ def _replay_window(base, offs, starts, scores, toff, t_lo, t_hi):
 
 
 @kernel
-def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty):
+def _replay(t_lo, tt, toff, pos, sc, vals, rev_off, rev_par, dirty, bits):
     """Write the smaller books' scores changing at step ``tt`` (from the window starting at
     ``t_lo``) into ``vals`` and flag their parents in ``dirty``; returns the parents flagged."""
+    dirty64 = dirty.view(np.uint64)
     flagged = 0
-    for j in range(toff[tt] - toff[t_lo], toff[tt + 1] - toff[t_lo]):
+    j0 = toff[tt] - toff[t_lo]
+    j1 = toff[tt + 1] - toff[t_lo]
+    for j in range(j0, min(j1, j0 + AHEAD)):
+        prefetch(rev_off, pos[j])
+    for j in range(j0, j1):
+        # as in ``_apply_chunk``: offsets AHEAD changes ahead, parent lists half as far
+        if j + AHEAD < j1:
+            prefetch(rev_off, pos[j + AHEAD])
+        if j + AHEAD // 2 < j1:
+            prefetch(rev_par, rev_off[pos[j + AHEAD // 2]])
         p = pos[j]
         vals[p] = sc[j]
         flagged += rev_off[p + 1] - rev_off[p]
         for r in range(rev_off[p], rev_off[p + 1]):
-            dirty[rev_par[r]] = 1
+            _flag(dirty, dirty64, rev_par[r], bits)
     return flagged
 
 
@@ -252,6 +333,26 @@ del _i
 
 
 @kernel
+def _low_bit(w):
+    """Index (0..63) of the lowest set bit of the uint64 ``w`` (not 0)."""
+    low = w & (~w + np.uint64(1))
+    return _DEBRUIJN_TAB[(low * _DEBRUIJN) >> np.uint64(58)]
+
+
+@kernel
+def _flag(dirty, dirty64, p, bits):
+    """Flag position ``p`` in ``dirty`` (uint8; ``dirty64`` its words): its byte set to 1, or
+    with ``bits`` its bit
+    (``_eval_chunk``).  A bit is a read-modify-write of its word, so bit flags are for one
+    thread; bytes may be set by several at once (the only value stored is 1).  One thread's
+    flags of a 9-seed book take 21 KB as bits, in the first-level cache, 168 KB as bytes."""
+    if bits:
+        dirty64[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    else:
+        dirty[p] = 1
+
+
+@kernel
 def _low_byte(w):
     """Index (0..7) of the lowest non-zero byte of the uint64 ``w``."""
     low = w & (~w + np.uint64(1))
@@ -260,44 +361,69 @@ def _low_byte(w):
 
 @kernel
 def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg_start, used,
-                step_cnt, evals, t):
+                step_cnt, evals, t, todo, bits):
     """Phase 1 of step t for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``: every dirty
     position (its byte in ``dirty64`` is 1; the flags are cleared) is evaluated from ``vals``
     (V at t - 1, only read); if (score, best move) differs from the stored one, ``move`` is
     updated and the event appended to this chunk's segment of its group's events (from
     ``seg_start[c]``, room for one more per position): ``ev`` uint16 ``local << 3 | move + 1``
     (``chunk`` <= 8192), ``ev_sc`` int8 the score; 3 bytes an event, as many as the book's
-    runs.  ``evals[c]`` = positions evaluated."""
+    runs.  ``evals[c]`` = positions evaluated; ``todo`` int32[chunk] scratch.  ``bits``: the
+    flags are one bit a position (bit ``i & 63`` of word ``i >> 6``; ``chunk`` a multiple of
+    64), not a byte: ``_flag``.
+
+    The dirty positions are listed first, then evaluated with their move rows prefetched
+    ``AHEAD`` positions ahead: the rows are scattered over the move table (4 MB at 9 seeds, more
+    than a core's cache), and a row's loads would otherwise wait one after another (a third
+    less time at 9 seeds)."""
     lo = c * chunk
     hi = min(N, lo + chunk)
     w0 = seg_start[c] + used[c]
     wr = w0
     count = 0
-    for wi in range(lo >> 3, (hi + 7) >> 3):
-        w = dirty64[wi]
-        if w == 0:
-            continue
-        dirty64[wi] = 0
-        while w != 0:
-            i = (wi << 3) + _low_byte(w)
-            w &= w - np.uint64(1)
-            count += 1
-            key = np.int64(-32768)
-            for h in range(6):
-                x = packed[i, h]
-                k = (np.int64(x >> CELL_BITS) - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
-                key = k if k > key else key
-            sc = key >> 3
-            mv = 7 - (key & 7)
-            if (packed[i, mv] & CELL_MASK) >= base_n + N:  # a constant cell: no legal move
-                mv = -1
-            # branch-free append (the slot past the end is scratch): a mispredicted branch here
-            # would stall on the loads above and serialise the cache misses of the positions
-            changed = (sc != vals[base_n + i]) | (mv != move[i])
-            move[i] = mv
-            ev[wr] = np.uint16(((i - lo) << 3) | (mv + 1))
-            ev_sc[wr] = np.int8(sc)
-            wr += changed
+    if bits:
+        for wi in range(lo >> 6, (hi + 63) >> 6):
+            w = dirty64[wi]
+            if w == 0:
+                continue
+            dirty64[wi] = 0
+            while w != 0:
+                todo[count] = (wi << 6) + _low_bit(w)
+                w &= w - np.uint64(1)
+                count += 1
+    else:
+        for wi in range(lo >> 3, (hi + 7) >> 3):
+            w = dirty64[wi]
+            if w == 0:
+                continue
+            dirty64[wi] = 0
+            while w != 0:
+                todo[count] = (wi << 3) + _low_byte(w)
+                w &= w - np.uint64(1)
+                count += 1
+    rows = packed.reshape(-1)
+    for j in range(min(AHEAD, count)):
+        prefetch(rows, np.int64(todo[j]) * 6)
+    for j in range(count):
+        if j + AHEAD < count:
+            prefetch(rows, np.int64(todo[j + AHEAD]) * 6)
+        i = np.int64(todo[j])
+        key = np.int64(-32768)
+        for h in range(6):
+            x = packed[i, h]
+            k = (np.int64(x >> CELL_BITS) - np.int64(vals[x & CELL_MASK])) * 8 + 7 - h
+            key = k if k > key else key
+        sc = key >> 3
+        mv = 7 - (key & 7)
+        if (packed[i, mv] & CELL_MASK) >= base_n + N:  # a constant cell: no legal move
+            mv = -1
+        # branch-free append (the slot past the end is scratch): a mispredicted branch here
+        # would stall on the loads above and serialise the cache misses of the positions
+        changed = (sc != vals[base_n + i]) | (mv != move[i])
+        move[i] = mv
+        ev[wr] = np.uint16(((i - lo) << 3) | (mv + 1))
+        ev_sc[wr] = np.int8(sc)
+        wr += changed
     used[c] = wr - seg_start[c]
     step_cnt[c, t] = wr - w0
     evals[c] = count
@@ -305,17 +431,27 @@ def _eval_chunk(c, chunk, N, base_n, packed, vals, move, dirty64, ev, ev_sc, seg
 
 @kernel
 def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc, seg_start,
-                 used, step_cnt, t, cnt_score, flagged):
+                 used, step_cnt, t, cnt_score, flagged, bits):
     """Phase 2 of step t, same positions as ``_eval_chunk``: for each event of this step whose
     score differs from ``vals``, store the score and flag the position's parents in ``nxt``
     (dirty at step t + 1).  Other chunks may set the same ``nxt`` byte concurrently: a benign
     race, the only value ever stored there during a step is 1.  ``cnt_score[c]`` = scores
     changed, ``flagged[c]`` = parents flagged."""
+    nxt64 = nxt.view(np.uint64)
     lo = c * chunk
     ns = 0
     nf = 0
     end = seg_start[c] + used[c]
-    for e in range(end - step_cnt[c, t], end):
+    first = end - step_cnt[c, t]
+    key0 = rev_lo + lo  # reverse-edge key of the chunk's first position
+    for e in range(first, min(end, first + AHEAD)):
+        prefetch(rev_off, key0 + np.int64(ev[e] >> 3))
+    for e in range(first, end):
+        # the parents' offsets AHEAD events ahead, their list half as far (offsets loaded)
+        if e + AHEAD < end:
+            prefetch(rev_off, key0 + np.int64(ev[e + AHEAD] >> 3))
+        if e + AHEAD // 2 < end:
+            prefetch(rev_par, rev_off[key0 + np.int64(ev[e + AHEAD // 2] >> 3)])
         i = lo + np.int64(ev[e] >> 3)
         sc = ev_sc[e]
         if vals[base_n + i] != sc:
@@ -324,7 +460,7 @@ def _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_s
             k = rev_lo + i
             nf += rev_off[k + 1] - rev_off[k]
             for r in range(rev_off[k], rev_off[k + 1]):
-                nxt[rev_par[r]] = 1
+                _flag(nxt, nxt64, rev_par[r], bits)
     cnt_score[c] = ns
     flagged[c] = nf
 
@@ -365,44 +501,46 @@ def _grow_group(g, cpg, chunk, N, ev, ev_sc, seg_start, seg_cap, used):
 @nogil_kernel
 def step_serial(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
                 rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
-                flagged):
+                flagged, todo, bits=False):
     """Step t on one thread: evaluate the dirty positions chunk by chunk, then store the
     changed scores and flag their parents.  (The events of a group of ``cpg`` chunks share one
-    array of ``evs``: a typed list's item costs about a microsecond to fetch.)"""
+    array of ``evs``: a typed list's item costs about a microsecond to fetch.)  ``todo``:
+    int32[groups, chunk] scratch, row 0 used here."""
     cur64 = cur.view(np.uint64)
     for g in range(ngroups):  # every evaluation reads V(., t - 1): all of them first
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
-                        used, step_cnt, evals, t)
+                        used, step_cnt, evals, t, todo[0], bits)
     for g in range(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
-                         seg_start, used, step_cnt, t, cnt_score, flagged)
+                         seg_start, used, step_cnt, t, cnt_score, flagged, bits)
 
 
 @parallel_nogil_kernel
 def step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur,
                   nxt, rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t,
-                  cnt_score, flagged):
+                  cnt_score, flagged, todo):
     """``step_serial`` on Numba's threads, a group of chunks per task.  (A kernel of its own:
-    calling a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)"""
+    calling a parallel kernel costs about 0.1 ms even when it runs nothing in parallel.)
+    ``todo``: row g for group g."""
     cur64 = cur.view(np.uint64)
     for g in prange(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, ev, ev_sc, seg_start,
-                        used, step_cnt, evals, t)
+                        used, step_cnt, evals, t, todo[g], False)
     for g in prange(ngroups):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
-                         seg_start, used, step_cnt, t, cnt_score, flagged)
+                         seg_start, used, step_cnt, t, cnt_score, flagged, False)
 
 
 # A book's solve is a loop over steps t = 1, 2, ... of ``before_step`` (the smaller books'
@@ -423,7 +561,7 @@ def core_state(n, base, chunk, runs_guess):
     """The loop's arrays for book ``n`` (``chunk``: positions per task, a multiple of 8 and at
     most 8192; ``runs_guess``: initial event room per position).  Returns ``(state, vals,
     move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals, cnt_score,
-    flagged, work)``: ``vals`` the value array (cells: module doc), ``cur``/``nxt`` the dirty
+    flagged, work, todo)``: ``vals`` the value array (cells: module doc), ``cur``/``nxt`` the dirty
     flags of this step and the next (every position at t = 1), the events in groups of ``cpg``
     chunks (at most 64 groups)."""
     N = BOOK_SIZES[n]
@@ -466,8 +604,9 @@ def core_state(n, base, chunk, runs_guess):
     cnt_score = np.zeros(nchunks, dtype=np.int64)
     flagged = np.zeros(nchunks, dtype=np.int64)
     work = np.zeros(MAX_T + 1, dtype=np.int64)
+    todo = np.empty((ngroups, chunk), dtype=np.int32)  # a step's scratch: one row per task
     return (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt,
-            evals, cnt_score, flagged, work)
+            evals, cnt_score, flagged, work, todo)
 
 
 @nogil_kernel
@@ -494,14 +633,14 @@ def replay_window(base, offs, starts, scores, toff, state):
 
 @nogil_kernel
 def before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
-                seg_start, seg_cap, used, state):
+                seg_start, seg_cap, used, state, bits=False):
     """Step ``t``'s preparation: the smaller books' score changes at t - 1 (from the window
     ``pos``/``sc``) written into ``vals`` and their parents flagged in ``cur``; every chunk
     given room for one more event per position.  Returns the groups whose events were moved
     to bigger arrays (their old arrays freed)."""
     if t >= 2:
         state[S_EST] += _replay(state[S_T_LO], t - 1, toff, pos, sc, vals, rev_off, rev_par,
-                                cur)
+                                cur, bits)
     moved = 0
     for g in range(len(evs)):
         ev = evs[g]
@@ -549,7 +688,8 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
     ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from
     ``reverse_edges``; ``offs``/``starts``/``scores``: typed lists of the replay forms
     (``score_changes``) of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
-    none); ``chunk``, ``runs_guess``: ``core_state``; ``window_changes``: the smaller books'
+    none); ``chunk``, ``runs_guess``: ``core_state`` (``chunk`` here a multiple of 64: the
+    dirty flags are bits); ``window_changes``: the smaller books'
     score changes are listed (5 bytes each) for as many steps at a time as keep the list within
     this many changes (at least one step), each window by one pass over their replay forms.
 
@@ -562,8 +702,14 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
     moves_stable_from, ``state[S_T_END]`` the last step computed."""
     N = BOOK_SIZES[n]
     (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
-     cnt_score, flagged, work) = core_state(n, base, chunk, runs_guess)
+     cnt_score, flagged, work, todo) = core_state(n, base, chunk, runs_guess)
     nchunks = seg_start.shape[0]
+    # one thread: the dirty flags as bits (``_flag``), every position's set for t = 1
+    words = (N + 63) // 64 + 1
+    cur = np.zeros(words * 8, dtype=np.uint8)
+    nxt = np.zeros(words * 8, dtype=np.uint8)
+    for i in range(N):
+        _flag(cur, cur.view(np.uint64), i, True)
     toff = replay_count(offs, starts, scores)
     pos = np.empty(0, dtype=np.int32)
     sc = np.empty(0, dtype=np.int8)
@@ -573,10 +719,10 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
             sc = np.empty(0, dtype=np.int8)
             pos, sc = replay_window(base, offs, starts, scores, toff, state)
         before_step(t, N, chunk, cpg, toff, pos, sc, vals, rev_off, rev_par, cur, evs, evs_sc,
-                    seg_start, seg_cap, used, state)
+                    seg_start, seg_cap, used, state, True)
         step_serial(len(evs), cpg, nchunks, chunk, N, base[n], base[n - 1] if n >= 1 else 0,
                     packed, vals, move, cur, nxt, rev_off, rev_par, evs, evs_sc, seg_start, used,
-                    step_cnt, evals, t, cnt_score, flagged)
+                    step_cnt, evals, t, cnt_score, flagged, todo, True)
         tmp = cur  # cur is all zero again: it becomes the next step's nxt
         cur = nxt
         nxt = tmp

@@ -19,7 +19,8 @@ them run for run.  They validate their input and call the kernels, which trust t
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -135,6 +136,8 @@ REPLAY_WINDOW_CHANGES = 1 << 26
 #: events given back to the system in between (``tbdb.memory.release_freed_memory``): the
 #: events of 20 seeds take 5.8 GB and its runs 7.8 GB, and without it both are resident at once.
 RELEASE_GROUPS = 4
+#: ``solve_books`` makes the moves of this many of the biggest one-thread books (1..3) early.
+EARLY_MOVES = 3
 #: ``solve_books`` solves books n and n + 1 side by side from this size of book n on (below,
 #: a book takes less time than handing it to a thread).
 PAIR_MIN_POSITIONS = 10_000
@@ -174,7 +177,53 @@ def _runs_guess(n: int, lower_books) -> int:
     return guess
 
 
-def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
+@dataclass(frozen=True, eq=False)
+class BookMoves:
+    """What solving book ``n`` needs besides the smaller books: every move of its positions
+    (``changes.move_table``) and their parents (``changes.reverse_edges``).  It depends on
+    nothing else, so ``solve_books`` makes a big book's while the books below it solve."""
+
+    n: int
+    base: np.ndarray  # int64[n + 2], ``index.book_bases(n)``
+    packed: np.ndarray  # uint32[N, 6]
+    rev_off: np.ndarray  # int32[...]
+    rev_par: np.ndarray  # int32[E]
+
+    @classmethod
+    def of(cls, n: int, parallel: bool = False) -> "BookMoves":
+        """Book ``n``'s moves and parents (``parallel``: the move table on Numba's threads)."""
+        if not 0 <= n <= MAX_SOLVE_N:
+            raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+        base = book_bases(n)
+        packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
+        rev_off, rev_par = changes.reverse_edges(n, base, packed)
+        return cls(n, base, packed, rev_off, rev_par)
+
+    @classmethod
+    def started(cls, n: int, pool: Executor):
+        """Start making book ``n``'s moves on ``pool``, its move table in two halves (each a
+        task); returns a function that waits for them and finds the parents (on the calling
+        thread), returning the ``BookMoves``."""
+        if not 0 <= n <= MAX_SOLVE_N:
+            raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+        base = book_bases(n)
+        N = book_size(n)
+        packed = np.empty((N, 6), dtype=np.uint32)
+        nchunks = (N + CHUNK - 1) // CHUNK
+        parts = [pool.submit(changes.move_rows, n, base, CHUNK, c0, c1, packed)
+                 for c0, c1 in ((0, nchunks // 2), (nchunks // 2, nchunks))]
+
+        def finish() -> "BookMoves":
+            for part in parts:
+                part.result()
+            rev_off, rev_par = changes.reverse_edges(n, base, packed)
+            return cls(n, base, packed, rev_off, rev_par)
+
+        return finish
+
+
+def solve_book(n: int, lower_books, parallel: bool | None = None,
+               moves: BookMoves | None = None) -> Book:
     """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds, with the
     change-list solver (``tbdb.solvers.oware.changes``).
 
@@ -182,9 +231,12 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     0 .. n - 2; others are ignored (book n - 1, if given, only sizes the event buffers).  Their
     runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
     Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
-    has more than one thread).  The result does not depend on it."""
+    has more than one thread).  The result does not depend on it.  ``moves``: book ``n``'s
+    ``BookMoves`` if already made (else made here)."""
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
+    if moves is not None and moves.n != n:
+        raise ValueError(f"book {n} given the moves of book {moves.n}")
     lower_books = list(lower_books)
     by_n = {int(b.n): b for b in lower_books}
     missing = [m for m in range(n - 1) if m not in by_n]
@@ -207,9 +259,10 @@ def solve_book(n: int, lower_books, parallel: bool | None = None) -> Book:
     N = book_size(n)
     if parallel is None:
         parallel = N >= PARALLEL_MIN_POSITIONS and numba.get_num_threads() > 1
-    base = book_bases(n)
-    packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
-    rev_off, rev_par = changes.reverse_edges(n, base, packed)
+    if moves is None:
+        moves = BookMoves.of(n, parallel)
+    base, packed, rev_off, rev_par = moves.base, moves.packed, moves.rev_off, moves.rev_par
+    del moves
     solve = _solve_parallel if parallel else changes.solve_serial
     evs, evs_sc, cpg, seg_start, step_cnt, work, state = solve(
         n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
@@ -241,7 +294,7 @@ def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, low
     seconds, the loop's own calls tens of microseconds."""
     N = book_size(n)
     (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
-     cnt_score, flagged, work) = changes.core_state(n, base, chunk, runs_guess)
+     cnt_score, flagged, work, todo) = changes.core_state(n, base, chunk, runs_guess)
     nchunks = len(seg_start)
     base_n = int(base[n])
     rev_lo = int(base[n - 1]) if n >= 1 else 0
@@ -259,7 +312,7 @@ def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, low
                 else changes.step_serial)
         step(len(evs), cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals, move, cur, nxt,
              rev_off, rev_par, evs, evs_sc, seg_start, used, step_cnt, evals, t, cnt_score,
-             flagged)
+             flagged, todo)
         cur, nxt = nxt, cur  # cur is all zero again: it becomes the next step's nxt
         if changes.after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
             break
@@ -315,39 +368,75 @@ def solve_book_levels(n: int, lower_books, parallel: bool | None = None) -> Book
     return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm)
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads ``solve_books`` runs books and move tables on, started once per process: on a
+    busy machine starting a thread took milliseconds, four of them a tenth of the 9-seed build."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="oware-book")
+        return _POOL
+
+
 def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Book]:
     """Solve the books of 0 .. ``max_n`` seeds; ``result[n]`` is book ``n``.
 
     Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
     Python threads (the kernels release the GIL) while both are small enough to be solved on
-    one thread each (see ``solve_book``'s ``parallel``); bigger books go one at a time, each
-    using Numba's threads.  ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
+    one thread each (see ``solve_book``'s ``parallel``), the three biggest of those with their moves
+    made beforehand on more threads; bigger books go one at a time, each using Numba's threads.
+    ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
     solve = solve_book if solve is None else solve
     if not 0 <= max_n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
     books: list[Book] = []
     # what the solves read of the books before: solve_book their replay forms, made once each
+    # for the books a bigger one still needs (0 .. max_n - 2)
     lower = [] if solve is solve_book else books
 
     def add(*solved):
         books.extend(solved)
         if lower is not books:
-            lower.extend(ReplayBook.of(b) for b in solved)
+            lower.extend(ReplayBook.of(b) for b in solved if b.n <= max_n - 2)
 
     def threaded(m):
         if parallel is not None:
             return not parallel
         return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        n = 0
-        while n <= max_n:
-            if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-                a = pool.submit(solve, n, lower, False)
-                b = pool.submit(solve, n + 1, lower, False)
-                add(a.result(), b.result())
-                n += 2
-            else:
-                add(solve(n, lower, parallel))
-                n += 1
+    pool = _pool()
+    # The biggest books solved on one thread take most of the time, and their moves need no
+    # other book: the three biggest's are made on the pool while the books below them solve
+    # (the one the chain of solves reaches first, then the biggest, the longest to make).
+    top = max_n
+    while top >= 0 and not threaded(top):
+        top -= 1
+    early = {}
+    if solve is solve_book:
+        for m in (top - 2, top, top - 1)[3 - EARLY_MOVES:]:
+            if m >= 0 and book_size(m) >= PAIR_MIN_POSITIONS:
+                early[m] = BookMoves.started(m, pool)
+
+    def submit(m):
+        if m in early:
+            return pool.submit(solve, m, lower, False, early.pop(m)())
+        return pool.submit(solve, m, lower, False)
+
+    n = 0
+    while n <= max_n:
+        if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
+            a = submit(n)
+            b = submit(n + 1)
+            add(a.result(), b.result())
+            n += 2
+        elif n in early:
+            add(submit(n).result())
+            n += 1
+        else:
+            add(solve(n, lower, parallel))
+            n += 1
     return books
