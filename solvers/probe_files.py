@@ -318,7 +318,25 @@ T_K, T_BLOCK, T_SHIFT, T_MAXLEN, T_N, T_STARTS, T_BITS = 0, 1, 2, 3, 4, 5, 6
 T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER = (
     7, 8, 9, 10, 11, 12, 13, 14)
 T_ALPHABET = 15
-T_FIELDS = 16
+T_MARKS, T_MARK_SHIFT = 16, 17
+T_FIELDS = 18
+
+# Checkpoints ("marks"): a probe decodes from the last checkpoint before its slot, not from its
+# block's start.  A block of ``block_slots`` slots has CHECKPOINTS - 1 of them, at its slots
+# ``c * chunk`` (c = 1..CHECKPOINTS-1, chunk = block_slots / CHECKPOINTS: every 128 slots in
+# 1024-slot blocks): checkpoint c is the code covering slot ``c * chunk``, as a 32-bit word
+# ``(its first bit - the block's first bit) | (its first slot in the block) << 16``.  Two words
+# an int64 of ``table`` from ``table[T_MARKS]`` on: word ``e = block * (CHECKPOINTS - 1) + c - 1``
+# in ``table[T_MARKS + (e >> 1)]``, bits ``32 * (e & 1)``.  ``T_MARK_SHIFT`` is log2(chunk),
+# -1 for a stream without checkpoints (blocks too small or too large for 16-bit fields).
+#
+# The file holds no checkpoints (the format is unchanged): decoding records each checkpoint it
+# passes, so a block's first probe costs what it did and later ones at most a chunk.  A word 0
+# means "not recorded" and is also a true checkpoint (the block's start), and any other value
+# is the one every decoder would write, so threads recording into the same word at once (a
+# parallel gather) can only lose a record, never make a wrong one: no locks needed.
+CHECKPOINT_BITS = 3
+CHECKPOINTS = 1 << CHECKPOINT_BITS
 
 
 @inline_kernel
@@ -374,13 +392,63 @@ def _terminal(table, symbol, rem):
     return table[table[T_ALPHABET] + symbol]
 
 
+@inline_kernel
+def _mark(table, block, c):
+    """Checkpoint ``c`` (1..CHECKPOINTS-1) of ``block``: 0 if not recorded (or at the block's
+    start), else ``bit offset | slot << 16`` (see "Checkpoints" above)."""
+    e = block * (CHECKPOINTS - 1) + c - 1
+    return (table[table[T_MARKS] + (e >> 1)] >> (32 * (e & 1))) & 0xFFFFFFFF
+
+
+@inline_kernel
+def _record(table, block, c, value):
+    """Record checkpoint ``c`` of ``block`` (``value`` as ``_mark`` returns it)."""
+    e = block * (CHECKPOINTS - 1) + c - 1
+    at = table[T_MARKS] + (e >> 1)
+    shift = 32 * (e & 1)
+    table[at] = (table[at] & ~(np.int64(0xFFFFFFFF) << shift)) | (value << shift)
+
+
+@inline_kernel
+def _nearest_mark(table, block, rem):
+    """(bit offset, slot) in ``block`` of the last recorded checkpoint at or before its slot
+    ``rem`` ((0, 0): the block's start)."""
+    cs = table[T_MARK_SHIFT]
+    if cs < 0:
+        return np.int64(0), np.int64(0)
+    c = rem >> cs
+    while c > 0:
+        m = _mark(table, block, c)
+        if m != 0:
+            return m & 0xFFFF, m >> 16
+        c -= 1
+    return np.int64(0), np.int64(0)
+
+
+@inline_kernel
+def _pending(table, at):
+    """The first checkpoint not before slot ``at`` of a block (CHECKPOINTS: none left, or the
+    stream keeps none)."""
+    cs = table[T_MARK_SHIFT]
+    if cs < 0:
+        return np.int64(CHECKPOINTS)
+    return max(np.int64(1), (at + (np.int64(1) << cs) - 1) >> cs)
+
+
 @kernel
 def decode_slot(buf, table, slot, damaged):
-    """The value at ``slot`` (``damaged`` if the stream is damaged there)."""
-    block = slot >> table[T_SHIFT]
-    pos = _start(buf, table, block)
+    """The value at ``slot`` (``damaged`` if the stream is damaged there), decoded from the
+    checkpoint before it; records the checkpoints it passes."""
+    shift = table[T_SHIFT]
+    block = slot >> shift
+    first = _start(buf, table, block)
     end = _start(buf, table, block + 1)
-    rem = slot - (block << table[T_SHIFT])
+    rem = slot - (block << shift)
+    off, at = _nearest_mark(table, block, rem)
+    pos = first + off
+    rem -= at
+    nxt = _pending(table, at)
+    cs = table[T_MARK_SHIFT]
     base = table[T_BITS] * 8
     wpos = pos
     w = _word(buf, base + wpos)
@@ -391,9 +459,15 @@ def decode_slot(buf, table, slot, damaged):
         s, length, sz = _code(table, w << np.uint64(pos - wpos))
         if s < 0:
             return damaged
+        # the checkpoints this code covers: it starts at slot ``at`` of the block
+        while nxt < CHECKPOINTS and (nxt << cs) < at + sz:
+            if pos - first <= 0xFFFF:
+                _record(table, block, nxt, (pos - first) | (at << 16))
+            nxt += 1
         if rem < sz:
             return _terminal(table, s, rem)
         rem -= sz
+        at += sz
         pos += length
     return damaged
 
@@ -408,13 +482,18 @@ def decode_slot_pair(buf, table, moves_buf, moves_table, slot, damaged):
 @kernel
 def _decode_run(buf, table, slots, out, lo, hi, damaged):
     """``out[i]`` = the value at ``slots[i]`` for i in lo..hi-1 (``slots`` ascending): a block
-    is decoded once, up to the last slot asked in it; ``damaged`` where it is damaged."""
+    is decoded at most once, from the checkpoint before the first slot asked in it up to the
+    last, jumping ahead to a recorded checkpoint when one is nearer than the next code;
+    ``damaged`` where it is damaged.  Records the checkpoints it passes."""
     shift = table[T_SHIFT]
+    cs = table[T_MARK_SHIFT]
     base = table[T_BITS] * 8
     block = -1
+    first = np.int64(0)  # the block's first bit
     pos = np.int64(0)
     end = np.int64(0)
-    at = np.int64(0)  # the first slot of the symbol at ``pos``
+    at = np.int64(0)  # the first slot (in the block) of the symbol at ``pos``
+    nxt = np.int64(0)  # the next checkpoint to record
     wpos = np.int64(0)
     w = np.uint64(0)
     for i in range(lo, hi):
@@ -423,23 +502,34 @@ def _decode_run(buf, table, slots, out, lo, hi, damaged):
             out[i] = out[i - 1]  # the same slot again (a batch repeats positions)
             continue
         b = slot >> shift
-        if b != block or slot < at:
+        rem = slot - (b << shift)
+        if b != block or rem < at:
             block = b
-            pos = _start(buf, table, b)
+            first = _start(buf, table, b)
             end = _start(buf, table, b + 1)
-            at = b << shift
-            wpos = pos
-            w = _word(buf, base + wpos)
+            pos = first
+            at = 0
+            wpos = -64  # no word loaded
+        off, mark_at = _nearest_mark(table, block, rem)
+        if mark_at > at:  # a recorded checkpoint is nearer than the next code
+            pos = first + off
+            at = mark_at
+            wpos = -64
+        nxt = _pending(table, at)
         got = damaged
         while pos < end:
-            if pos - wpos > 32:
+            if pos - wpos > 32 or pos < wpos:
                 wpos = pos & ~np.int64(7)
                 w = _word(buf, base + wpos)
             s, length, sz = _code(table, w << np.uint64(pos - wpos))
             if s < 0:
                 break
-            if slot < at + sz:
-                got = _terminal(table, s, slot - at)
+            while nxt < CHECKPOINTS and (nxt << cs) < at + sz:
+                if pos - first <= 0xFFFF:
+                    _record(table, block, nxt, (pos - first) | (at << 16))
+                nxt += 1
+            if rem < at + sz:
+                got = _terminal(table, s, rem - at)
                 break
             at += sz
             pos += length

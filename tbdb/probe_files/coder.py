@@ -225,6 +225,16 @@ class Stream:
             raise ProbeFileError("a damaged stream")
         return got.astype(np.int32)
 
+    def checkpoints(self) -> np.ndarray:
+        """The checkpoints recorded so far (uint32[blocks, CHECKPOINTS - 1]; 0 = none, see
+        ``solvers/probe_files.py``, "Checkpoints"): a view, for tests and statistics."""
+        from tbdb.solvers import probe_files as K
+        if self.table[K.T_MARK_SHIFT] < 0:
+            return np.zeros((0, K.CHECKPOINTS - 1), np.uint32)
+        blocks = (self.n + self.block_slots - 1) // self.block_slots
+        words = self.table[int(self.table[K.T_MARKS]):].view("<u4")
+        return words[:blocks * (K.CHECKPOINTS - 1)].reshape(blocks, K.CHECKPOINTS - 1)
+
     def all(self) -> np.ndarray:
         """Every slot's value (int32[n])."""
         from tbdb.solvers import probe_files as kernels
@@ -273,18 +283,30 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     filled = np.repeat(size[short] << 24 | short.astype(np.int64) << 8 | lengths[short],
                        1 << (K.FAST_BITS - lengths[short]))
     fast[:len(filled)] = filled
-    head = np.zeros(K.T_FIELDS, np.int64)
     parts = [(K.T_LEFT, left), (K.T_RIGHT, right), (K.T_SIZE, size), (K.T_FAST, fast),
              (K.T_COUNT, count), (K.T_FIRST_CODE, first_code),
              (K.T_FIRST_INDEX, first_index), (K.T_ORDER, order),
              (K.T_ALPHABET, np.asarray(alphabet, np.int64))]
+    shift = block_slots.bit_length() - 1
+    blocks = len(starts) - 1
+    # the checkpoints the decoders record (solvers/probe_files.py, "Checkpoints"): two 32-bit
+    # words an int64, zero until recorded; np.zeros leaves the pages of a large stream's
+    # checkpoints unmapped until a probe records one (28 bytes a block: 0.22 bit a slot)
+    marked = K.CHECKPOINT_BITS <= shift <= 16
+    marks = (blocks * (K.CHECKPOINTS - 1) + 1) // 2 if marked else 0
     at = K.T_FIELDS
-    for field_, array in parts:
-        head[field_] = at
+    offsets = []
+    for _, array in parts:
+        offsets.append(at)
         at += len(array)
-    head[[K.T_K, K.T_BLOCK, K.T_SHIFT, K.T_MAXLEN, K.T_N, K.T_STARTS, K.T_BITS]] = (
-        k, block_slots, block_slots.bit_length() - 1, maxlen, n, starts_at, bits_at)
-    return np.concatenate([head] + [np.asarray(a, np.int64) for _, a in parts])
+    table = np.zeros(at + marks, np.int64)
+    for (field_, array), start in zip(parts, offsets):
+        table[field_] = start
+        table[start:start + len(array)] = array
+    table[[K.T_K, K.T_BLOCK, K.T_SHIFT, K.T_MAXLEN, K.T_N, K.T_STARTS, K.T_BITS, K.T_MARKS,
+           K.T_MARK_SHIFT]] = (k, block_slots, shift, maxlen, n, starts_at, bits_at, at,
+                               shift - K.CHECKPOINT_BITS if marked else -1)
+    return table
 
 
 def pack_values(result: np.ndarray, distance: np.ndarray) -> np.ndarray:
