@@ -326,9 +326,11 @@ T_FIELDS = 18
 # ``c * chunk`` (c = 1..CHECKPOINTS-1, chunk = block_slots / CHECKPOINTS: every 128 slots in
 # 1024-slot blocks): checkpoint c is the code covering slot ``c * chunk``, as a 32-bit word
 # ``(its first bit - the block's first bit) | (its first slot in the block) << 16``.  Two words
-# an int64 of ``table`` from ``table[T_MARKS]`` on: word ``e = block * (CHECKPOINTS - 1) + c - 1``
-# in ``table[T_MARKS + (e >> 1)]``, bits ``32 * (e & 1)``.  ``T_MARK_SHIFT`` is log2(chunk),
-# -1 for a stream without checkpoints (blocks too small or too large for 16-bit fields).
+# an int64 of ``table`` from ``table[T_MARKS]`` on, CHECKPOINTS words a block (word 0 unused, so
+# that no two blocks share an int64 and threads indexing neighbouring blocks never write the
+# same word): word ``e = block * CHECKPOINTS + c`` in ``table[T_MARKS + (e >> 1)]``, bits
+# ``32 * (e & 1)``.  ``T_MARK_SHIFT`` is log2(chunk), -1 for a stream without checkpoints
+# (blocks too small or too large for 16-bit fields).
 #
 # The file holds no checkpoints (the format is unchanged): decoding records each checkpoint it
 # passes, so a block's first probe costs what it did and later ones at most a chunk.  A word 0
@@ -337,6 +339,128 @@ T_FIELDS = 18
 # parallel gather) can only lose a record, never make a wrong one: no locks needed.
 CHECKPOINT_BITS = 3
 CHECKPOINTS = 1 << CHECKPOINT_BITS
+
+
+MAX_CODE = 32  # bits of the longest code (the format's limit)
+
+# what ``decoding_table`` found wrong (0: nothing)
+BAD_PAIR, BAD_SIZE, BAD_CODE, BAD_STARTS = 1, 2, 3, 4
+
+
+@kernel
+def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, maxlen, n,
+                   starts_at, bits_at):
+    """(table, 0), the decoding table of a stream (layout above) from its header's arrays as
+    mapped (``alphabet`` i32[k], ``pairs`` u16[K - k, 2], ``lengths`` u8[K], ``starts``
+    u32[blocks + 1]), with its grammar and code checked; or (an empty table, BAD_*) if a pair
+    names a later symbol (BAD_PAIR), a symbol stands for more than a block or a code is longer
+    than ``maxlen`` (BAD_SIZE), the lengths are no prefix code (BAD_CODE), or the block starts
+    do not ascend inside the bit stream (BAD_STARTS).  One call: the same steps in NumPy cost
+    half a millisecond a stream, twice a table's first probe."""
+    k = len(alphabet)
+    n_symbols = len(lengths)
+    empty = np.zeros(0, np.int64)
+    size = np.ones(n_symbols, np.int64)
+    for j in range(n_symbols - k):
+        a, b = np.int64(pairs[j, 0]), np.int64(pairs[j, 1])
+        if a >= k + j or b >= k + j:
+            return empty, BAD_PAIR
+        size[k + j] = size[a] + size[b]
+        if size[k + j] > block_slots:
+            return empty, BAD_SIZE
+    count = np.zeros(MAX_CODE + 1, np.int64)
+    kraft = np.int64(0)  # sum of 2 ** (MAX_CODE - length): a prefix code keeps it <= 2 ** 32
+    for s in range(n_symbols):
+        length = np.int64(lengths[s])
+        if length > maxlen:
+            return empty, BAD_SIZE
+        if length:
+            count[length] += 1
+            kraft += np.int64(1) << (MAX_CODE - length)
+    count[0] = 0
+    present = 0
+    for length in range(1, MAX_CODE + 1):
+        present += count[length]
+    if (present == 0 and n > 0) or kraft > (np.int64(1) << MAX_CODE):
+        return empty, BAD_CODE
+    blocks = len(starts) - 1
+    if starts[0] != 0 or np.int64(starts[blocks]) + 8 > bit_bytes:
+        return empty, BAD_STARTS
+    for b in range(blocks):
+        if starts[b + 1] < starts[b]:
+            return empty, BAD_STARTS
+    first_index = np.zeros(MAX_CODE + 1, np.int64)
+    first_code = np.zeros(MAX_CODE + 1, np.int64)
+    code = np.int64(0)
+    for length in range(1, MAX_CODE + 1):
+        if length > 1:
+            first_index[length] = first_index[length - 1] + count[length - 1]
+        first_code[length] = code
+        code = (code + count[length]) << 1
+    order = np.empty(present, np.int64)  # canonical order: by (length, symbol)
+    fill = first_index.copy()
+    for s in range(n_symbols):
+        length = lengths[s]
+        if length:
+            order[fill[length]] = s
+            fill[length] += 1
+    shift = np.int64(0)
+    while (np.int64(1) << shift) < block_slots:
+        shift += 1
+    # the checkpoints (see "Checkpoints"): zero until recorded; np.zeros leaves the pages of a
+    # large stream's checkpoints unmapped until a probe records one (32 bytes a block)
+    marked = CHECKPOINT_BITS <= shift <= 16
+    marks = blocks * CHECKPOINTS // 2 if marked else 0
+    n_pairs = n_symbols - k
+    lens = (n_pairs, n_pairs, n_symbols, 1 << FAST_BITS, MAX_CODE + 1, MAX_CODE + 1,
+            MAX_CODE + 1, present, k)
+    total = T_FIELDS
+    for x in lens:
+        total += x
+    table = np.zeros(total + marks, np.int64)
+    at = T_FIELDS
+    for f, x in zip((T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX,
+                     T_ORDER, T_ALPHABET), lens):
+        table[f] = at
+        at += x
+    for j in range(n_pairs):
+        table[table[T_LEFT] + j] = pairs[j, 0]
+        table[table[T_RIGHT] + j] = pairs[j, 1]
+    for s in range(n_symbols):
+        table[table[T_SIZE] + s] = size[s]
+    # canonical codes of at most FAST_BITS bits fill the look-up table from its start, in
+    # order, each over 2 ** (FAST_BITS - length) entries; the rest -1 (a longer code)
+    fast = table[T_FAST]
+    at = 0
+    for i in range(present):
+        s = order[i]
+        length = np.int64(lengths[s])
+        if length > FAST_BITS:
+            break
+        entry = size[s] << 24 | s << 8 | length
+        for _ in range(1 << (FAST_BITS - length)):
+            table[fast + at] = entry
+            at += 1
+    for i in range(at, 1 << FAST_BITS):
+        table[fast + i] = -1
+    for length in range(MAX_CODE + 1):
+        table[table[T_COUNT] + length] = count[length]
+        table[table[T_FIRST_CODE] + length] = first_code[length]
+        table[table[T_FIRST_INDEX] + length] = first_index[length]
+    for i in range(present):
+        table[table[T_ORDER] + i] = order[i]
+    for t in range(k):
+        table[table[T_ALPHABET] + t] = alphabet[t]
+    table[T_K] = k
+    table[T_BLOCK] = block_slots
+    table[T_SHIFT] = shift
+    table[T_MAXLEN] = maxlen
+    table[T_N] = n
+    table[T_STARTS] = starts_at
+    table[T_BITS] = bits_at
+    table[T_MARKS] = total
+    table[T_MARK_SHIFT] = shift - CHECKPOINT_BITS if marked else -1
+    return table, 0
 
 
 @inline_kernel
@@ -396,14 +520,14 @@ def _terminal(table, symbol, rem):
 def _mark(table, block, c):
     """Checkpoint ``c`` (1..CHECKPOINTS-1) of ``block``: 0 if not recorded (or at the block's
     start), else ``bit offset | slot << 16`` (see "Checkpoints" above)."""
-    e = block * (CHECKPOINTS - 1) + c - 1
+    e = block * CHECKPOINTS + c
     return (table[table[T_MARKS] + (e >> 1)] >> (32 * (e & 1))) & 0xFFFFFFFF
 
 
 @inline_kernel
 def _record(table, block, c, value):
     """Record checkpoint ``c`` of ``block`` (``value`` as ``_mark`` returns it)."""
-    e = block * (CHECKPOINTS - 1) + c - 1
+    e = block * CHECKPOINTS + c
     at = table[T_MARKS] + (e >> 1)
     shift = 32 * (e & 1)
     table[at] = (table[at] & ~(np.int64(0xFFFFFFFF) << shift)) | (value << shift)
@@ -477,6 +601,24 @@ def decode_slot_pair(buf, table, moves_buf, moves_table, slot, damaged):
     """(value, best move) at ``slot`` of an index table's two streams: one call, not two."""
     return (decode_slot(buf, table, slot, damaged),
             decode_slot(moves_buf, moves_table, slot, damaged))
+
+
+@parallel_kernel
+def index_stream(buf, table):
+    """Record every checkpoint of every block (``tbdb.probe_files.coder.Stream.index``: what
+    ``tb.load`` does to probe files): each block decoded once, on every core.  Returns the
+    number of blocks that do not decode (damaged)."""
+    n = table[T_N]
+    shift = table[T_SHIFT]
+    blocks = (n + table[T_BLOCK] - 1) >> shift
+    bad = np.zeros(blocks, np.int64)
+    if table[T_MARK_SHIFT] >= 0:
+        for block in prange(blocks):
+            b = np.int64(block)
+            last = min(n, (b + 1) << shift) - 1  # decoding up to it passes every checkpoint
+            if decode_slot(buf, table, last, -(np.int64(1) << 40)) == -(np.int64(1) << 40):
+                bad[b] = 1
+    return bad.sum()
 
 
 @kernel

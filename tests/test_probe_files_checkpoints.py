@@ -117,13 +117,14 @@ def test_every_slot_of_small_tables_through_checkpoints_equals_the_database(expo
     d = ProbeDir(out)
     tables = 0
     with Store(db, read_only=True) as store:
-        for row in store.tables():
-            row = store.table(row["game"], row["table_name"])
+        for listed in store.tables():
+            game = listed["game"]
+            row = store.table(game, listed["table_name"])
             if row is None or storage_of(row).name != "index":
                 continue
             values = storage_of(row).load(store, row)
             n = len(values.result)
-            t = d.open_table(d.table(row["game"], row["table_name"]))
+            t = d.open_table(d.table(game, row["table_name"]))
             want = [None if values.result[k] == NONE else
                     (int(values.result[k]), int(values.distance[k]), int(values.best[k]))
                     for k in range(n)]

@@ -233,7 +233,14 @@ class Stream:
             return np.zeros((0, K.CHECKPOINTS - 1), np.uint32)
         blocks = (self.n + self.block_slots - 1) // self.block_slots
         words = self.table[int(self.table[K.T_MARKS]):].view("<u4")
-        return words[:blocks * (K.CHECKPOINTS - 1)].reshape(blocks, K.CHECKPOINTS - 1)
+        return words[:blocks * K.CHECKPOINTS].reshape(blocks, K.CHECKPOINTS)[:, 1:]
+
+    def index(self) -> None:
+        """Record every checkpoint now (one pass over the stream, on every core), so that no
+        probe decodes more than a chunk of its block."""
+        from tbdb.solvers.probe_files import index_stream
+        if index_stream(self.buf, self.table):
+            raise ProbeFileError("a damaged stream")
 
     def all(self) -> np.ndarray:
         """Every slot's value (int32[n])."""
@@ -250,62 +257,17 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     with its grammar and code checked: a pair names only earlier symbols and stands for at most
     a block; the code lengths form a prefix code; block starts ascend inside the bit stream."""
     from tbdb.solvers import probe_files as K
-    k, n_symbols = len(alphabet), len(lengths)
-    left = pairs[:, 0].astype(np.int64)
-    right = pairs[:, 1].astype(np.int64)
-    own = np.arange(k, n_symbols)
-    if (left >= own).any() or (right >= own).any():
+    table, bad = K.decoding_table(alphabet, np.asarray(pairs).reshape(-1, 2), lengths, starts,
+                                  bit_bytes, block_slots, maxlen, n, starts_at, bits_at)
+    if bad == K.BAD_PAIR:
         raise ProbeFileError(f"{where}: a pair names a later symbol (damaged)")
-    size = K.pair_sizes(k, left, right)
-    lengths = np.asarray(lengths, np.int64)
-    if (size > block_slots).any() or (lengths > maxlen).any():
+    if bad == K.BAD_SIZE:
         raise ProbeFileError(f"{where}: a symbol longer than a block or a code longer than "
                              f"its stream says (damaged)")
-    present = np.flatnonzero(lengths)
-    if (len(present) == 0 and n) or np.sum(np.ldexp(1.0, -lengths[present])) > 1.0 + 1e-12:
+    if bad == K.BAD_CODE:
         raise ProbeFileError(f"{where}: code lengths that are no prefix code (damaged)")
-    starts = np.asarray(starts, np.int64)
-    if starts[0] != 0 or (np.diff(starts) < 0).any() or starts[-1] + 8 > bit_bytes:
+    if bad == K.BAD_STARTS:
         raise ProbeFileError(f"{where}: block starts out of range (damaged)")
-    order = present[np.lexsort((present, lengths[present]))]
-    count = np.bincount(lengths[order], minlength=MAX_CODE + 1)[:MAX_CODE + 1].astype(np.int64)
-    count[0] = 0
-    first_index = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64)
-    first_code = np.zeros(MAX_CODE + 1, np.int64)
-    code = 0
-    for length in range(1, MAX_CODE + 1):
-        first_code[length] = code
-        code = (code + int(count[length])) << 1
-    # canonical codes of at most FAST_BITS bits fill the look-up table from its start, in
-    # order, each over 2 ** (FAST_BITS - length) entries
-    short = order[lengths[order] <= K.FAST_BITS]
-    fast = np.full(1 << K.FAST_BITS, -1, np.int64)
-    filled = np.repeat(size[short] << 24 | short.astype(np.int64) << 8 | lengths[short],
-                       1 << (K.FAST_BITS - lengths[short]))
-    fast[:len(filled)] = filled
-    parts = [(K.T_LEFT, left), (K.T_RIGHT, right), (K.T_SIZE, size), (K.T_FAST, fast),
-             (K.T_COUNT, count), (K.T_FIRST_CODE, first_code),
-             (K.T_FIRST_INDEX, first_index), (K.T_ORDER, order),
-             (K.T_ALPHABET, np.asarray(alphabet, np.int64))]
-    shift = block_slots.bit_length() - 1
-    blocks = len(starts) - 1
-    # the checkpoints the decoders record (solvers/probe_files.py, "Checkpoints"): two 32-bit
-    # words an int64, zero until recorded; np.zeros leaves the pages of a large stream's
-    # checkpoints unmapped until a probe records one (28 bytes a block: 0.22 bit a slot)
-    marked = K.CHECKPOINT_BITS <= shift <= 16
-    marks = (blocks * (K.CHECKPOINTS - 1) + 1) // 2 if marked else 0
-    at = K.T_FIELDS
-    offsets = []
-    for _, array in parts:
-        offsets.append(at)
-        at += len(array)
-    table = np.zeros(at + marks, np.int64)
-    for (field_, array), start in zip(parts, offsets):
-        table[field_] = start
-        table[start:start + len(array)] = array
-    table[[K.T_K, K.T_BLOCK, K.T_SHIFT, K.T_MAXLEN, K.T_N, K.T_STARTS, K.T_BITS, K.T_MARKS,
-           K.T_MARK_SHIFT]] = (k, block_slots, shift, maxlen, n, starts_at, bits_at, at,
-                               shift - K.CHECKPOINT_BITS if marked else -1)
     return table
 
 

@@ -43,6 +43,18 @@ class ProbeIndexTable(StoredTable):
     def _load(self) -> None:
         pass
 
+    def index(self) -> None:
+        """Record every checkpoint of both streams now (``tb.load`` on a directory): a probe
+        then decodes at most a chunk of its block (128 slots), for 0.25 bit a slot a stream
+        of memory."""
+        try:
+            for s in (self.values, self.moves):
+                if s is not None:
+                    s.index()
+        except ProbeFileError:
+            raise ProbeFileError(f"probe file {self.file.path!r} is damaged; run: tbdb verify "
+                                 f"--db {os.path.dirname(self.file.path)}") from None
+
     def probe(self, key, plies=None):
         if not 0 <= key < self.slots:
             return None
