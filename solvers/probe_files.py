@@ -319,7 +319,8 @@ T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER =
     7, 8, 9, 10, 11, 12, 13, 14)
 T_ALPHABET = 15
 T_MARKS, T_MARK_SHIFT = 16, 17
-T_FIELDS = 18
+T_NODES = 18  # pair j: left | right << 16 | size[left] << 32, one load a step down (see _terminal)
+T_FIELDS = 19
 
 # Checkpoints ("marks"): a probe decodes from the last checkpoint before its slot, not from its
 # block's start.  A block of ``block_slots`` slots has CHECKPOINTS - 1 of them, at its slots
@@ -413,19 +414,21 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     marks = blocks * CHECKPOINTS // 2 if marked else 0
     n_pairs = n_symbols - k
     lens = (n_pairs, n_pairs, n_symbols, 1 << FAST_BITS, MAX_CODE + 1, MAX_CODE + 1,
-            MAX_CODE + 1, present, k)
+            MAX_CODE + 1, present, k, n_pairs)
     total = T_FIELDS
     for x in lens:
         total += x
     table = np.zeros(total + marks, np.int64)
     at = T_FIELDS
     for f, x in zip((T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX,
-                     T_ORDER, T_ALPHABET), lens):
+                     T_ORDER, T_ALPHABET, T_NODES), lens):
         table[f] = at
         at += x
     for j in range(n_pairs):
-        table[table[T_LEFT] + j] = pairs[j, 0]
-        table[table[T_RIGHT] + j] = pairs[j, 1]
+        a, b = np.int64(pairs[j, 0]), np.int64(pairs[j, 1])
+        table[table[T_LEFT] + j] = a
+        table[table[T_RIGHT] + j] = b
+        table[table[T_NODES] + j] = a | b << 16 | size[a] << 32
     for s in range(n_symbols):
         table[table[T_SIZE] + s] = size[s]
     # canonical codes of at most FAST_BITS bits fill the look-up table from its start, in
@@ -505,14 +508,17 @@ def _code(table, x):
 def _terminal(table, symbol, rem):
     """The value at slot ``rem`` of the run ``symbol`` stands for (descending its pairs)."""
     k = table[T_K]
-    size = table[T_SIZE]
+    nodes = table[T_NODES] - k
     while symbol >= k:
-        a = table[table[T_LEFT] + symbol - k]
-        if rem < table[size + a]:
-            symbol = a
+        # one word a step (left, right and the left part's size): a probe in a table not used
+        # lately misses the cache once a step, not three times (the step's three arrays)
+        node = table[nodes + symbol]
+        left_size = node >> 32
+        if rem < left_size:
+            symbol = node & 0xFFFF
         else:
-            rem -= table[size + a]
-            symbol = table[table[T_RIGHT] + symbol - k]
+            rem -= left_size
+            symbol = (node >> 16) & 0xFFFF
     return table[table[T_ALPHABET] + symbol]
 
 
