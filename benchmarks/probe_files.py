@@ -7,8 +7,10 @@
 Reported: bits per stored slot of the values stream (result + distance) and of the whole
 export with best moves, bits per stored row and per position answered, beside the DuckDB file;
 export time; open + first lookup in a fresh process (imports and Numba's compile excluded);
-the median single lookup (``tb.lookup``, nothing loaded before, page cache warm) and the
-``lookup_arrays`` rate on random stored positions.  Issue 24's targets: values <= 2 bits a
+the median single lookup (``tb.lookup``, nothing loaded before, page cache warm; split into
+lookups that opened their table and the others) and the ``lookup_arrays`` rate on distinct
+random stored positions (blocks not probed before, the same positions again, and after
+``tb.load``, which records every checkpoint).  Issue 24's targets: values <= 2 bits a
 slot, whole export <= 6 bits a row, first lookup <= 50 ms, single lookup <= 10-15 us,
 lookup_arrays >= 2M positions/s, 10^6 random lookups in under 400 MB.
 """
@@ -118,22 +120,39 @@ def run(db: str, game: str, out: str, samples: int = 2000, batch: int = 20_000) 
         answered = sum(r["positions_answered"] or 0 for r in tb.tables(g.name))
     # distinct positions: a batch that repeats a few thousand lets each decoded slot serve many
     # rows (``lookup_arrays`` copies a repeated slot) and overstates the rate several times
-    texts = _sample(db, g.name, max(samples, batch))
+    texts = _sample(db, g.name, max(samples, 3 * batch))
     first = float(subprocess.run([sys.executable, "-c", FIRST, out, g.name, texts[0]],
                                  capture_output=True, text=True, check=True).stdout)
+
+    def rate(tb, arrays) -> tuple[float, float]:
+        t1, c1 = time.perf_counter(), time.process_time()
+        tb.lookup_arrays(g.name, *arrays)
+        return batch / (time.perf_counter() - t1), batch / (time.process_time() - c1)
+
     with tbdb.open(out) as tb:
         positions = [g.parse(t) for t in texts]
-        times = []
+        times, cpu, opening = [], [], []
         for p in positions[:samples]:
-            t1 = time.perf_counter()
+            opened = len(tb.prober.tables)
+            t1, c1 = time.perf_counter(), time.thread_time()
             tb.lookup(p, game=g.name)
             times.append(time.perf_counter() - t1)
-        many = positions[:batch]
-        arrays = g.encode_batch(many)
-        tb.lookup_arrays(g.name, *arrays)  # kernels loaded (or compiled) before the clock
-        t1 = time.perf_counter()
-        tb.lookup_arrays(g.name, *arrays)
-        rate = batch / (time.perf_counter() - t1)
+            cpu.append(time.thread_time() - c1)
+            opening.append(len(tb.prober.tables) > opened)
+        opening = np.array(opening)
+        again = np.array(cpu)[~opening] if (~opening).any() else np.zeros(1)
+        # three batches of distinct random positions: the first opens the tables and loads
+        # the kernels; the second meets blocks no probe has touched (no checkpoints recorded:
+        # decoding starts at its block's start); the same batch again starts from the
+        # checkpoints the second recorded; the third after ``tb.load`` (every checkpoint)
+        sets = [g.encode_batch(positions[i * batch:(i + 1) * batch]) for i in range(3)]
+        tb.lookup_arrays(g.name, *sets[0])
+        fresh, again_rate = rate(tb, sets[1]), rate(tb, sets[1])
+        t1, c1 = time.perf_counter(), time.process_time()
+        tb.load(g.name)
+        load_s, load_cpu = time.perf_counter() - t1, time.process_time() - c1
+        loaded = rate(tb, sets[2])
+        arrays = sets[1]
     import pickle
     with tempfile.NamedTemporaryFile(suffix=".pickle") as f:
         pickle.dump(arrays, f)
@@ -159,8 +178,24 @@ def run(db: str, game: str, out: str, samples: int = 2000, batch: int = 20_000) 
         {"name": "export, CPU time", "value": export_cpu, "unit": "s"},
         {"name": "open + first lookup (fresh process)", "value": first * 1e3, "unit": "ms"},
         {"name": "single lookup, median", "value": 1e6 * float(np.median(times)), "unit": "us"},
-        {"name": f"lookup_arrays, {batch:,} random positions", "value": rate,
+        {"name": "single lookup, median CPU time", "value": 1e6 * float(np.median(cpu)),
+         "unit": "us"},
+        {"name": f"  lookups that opened their table ({int(opening.sum())} of {samples})",
+         "value": 1e6 * float(np.median(np.array(cpu)[opening])) if opening.any() else 0.0,
+         "unit": "us CPU, median"},
+        {"name": "  lookups in a table already open", "value": 1e6 * float(np.median(again)),
+         "unit": "us CPU, median"},
+        {"name": f"lookup_arrays, {batch:,} fresh random positions", "value": fresh[0],
          "unit": "positions/s"},
+        {"name": "  the same, per CPU-second", "value": fresh[1], "unit": "positions/s"},
+        {"name": "lookup_arrays, the same positions again", "value": again_rate[0],
+         "unit": "positions/s"},
+        {"name": "  the same, per CPU-second", "value": again_rate[1], "unit": "positions/s"},
+        {"name": "tb.load (every checkpoint of every table)", "value": load_s, "unit": "s"},
+        {"name": "  the same, CPU time", "value": load_cpu, "unit": "s"},
+        {"name": "lookup_arrays after tb.load, fresh positions", "value": loaded[0],
+         "unit": "positions/s"},
+        {"name": "  the same, per CPU-second", "value": loaded[1], "unit": "positions/s"},
         {"name": "peak RSS, 10^6 random lookup_arrays (fresh process)", "value": rss,
          "unit": "MiB"},
     ]
