@@ -316,7 +316,7 @@ def encode(seq, m, size, codes, lengths, block_slots, starts):
 
 T_K, T_BLOCK, T_SHIFT, T_MAXLEN, T_N, T_STARTS, T_BITS = 0, 1, 2, 3, 4, 5, 6
 T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER = (
-    7, 8, 9, 10, 11, 12, 13, 14)
+    7, 8, 9, 10, 11, 12, 13, 14)  # (T_LEFT, T_RIGHT unused: a pair's parts are in T_NODES)
 T_ALPHABET = 15
 T_MARKS, T_MARK_SHIFT = 16, 17
 T_NODES = 18  # pair j: left | right << 16 | size[left] << 32, one load a step down (see _terminal)
@@ -413,21 +413,20 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     marked = CHECKPOINT_BITS <= shift <= 16
     marks = blocks * CHECKPOINTS // 2 if marked else 0
     n_pairs = n_symbols - k
-    lens = (n_pairs, n_pairs, n_symbols, 1 << FAST_BITS, MAX_CODE + 1, MAX_CODE + 1,
-            MAX_CODE + 1, present, k, n_pairs)
+    # (a pair's parts live in its node only: T_LEFT and T_RIGHT are no longer laid out)
+    lens = (n_symbols, 1 << FAST_BITS, MAX_CODE + 1, MAX_CODE + 1, MAX_CODE + 1, present, k,
+            n_pairs)
     total = T_FIELDS
     for x in lens:
         total += x
     table = np.zeros(total + marks, np.int64)
     at = T_FIELDS
-    for f, x in zip((T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX,
-                     T_ORDER, T_ALPHABET, T_NODES), lens):
+    for f, x in zip((T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER, T_ALPHABET,
+                     T_NODES), lens):
         table[f] = at
         at += x
     for j in range(n_pairs):
         a, b = np.int64(pairs[j, 0]), np.int64(pairs[j, 1])
-        table[table[T_LEFT] + j] = a
-        table[table[T_RIGHT] + j] = b
         table[table[T_NODES] + j] = a | b << 16 | size[a] << 32
     for s in range(n_symbols):
         table[table[T_SIZE] + s] = size[s]
