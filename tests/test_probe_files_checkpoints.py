@@ -140,3 +140,40 @@ def test_every_slot_of_small_tables_through_checkpoints_equals_the_database(expo
             assert got[2].tolist() == values.best[filled[::-1]].tolist()
             tables += 1
     assert tables >= 2
+
+
+def test_indexing_a_stream_records_what_probes_record():
+    """``Stream.index`` (what ``tb.load`` does to a directory) records every checkpoint at
+    once, on every core: the same words a probe of every slot records."""
+    rng = np.random.default_rng(4)
+    for values in (rng.integers(-20, 20, 9000), np.repeat(rng.integers(0, 9, 900),
+                                                           rng.integers(1, 30, 900))):
+        values = values.astype(np.int32)
+        probed = _stream(values, 1024)
+        assert [probed.at(i) for i in range(len(values))] == values.tolist()
+        indexed = _stream(values, 1024)
+        indexed.index()
+        assert indexed.checkpoints().tolist() == probed.checkpoints().tolist()
+        pick = rng.permutation(len(values))[:2000]
+        assert [indexed.at(int(i)) for i in pick] == values[pick].tolist()
+        assert indexed.gather(pick).tolist() == values[pick].tolist()
+
+
+def test_load_on_a_directory_indexes_its_tables_and_answers_the_same(exported):
+    import tbdb
+    from tbdb import games
+    db, out = exported
+    with tbdb.open(out) as tb:
+        names = sorted(t for t, s in tb.store.states("cdc").items() if s == "done")
+        assert tb.load("cdc") == len(names)
+        t = tb.prober.tables[("cdc", names[-1])]
+        marks = t.values.checkpoints()
+        if t.slots > t.values.block_slots:
+            assert (marks != 0).any()
+        g = games.get("cdc")
+        with Store(db, read_only=True) as store:
+            result = storage_of(g).load(store, store.table("cdc", names[-1])).result
+        texts = [g.slot_text(names[-1], int(k)) for k in np.flatnonzero(result != NONE)[:300]]
+        got = [tb.lookup(x, game="cdc").to_dict() for x in texts]
+    with tbdb.open(db) as ref:
+        assert got == [ref.lookup(x, game="cdc").to_dict() for x in texts]
