@@ -17,6 +17,7 @@ from tbdb.safe_files import publish, remove_quietly, temporary_beside
 from tbdb.storage import StoredTable, storage_of
 from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
+from tbdb.probe_files.streamed import streamed, write_index_file
 from tbdb.probe_files.tables import TABLE_TYPES
 
 
@@ -273,9 +274,12 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
             while len(writes) > 3:  # a few files' bytes in flight at most
                 writes.pop(0).result()
             writes.append(writer.submit(_write_file, path, parts))
+            record(g, row, rel, source, size, digest.hexdigest())
+
+        def record(g, row, rel, source, size, sha256) -> None:
             entries[(g, row["table_name"])] = {
                 "game": g, "table": row["table_name"], "path": rel, "size": size,
-                "sha256": digest.hexdigest(), "format_version": VERSION,
+                "sha256": sha256, "format_version": VERSION,
                 **{k: v for k, v in meta_of(g, row).items() if k not in ("game", "table")},
                 "moves": source["moves"], "source": source}
             summary.written.append(rel)
@@ -300,6 +304,14 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
                     continue
                 bar.note(f"{g} {row['table_name']}")
+                if streamed(row):  # alone, a chunk at a time (``streamed``)
+                    while pending:
+                        finish(*pending.pop(0))
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    size, sha256, _ = write_index_file(store, g, row, moves, path,
+                                                       note=bar.note)
+                    record(g, row, rel, source, size, sha256)
+                    continue
                 values = storage_of(row).load(store, row)
                 while len(pending) > 1:  # at most two tables coding while one is read
                     finish(*pending.pop(0))
