@@ -384,8 +384,8 @@ def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[
             try:
                 table = TABLE_TYPES[f.storage](storage_of(row), d, row, f)
                 if streamed(row):  # a chunk at a time, as it was exported
-                    wrong = _chunk_differences(table, f, IndexRanges(store, row),
-                                               chunk_slots())
+                    with IndexRanges(store, row).bounded() as reader:
+                        wrong = _chunk_differences(table, f, reader, chunk_slots())
                 else:
                     wrong = _differences(table, f, storage_of(row).load(store, row))
             except ProbeFileError as exc:

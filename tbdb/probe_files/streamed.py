@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -39,6 +40,10 @@ STREAM_SLOTS = 1 << 28
 CHUNK_SLOTS = 1 << 23  # slots read and coded at a time: about 25 bytes each, 2 chunks in flight
 SAMPLE_SLOTS = 1 << 23  # slots the pair substitution sees (about 25 bytes each, per stream)
 SAMPLE_RUNS = 256  # the sample's runs of consecutive blocks, spread evenly over the table
+# DuckDB's buffers while a table is read by range: a read-only connection keeps the blocks it
+# read cached up to 80% of RAM by default, so a scan of 5x5-6 would have grown to its file's
+# size; reads by range need only the blocks of the range
+READ_MEMORY_LIMIT = "512MB"
 ENV = {"stream": "TBDB_EXPORT_STREAM_SLOTS", "chunk": "TBDB_EXPORT_CHUNK_SLOTS",
        "sample": "TBDB_EXPORT_SAMPLE_SLOTS"}
 
@@ -88,6 +93,16 @@ class IndexRanges:
         self.slots = int(row["slots"])
         self.file = store.checked_file(self.table_id)
         self.name = store.table_label(self.table_id)  # for a damage report
+
+    @contextmanager
+    def bounded(self):
+        """DuckDB's buffers limited to ``READ_MEMORY_LIMIT`` while the table is read."""
+        con = self.store.con
+        con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'")
+        try:
+            yield self
+        finally:
+            con.execute("RESET memory_limit")
 
     def _from(self) -> tuple[str, dict]:
         if self.file is not None:
@@ -264,15 +279,21 @@ def write_index_file(store, game: str, row: dict, moves: bool, path: str,
     """Write index table ``row``'s probe file to ``path`` (by a temporary file renamed into
     place) reading its rows ``chunk`` slots at a time; (its size, its sha256, the table's rows).
     ``note(text)`` hears how far it got."""
-    from tbdb.probe_files.format import file_head
-    from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
     chunk = chunk_slots() if chunk is None else chunk
     sample = sample_slots() if sample is None else sample
     if chunk < 1 or chunk % BLOCK_SLOTS:
         raise ValueError(f"chunk of {chunk} slots: need a positive multiple of {BLOCK_SLOTS}")
     note = note or (lambda text: None)
+    with IndexRanges(store, row).bounded() as reader:
+        return _write(reader, game, row, moves, path, note, chunk, sample)
+
+
+def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, note, chunk: int,
+           sample: int) -> tuple[int, str, int]:
+    from tbdb.probe_files.format import file_head
+    from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
+    store = reader.store
     label = f"{game} {row['table_name']}"
-    reader = IndexRanges(store, row)
     n = reader.slots
     value_alphabet, move_alphabet, rows = reader.census()
     note(f"{label}: sample")
