@@ -175,3 +175,19 @@ def test_the_c_prober_reads_a_streamed_export(streamed_dirs):
                     assert _compare_texts(lib, base, tb, name, texts, m) > 0
     finally:
         base.close()
+
+
+def test_without_moves_the_streamed_file_is_the_whole_stream_file(streamed_dirs, tmp_path):
+    db, _, _ = streamed_dirs
+    digests = []
+    mp = pytest.MonkeyPatch()
+    for stream, name in ((1 << 40, "whole"), (0, "streamed")):
+        with mp.context() as m:
+            m.setenv(ENV["stream"], str(stream))
+            m.setenv(ENV["chunk"], str(2 * BLOCK_SLOTS))
+            m.setenv(ENV["sample"], str(1 << 30))
+            export(db, str(tmp_path / name), game="shogi", moves=False, progress=False)
+        digests.append({e["table"]: (e["sha256"], e["moves"]) for e in
+                        json.load(open(tmp_path / name / "manifest.json"))["files"]})
+    assert digests[0] == digests[1] and all(not moves for _, moves in digests[0].values())
+    assert compare_dir(str(tmp_path / "streamed"), db) == (len(digests[0]), [])
