@@ -98,11 +98,12 @@ class IndexRanges:
     def bounded(self):
         """DuckDB's buffers limited to ``READ_MEMORY_LIMIT`` while the table is read."""
         con = self.store.con
+        (old,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
         con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'")
         try:
             yield self
-        finally:
-            con.execute("RESET memory_limit")
+        finally:  # the connection's own setting back (RESET would give DuckDB's default)
+            con.execute(f"SET memory_limit = '{old}'")
 
     def _from(self) -> tuple[str, dict]:
         if self.file is not None:
