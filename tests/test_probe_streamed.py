@@ -198,3 +198,33 @@ def test_without_moves_the_streamed_file_is_the_whole_stream_file(streamed_dirs,
                         json.load(open(tmp_path / name / "manifest.json"))["files"]})
     assert digests[0] == digests[1] and all(not moves for _, moves in digests[0].values())
     assert compare_dir(str(tmp_path / "streamed"), db) == (len(digests[0]), [])
+
+
+def test_verify_against_by_chunks_names_the_slot_that_differs(streamed_dirs, tmp_path,
+                                                             monkeypatch, capsys):
+    import hashlib
+
+    from tbdb.probe_files import write_table
+    db, out, _ = streamed_dirs
+    d = str(tmp_path / "wrong")
+    shutil.copytree(out["whole"], d)
+    # a well-formed file (checksums and manifest made anew) whose one slot says otherwise
+    with Store(db, read_only=True) as store:
+        row = store.table("cdc", "KCvP")
+        values = storage_of(row).load(store, row)
+    slot = int(np.flatnonzero(values.result == 1)[-1])
+    values.distance[slot] += 2
+    data = write_table("cdc", row, values)
+    mpath = os.path.join(d, "manifest.json")
+    m = json.load(open(mpath))
+    e = next(e for e in m["files"] if e["table"] == "KCvP")
+    with open(os.path.join(d, e["path"]), "wb") as f:
+        f.write(data)
+    e["size"], e["sha256"] = len(data), hashlib.sha256(data).hexdigest()
+    json.dump(m, open(mpath, "w"))
+    monkeypatch.setenv(ENV["stream"], "0")  # every index table compared a chunk at a time
+    monkeypatch.setenv(ENV["chunk"], str(3 * BLOCK_SLOTS))
+    assert main(["verify", "--db", d, "--against", db]) == 1
+    text = capsys.readouterr().out
+    assert f"cdc/KCvP.tbp: values at slot: 1 differ, the first at {slot}" in text
+    assert text.count("differ") == 1
