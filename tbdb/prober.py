@@ -143,9 +143,10 @@ class Prober:
 
     def _value_by_children(self, game, position, **options) -> tuple:
         """The value of a position no table stores but its children are (``Game.by_children``:
-        chess's en passant rights) by the rule every table is solved by (a win through the
-        quickest lost child, else a draw, else the longest loss); best: the first move in the
-        game's order realising it, as a code of the position itself (``move_text`` with sym 0).
+        a position with an en passant right) by the rule every table is solved by (a win
+        through the quickest lost child, else a draw, else the longest loss); best: the first
+        move in the game's order realising it, as a code of the position itself (``move_text``
+        with sym 0).
         Win/draw/loss games only."""
         from tbdb.solvers.retrograde import DRAW, LOSS, WIN
         rows = []
@@ -313,5 +314,8 @@ class Prober:
                                     missing.key) from None
             for col, got in zip(cols, found):
                 col[rows] = got
+        for row, position in loc.by_children:
+            for col, got in zip(cols, self._value_by_children(game, position)[1]):
+                col[row] = got
         self.stats.hits += n
         return (*cols[:-1], game.batch_moves(cols[-1], loc.sym))

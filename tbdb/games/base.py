@@ -143,14 +143,18 @@ class RunValues:
 @dataclass(frozen=True)
 class BatchLocation:
     """``batch_locate`` for n rows: ``tables`` named once; ``which`` int32[n] indexes it (-1:
-    the game is over, value in ``over``); ``keys`` int64[n] slots (or int64[n, 3] keys with
-    constraint); ``sym`` int8[n]; ``plies`` int16[n] or None."""
+    the game is over, value in ``over``, or a row of ``by_children``); ``keys`` int64[n]
+    slots (or int64[n, 3] keys with constraint); ``sym`` int8[n]; ``plies`` int16[n] or
+    None."""
     tables: list[str]
     which: np.ndarray
     keys: np.ndarray
     sym: np.ndarray
     over: np.ndarray
     plies: np.ndarray | None = None
+    # (row, position) of rows no table stores, valued by their children (``by_children``);
+    # ``which`` is -1 there and their best move a code on the row's own position (sym 0)
+    by_children: tuple = ()
 
 
 def require_integers(**arrays: np.ndarray) -> None:

@@ -13,14 +13,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from tbdb.errors import InvalidMaterialError, InvalidOptionError, InvalidPositionError, \
-    MissingTableError, quote
-from tbdb.games.base import Game, GameOver, Location, StatRow, Successor, TableData
-from tbdb.games.base import OWN_PERFT  # capabilities
+from tbdb.errors import InvalidArrayError, InvalidMaterialError, InvalidOptionError, \
+    InvalidPositionError, MissingTableError, quote
+from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
+    TableData, first_row_outside, require_integers
+from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
 from tbdb.games.chess.material import MAX_PIECES, MIN_PIECES, Material, all_materials, closure
 from tbdb.games.chess.position import LETTERS, Move, Position, looks_like_fen, san
 from tbdb.games.chess.tables import ChessSpace
 from tbdb.options import Option
+from tbdb.solvers.chess import batch as batch_kernels
 from tbdb.solvers.chess import index as index_kernels
 from tbdb.solvers.chess import moves as move_kernels
 from tbdb.solvers.chess.moves import BLACK_BIT, KING
@@ -97,6 +99,41 @@ def _lichess_fields(position: Position, outcome: str, distance) -> dict:
             "insufficient_material": insufficient_material(position)}
 
 
+_BATCH_REFUSALS = {
+    batch_kernels.BAD_CODE: "piece codes are 0 (empty), 1..6 (white P N B R Q K) or 9..14 "
+                            "(black)",
+    batch_kernels.KINGS: "each side has exactly one king",
+    batch_kernels.PAWN_RANK: "a pawn on the first or last rank",
+    batch_kernels.NOT_TO_MOVE_IN_CHECK: "the side not to move is in check",
+    batch_kernels.EP_RANK: "the en passant square is not behind a pawn that just moved two "
+                           "squares",
+}
+
+
+def _check_batch(boards, turns, ep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The batch arrays as contiguous int8, or ``InvalidArrayError`` naming the first bad
+    row."""
+    boards, turns, ep = np.asarray(boards), np.asarray(turns), np.asarray(ep)
+    if boards.ndim != 2 or boards.shape[1] != 64 or turns.shape != (len(boards),) or \
+            ep.shape != (len(boards),):
+        raise InvalidArrayError(f"expected boards of shape (n, 64), turns and ep of shape (n,), "
+                                f"got {boards.shape}, {turns.shape} and {ep.shape}")
+    require_integers(boards=boards, turns=turns, ep=ep)
+    bad = first_row_outside(boards, 0, 14)
+    if bad is not None:
+        raise InvalidArrayError(f"row {bad}: piece codes are 0 (empty), 1..6 (white P N B R Q "
+                                f"K) or 9..14 (black), got {quote(boards[bad].tolist())}")
+    bad = first_row_outside(turns, 0, 1)
+    if bad is not None:
+        raise InvalidArrayError(f"row {bad}: a side to move is 0 (white) or 1 (black), got "
+                                f"{turns[bad].item()!r}")
+    bad = first_row_outside(ep, -1, 63)
+    if bad is not None:
+        raise InvalidArrayError(f"row {bad}: an en passant square is -1 (none) or 0..63, got "
+                                f"{ep[bad].item()!r}")
+    return tuple(np.ascontiguousarray(a.astype(np.int8, copy=False)) for a in (boards, turns, ep))
+
+
 class ChessGame(Game):
     name = "chess"
     title = "Chess endgames (3-5 pieces; distance to mate)"
@@ -104,7 +141,7 @@ class ChessGame(Game):
     sample = "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"
     position_type = Position
     example_build = {"material": "KPvK"}
-    capabilities = frozenset({OWN_PERFT})
+    capabilities = frozenset({BATCH_FORM, OWN_PERFT})
     build_options = (
         Option("max_pieces", f"every endgame with {MIN_PIECES}..N pieces (default "
                              f"{DEFAULT_MAX_PIECES})", min=MIN_PIECES, max=MAX_PIECES, metavar="N"),
@@ -288,6 +325,77 @@ class ChessGame(Game):
                 out.append(Position(tuple(board), position.turn ^ (flip > 0), -1,
                                     position.halfmove, position.fullmove))
         return out
+
+    # ------------------------------------------------------------------ batch (engines)
+
+    def encode_batch(self, positions: list[Position]) -> tuple:
+        return (np.array([p.board for p in positions], np.int8).reshape(-1, 64),
+                np.array([p.turn for p in positions], np.int8),
+                np.array([p.ep for p in positions], np.int8))
+
+    def batch_locate(self, boards, turns, ep) -> BatchLocation:
+        """boards int8[n, 64] (a1 = 0, b1 = 1 .. h8 = 63; piece codes 0 empty, white 1..6 =
+        P N B R Q K, black 9..14 = 8 + the type), turns int8[n] (0 white, 1 black to move),
+        ep int8[n] (-1 or the en passant square, as a FEN's fourth field: honoured where a
+        legal capture uses it, and such a row is valued through its children, as a lookup
+        values it).  Best moves come back as codes ``from + 64 * to + 4096 * promotion``
+        (promotion 0 none, 2 N, 3 B, 4 R, 5 Q), -1 for none."""
+        boards, turns, ep = _check_batch(boards, turns, ep)
+        n = len(boards)
+        counts = np.zeros((n, 16), np.int64)
+        status = np.zeros(n, np.int8)
+        ep_used = np.full(n, -1, np.int8)
+        bad, why = batch_kernels.check_rows(boards, turns, ep, counts, status, ep_used)
+        if bad >= 0:
+            raise InvalidArrayError(f"row {bad}: {_BATCH_REFUSALS[why]}: "
+                                    f"{quote(boards[bad].tolist())}")
+        pieces = counts[:, 1:].sum(axis=1)
+        if n and pieces.max() > MAX_PIECES:
+            row = int(np.flatnonzero(pieces > MAX_PIECES)[0])
+            raise MissingTableError(f"row {row} has {int(pieces[row])} pieces; tbdb builds "
+                                    f"chess tables of {MIN_PIECES} to {MAX_PIECES} pieces")
+        which = np.full(n, -1, np.int32)
+        slots = np.zeros(n, np.int64)
+        sym = np.zeros(n, np.int8)
+        over = np.zeros(n, np.int8)  # DRAW: stalemate, bare kings
+        over[status == batch_kernels.OVER_MATED] = LOSS
+        by_children = np.flatnonzero(status == batch_kernels.BY_CHILDREN)
+        playing = (status == batch_kernels.PLAYING) & (pieces > 2)
+        # one material key per row: the counts of the ten non-king piece codes, base 64
+        keys = (counts[:, [1, 2, 3, 4, 5, 9, 10, 11, 12, 13]] << (6 * np.arange(10))).sum(1)
+        tables: list[str] = []
+        rows_all = np.flatnonzero(playing)
+        order = rows_all[np.argsort(keys[rows_all], kind="stable")]
+        cuts = np.flatnonzero(np.diff(keys[order])) + 1
+        for rows in np.split(order, cuts) if len(order) else []:
+            c = counts[rows[0]]
+            white = tuple(ty for ty in range(5, 0, -1) for _ in range(c[ty]))
+            black = tuple(ty for ty in range(5, 0, -1) for _ in range(c[BLACK_BIT + ty]))
+            m, flip = _table_of(white, black)
+            squares = np.empty((len(rows), m.pieces), np.int64)
+            batch_kernels.placements(boards, rows, m.desc, flip, squares)
+            side = (turns[rows] ^ int(flip)).astype(np.int8)
+            got_slots = np.empty(len(rows), np.int64)
+            got_sym = np.empty(len(rows), np.int64)
+            index_kernels.locate_many(m.desc, squares, side, got_slots, got_sym)
+            which[rows] = len(tables)
+            tables.append(m.name)
+            slots[rows] = got_slots
+            sym[rows] = got_sym + 8 * flip
+        children = tuple((int(r), Position(tuple(boards[r].tolist()), int(turns[r]),
+                                           int(ep_used[r]))) for r in by_children)
+        return BatchLocation(tables, which, slots, sym, over, by_children=children)
+
+    def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
+        codes = np.asarray(codes, np.int64)
+        sym = np.asarray(sym, np.int64)
+        inv = index_kernels.INVERSE[sym & 7].astype(np.int64)
+        flip = np.where(sym >= 8, 56, 0)
+        table = index_kernels.SYM.astype(np.int64)
+        fr = table[inv, codes & 63] ^ flip
+        to = table[inv, (codes >> 6) & 63] ^ flip
+        out = fr + 64 * to + 4096 * (codes >> 12)
+        return np.where(codes < 0, -1, out).astype(np.int32)
 
     # ------------------------------------------------------------------ perft
 
