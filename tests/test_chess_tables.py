@@ -175,3 +175,13 @@ def test_only_en_passant_wins_or_draws(tmp_path):
         assert (draw.outcome, draw.best_move) == ("draw", "b4c3")
         assert [m.move for m in draw.moves if m.outcome == "draw"] == ["b4c3"]
         assert (tb.lookup("8/8/8/8/1pP5/1K6/8/7k b - - 0 1").outcome) == "loss"
+        # the batch form values the same rows alike (best moves as codes on each row)
+        texts = ["8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1", "8/8/7k/8/3Pp3/8/7K/8 b - - 0 1",
+                 "8/8/8/8/1pP5/1K6/8/7k b - c3 0 1", "8/8/8/8/1pP5/1K6/8/7k b - - 0 1"]
+        positions = [G.coerce(t) for t in texts]
+        result, distance, best = tb.lookup_arrays("chess", *G.encode_batch(positions))
+        for p, r, d, b in zip(positions, result, distance, best):
+            one = tb.lookup(p)
+            assert ({1: "win", 0: "draw", -1: "loss"}[int(r)], int(d)) == \
+                (one.outcome, one.distance or 0)
+            assert G.move_text(p, int(b), 0) == one.best_move

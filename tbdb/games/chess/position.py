@@ -122,26 +122,26 @@ class Position:
                     prev_digit = False
                 else:
                     raise InvalidPositionError(f"malformed chess position {quote(text)}: "
-                                               f"{ch!r} in rank {rank!r}")
+                                               f"{ch!r} in rank {quote(rank)}")
             if len(cells) != 8:
                 raise InvalidPositionError(f"malformed chess position {quote(text)}: rank "
-                                           f"{rank!r} covers {len(cells)} files, not 8")
+                                           f"{quote(rank)} covers {len(cells)} files, not 8")
             board[(7 - r) * 8:(8 - r) * 8] = cells
         if fields[2] != "-":
             raise InvalidPositionError(f"chess position {quote(text)} has castling rights "
-                                       f"{fields[2]!r}; tables have none (write '-')")
+                                       f"{quote(fields[2])}; tables have none (write '-')")
         ep = -1
         if fields[3] != "-":
             try:
                 ep = parse_square(fields[3])
             except ValueError:
                 raise InvalidPositionError(f"malformed chess position {quote(text)}: en passant "
-                                           f"square {fields[3]!r}") from None
+                                           f"square {quote(fields[3])}") from None
         counters = [0, 1]
         for i, f in enumerate(fields[4:]):
             if not f.isdigit() or (i == 1 and int(f) < 1) or len(f) > 6:
                 raise InvalidPositionError(f"malformed chess position {quote(text)}: move "
-                                           f"counter {f!r}")
+                                           f"counter {quote(f)}")
             counters[i] = int(f)
         turn = 0 if fields[1] == "w" else 1
         problem = _impossible(board, turn)
@@ -150,8 +150,8 @@ class Position:
         if ep >= 0:
             if ep // 8 != (5 if turn == 0 else 2):
                 raise InvalidPositionError(f"chess position {quote(text)} cannot arise: en "
-                                           f"passant square {fields[3]!r} is not behind a pawn "
-                                           f"that just moved two squares")
+                                           f"passant square {quote(fields[3])} is not behind a "
+                                           f"pawn that just moved two squares")
             ep = int(move_kernels.legal_ep(np.array(board, np.int8), turn, ep))
         return cls(tuple(board), turn, ep, counters[0], counters[1])
 
