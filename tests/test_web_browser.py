@@ -21,6 +21,7 @@ uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -142,16 +143,19 @@ CHECK_BOARD = {"shogi": _check_shogi, "chess": _check_chess, "uttt": _check_uttt
                "chinese-checkers": _check_chinese_checkers}
 
 
-def _click_at_centre(driver, board, element) -> None:
+def _click_at_centre(driver, element) -> None:
     """A mouse click at the centre of ``element``'s box, as a person clicks: WebDriver's own
     click refuses an arrow that is a horizontal or vertical line (a box of zero height or
     width), which a person clicks on its stroke all the same."""
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    box, outer = (driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                        "return [r.x + r.width / 2, r.y + r.height / 2];", e)
-                  for e in (element, board))
-    ActionChains(driver).move_to_element_with_offset(
-        board, round(box[0] - outer[0]), round(box[1] - outer[1])).click().perform()
+    x, y = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                 "return [r.x + r.width / 2, r.y + r.height / 2];", element)
+    # at viewport coordinates: an offset from the board's centre misses where the board is
+    # taller than the window (WebDriver takes the centre of the board's visible part)
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(x), round(y))
+    actions.pointer_action.click()
+    actions.perform()
 
 
 def _requested_urls(driver) -> list[str]:
@@ -196,7 +200,7 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
 
     if name in CLICK_ON_THE_BOARD:
         # the best move is drawn last, on top of the others
-        _click_at_centre(browser, board, board.find_elements(
+        _click_at_centre(browser, board.find_elements(
             By.CSS_SELECTOR, f'[data-move="{expected.best_move}"]')[-1])
     else:
         first.click()

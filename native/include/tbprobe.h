@@ -49,7 +49,10 @@ enum { TB_LOSS = -1, TB_DRAW = 0, TB_WIN = 1 };
 /* games */
 typedef enum tb_game {
     TB_CDC = 0, TB_OWARE = 1, TB_SHOGI = 2, TB_CHINESE_CHECKERS = 3, TB_UTTT = 4,
-    TB_TICTACTOE = 5, TB_GAMES = 6
+    TB_TICTACTOE = 5,
+    TB_CHESS = 6,     /* its files open and verify; positions are not read yet (tb_parse says
+                         so, tb_probe_position answers TB_MISSING) */
+    TB_GAMES = 7
 } tb_game;
 
 typedef struct tb_value {

@@ -8,7 +8,7 @@
 #include "internal.h"
 
 static const char *GAME_NAMES[TB_GAMES] = {
-    "cdc", "oware", "shogi", "chinese-checkers", "uttt", "tictactoe"
+    "cdc", "oware", "shogi", "chinese-checkers", "uttt", "tictactoe", "chess"
 };
 
 const char *tb_game_name(tb_game game)

@@ -1,9 +1,8 @@
 // Chess endgames: the 8x8 board from a FEN (rank 8 at the top, white below unless view.flip);
 // pieces are the chess figurines (♔♕♖♗♘♙ drawn white, the same shapes drawn black for black)
 // with their FEN letter as a title; a move is UCI ("e2e4", "e7e8q"), drawn as an arrow
-// coloured by its outcome (clicking the arrow plays it; a promotion's arrow is the queen's
-// unless only an underpromotion is listed).  Every square carries data-cell (its name) for the
-// board editor.
+// coloured by its outcome (clicking the arrow plays it; of a promotion's four arrows the best
+// is on top).  Every square carries data-cell (its name) for the board editor.
 import { COLOURS, esc } from "../values.js";
 
 const S = 60;
@@ -52,15 +51,9 @@ export function render(position, result, diagram, view = {}) {
     svg += `<text x="${x + S / 2}" y="${8 * S + 28}" text-anchor="middle" font-size="13" fill="#555">${"abcdefgh"[f]}</text>`;
   }
   svg += `<text data-caption="" x="10" y="${8 * S + 45}" font-size="13" fill="#555">${side === "b" ? "black" : "white"} to move</text>`;
-  // arrows, worst first so the best is drawn on top; one arrow per from-to pair (the first
-  // listed, so a promotion's best piece)
-  const seen = new Set();
-  const moves = ((result && result.moves) || []).filter(m => {
-    const key = String(m.move).slice(0, 4);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  }).reverse();
+  // arrows, worst first so the best is drawn on top (a promotion's pieces share one arrow's
+  // place: the best of them on top)
+  const moves = ((result && result.moves) || []).slice().reverse();
   for (const m of moves) {
     const parts = /^([a-h][1-8])([a-h][1-8])[qrbn]?$/.exec(m.move);
     if (!parts) continue;
