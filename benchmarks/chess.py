@@ -3,11 +3,15 @@
     python benchmarks/chess.py                   # every 3- and 4-piece table (target: <= 5 min)
     python benchmarks/chess.py --max-pieces 3
     python benchmarks/chess.py --material KQvKR --memory 3G
+    python benchmarks/chess.py --db chess4.duckdb --export   # and the probe files' size
 
 The build runs in a child process (``run.cli_child``: wall, CPU and the child's own peak RSS),
 after a warm-up build of KQvK in another child so that Numba's compile time (timed apart) is not
 in the table times.  Then one row per table from the catalogue (mode, seconds, slots, peak) and
-the longest win per material with the published longest mates beside it.
+the longest win per material with the published longest mates beside it.  ``--export``: also
+write the probe files (``tbdb export``) and print their bytes, bits per slot and bits per
+position answered (a table answers both colours: KRvKQ through KQvKR).  An existing ``--db``
+that already holds the tables is not rebuilt (its build times are the catalogue's).
 """
 from __future__ import annotations
 
@@ -33,6 +37,8 @@ def main() -> None:
     ap.add_argument("--material")
     ap.add_argument("--memory", default="3G")
     ap.add_argument("--db", help="build here (default: a temporary file)")
+    ap.add_argument("--export", action="store_true", help="also export probe files and report "
+                                                          "their size")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tbdb-chess-bench-")
     db = args.db or os.path.join(tmp, "chess.duckdb")
@@ -62,7 +68,26 @@ def main() -> None:
               f"{'' if pub is None else pub:>10}{'  DIFFERS' if pub and lw != pub else ''}")
     print(f"\n{len(rows)} tables: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak / 2**30:.2f} GiB "
           f"(target for every 3-4 piece table: <= 300 s)")
+    if args.export:
+        _export_sizes(db, os.path.join(tmp, "probe"))
     print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+def _export_sizes(db: str, out: str) -> None:
+    import tbdb
+    wall, cpu, _ = cli_child(["export", "--db", db, "--out", out, "--no-progress"])
+    with tbdb.open(db) as tb:
+        rows = tb.sql("SELECT table_name, slots, raw_positions, positions_answered FROM "
+                      "tb_tables WHERE game = 'chess'").fetchall()
+    total = slots = raw = answered = 0
+    for name, n, r, a in rows:
+        total += os.path.getsize(os.path.join(out, "chess", f"{name}.tbp"))
+        slots, raw, answered = slots + n, raw + r, answered + a
+    print(f"\nprobe files: {len(rows)} tables, {total / 2**20:.1f} MiB (DTM and best moves): "
+          f"{8 * total / slots:.2f} bits a slot, {8 * total / raw:.2f} bits a legal position "
+          f"up to symmetry ({raw:,}), {8 * total / answered:.2f} bits a position answered "
+          f"(both colours, every image: {answered:,}); export {wall:.1f} s wall, {cpu:.1f} s "
+          f"CPU")
 
 
 if __name__ == "__main__":
