@@ -57,7 +57,7 @@ def _grown(pair, count, new_of, least):
 
 @nogil_kernel
 def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, count, new_of,
-               left, right, size):
+               left, right, size, rounds):
     """Pair substitution of ``seq`` (int32, symbols ``0..k-1``, rewritten in place) inside
     blocks of ``block_slots`` slots, up to ``limit`` symbols in all.  Pair ``a, b`` is number
     ``a * stride + b``, ``stride * stride = len(where)``, ``stride >= limit``.  Scratch arrays,
@@ -67,11 +67,14 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, cou
     as long, -1 on entry and on return) the new symbol of a chosen pair's entry; all three
     at least ``min(len(seq), k * k) + 2`` long (they are grown when a round needs more, and
     returned).  ``left``/``right`` (int32) get the parts of pair symbol ``k + j`` at ``j``;
-    ``size`` (int64[limit], ones) the slots of each symbol.  Returns (the rewritten length, the
-    number of symbols, pair, count, new_of)."""
+    ``size`` (int64[limit], ones) the slots of each symbol; ``rounds`` (int64[limit]) gets the
+    number of symbols after each round (``replay`` makes the same substitution on other
+    blocks).  Returns (the rewritten length, the number of symbols, the number of rounds, pair,
+    count, new_of)."""
     m = len(seq)
+    n_rounds = 0
     if k >= limit or m < 2:
-        return m, k, pair, count, new_of
+        return m, k, n_rounds, pair, count, new_of
     stride = np.int64(np.sqrt(len(where)) + 0.5)
     mask = block_slots - 1
     n_pairs = 0
@@ -185,9 +188,54 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, cou
             leads[left[n_symbols - k + i]] = False
             new_of[chosen[i]] = -1
         n_symbols += got
+        rounds[n_rounds] = n_symbols
+        n_rounds += 1
     for i in range(n_pairs):
         where[pair[i]] = 0
-    return m, n_symbols, pair, count, new_of
+    return m, n_symbols, n_rounds, pair, count, new_of
+
+
+@nogil_kernel
+def replay(seq, m, k, block_slots, left, right, size, rounds, n_rounds, where, leads):
+    """Pair substitution of ``seq[:m]`` (int32, terminals ``0..k-1``, rewritten in place; its
+    start is a block's) by the rounds ``substitute`` made on other blocks: round ``r`` made
+    symbols ``rounds[r - 1]..rounds[r] - 1`` (``rounds[-1]`` = k), pair symbol ``s`` stands
+    for ``left[s - k]``, ``right[s - k]``.  Each round's pairs are replaced left to right,
+    inside blocks, exactly as ``substitute``'s pass does: on the blocks it was made from, the
+    same sequence.  Scratch: ``where`` (int32[stride * stride], zero on entry and on return),
+    ``leads`` (bool[K], False on entry and on return).  Returns the rewritten length."""
+    stride = np.int64(np.sqrt(len(where)) + 0.5)
+    mask = block_slots - 1
+    lo = k
+    for r in range(n_rounds):
+        hi = rounds[r]
+        for s in range(lo, hi):
+            a = np.int64(left[s - k])
+            where[a * stride + right[s - k]] = s + 1
+            leads[a] = True
+        i = 0
+        j = 0
+        at = 0
+        while i < m:
+            a = np.int64(seq[i])
+            c = 0
+            if leads[a] and i + 1 < m and (at + size[a]) & mask != 0:
+                c = where[a * stride + seq[i + 1]]
+            if c > 0:
+                at += size[a] + size[seq[i + 1]]
+                seq[j] = c - 1
+                i += 2
+            else:
+                at += size[a]
+                seq[j] = a
+                i += 1
+            j += 1
+        m = j
+        for s in range(lo, hi):
+            where[np.int64(left[s - k]) * stride + right[s - k]] = 0
+            leads[left[s - k]] = False
+        lo = hi
+    return m
 
 
 @nogil_kernel

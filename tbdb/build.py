@@ -322,7 +322,8 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
             try:
                 for t in order:
                     try:
-                        values = cache.get(t) or load_table(g, store, t)
+                        # the cache holds whole tables here (``_dependencies`` not solving)
+                        values = cache[t] if t in cache else load_table(g, store, t)
                         deps = _dependencies(g, t, store, cache)
                     except (DamagedTableError, MissingTableError, MissingValuesFileError) as exc:
                         # it, or a table it reads, cannot be loaded: say why, check the rest

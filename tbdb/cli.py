@@ -1,5 +1,5 @@
 """The ``tbdb`` command: build, lookup, perft, games, sql, status, verify, upgrade, import, export,
-serve, usi.
+serve, usi, uci.
 
 Per-game options come from the games' declarations (``tbdb games`` lists them); every error is
 one line on stderr quoting what was wrong, with exit status 2, and only ``build``, ``upgrade``
@@ -24,7 +24,7 @@ from tbdb.database import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, i
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
-READ_ONLY = ("lookup", "perft", "games", "sql", "status", "verify", "usi")  # Ctrl-C: leave at once
+READ_ONLY = ("lookup", "perft", "games", "sql", "status", "verify", "usi", "uci")  # Ctrl-C: leave at once
 
 
 class _Parser(argparse.ArgumentParser):
@@ -185,6 +185,14 @@ def _parser() -> argparse.ArgumentParser:
                                     "use tbdb-usi (docs/engines.md).")
     us.add_argument("--db", help=DB_HELP + "; or a directory of probe files (tbdb export); the "
                                            "USI option Database overrides it")
+
+    uc = sub.add_parser("uci", help="a UCI engine over the chess tables (for chess GUIs and "
+                                     "python-chess)",
+                        description="Speak UCI on stdin/stdout: positions a table holds are "
+                                    "answered at once with their stored value (score mate N, "
+                                    "in moves) and best move; others get an info string and "
+                                    "'bestmove 0000'. The database is only read.")
+    uc.add_argument("--db", help=DB_HELP + "; the UCI option Database overrides it")
 
     u = sub.add_parser("upgrade", help="migrate a database written by an older tbdb",
                        description="Migrate a database file to this tbdb's schema, keeping its "
@@ -574,6 +582,15 @@ def _usi(args) -> int:
     return serve(db)
 
 
+def _uci(args) -> int:
+    import tbdb
+    from tbdb.uci import serve
+    db = args.db or default_db_path()
+    with tbdb.open(db):  # a bad --db is a one-line error here, before the session starts
+        pass
+    return serve(db)
+
+
 def _import(args) -> int:
     from tbdb.cluster import import_values
     print(import_values(args.db, args.dir))
@@ -587,7 +604,7 @@ def _serve(args) -> int:
 
 _COMMANDS = {"build": _build, "lookup": _lookup, "perft": _perft, "games": _games, "sql": _sql,
              "status": _status, "verify": _verify, "upgrade": _upgrade, "import": _import,
-             "export": _export, "usi": _usi,
+             "export": _export, "usi": _usi, "uci": _uci,
              "serve": _serve}
 
 

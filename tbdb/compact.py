@@ -111,13 +111,14 @@ class _Saved:
 
 def saved_solve(directory: str | os.PathLike) -> str | None:
     """What a compact solve saved in ``directory`` says of its progress, for ``tbdb status``:
-    'saved at distance N (M so far the longest)', or 'solved, not yet written'; None when
+    'saved at distance N (M so far the longest)', 'saved in its first (children) pass, at slot
+    S of N', or 'solved, not yet written'; None when
     there is no readable save."""
     try:
         meta = json.loads((Path(directory) / "meta.json").read_text())
         if "children" in meta:
             at, size = int(meta["children"]), int(meta["fingerprint"]["size"])
-            return f"its children pass saved at slot {at:,} of {size:,}"
+            return f"saved in its first (children) pass, at slot {at:,} of {size:,}"
         level, top = int(meta["level"]), int(meta["top"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -116,6 +116,8 @@ class Prober:
         """The stored value of a position object: (Location or GameOver, value) where value is
         (result, distance, best code) for win/draw/loss games, (score, best code) for score
         games; best codes are on the stored position (map them with ``game.move_text``)."""
+        if game.by_children(position):
+            return self._value_by_children(game, position, **options)
         self.stats.probes += 1
         try:
             loc = game.locate(position, **options)
@@ -138,6 +140,31 @@ class Prober:
             raise self._damaged(game, t, f"position {game.text(position)!r}", loc.key)
         self.stats.hits += 1
         return loc, got
+
+    def _value_by_children(self, game, position, **options) -> tuple:
+        """The value of a position no table stores but its children are (``Game.by_children``:
+        a position with an en passant right) by the rule every table is solved by (a win
+        through the quickest lost child, else a draw, else the longest loss); best: the first
+        move in the game's order realising it, as a code of the position itself (``move_text``
+        with sym 0).
+        Win/draw/loss games only."""
+        from tbdb.solvers.retrograde import DRAW, LOSS, WIN
+        rows = []
+        for s in game.successors(position, **options):
+            _, got = self.value(game, s.position, **s.options)
+            rows.append((s.move, int(got[0]), int(got[1])))
+        lost = [d for _, r, d in rows if r == LOSS]
+        if lost:
+            result, distance = WIN, min(lost) + 1
+        elif any(r not in (WIN, LOSS) for _, r, _ in rows):
+            result, distance = DRAW, 0
+        else:
+            result, distance = LOSS, max((d for _, _, d in rows), default=-1) + 1
+        want = {WIN: (LOSS, distance - 1), LOSS: (WIN, distance - 1)}.get(result)
+        best = next((m for m, r, d in rows if (r, d) == want or
+                     (want is None and r not in (WIN, LOSS))), None)
+        code = game.move_code(position, best) if best is not None else -1
+        return Location("", None, 0), (result, distance, code)
 
     def _best_move(self, game, position, loc, got: tuple, **options) -> str | None:
         """The stored best move as text.  For a table that stores none (code -1: probe files
@@ -172,6 +199,7 @@ class Prober:
         text = game.text(position)
         best = self._best_move(game, position, loc, got, **options)
         r = storage_of(game).lookup_result(game, text, got, best, loc, options)
+        r.extras.update(game.lookup_extras(position, r))
         return r._attach(lambda: self.moves(game, position, best, **options),
                          lambda: self.line(game, position, **options))
 
@@ -183,7 +211,9 @@ class Prober:
         out = []
         for s in game.successors(position, **options):
             _, got = self.value(game, s.position, **s.options)
-            out.append(kind.move_result(s, got, game.text(s.position)))
+            m = kind.move_result(s, got, game.text(s.position))
+            m.extras.update(game.move_extras(position, s, m))
+            out.append(m)
         out.sort(key=lambda m: (m.value_key(), m.move != best))
         return out
 
@@ -284,5 +314,8 @@ class Prober:
                                     missing.key) from None
             for col, got in zip(cols, found):
                 col[rows] = got
+        for row, position in loc.by_children:
+            for col, got in zip(cols, self._value_by_children(game, position)[1]):
+                col[row] = got
         self.stats.hits += n
         return (*cols[:-1], game.batch_moves(cols[-1], loc.sym))

@@ -40,7 +40,8 @@ class Value(ctypes.Structure):
 class Position(ctypes.Structure):
     _fields_ = [("game", ctypes.c_int), ("side", ctypes.c_int), ("m", ctypes.c_int),
                 ("pieces", ctypes.c_int), ("constraint", ctypes.c_int), ("scoring", ctypes.c_int),
-                ("cells", ctypes.c_int8 * 128), ("hands", (ctypes.c_int8 * 8) * 2)]
+                ("cells", ctypes.c_int8 * 128), ("hands", (ctypes.c_int8 * 8) * 2),
+                ("ep", ctypes.c_int), ("halfmove", ctypes.c_int), ("fullmove", ctypes.c_int)]
 
 
 class Lib:
@@ -65,6 +66,7 @@ class Lib:
                                       ctypes.POINTER(Value)]
         lib.tb_probe_oware.argtypes = [vp, i8p, ctypes.c_int, ctypes.POINTER(Value)]
         lib.tb_probe_shogi.argtypes = [vp, i8p, i8p, ctypes.c_int, ctypes.POINTER(Value)]
+        lib.tb_probe_chess.argtypes = [vp, i8p, ctypes.c_int, ctypes.c_int, ctypes.POINTER(Value)]
         lib.tb_parse.argtypes = [cp, cp, ctypes.POINTER(Position), cp, sz]
         lib.tb_probe_position.argtypes = [vp, ctypes.POINTER(Position), ctypes.c_int,
                                           ctypes.POINTER(Value)]

@@ -37,8 +37,8 @@ def test_errors(kcvp_db):
         assert isinstance(info.value, KeyError)
         assert tb.get("4g2K/8/8/8 r") is None
         assert tb.get("8/8/8/pKC5 r").outcome == "win"
-        with pytest.raises(tbdb.UnknownGameError, match="'chess'") as info:
-            tb.lookup("8/8/8/pKC5 r", game="chess")
+        with pytest.raises(tbdb.UnknownGameError, match="'backgammon'") as info:
+            tb.lookup("8/8/8/pKC5 r", game="backgammon")
         assert isinstance(info.value, KeyError)
         with pytest.raises(tbdb.InvalidPositionError, match="'hello'"):
             tb.lookup("hello")
@@ -163,5 +163,5 @@ def test_load_puts_large_tables_in_memory_with_the_same_answers(kcvp_db, monkeyp
             tb.load("cdc", "KvG")
         with pytest.raises(ValueError, match="'KXvG'"):
             tb.load("cdc", "KXvG")
-        with pytest.raises(tbdb.UnknownGameError, match="'chess'"):
-            tb.load("chess")
+        with pytest.raises(tbdb.UnknownGameError, match="'backgammon'"):
+            tb.load("backgammon")

@@ -94,7 +94,8 @@ def test_perft_and_divide(capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["build", "chess"], "unknown game 'chess'; known games: " + ", ".join(games.names())),
+    (["build", "backgammon"],
+     "unknown game 'backgammon'; known games: " + ", ".join(games.names())),
     (["build", "cdc", "--max-pieces", "7"], "max_pieces must be an integer from 2 to 5, not 7"),
     (["build", "cdc", "--max-pieces", "two"], "max_pieces must be an integer from 2 to 5, not "
                                               "'two'"),
@@ -111,8 +112,8 @@ def test_perft_and_divide(capsys):
     (["perft", "cdc", "start", "2"], "cdc has no start position; give a position"),
     (["perft", "tictactoe", "start", "-1"], "depth must be an integer from 0 to 64, not -1"),
     (["sql", "SELEC nonsense"], "syntax error"),
-    (["status", "--game", "chess"], "unknown game 'chess'"),
-    (["verify", "--game", "chess"], "unknown game 'chess'"),
+    (["status", "--game", "backgammon"], "unknown game 'backgammon'"),
+    (["verify", "--game", "backgammon"], "unknown game 'backgammon'"),
 ])
 def test_bad_input_exits_2_with_one_line_and_leaves_files_alone(args, message, kcvp_db,
                                                                  tmp_path, capsys):

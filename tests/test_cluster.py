@@ -412,3 +412,25 @@ def test_a_worker_chooses_its_mode_within_its_memory_budget(tmp_path):
     assert not list(out.rglob("*.parquet"))
     manifest = solve_table("cdc", "GvC", "auto", str(out), 1, 8 << 30)
     assert manifest["rows"] > 0 and manifest["catalogue"]["mode"] == "edges"
+
+
+def test_streamed_probe_export_reads_parquet_values_as_it_reads_the_database(
+        built, embedded, tmp_path, monkeypatch):
+    """Forced onto the streamed export (``tbdb.probe_files.streamed``), tables whose values stay
+    in Parquet files give the byte-identical probe files the database's rows give, and every
+    slot equals the table read whole."""
+    import json
+
+    from tbdb.probe_files import compare_dir, export
+    from tbdb.probe_files.streamed import ENV
+    with monkeypatch.context() as m:
+        for what, value in (("stream", "0"), ("chunk", "3072"), ("sample", "2048")):
+            m.setenv(ENV[what], value)
+        digests = []
+        for db, name in ((built[1], "parquet"), (embedded, "rows")):
+            export(db, str(tmp_path / name), progress=False)
+            with open(tmp_path / name / "manifest.json") as f:
+                digests.append({e["table"]: e["sha256"] for e in json.load(f)["files"]})
+    assert _values_files(built[1]) > 0 and sorted(digests[0]) == sorted(TABLES)
+    assert digests[0] == digests[1]
+    assert compare_dir(str(tmp_path / "parquet"), built[1]) == (len(TABLES), [])

@@ -134,7 +134,8 @@ def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkey
     with resume_in(tmp_path / "save"):
         with pytest.raises(_Stop):
             engine.solve_index(RhombusTable(5, 2), "compact", stop)
-        assert saved_solve(tmp_path / "save") == "its children pass saved at slot 36,864 of 75,900"
+        assert saved_solve(tmp_path / "save") == \
+            "saved in its first (children) pass, at slot 36,864 of 75,900"
         seen = []
         got = engine.solve_index(RhombusTable(5, 2), "compact",
                                  lambda stage, done, total: seen.append((stage, done)))

@@ -32,7 +32,7 @@ from tests import naive_cdc, naive_chinese_checkers, naive_oware, naive_tictacto
 from tests.test_resume import checkpoint_states, interrupt
 
 NAMES = games.names()
-ALL_SIX = {"cdc", "chinese-checkers", "oware", "shogi", "tictactoe", "uttt"}
+ALL_GAMES = {"cdc", "chess", "chinese-checkers", "oware", "shogi", "tictactoe", "uttt"}
 # the tables tests damage: tb_index_values is a view over tb_index_rows and Parquet files
 WRITABLE = {"tb_index_values": "tb_index_rows"}
 
@@ -74,12 +74,12 @@ def _sample_positions(g, path, n=40, seed=3):
 
 
 def test_registry_knows_every_game_and_rejects_others(capsys):
-    assert set(NAMES) == ALL_SIX
-    assert [g.name for g in games.all_games()] == sorted(ALL_SIX)
+    assert set(NAMES) == ALL_GAMES
+    assert [g.name for g in games.all_games()] == sorted(ALL_GAMES)
     from tbdb.cli import main
     assert main(["games"]) == 0
     shown = re.findall(r"^(\S+): ", capsys.readouterr().out, re.M)
-    assert sorted(shown) == sorted(ALL_SIX)
+    assert sorted(shown) == sorted(ALL_GAMES)
     with pytest.raises(tbdb.UnknownGameError, match="'go'"):
         games.get("go")
 
@@ -465,12 +465,28 @@ def _chinese_checkers_perft(g, position, depth):
     return walk(tuple(position.cells), position.mover, depth)
 
 
+def _chess_perft(g, position, depth):
+    import chess  # python-chess's move generation, from the FEN
+
+    def walk(board, depth):
+        if depth == 0:
+            return 1
+        n = 0
+        for m in list(board.legal_moves):
+            board.push(m)
+            n += walk(board, depth - 1)
+            board.pop()
+        return n
+    return walk(chess.Board(g.text(position)), depth)
+
+
 def _tictactoe_perft(g, position, depth):
     return naive_tictactoe.perft(g.text(position), depth)
 
 
 # each game's perft by its independent slow reference (tests/naive_*.py), from its text
-REFERENCE_PERFT = {"cdc": _cdc_perft, "chinese-checkers": _chinese_checkers_perft,
+REFERENCE_PERFT = {"cdc": _cdc_perft, "chess": _chess_perft,
+                   "chinese-checkers": _chinese_checkers_perft,
                    "oware": _oware_perft, "shogi": _shogi_perft, "tictactoe": _tictactoe_perft,
                    "uttt": _uttt_perft}
 

@@ -56,7 +56,8 @@ def _compare(base, tb, game_name: str, positions, m: int = 0):
     game = games.get(game_name)
     arrays = game.encode_batch(positions)
     sides = arrays[1] if len(arrays) > 1 else np.zeros(len(positions), np.int8)
-    got = base.probe_rows(game_name, arrays[0], sides, m)
+    ep = arrays[2] if game_name == "chess" else None  # chess: boards, turns, ep squares
+    got = base.probe_rows(game_name, arrays[0], sides, m, constraints=ep)
     bad = np.flatnonzero(got[0] != 0)
     assert not len(bad), (positions[bad[0]].text, STATUS[int(got[0, bad[0]])])
     result, distance, best = tb.lookup_arrays(game_name, *arrays)
@@ -191,7 +192,102 @@ BAD_TEXTS = {
               "8k/9/9/9/9/9/9/9/8 b G 1", "8k/P8/P8/9/9/9/9/9/K8 b - 1", "8k/9/9/9/9/9/9/9/K+G7 b - 1"],
     "uttt": ["", "start x -", "." * 81 + " x 9", "." * 81 + " y -", "." * 80 + "X x -",
              "XXXXXXXX." + "." * 72 + " x -"],
+    "chess": ["", "8/8/8/4k3/8/8/8/KQ6", "8/8/8/4k3/8/8/8/KQ6 x - - 0 1",
+              "8/8/8/4k3/8/8/8/KQ6 w KQ - 0 1", "8/8/8/4k3/8/8/8/KQ5 w - - 0 1",
+              "8/8/4k3/8/8/8/KQ6 w - - 0 1", "8/8/8/4k3/8/8/8/KQ6 w - - 0 0",
+              "8/8/8/4k3/8/8/8/KQ6 w - e9 0 1", "8/8/8/4k3/8/8/8/KQ6 w - e3 0 1",
+              "8/8/8/4k3/8/8/8/KQ7 w - - 0 1", "8/8/8/8/8/8/8/KQ6 w - - 0 1",
+              "4k3/4Q3/8/8/8/8/8/4K3 w - - 0 1", "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",
+              "8/8/8/4k3/8/8/8/KQ6  w - - 0 1", "8/8/8/4k3/8/8/8/K11Q5 w - - 0 1",
+              "8/8/8/4k3/8/8/8/KX6 w - - 0 1", "8/8/8/4k3/8/8/8/KQ6 w - - 0 1 2",
+              "8/8/8/4k3/8/8/8/KQ6 w - - x 1", "8/8/8/4k3/8/8/8/KQ6 w - - 0 1234567"],
 }
+
+
+def _chess_rows(probe_dir: str, per_table: int, rnd) -> list:
+    """Random legal positions of every chess table, each with its images (colours swapped and
+    the board turned, the symmetries)."""
+    g = games.get("chess")
+    out = []
+    for _, texts in _slot_texts_sampled(probe_dir, "chess", per_table, rnd):
+        for text in texts:
+            try:
+                g.locate(g.parse(text))
+            except InvalidPositionError:  # an illegal slot: the side not to move in check
+                continue
+            p = g.parse(text)
+            out += g.images(p)[:4]
+    return out
+
+
+def _slot_texts_sampled(probe_dir: str, game: str, n: int, rnd):
+    g = games.get(game)
+    for (name, table), e in sorted(ProbeDir(probe_dir).entries.items()):
+        if name == game:
+            yield table, [g.slot_text(table, s) for s in rnd.sample(range(e["slots"]),
+                                                                     min(n, e["slots"]))]
+
+
+def test_chess_random_slots_and_images_equal_python(lib, both, probe_dir):
+    """Every chess table of the build (KPvK and what its promotions reach): random slots, their
+    colour swaps and symmetries, in C's array form and text form, against lookup_arrays and
+    lookups (game over, mates and stalemates included)."""
+    from tbdb.games.base import GameOver
+    base, tb = both
+    g = games.get("chess")
+    rows = _chess_rows(probe_dir, 400, random.Random(25))
+    over = [p for p in rows if isinstance(g.locate(p), GameOver)]  # mates and stalemates
+    playing = [p for p in rows if p not in over]
+    assert len(playing) > 5000 and len(over) > 3
+    assert _compare_texts(lib, base, tb, "chess", [p.text for p in playing]) == len(playing)
+    arrays = g.encode_batch(over)
+    got = base.probe_rows("chess", arrays[0], arrays[1], constraints=arrays[2])
+    result, distance, best = tb.lookup_arrays("chess", *arrays)
+    assert (got[0] == 1).all() and got[1].tolist() == result.tolist()
+    assert not got[2].any() and not distance.any() and (got[3] == -1).all() and (best == -1).all()
+    # an en passant right whose children are not built: missing in both
+    with pytest.raises(MissingTableError):
+        tb.lookup("8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1")
+    assert STATUS[base.probe_text("chess", "8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1")[0]] == "missing"
+
+
+@pytest.mark.slow
+def test_chess_en_passant_rights_equal_python(lib, tmp_path):
+    """Positions with an en passant right (valued through their children) in KPvKP: C's probe
+    of random ones equals lookup_arrays and the lookups (the best move the first realising
+    the value, as Python picks it)."""
+    from tbdb.games.chess.position import Position, square_name
+    db, out = str(tmp_path / "tb.duckdb"), str(tmp_path / "probe")
+    tbdb.build("chess", db=db, material="KPvKP", progress=False)
+    export(db, out, progress=False)
+    g = games.get("chess")
+    rnd = random.Random(5)
+    rows = []
+    while len(rows) < 400:
+        side, f = rnd.randrange(2), rnd.randrange(8)
+        beside = f + rnd.choice([-1, 1])
+        if not 0 <= beside < 8:
+            continue
+        board = [0] * 64
+        if side:  # white has just played f2-f4
+            board[24 + f], board[24 + beside], ep = 1, 9, 16 + f
+        else:
+            board[32 + f], board[32 + beside], ep = 9, 1, 40 + f
+        kings = rnd.sample([s for s in range(64) if not board[s]], 2)
+        board[kings[0]], board[kings[1]] = 6, 14
+        text = Position(tuple(board), side).text.replace(" - - ", f" - {square_name(ep)} ")
+        try:
+            p = Position.read(text)
+        except InvalidPositionError:
+            continue
+        if p.ep >= 0:
+            rows.append(p)
+    base = lib.open(out)
+    try:
+        with tbdb.open(out) as tb:
+            assert _compare_texts(lib, base, tb, "chess", [p.text for p in rows]) == len(rows)
+    finally:
+        base.close()
 
 
 def test_text_parsers_refuse_what_tbdb_refuses(lib):
@@ -211,7 +307,9 @@ def test_tbprobe_prints_what_tbdb_lookup_json_prints(probe_dir):
                ("chinese-checkers", "4x4-1 ./../.1./..../.2./../. 1"),
                ("tictactoe", "x...o...."), ("tictactoe", "xxxoo...."),
                ("oware", "0 0 0 0 1 1 0 0 1 0 0 0"), ("shogi", "8k/9/9/9/9/9/9/9/K8 w G 1"),
-               ("uttt", _uttt_rows(None, probe_dir)[7].text)]
+               ("uttt", _uttt_rows(None, probe_dir)[7].text),
+               ("chess", "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"), ("chess", "8/1P6/k7/8/K7/8/8/8 w - -"),
+               ("chess", "8/8/8/8/8/8/4p3/4K2k b - - 3 60")]
     for game, text in samples:
         out = subprocess.run([tool, probe_dir, game, text, "--json"], capture_output=True,
                              text=True, check=True).stdout
@@ -359,6 +457,8 @@ def _sample_lines(probe_dir: str, per_table: int = 150) -> list[str]:
                                        "4k4/9/4G4/9/9/9/9/9/4K4 b - 1",
                                        "4k4/4G4/4K4/9/9/9/9/9/9 w - 1")]
     lines += [f"uttt\t{p.text}" for p in _uttt_rows(None, probe_dir)[::40]]
+    lines += [f"chess\t{p.text}" for p in _chess_rows(probe_dir, 10, rnd)]
+    lines += ["chess\t8/8/7k/8/3Pp3/8/7K/8 b - d3 7 41", "chess\t8/8/8/8/8/8/8/Kk6 w - - 0 1"]
     lines += ["tictactoe\tx...o....", "tictactoe\txxxoo....", "cdc\t8/8/8/kK6 r",
               "cdc\tnot a position", "chinese-checkers\t4x4-1 ./../.1./..../.2./../. 3"]
     return lines

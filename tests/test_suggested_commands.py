@@ -19,6 +19,8 @@ EXTRA = {  # positions far from every table a game builds, or just past its limi
     "oware": ["1 0 0 0 0 0 0 0 0 0 0 4", "2 2 2 2 2 2 2 2 2 2 0 0", "4 4 4 4 4 4 4 4 4 4 4 4"],
     "uttt": ["start"],
     "cdc": ["8/8/8/KGr5 r", "KGMR4/8/8/k7 r"],
+    # six pieces (past every table); an en passant right valued through KPvKP's positions
+    "chess": ["8/8/8/4k3/8/8/PPPP4/K7 w - - 0 1", "8/8/8/8/3pP3/8/8/K6k b - e3 0 1"],
 }
 
 

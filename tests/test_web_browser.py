@@ -21,6 +21,7 @@ uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -81,7 +82,7 @@ def browser():
 
 BOARDS = Path(tbdb.__file__).parent / "web" / "static" / "boards"
 # games whose test plays the best move by clicking it on the board, not in the list
-CLICK_ON_THE_BOARD = {"shogi", "uttt", "cdc", "tictactoe"}
+CLICK_ON_THE_BOARD = {"shogi", "uttt", "cdc", "tictactoe", "chess"}
 
 
 def _check_shogi(board, position) -> None:
@@ -116,20 +117,45 @@ def _check_chinese_checkers(board, position) -> None:
         assert caption.endswith(f"player {position.mover} to move"), caption
 
 
-CHECK_BOARD = {"shogi": _check_shogi, "uttt": _check_uttt,
+def _check_chess(board, position) -> None:
+    """Each piece on its square (a figurine titled with its colour and FEN letter); the side to
+    move's caption."""
+    cells = {e.get_attribute("data-cell"): e.rect for e in
+             board.find_elements(By.CSS_SELECTOR, "[data-cell]")}
+    pieces = board.find_elements(By.CSS_SELECTOR, "g.piece")
+    assert len(pieces) == sum(1 for c in position.board if c)
+    shown = set()
+    for p in pieces:
+        letter = p.find_element(By.TAG_NAME, "title").get_attribute("textContent")[-2]
+        box = p.rect
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        square = next(name for name, r in cells.items()
+                      if r["x"] <= x <= r["x"] + r["width"] and r["y"] <= y <= r["y"] + r["height"])
+        shown.add((square, letter))
+    want = {("abcdefgh"[sq % 8] + str(sq // 8 + 1), ".PNBRQK"[c & 7].lower() if c & 8 else
+             ".PNBRQK"[c & 7]) for sq, c in enumerate(position.board) if c}
+    assert shown == want, (shown, want)
+    caption = board.find_element(By.CSS_SELECTOR, "[data-caption]").text
+    assert caption == ("white", "black")[position.turn] + " to move", caption
+
+
+CHECK_BOARD = {"shogi": _check_shogi, "chess": _check_chess, "uttt": _check_uttt,
                "chinese-checkers": _check_chinese_checkers}
 
 
-def _click_at_centre(driver, board, element) -> None:
+def _click_at_centre(driver, element) -> None:
     """A mouse click at the centre of ``element``'s box, as a person clicks: WebDriver's own
     click refuses an arrow that is a horizontal or vertical line (a box of zero height or
     width), which a person clicks on its stroke all the same."""
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    box, outer = (driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
-                                        "return [r.x + r.width / 2, r.y + r.height / 2];", e)
-                  for e in (element, board))
-    ActionChains(driver).move_to_element_with_offset(
-        board, round(box[0] - outer[0]), round(box[1] - outer[1])).click().perform()
+    x, y = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                 "return [r.x + r.width / 2, r.y + r.height / 2];", element)
+    # at viewport coordinates: an offset from the board's centre misses where the board is
+    # taller than the window (WebDriver takes the centre of the board's visible part)
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(round(x), round(y))
+    actions.pointer_action.click()
+    actions.perform()
 
 
 def _requested_urls(driver) -> list[str]:
@@ -174,7 +200,7 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
 
     if name in CLICK_ON_THE_BOARD:
         # the best move is drawn last, on top of the others
-        _click_at_centre(browser, board, board.find_elements(
+        _click_at_centre(browser, board.find_elements(
             By.CSS_SELECTOR, f'[data-move="{expected.best_move}"]')[-1])
     else:
         first.click()
@@ -296,6 +322,9 @@ EDITS = {
     "uttt": ([("x", "0:4"), ("o", "4:0"), ("target", "0:0")], "x", None, _uttt_text()),
     "chinese-checkers": ([("1", "0"), ("2", "15")], "1", ("kind", "rhombus-4"),
                          "4x4-1 1/../.../..../.../../2 1"),
+    # a pawn set and taken off again, black to move
+    "chess": ([("K", "a1"), ("Q", "b1"), ("P", "c4"), ("erase", "c4"), ("k", "e5")], "b", None,
+              "8/8/8/4k3/8/8/8/KQ6 b - - 0 1"),
 }
 
 

@@ -49,7 +49,9 @@ enum { TB_LOSS = -1, TB_DRAW = 0, TB_WIN = 1 };
 /* games */
 typedef enum tb_game {
     TB_CDC = 0, TB_OWARE = 1, TB_SHOGI = 2, TB_CHINESE_CHECKERS = 3, TB_UTTT = 4,
-    TB_TICTACTOE = 5, TB_GAMES = 6
+    TB_TICTACTOE = 5,
+    TB_CHESS = 6,
+    TB_GAMES = 7
 } tb_game;
 
 typedef struct tb_value {
@@ -147,6 +149,15 @@ int tb_probe_shogi(const tb_base *tb, const int8_t board[81], const int8_t hands
 int tb_probe_uttt(const tb_base *tb, const int8_t cells[81], int side, int constraint, int scoring,
                   tb_value *v);
 
+/* Chess: board[64] (a1 = 0, b1 = 1 .. h8 = 63; 0 empty, white P N B R Q K = 1..6, black the
+ * same + 8), side 0 white / 1 black to move, ep -1 or the en passant square (honoured where a
+ * legal capture uses it: the position is then valued through its children, as tbdb's lookups
+ * value it).  Table: the material as Syzygy names it, the stronger side first ("KQvKR", also
+ * answering KRvKQ); mate, stalemate and bare kings: TB_GAME_OVER; the side not to move in check:
+ * TB_ILLEGAL.  v.distance: plies to mate.  Move codes: from + 64 * to + 4096 * promotion
+ * (N B R Q = 2..5). */
+int tb_probe_chess(const tb_base *tb, const int8_t board[64], int side, int ep, tb_value *v);
+
 /* ----------------------------------------------------------------- text */
 
 /* A position of any game in its array form, as tb_parse reads it from tbdb's text. */
@@ -159,6 +170,9 @@ typedef struct tb_position {
     int scoring;      /* UTTT: 0 standard, 1 codingame (set it after tb_parse) */
     int8_t cells[128];
     int8_t hands[2][8];
+    int ep;           /* chess: the en passant square a legal capture uses, else -1 */
+    int halfmove;     /* chess: the FEN's move counters (kept for the text) */
+    int fullmove;
 } tb_position;
 
 /* Read a position written as tbdb writes it (surrounding white space ignored).  `game` is the
@@ -170,7 +184,7 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
 int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v);
 
 /* Write a move code of a position (as a probe returns it) the way tbdb writes the move:
- * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT), "3" (Oware), "8h2b+" or "G*5b" (Shogi, USI).  Returns the
+ * "c1xa1" (CDC), "12-17" or "3-12-23" (Chinese Checkers), "4" (tic-tac-toe), "4:0" (UTTT), "3" (Oware), "8h2b+" or "G*5b" (Shogi, USI), "e7e8q" (chess, UCI).  Returns the
  * length written (buf is NUL-terminated), or a negative status. */
 int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 

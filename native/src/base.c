@@ -414,6 +414,7 @@ int tb_parse(const char *game, const char *text, tb_position *pos, char *err, si
     case TB_UTTT: return tb_uttt_parse(text, n, pos, err, err_len);
     case TB_OWARE: return tb_oware_parse(text, n, pos, err, err_len);
     case TB_SHOGI: return tb_shogi_parse(text, n, pos, err, err_len);
+    case TB_CHESS: return tb_chess_parse(text, n, pos, err, err_len);
     default:
         tb_seterr(err, err_len, "tbprobe does not read %s positions yet", game);
         return TB_INVALID;
@@ -431,6 +432,7 @@ int tb_probe_position(const tb_base *tb, const tb_position *pos, int plies_left,
     case TB_TICTACTOE: return tb_probe_tictactoe(tb, pos->cells, v);
     case TB_SHOGI: return tb_probe_shogi(tb, pos->cells, (const int8_t (*)[8])pos->hands, pos->side, v);
     case TB_UTTT: return tb_probe_uttt(tb, pos->cells, pos->side, pos->constraint, pos->scoring, v);
+    case TB_CHESS: return tb_probe_chess(tb, pos->cells, pos->side, pos->ep, v);
     default:
         v->result = v->distance = v->score = 0;
         v->move = -1;
@@ -449,6 +451,7 @@ int tb_position_text(const tb_position *pos, char *buf, size_t len)
     case TB_UTTT: rc = tb_uttt_text(pos, &o); break;
     case TB_OWARE: rc = tb_oware_text(pos, &o); break;
     case TB_SHOGI: rc = tb_shogi_text(pos, &o); break;
+    case TB_CHESS: rc = tb_chess_text(pos, &o); break;
     default: rc = TB_INVALID;
     }
     if (len) buf[rc == TB_OK && o.n < len ? o.n : 0] = 0;
@@ -468,6 +471,7 @@ int tb_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
     case TB_UTTT: return tb_uttt_move_text(pos, move, buf, len);
     case TB_OWARE: return tb_oware_move_text(pos, move, buf, len);
     case TB_SHOGI: return tb_shogi_move_text(pos, move, buf, len);
+    case TB_CHESS: return tb_chess_move_text(pos, move, buf, len);
     default: return TB_INVALID;
     }
 }

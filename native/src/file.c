@@ -8,7 +8,7 @@
 #include "internal.h"
 
 static const char *GAME_NAMES[TB_GAMES] = {
-    "cdc", "oware", "shogi", "chinese-checkers", "uttt", "tictactoe"
+    "cdc", "oware", "shogi", "chinese-checkers", "uttt", "tictactoe", "chess"
 };
 
 const char *tb_game_name(tb_game game)
@@ -317,6 +317,7 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
     case TB_CHINESE_CHECKERS: rc = tb_cc_prepare(f, err, err_len); break;
     case TB_TICTACTOE: rc = tb_ttt_prepare(f, err, err_len); break;
     case TB_SHOGI: rc = tb_shogi_prepare(f, err, err_len); break;
+    case TB_CHESS: rc = tb_chess_prepare(f, err, err_len); break;
     default: break;
     }
     return rc;

@@ -131,6 +131,9 @@ int tb_shogi_prepare(tb_file *f, char *err, size_t err_len);
 int tb_shogi_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 int tb_ttt_prepare(tb_file *f, char *err, size_t err_len);
+int tb_chess_prepare(tb_file *f, char *err, size_t err_len);
+int tb_chess_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+int tb_chess_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
 
 /* text: per game */
 int tb_cdc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
@@ -167,6 +170,7 @@ int tb_ttt_text(const tb_position *pos, tb_out *o);
 int tb_uttt_text(const tb_position *pos, tb_out *o);
 int tb_oware_text(const tb_position *pos, tb_out *o);
 int tb_shogi_text(const tb_position *pos, tb_out *o);
+int tb_chess_text(const tb_position *pos, tb_out *o);
 
 /* quote text into err as Python's repr would (first 100 characters of a long one) */
 void tb_quote(char *out, size_t len, const char *t, size_t n);

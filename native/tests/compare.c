@@ -38,6 +38,7 @@ int main(int argc, char **argv)
         case TB_UTTT: tb_probe_uttt(tb, cells, extra[0], extra[1], 0, &v); break;
         case TB_OWARE: tb_probe_oware(tb, cells, extra[0], &v); v.result = v.score; break;
         case TB_SHOGI: tb_probe_shogi(tb, cells, (const int8_t (*)[8])(cells + 81), extra[0], &v); break;
+        case TB_CHESS: tb_probe_chess(tb, cells, extra[0], extra[1], &v); break;
         default: return 2;
         }
         res[0] = v.status; res[1] = v.result; res[2] = v.distance; res[3] = v.move;

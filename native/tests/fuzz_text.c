@@ -9,7 +9,8 @@
 #include <string.h>
 #include "tbprobe.h"
 
-static const char *GAMES[] = {"cdc", "chinese-checkers", "tictactoe", "oware", "shogi", "uttt"};
+static const char *GAMES[] = {"cdc", "chinese-checkers", "tictactoe", "oware", "shogi", "uttt",
+                              "chess"};
 static const char *SEEDS[] = {
     "8/8/8/pKC5 r", "4g2K/8/8/8 b", "kgmrncpP/8/KGMRNCp1/8 r",
     "4x4-1 ./../.1./..../.2./../. 1", "3x3-1 1/../.../../2 2",
@@ -20,10 +21,12 @@ static const char *SEEDS[] = {
     "4k4/9/4G4/9/9/9/9/9/4K4 w 2P3p 12", "sfen startpos",
     "XXXXXXXXXxo.oxooxoox..oxox.ooxxxo.oooxoxx.xooxooxox..oOOOOOOOOOXXXXXXXXXxx.xoxo.. x 8",
     "start",
+    "8/8/8/4k3/8/8/8/KQ6 w - - 0 1", "8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1", "8/1P6/k7/8/K7/8/8/8 w - -",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
     "star-distance-1 1/../.../..../............./............/.........../........../........./"
     "........../.........../............/............./..../.../../. 3",
 };
-static const char ALPHABET[] = "./12345678KGMRNCPkgmrncpxo rb-0123456789x\t\n\\'\"\x01\xff+*XODwBSLG";
+static const char ALPHABET[] = "./12345678KGMRNCPkgmrncpxo rb-0123456789x\t\n\\'\"\x01\xff+*XODwBSLGQqde";
 
 static unsigned long long state;
 static unsigned rnd(void)

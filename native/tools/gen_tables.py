@@ -70,6 +70,11 @@ def main() -> None:
     out.append(array("int16_t", "SHOGI_KK_INDEX", shogi.KK_INDEX[:45]))
     out.append(array("int8_t", "SHOGI_MIRROR", shogi.MIRROR))
     out.append(f"#define SHOGI_N_KK {shogi.N_KK}")
+    from tbdb.solvers.chess import index as chess
+    out.append(array("int8_t", "CHESS_SYM", chess.SYM))
+    out.append(array("int8_t", "CHESS_INVERSE", chess.INVERSE))
+    out.append(array("int16_t", "CHESS_KPAIR_NUMBER", chess.KPAIR_NUMBER))
+    out.append(array("int16_t", "CHESS_PKPAIR_NUMBER", chess.PKPAIR_NUMBER))
     out.append("#endif")
     path = os.path.join(os.path.dirname(__file__), "..", "src", "gen_tables.h")
     with open(path, "w") as f:

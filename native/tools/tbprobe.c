@@ -48,7 +48,7 @@ static int answer(const tb_base *tb, const char *game, const char *text, int pli
     tb_position pos;
     if (tb_parse(game, text, &pos, err, sizeof err) != TB_OK) return fail(batch, err);
     pos.scoring = scoring;
-    /* the text as tbdb writes it: what parses is already canonical, bar surrounding space */
+    /* the text as given, bar surrounding space (errors quote it) */
     size_t a = 0, n = strlen(text);
     while (a < n && (text[a] == ' ' || (text[a] >= '\t' && text[a] <= '\r'))) a++;
     while (n > a && (text[n - 1] == ' ' || (text[n - 1] >= '\t' && text[n - 1] <= '\r'))) n--;
@@ -66,6 +66,10 @@ static int answer(const tb_base *tb, const char *game, const char *text, int pli
         snprintf(msg, sizeof msg, "%s position '%s' %s", game, shown, why);
         rc = fail(batch, msg);
     } else {
+        /* the position as tbdb writes it (a FEN read with four fields gets its counters) */
+        char canonical[1024];
+        if (tb_position_text(&pos, canonical, sizeof canonical) > 0)
+            snprintf(shown, sizeof shown, "%s", canonical);
         char move[64] = "";
         int has_move = v.move >= 0 && tb_move_text(&pos, v.move, move, sizeof move) > 0;
         if (json) {

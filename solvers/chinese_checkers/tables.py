@@ -84,6 +84,21 @@ def _tip_zone(nbr):
 
 
 @kernel
+def _blocked_after(board, nbr, zone, blocked_now, s, t, piece):
+    """``_either_tip_blocked`` after ``piece`` moves from s to t (board restored), where
+    ``blocked_now`` is its answer before the move: asked again only if the move touches the
+    ``_tip_zone``."""
+    if not (zone[s] or zone[t]):
+        return blocked_now
+    board[s] = 0
+    board[t] = piece
+    blocked = _either_tip_blocked(board, nbr)
+    board[t] = 0
+    board[s] = piece
+    return blocked
+
+
+@kernel
 def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr):
     """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
     G and y[:k] (board value 2) for S, with x to move if ``mover_is_x``.  ``board`` must hold
@@ -275,15 +290,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                     x_in_g2 = x_in_g - in_goal[s] + in_goal[t]
                     won = x_in_g2 > 0 and x_in_g2 + y_in_g == k
                     if rule:  # before the win: a winning move into a blocked tip is illegal
-                        if zone[s] or zone[t]:
-                            board[s] = 0
-                            board[t] = 1
-                            blocked = _either_tip_blocked(board, nbr)
-                            board[t] = 0
-                            board[s] = 1
-                        else:
-                            blocked = blocked_now
-                        if blocked:
+                        if _blocked_after(board, nbr, zone, blocked_now, s, t, 1):
                             continue
                     if not full:
                         if won:
@@ -410,15 +417,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
                     if x_in_g > 0 and x_in_g + y_in_g2 == k:
                         continue  # the parent is a finished game
                     if rule:
-                        if zone[s] or zone[t]:
-                            board[s] = 0
-                            board[t] = 2
-                            blocked = _either_tip_blocked(board, nbr)
-                            board[t] = 0
-                            board[s] = 2
-                        else:
-                            blocked = blocked_now
-                        if blocked:
+                        if _blocked_after(board, nbr, zone, blocked_now, s, t, 2):
                             continue
                     came = ncell - 1 - t  # the mover's cell gone, moved back to this one
                     rm = rank_inserted(others, k, base, came, binom)

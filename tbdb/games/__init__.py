@@ -10,6 +10,7 @@ from tbdb.games.base import Game
 # name -> "module:Class", imported on first use so `tbdb --help` stays quick
 REGISTRY = {
     "cdc": "tbdb.games.cdc.game:CdcGame",
+    "chess": "tbdb.games.chess.game:ChessGame",
     "chinese-checkers": "tbdb.games.chinese_checkers.game:ChineseCheckersGame",
     "oware": "tbdb.games.oware.game:OwareGame",
     "shogi": "tbdb.games.shogi.game:ShogiGame",

@@ -143,14 +143,18 @@ class RunValues:
 @dataclass(frozen=True)
 class BatchLocation:
     """``batch_locate`` for n rows: ``tables`` named once; ``which`` int32[n] indexes it (-1:
-    the game is over, value in ``over``); ``keys`` int64[n] slots (or int64[n, 3] keys with
-    constraint); ``sym`` int8[n]; ``plies`` int16[n] or None."""
+    the game is over, value in ``over``, or a row of ``by_children``); ``keys`` int64[n]
+    slots (or int64[n, 3] keys with constraint); ``sym`` int8[n]; ``plies`` int16[n] or
+    None."""
     tables: list[str]
     which: np.ndarray
     keys: np.ndarray
     sym: np.ndarray
     over: np.ndarray
     plies: np.ndarray | None = None
+    # (row, position) of rows no table stores, valued by their children (``by_children``);
+    # ``which`` is -1 there and their best move a code on the row's own position (sym 0)
+    by_children: tuple = ()
 
 
 def require_integers(**arrays: np.ndarray) -> None:
@@ -258,7 +262,8 @@ class Game:
     def dependency_form(self, table: str, values: Any) -> Any:
         """What a build keeps of a solved table (``from_stored``'s form) while the tables that
         read it solve: by default all of it; a game whose solver reads less of its smaller
-        tables keeps only that (Oware: the score changes, 1.6 bytes a run instead of 4)."""
+        tables keeps only that (Oware: the score changes, 1.6 bytes a run instead of 4; chess:
+        result and distance, 3 bytes a slot instead of 9)."""
         return values
 
     def key_columns(self, table: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -324,6 +329,24 @@ class Game:
 
     def move_text(self, position: Any, code: int, sym: int) -> str:
         raise NotImplementedError
+
+    def lookup_extras(self, position: Any, result) -> dict:
+        """Fields a game adds to a lookup's answer (``LookupResult.extras``: the JSON and the
+        web API show them beside tbdb's own; chess: lichess's ``category``, ``dtm``, ...)."""
+        return {}
+
+    def move_extras(self, position: Any, successor: Successor, move) -> dict:
+        """Fields a game adds to one move of a lookup's ``moves`` (``MoveResult.extras``)."""
+        return {}
+
+    def by_children(self, position: Any) -> bool:
+        """Whether ``position`` is one no table stores whose value the prober takes from its
+        children instead (chess: a position with an en passant right); then ``move_code`` must
+        turn a move's text back into a code ``move_text(position, code, 0)`` reads."""
+        return False
+
+    def move_code(self, position: Any, move: str) -> int:
+        raise NotImplementedError(f"{self.name} has no positions valued by their children")
 
     def derive_best(self, position: Any, value: tuple, child_value: Callable[[Any], tuple]
                     ) -> int:

@@ -101,59 +101,135 @@ def substitute_pairs(seq: np.ndarray, k: int, block_slots: int,
     ``per_round``, each seen ``min_pair`` times or more; ties to the lower pair number
     ``a * max_symbols + b``) and replaces them left to right (``solvers/probe_files.py``,
     ``substitute``).  ``seq`` (int32) is rewritten in place."""
+    seq, grammar = _substitute(seq, k, block_slots, max_symbols, per_round, min_pair)
+    return seq, grammar.pairs, grammar.size
+
+
+@dataclass
+class Grammar:
+    """The pair symbols of a stream and how they were made: pair symbol ``k + j`` stands for
+    ``pairs[j]``; ``size`` the slots of every symbol; round ``r`` of the substitution made
+    symbols up to ``rounds[r]`` (``replay`` repeats the rounds on blocks the substitution did
+    not see: a sampled table's blocks, ``tbdb.probe_files.streamed``)."""
+    k: int
+    pairs: np.ndarray  # int32[K - k, 2]
+    size: np.ndarray  # int64[K]
+    rounds: np.ndarray  # int64[rounds]
+
+    @property
+    def symbols(self) -> int:
+        return len(self.size)
+
+    def replay(self, seq: np.ndarray, block_slots: int) -> np.ndarray:
+        """``seq`` (int32 terminals, starting at a block's first slot) substituted by this
+        grammar's rounds, rewritten in place; the shortened sequence."""
+        from tbdb.solvers import probe_files as kernels
+        if not len(self.rounds) or len(seq) < 2:
+            return seq
+        where, *_ = _scratch(max(MAX_SYMBOLS, self.symbols), 2)
+        leads = np.zeros(self.symbols, np.bool_)
+        m = kernels.replay(seq, len(seq), self.k, block_slots,
+                           np.ascontiguousarray(self.pairs[:, 0]),
+                           np.ascontiguousarray(self.pairs[:, 1]), self.size, self.rounds,
+                           len(self.rounds), where, leads)
+        return seq[:m]
+
+
+def _substitute(seq: np.ndarray, k: int, block_slots: int, max_symbols: int = MAX_SYMBOLS,
+                per_round: int = PAIRS_PER_ROUND, min_pair: int = MIN_PAIR):
+    """``substitute_pairs``, giving (seq shortened, its ``Grammar``)."""
     from tbdb.solvers import probe_files as kernels
     seq = np.ascontiguousarray(seq, np.int32)
     left = np.zeros(max(0, max_symbols - k), np.int32)
     right = np.zeros_like(left)
     size = np.ones(max(max_symbols, k), np.int64)
     if k >= max_symbols or len(seq) < 2:
-        return seq, np.zeros((0, 2), np.int32), size[:k].copy()
+        return seq, Grammar(k, np.zeros((0, 2), np.int32), size[:k].copy(),
+                            np.zeros(0, np.int64))
     where, pair, count, new_of = _scratch(max_symbols, min(len(seq), k * k) + 2)
-    m, n_symbols, *grown = kernels.substitute(seq, k, block_slots, max_symbols, per_round,
-                                              min_pair, where, pair, count, new_of, left, right,
-                                              size)
+    rounds = np.zeros(max_symbols, np.int64)
+    m, n_symbols, n_rounds, *grown = kernels.substitute(
+        seq, k, block_slots, max_symbols, per_round, min_pair, where, pair, count, new_of, left,
+        right, size, rounds)
     if len(grown[0]) > len(pair):  # kept for the next stream this thread codes
         _SCRATCH.pair, _SCRATCH.count, _SCRATCH.new_of = grown
     pairs = np.column_stack([left[:n_symbols - k], right[:n_symbols - k]]).astype(np.int32)
-    return seq[:m], pairs.reshape(-1, 2), size[:n_symbols].copy()
+    return seq[:m], Grammar(k, pairs.reshape(-1, 2), size[:n_symbols].copy(),
+                            rounds[:n_rounds].copy())
+
+
+def symbol_limit(k: int, n: int, max_symbols: int = MAX_SYMBOLS) -> int:
+    """Symbols a stream of ``n`` slots over ``k`` terminals may get: a pair must be seen
+    ``MIN_PAIR`` times, so a short stream stops early."""
+    return max(min(max_symbols, k + n // MIN_PAIR + 1), k)
+
+
+@dataclass
+class Code:
+    """A stream's canonical Huffman code over its symbols: ``lengths`` (uint8, 0 = not used),
+    ``codes`` (uint64)."""
+    lengths: np.ndarray
+    codes: np.ndarray
+    maxlen: int
+
+    @classmethod
+    def of(cls, used: np.ndarray) -> Code:
+        """The code of symbols used ``used`` times (int64[K])."""
+        n_symbols = len(used)
+        lengths = np.zeros(n_symbols, np.uint8)
+        present = np.flatnonzero(used)
+        codes = np.zeros(n_symbols, np.uint64)
+        if len(present):
+            lengths[present] = code_lengths(used[present])
+            symbols, _, symbol_codes = canonical(present, lengths[present])
+            codes[symbols] = symbol_codes
+        return cls(lengths, codes, int(lengths.max()) if len(present) else 1)
+
+
+def stream_head(alphabet: np.ndarray, grammar: Grammar, code: Code, n: int,
+                block_slots: int) -> list[bytes]:
+    """A stream section's bytes before its block starts: header, alphabet, pairs, lengths."""
+    k, n_symbols = len(alphabet), grammar.symbols
+    blocks = (n + block_slots - 1) // block_slots
+    head = STREAM.pack(k, n_symbols, block_slots, code.maxlen, n, blocks)
+    pairs = grammar.pairs
+    return [head, np.asarray(alphabet).astype("<i4").tobytes(), b"\0" * pad8(4 * k),
+            pairs.astype("<u2").tobytes(), b"\0" * pad8(4 * len(pairs)),
+            code.lengths.tobytes(), b"\0" * pad8(n_symbols)]
+
+
+def check_stream_bytes(total: int) -> None:
+    if total >= 1 << 32:
+        raise ValueError(f"a stream of {int(total)} bytes: more than the format's 4 GiB "
+                         f"(u32 block starts)")
 
 
 def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
                   max_symbols: int = MAX_SYMBOLS) -> bytes:
     """A stream section (``docs/probe-format.md``, "Streams") of int32 slot ``values``."""
     from tbdb.solvers import probe_files as kernels
-    if block_slots < 1 or block_slots & (block_slots - 1):
-        raise ValueError(f"block_slots {block_slots} is not a power of two")
+    check_block_slots(block_slots)
     n = len(values)
     distinct, _, place = symbols_of(values)
     if len(distinct) == 0:
         distinct = np.zeros(1, np.int64)
     k = len(distinct)
-    seq, pairs, size = substitute_pairs(place.astype(np.int32, copy=False), k, block_slots,
-                                        max(min(max_symbols, k + n // MIN_PAIR + 1), k))
-    n_symbols = len(size)
-    used = kernels.symbol_counts(seq, len(seq), n_symbols)
-    lengths = np.zeros(n_symbols, np.uint8)
-    present = np.flatnonzero(used)
-    if len(present):
-        lengths[present] = code_lengths(used[present])
-    codes = np.zeros(n_symbols, np.uint64)
-    if len(present):
-        symbols, _, symbol_codes = canonical(present, lengths[present])
-        codes[symbols] = symbol_codes
+    seq, grammar = _substitute(place.astype(np.int32, copy=False), k, block_slots,
+                               symbol_limit(k, n, max_symbols))
+    size = grammar.size
+    code = Code.of(kernels.symbol_counts(seq, len(seq), grammar.symbols))
     blocks = (n + block_slots - 1) // block_slots
-    starts = kernels.block_starts(seq, len(seq), size, lengths, block_slots, blocks)
-    if starts[-1] >= 1 << 32:
-        raise ValueError(f"a stream of {int(starts[-1])} bytes: more than the format's 4 GiB "
-                         f"(u32 block starts)")
-    bits = kernels.encode(seq, len(seq), size, codes, lengths, block_slots, starts)
-    maxlen = int(lengths.max()) if len(present) else 1
-    head = STREAM.pack(k, n_symbols, block_slots, maxlen, n, blocks)
-    parts = [head, distinct.astype("<i4").tobytes(), b"\0" * pad8(4 * k),
-             pairs.astype("<u2").tobytes(), b"\0" * pad8(4 * len(pairs)),
-             lengths.tobytes(), b"\0" * pad8(n_symbols),
-             starts.astype("<u4").tobytes(), b"\0" * pad8(4 * (blocks + 1)), bits.tobytes()]
+    starts = kernels.block_starts(seq, len(seq), size, code.lengths, block_slots, blocks)
+    check_stream_bytes(int(starts[-1]))
+    bits = kernels.encode(seq, len(seq), size, code.codes, code.lengths, block_slots, starts)
+    parts = stream_head(distinct, grammar, code, n, block_slots) + [
+        starts.astype("<u4").tobytes(), b"\0" * pad8(4 * (blocks + 1)), bits.tobytes()]
     return b"".join(parts)
+
+
+def check_block_slots(block_slots: int) -> None:
+    if block_slots < 1 or block_slots & (block_slots - 1):
+        raise ValueError(f"block_slots {block_slots} is not a power of two")
 
 
 DAMAGED = -(1 << 40)  # what the decoders return for a slot of a damaged stream (no i32)

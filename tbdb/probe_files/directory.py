@@ -17,6 +17,7 @@ from tbdb.safe_files import publish, remove_quietly, temporary_beside
 from tbdb.storage import StoredTable, storage_of
 from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
+from tbdb.probe_files.streamed import IndexRanges, chunk_slots, streamed, write_index_file
 from tbdb.probe_files.tables import TABLE_TYPES
 
 
@@ -273,9 +274,12 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
             while len(writes) > 3:  # a few files' bytes in flight at most
                 writes.pop(0).result()
             writes.append(writer.submit(_write_file, path, parts))
+            record(g, row, rel, source, size, digest.hexdigest())
+
+        def record(g, row, rel, source, size, sha256) -> None:
             entries[(g, row["table_name"])] = {
                 "game": g, "table": row["table_name"], "path": rel, "size": size,
-                "sha256": digest.hexdigest(), "format_version": VERSION,
+                "sha256": sha256, "format_version": VERSION,
                 **{k: v for k, v in meta_of(g, row).items() if k not in ("game", "table")},
                 "moves": source["moves"], "source": source}
             summary.written.append(rel)
@@ -300,6 +304,14 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
                     continue
                 bar.note(f"{g} {row['table_name']}")
+                if streamed(row):  # alone, a chunk at a time (``streamed``)
+                    while pending:
+                        finish(*pending.pop(0))
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    size, sha256, _ = write_index_file(store, g, row, moves, path,
+                                                       note=bar.note)
+                    record(g, row, rel, source, size, sha256)
+                    continue
                 values = storage_of(row).load(store, row)
                 while len(pending) > 1:  # at most two tables coding while one is read
                     finish(*pending.pop(0))
@@ -370,14 +382,46 @@ def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[
                 continue
             f = d.open_file(g, t)
             try:
-                wrong = _differences(TABLE_TYPES[f.storage](storage_of(row), d, row, f), f,
-                                     storage_of(row).load(store, row))
+                table = TABLE_TYPES[f.storage](storage_of(row), d, row, f)
+                if streamed(row):  # a chunk at a time, as it was exported
+                    with IndexRanges(store, row).bounded() as reader:
+                        wrong = _chunk_differences(table, f, reader, chunk_slots())
+                else:
+                    wrong = _differences(table, f, storage_of(row).load(store, row))
             except ProbeFileError as exc:
                 wrong = [str(exc)]
             problems += [f"{e['path']}: {w}" for w in wrong]
             checked += 1
     d.close()
     return checked, problems
+
+
+def _chunk_differences(table, f: ProbeFile, reader: IndexRanges, step: int) -> list[str]:
+    """What differs between an index table's probe file and its rows in the database, read
+    ``step`` slots at a time (``_differences`` holds the whole table: 5x5-6 would need tens
+    of GB)."""
+    from tbdb.probe_files.coder import pack_values
+    from tbdb.probe_files.streamed import move_values
+    if f.slots != reader.slots:
+        return [f"{f.slots} slots in the file, {reader.slots} in the database"]
+    wrong = {}  # what -> [slots that differ, the first slot, got, want]
+    for lo, result, distance, best in reader.chunks(step):
+        slots = np.arange(lo, lo + len(result), dtype=np.int64)
+        pairs = [("values at slot", table.values, pack_values(result, distance))]
+        if table.moves is not None:
+            pairs.append(("best moves at slot", table.moves, move_values(result, best)))
+        for what, stream, want in pairs:
+            got = stream.gather(slots)
+            bad = np.flatnonzero(got != want)
+            if len(bad):
+                i = int(bad[0])
+                w = wrong.setdefault(what, [0, lo + i, int(got[i]), int(want[i])])
+                w[0] += len(bad)
+    out = [f"{what}: {n:,} differ, the first at {i} ({g} in the file, {w} in the database)"
+           for what, (n, i, g, w) in wrong.items()]
+    if reader.rows_read != f.rows:
+        out.append(f"{f.rows:,} rows in the file, {reader.rows_read:,} in the database")
+    return out
 
 
 def _differences(table, f: ProbeFile, values) -> list[str]:

@@ -76,17 +76,28 @@ def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
 def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> list:
     """A probe file as its buffers in order: header, JSON, section table, then ``sections``
     (tag, bytes or a byte view)."""
+    body = []
+    for _, data in sections:
+        body += [data, b"\0" * pad8(len(data))]
+    return file_head(game, row, moves, slots, rows,
+                     [(tag, len(data), hashlib.sha256(data).digest())
+                      for tag, data in sections]) + body
+
+
+def file_head(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> list:
+    """A probe file's buffers before its first section: header, JSON, section table;
+    ``sections`` (tag, length, sha256 digest) in order (``streamed`` writes a file whose
+    sections it has not held whole)."""
     storage = row["storage"]
     meta = json.dumps(meta_of(game, row), sort_keys=True, separators=(",", ":")).encode()
     head_bytes = HEADER.size + len(meta) + pad8(len(meta)) + SECTION.size * len(sections)
-    table, body, at = [], [], head_bytes
-    for tag, data in sections:
-        table.append(SECTION.pack(tag, 0, at, len(data), hashlib.sha256(data).digest()))
-        body += [data, b"\0" * pad8(len(data))]
-        at += len(data) + pad8(len(data))
+    table, at = [], head_bytes
+    for tag, length, digest in sections:
+        table.append(SECTION.pack(tag, 0, at, length, digest))
+        at += length + pad8(length)
     head = HEADER.pack(MAGIC, VERSION, head_bytes, LAYOUTS[storage],
                        FLAG_MOVES if moves else 0, slots, rows, len(sections), len(meta))
-    return [head, meta, b"\0" * pad8(len(meta)), *table, *body]
+    return [head, meta, b"\0" * pad8(len(meta)), *table]
 
 
 def _key_rows(levels):

@@ -14,6 +14,7 @@
 // player alone (no side to play against the tablebase); players(state) -> [the side to move,
 // the other] as "play as ..." names them, where the sides have no control of their own.
 import { label as cdcLabel, NAMES as CDC_NAMES } from "./boards/cdc.js";
+import { GLYPHS as CHESS_GLYPHS, NAMES as CHESS_NAMES } from "./boards/chess.js";
 import { KANJI } from "./boards/shogi.js";
 import { hasCJK } from "./boards/glyphs.js";
 
@@ -78,6 +79,79 @@ const cdc = {
   sides: () => [{ side: "r", label: "red" }, { side: "b", label: "black" }],
   side: s => s.side,
   setSide: (s, side) => ({ ...copy(s), side }),
+};
+
+// ---------------------------------------------------------------- Chess
+// A FEN's six fields; castling is always "-" (tables have none).  An edit drops the en passant
+// square (the last move was no longer a double step) and keeps the move counters.
+function chessSquare(cell) {
+  const m = /^([a-h])([1-8])$/.exec(cell);
+  return m ? [8 - Number(m[2]), m[1].charCodeAt(0) - 97] : null;
+}
+const chess = {
+  parse(text) {
+    const [ranks, side, castling, ep, half = "0", full = "1", ...rest] = text.trim().split(/\s+/);
+    const rows = (ranks || "").split("/");
+    if (rows.length !== 8 || !/^[wb]$/.test(side || "") || !castling || !ep || rest.length)
+      throw new Error("not a FEN");
+    const board = rows.map(row => {
+      const out = [];
+      for (const ch of row) {
+        if (/[1-8]/.test(ch)) for (let k = 0; k < Number(ch); k++) out.push("");
+        else if (/^[KQRBNPkqrbnp]$/.test(ch)) out.push(ch);
+        else throw new Error(`no piece ${ch}`);
+      }
+      if (out.length !== 8) throw new Error("a rank of 8 squares");
+      return out;
+    });
+    return { board, side, ep, half, full };
+  },
+  format(state) {
+    const ranks = state.board.map(row => {
+      let out = "", empty = 0;
+      for (const ch of row) {
+        if (!ch) { empty++; continue; }
+        if (empty) { out += empty; empty = 0; }
+        out += ch;
+      }
+      return out + (empty ? empty : "");
+    });
+    return `${ranks.join("/")} ${state.side} - ${state.ep} ${state.half} ${state.full}`;
+  },
+  tools() {
+    return [..."KQRBNPkqrbnp"].map(ch => ({
+      tool: ch, label: CHESS_GLYPHS[ch.toUpperCase()],
+      title: `${ch === ch.toUpperCase() ? "white" : "black"} ${CHESS_NAMES[ch.toUpperCase()]} (${ch})`,
+      colour: ch === ch.toUpperCase() ? "chess-white" : "chess-black" })).concat([ERASE]);
+  },
+  apply(state, cell, tool) {
+    const at = chessSquare(cell);
+    if (!at) return state;
+    const s = copy(state), [r, f] = at;
+    s.board[r][f] = tool === "erase" || s.board[r][f] === tool ? "" : tool;
+    s.ep = "-";
+    return s;
+  },
+  get(state, cell) {
+    const at = chessSquare(cell);
+    return at ? state.board[at[0]][at[1]] : "";
+  },
+  put(state, cell, what) {
+    const at = chessSquare(cell);
+    if (!at) return state;
+    const s = copy(state);
+    s.board[at[0]][at[1]] = what;
+    s.ep = "-";
+    return s;
+  },
+  clear(state) {
+    return { board: [...Array(8).keys()].map(() => Array(8).fill("")), side: state.side, ep: "-",
+      half: state.half, full: state.full };
+  },
+  hasStart: false,  // endgames only
+  sides: () => [{ side: "w", label: "white" }, { side: "b", label: "black" }],
+  side: s => s.side,
+  setSide: (s, side) => ({ ...copy(s), side, ep: "-" }),
 };
 
 // ---------------------------------------------------------------- Shogi
@@ -353,4 +427,4 @@ export function drag(ed, state, from, to) {
   return to === null ? lifted : ed.put(lifted, to, what);
 }
 
-export const EDITORS = { cdc, shogi, oware, tictactoe, uttt, "chinese-checkers": chineseCheckers };
+export const EDITORS = { cdc, chess, shogi, oware, tictactoe, uttt, "chinese-checkers": chineseCheckers };

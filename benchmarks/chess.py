@@ -1,0 +1,94 @@
+"""Build chess tables with ``tbdb build chess`` and report time, memory and the longest mates.
+
+    python benchmarks/chess.py                   # every 3- and 4-piece table (target: <= 5 min)
+    python benchmarks/chess.py --max-pieces 3
+    python benchmarks/chess.py --material KQvKR --memory 3G
+    python benchmarks/chess.py --db chess4.duckdb --export   # and the probe files' size
+
+The build runs in a child process (``run.cli_child``: wall, CPU and the child's own peak RSS),
+after a warm-up build of KQvK in another child so that Numba's compile time (timed apart) is not
+in the table times.  Then one row per table from the catalogue (mode, seconds, slots, peak) and
+the longest win per material with the published longest mates beside it.  ``--export``: also
+write the probe files (``tbdb export``) and print their bytes, bits per slot and bits per
+position answered (a table answers both colours: KRvKQ through KQvKR).  An existing ``--db``
+that already holds the tables is not rebuilt (its build times are the catalogue's).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+from run import cli_child, machine_line  # noqa: E402
+
+# published longest mates, in plies for the side to move (mate in N = 2N - 1)
+PUBLISHED = {"KQvK": 19, "KRvK": 31, "KBBvK": 37, "KBNvK": 65, "KQvKR": 69,
+             "KRvKN": 79, "KQvKN": 41, "KQvKB": 33, "KRRvK": 13, "KQQvK": 7, "KPvK": 55}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-pieces", type=int, default=4)
+    ap.add_argument("--material")
+    ap.add_argument("--memory", default="3G")
+    ap.add_argument("--db", help="build here (default: a temporary file)")
+    ap.add_argument("--export", action="store_true", help="also export probe files and report "
+                                                          "their size")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="tbdb-chess-bench-")
+    db = args.db or os.path.join(tmp, "chess.duckdb")
+    what = ["--material", args.material] if args.material else \
+        ["--max-pieces", str(args.max_pieces)]
+    print(machine_line())
+    print(f"load average before: {os.getloadavg()[0]:.1f} (other work on the machine slows "
+          f"every number below)")
+    wall, cpu, peak = cli_child(["build", "chess", "--material", "KQvK", "--db",
+                                 os.path.join(tmp, "warm.duckdb"), "--no-progress"])
+    print(f"warm-up (compiling the kernels, KQvK): {wall:.1f} s wall, {cpu:.1f} s CPU")
+    wall, cpu, peak = cli_child(["build", "chess", *what, "--db", db, "--memory", args.memory,
+                                 "--no-progress"])
+    import tbdb
+    with tbdb.open(db) as tb:
+        rows = tb.sql("SELECT table_name, slots, mode, seconds, peak_bytes FROM tb_tables "
+                      "WHERE game = 'chess' ORDER BY table_id").fetchall()
+        longest = dict(tb.sql("SELECT material, max(longest_win) FROM draw_analysis WHERE "
+                              "game = 'chess' GROUP BY material").fetchall())
+    print(f"\n{'table':<8} {'slots':>12} {'mode':<10} {'seconds':>8} {'peak MiB':>9} "
+          f"{'longest win':>12} {'published':>10}")
+    for name, slots, mode, seconds, peak_bytes in rows:
+        pub = PUBLISHED.get(name)
+        lw = longest.get(name)
+        print(f"{name:<8} {slots:>12,} {mode:<10} {seconds:>8.1f} "
+              f"{(peak_bytes or 0) / 2**20:>9.0f} {'-' if lw is None else lw:>12} "
+              f"{'' if pub is None else pub:>10}{'  DIFFERS' if pub and lw != pub else ''}")
+    print(f"\n{len(rows)} tables: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak / 2**30:.2f} GiB "
+          f"(target for every 3-4 piece table: <= 300 s)")
+    if args.export:
+        _export_sizes(db, os.path.join(tmp, "probe"))
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+def _export_sizes(db: str, out: str) -> None:
+    import tbdb
+    wall, cpu, _ = cli_child(["export", "--db", db, "--out", out, "--no-progress"])
+    with tbdb.open(db) as tb:
+        rows = tb.sql("SELECT table_name, slots, raw_positions, positions_answered FROM "
+                      "tb_tables WHERE game = 'chess'").fetchall()
+    total = slots = raw = answered = 0
+    for name, n, r, a in rows:
+        total += os.path.getsize(os.path.join(out, "chess", f"{name}.tbp"))
+        slots, raw, answered = slots + n, raw + r, answered + a
+    print(f"\nprobe files: {len(rows)} tables, {total / 2**20:.1f} MiB (DTM and best moves): "
+          f"{8 * total / slots:.2f} bits a slot, {8 * total / raw:.2f} bits a legal position "
+          f"({raw:,}: every placement, either side to move), {8 * total / answered:.2f} bits a "
+          f"position answered (with the colour-swapped materials: {answered:,}); export {wall:.1f} s wall, {cpu:.1f} s "
+          f"CPU")
+
+
+if __name__ == "__main__":
+    main()

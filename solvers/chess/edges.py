@@ -1,0 +1,211 @@
+"""A chess table's slots, children and parents (docs/kernel-contract.md).
+
+Slots ``side * half + index`` (side 0: the table's first side, playing white, to move).  A
+move that captures or promotes changes the material: its child is in another, solved table,
+found through the table's *changes*: for change number
+``(captured slot or k) * (k + 1) * 6 + (promoted slot or k) * 6 + promotion type``,
+``change_table[c]`` is the child table (-1: bare kings, a draw), and ``change_map[c, i]`` the
+child table slot of this table's piece slot i (-1: captured).  Per child table: ``cdesc``,
+``cflip`` (1: its first side is this table's second side: ranks mirrored, sides swapped),
+``coff`` (where its values start in ``cres``/``cdist``) and ``chalf``.
+
+A position with no legal move is checkmate (no children: lost at distance 0) or stalemate: one
+pseudo-move ``STALEMATE_MOVE`` to a drawn child outside the table.  Tables hold no en passant
+rights: the child of a double step is the position without one.
+"""
+import numpy as np
+
+from tbdb.solvers.jit import parallel_kernel, prange
+from tbdb.solvers.chess.index import MAX_PIECES, canonical, canonical_with, half_size, \
+    is_canonical, orbit, pair_symmetries, set_board, unrank
+from tbdb.solvers.chess.pieces import attacked, bit, fill, table_moves, unfill
+from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
+    RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE, is_attacked
+
+NONE = np.int8(-3)
+ILLEGAL = np.int8(-2)
+DRAW = np.int8(0)
+CHUNK = 4096
+
+
+@parallel_kernel
+def census(desc, lo, hi, kind, mult):
+    """kind int8[hi - lo] (NONE, ILLEGAL or 0) and multiplicity int16[hi - lo] of slots lo..hi
+    (ILLEGAL: the side not to move is in check)."""
+    half = half_size(desc)
+    n = hi - lo
+    chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(chunks):
+        sq = np.empty(MAX_PIECES, np.int64)
+        t = np.empty(MAX_PIECES, np.int64)
+        board = np.zeros(64, np.int8)
+        for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            p = lo + r
+            side = p // half
+            if not is_canonical(desc, p % half, sq, t):
+                kind[r] = NONE
+                mult[r] = 0
+                continue
+            set_board(desc, sq, board)
+            kind[r] = ILLEGAL if is_attacked(board, sq[1 - side], side) else 0
+            mult[r] = orbit(desc, sq, t)
+
+
+@parallel_kernel
+def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres, cdist,
+             count, child, move, ext_result, ext_distance):
+    """Every legal move of each position, in move order (docs/kernel-contract.md)."""
+    half = half_size(desc)
+    k = desc[0]
+    n = positions.shape[0]
+    chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(chunks):
+        sq = np.empty(MAX_PIECES, np.int64)
+        after = np.empty(MAX_PIECES, np.int64)
+        csq = np.empty(MAX_PIECES, np.int64)
+        t = np.empty(MAX_PIECES, np.int64)
+        order = np.empty(MAX_PIECES, np.int64)
+        syms = np.empty(8, np.int64)
+        pairs = np.empty(8, np.int64)
+        board = np.zeros(64, np.int8)
+        moves = np.empty(MAX_MOVES, np.int32)
+        victims = np.empty(MAX_MOVES, np.int64)
+        for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            p = positions[r]
+            side = p // half
+            unrank(desc, p % half, sq)
+            occ = fill(desc, sq, board)
+            m = table_moves(desc, sq, side, board, occ, moves, victims, order)
+            unfill(desc, sq, board)
+            if m == 0:
+                if attacked(desc, sq, sq[side], 1 - side, occ, -1):
+                    count[r] = 0
+                else:
+                    count[r] = 1
+                    child[r, 0] = -1
+                    move[r, 0] = STALEMATE_MOVE
+                    ext_result[r, 0] = DRAW
+                    ext_distance[r, 0] = 0
+                continue
+            nsym = pair_symmetries(desc, sq, syms, pairs)
+            for e in range(m):
+                mv = moves[e]
+                fr = mv & 63
+                to = (mv >> 6) & 63
+                promo = mv >> 12
+                victim = victims[e]
+                mover = 0
+                for i in range(k):
+                    after[i] = sq[i]
+                    if sq[i] == fr:
+                        mover = i
+                after[mover] = to
+                move[r, e] = mv
+                if victim < 0 and promo == 0:
+                    if mover < 2:  # a king moved: the symmetries that fit change
+                        idx, _ = canonical(desc, after, t)
+                    else:
+                        idx = canonical_with(desc, after, t, syms, pairs, nsym)
+                    child[r, e] = (1 - side) * half + idx
+                    continue
+                if victim < 0:
+                    victim = k
+                ch = victim * (k + 1) * 6 + (mover if promo else k) * 6 + promo
+                ct = change_table[ch]
+                child[r, e] = -1
+                if ct < 0:  # bare kings
+                    ext_result[r, e] = DRAW
+                    ext_distance[r, e] = 0
+                    continue
+                flip = cflip[ct]
+                for i in range(k):
+                    j = change_map[ch, i]
+                    if j >= 0:
+                        csq[j] = after[i] ^ 56 if flip else after[i]
+                idx, _ = canonical(cdesc[ct], csq, t)
+                cside = side if flip else 1 - side
+                at = coff[ct] + cside * chalf[ct] + idx
+                ext_result[r, e] = cres[at]
+                ext_distance[r, e] = cdist[at]
+            count[r] = m
+
+
+@parallel_kernel
+def parents(desc, positions, count, parent):
+    """Every in-table parent slot of each (legal) position: the other side's last move undone
+    (no uncaptures or unpromotions: those come from bigger tables), the parent legal (its side
+    not to move not in check).  Repeats possible (symmetric positions)."""
+    half = half_size(desc)
+    k = desc[0]
+    n = positions.shape[0]
+    chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(chunks):
+        sq = np.empty(MAX_PIECES, np.int64)
+        before = np.empty(MAX_PIECES, np.int64)
+        t = np.empty(MAX_PIECES, np.int64)
+        board = np.zeros(64, np.int8)
+        origins = np.empty(32, np.int64)
+        syms = np.empty(8, np.int64)
+        pairs = np.empty(8, np.int64)
+        for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            p = positions[r]
+            side = p // half
+            mover = 1 - side
+            unrank(desc, p % half, sq)
+            set_board(desc, sq, board)
+            occ = np.uint64(0)
+            for j in range(k):
+                occ |= bit(sq[j])
+            nsym = pair_symmetries(desc, sq, syms, pairs)
+            got = 0
+            for i in range(k):
+                code = desc[2 + i]
+                if (code & BLACK_BIT) != mover * BLACK_BIT:
+                    continue
+                q = sq[i]
+                kind = code & 7
+                no = 0
+                if kind == PAWN:
+                    back = -8 if mover == 0 else 8
+                    f1 = q + back
+                    home = 1 if mover == 0 else 6
+                    if f1 // 8 >= 1 and f1 // 8 <= 6 and board[f1] == 0:
+                        origins[no] = f1
+                        no += 1
+                        f2 = f1 + back
+                        if f2 // 8 == home and board[f2] == 0:
+                            origins[no] = f2
+                            no += 1
+                elif kind == KNIGHT or kind == 6:
+                    for d in range(8):
+                        f = KNIGHT_TO[q, d] if kind == KNIGHT else KING_TO[q, d]
+                        if f < 0:
+                            break
+                        if board[f] == 0:
+                            origins[no] = f
+                            no += 1
+                else:
+                    d0 = 4 if kind == BISHOP else 0
+                    d1 = 4 if kind == ROOK else 8
+                    for d in range(d0, d1):
+                        for j in range(RAY_LEN[q, d]):
+                            f = RAYS[q, d, j]
+                            if board[f] != 0:
+                                break
+                            origins[no] = f
+                            no += 1
+                for o in range(no):
+                    f = origins[o]
+                    for j in range(k):
+                        before[j] = sq[j]
+                    before[i] = f
+                    # the parent is legal if the side that did not move was not in check
+                    if attacked(desc, before, sq[side], mover, (occ ^ bit(q)) | bit(f), -1):
+                        continue
+                    if i < 2:  # a king moved: the symmetries that fit change
+                        idx, _ = canonical(desc, before, t)
+                    else:
+                        idx = canonical_with(desc, before, t, syms, pairs, nsym)
+                    parent[r, got] = mover * half + idx
+                    got += 1
+            count[r] = got

@@ -1,0 +1,187 @@
+"""Move generation over a table's piece list, for the table kernels: a position of a table is a
+few pieces (``desc`` codes, ``sq`` squares), so whether a king is attacked is asked of those
+pieces (attack bitboards, the squares between two squares) instead of scanning the board.
+
+``table_moves`` lists exactly the moves ``moves.legal_moves`` lists, in the same order (by
+from-square, then direction; promotions queen, rook, bishop, knight), without en passant
+(table positions have no en passant right).
+"""
+import numpy as np
+
+from tbdb.solvers.jit import kernel
+from tbdb.solvers.chess.moves import BISHOP, BLACK_BIT, KING, KING_TO, KNIGHT, KNIGHT_TO, PAWN, \
+    QUEEN, RAYS, RAY_LEN, ROOK
+
+
+def _build():
+    one = np.uint64(1)
+    att_n = np.zeros(64, np.uint64)
+    att_k = np.zeros(64, np.uint64)
+    att_p = np.zeros((2, 64), np.uint64)  # squares a pawn of each colour attacks
+    line = np.zeros((64, 64), np.int8)  # 1 same rank/file, 2 same diagonal
+    between = np.zeros((64, 64), np.uint64)
+    for a in range(64):
+        for t in KNIGHT_TO[a]:
+            if t >= 0:
+                att_n[a] |= one << np.uint64(t)
+        for t in KING_TO[a]:
+            if t >= 0:
+                att_k[a] |= one << np.uint64(t)
+        f, r = a % 8, a // 8
+        for colour, dr in ((0, 1), (1, -1)):
+            for df in (-1, 1):
+                if 0 <= f + df < 8 and 0 <= r + dr < 8:
+                    att_p[colour, a] |= one << np.uint64((r + dr) * 8 + f + df)
+        for d in range(8):
+            mask = np.uint64(0)
+            for j in range(RAY_LEN[a, d]):
+                b = RAYS[a, d, j]
+                line[a, b] = 1 if d < 4 else 2
+                between[a, b] = mask
+                mask |= one << np.uint64(b)
+    return att_n, att_k, att_p, line, between
+
+
+ATT_N, ATT_K, ATT_P, LINE, BETWEEN = _build()
+
+
+@kernel
+def bit(sq):
+    return np.uint64(1) << np.uint64(sq)
+
+
+@kernel
+def attacked(desc, sq, target, by, occ, skip):
+    """Whether a piece of colour ``by`` among the table's pieces (squares ``sq``; slot ``skip``
+    just captured, or -1) attacks ``target``, ``occ`` the occupied squares."""
+    want = by * BLACK_BIT
+    tb = bit(target)
+    for i in range(desc[0]):
+        c = desc[2 + i]
+        if i == skip or (c & BLACK_BIT) != want:
+            continue
+        a = sq[i]
+        t = c & 7
+        if t == KNIGHT:
+            if ATT_N[a] & tb:
+                return True
+        elif t == KING:
+            if ATT_K[a] & tb:
+                return True
+        elif t == PAWN:
+            if ATT_P[by, a] & tb:
+                return True
+        else:
+            ln = LINE[a, target]
+            if ln == 0 or (t == ROOK and ln == 2) or (t == BISHOP and ln == 1):
+                continue
+            if BETWEEN[a, target] & occ == 0:
+                return True
+    return False
+
+
+@kernel
+def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank):
+    """Append piece ``i``'s move to ``to`` (taking slot ``victim`` or -1) if it leaves the king
+    (on ``king`` after it) safe; returns the new count."""
+    after = (occ ^ bit(sq[i])) | bit(to)
+    old = sq[i]
+    sq[i] = to
+    bad = attacked(desc, sq, king, 1 - side, after, victim)
+    sq[i] = old
+    if bad:
+        return n
+    m = np.int32(old + 64 * to)
+    if promo_rank:
+        for p in (QUEEN, ROOK, BISHOP, KNIGHT):
+            out[n] = m + 4096 * p
+            victims[n] = victim
+            n += 1
+        return n
+    out[n] = m
+    victims[n] = victim
+    return n + 1
+
+
+@kernel
+def table_moves(desc, sq, side, board, occ, out, victims, order):
+    """Every legal move of ``side`` in the table position ``sq`` (``board``: its slot number
+    + 1 on each occupied square, 0 empty; ``occ`` the occupied squares) into ``out``, and the
+    slot each takes (-1 none) into ``victims``; returns how many (``order``: scratch,
+    int64[>= k])."""
+    k = desc[0]
+    own = side * BLACK_BIT
+    # own pieces by square: the move order is by from-square
+    m = 0
+    for i in range(k):
+        if (desc[2 + i] & BLACK_BIT) == own:
+            j = m
+            while j > 0 and sq[order[j - 1]] > sq[i]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+            m += 1
+    king = sq[side]
+    n = 0
+    for o in range(m):
+        i = order[o]
+        fr = sq[i]
+        t = desc[2 + i] & 7
+        if t == PAWN:
+            step = 8 if side == 0 else -8
+            to = fr + step
+            last = (to // 8 == 7) if side == 0 else (to // 8 == 0)
+            if board[to] == 0:
+                n = _add(out, victims, n, desc, sq, side, i, to, -1, occ, king, last)
+                start = (fr // 8 == 1) if side == 0 else (fr // 8 == 6)
+                if start and board[to + step] == 0:
+                    n = _add(out, victims, n, desc, sq, side, i, to + step, -1, occ, king,
+                             False)
+            f = fr % 8
+            for df in (-1, 1):
+                if (df < 0 and f == 0) or (df > 0 and f == 7):
+                    continue
+                tc = to + df
+                v = board[tc] - 1
+                if v >= 0 and (desc[2 + v] & BLACK_BIT) != own:
+                    n = _add(out, victims, n, desc, sq, side, i, tc, v, occ, king, last)
+        elif t == KNIGHT or t == KING:
+            for d in range(8):
+                to = KNIGHT_TO[fr, d] if t == KNIGHT else KING_TO[fr, d]
+                if to < 0:
+                    break
+                v = board[to] - 1
+                if v < 0 or (desc[2 + v] & BLACK_BIT) != own:
+                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king if t == KNIGHT
+                             else to, False)
+        else:
+            d0 = 4 if t == BISHOP else 0
+            d1 = 4 if t == ROOK else 8
+            for d in range(d0, d1):
+                for j in range(RAY_LEN[fr, d]):
+                    to = RAYS[fr, d, j]
+                    v = board[to] - 1
+                    if v >= 0 and (desc[2 + v] & BLACK_BIT) == own:
+                        break
+                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False)
+                    if v >= 0:
+                        break
+    return n
+
+
+@kernel
+def fill(desc, sq, board):
+    """``board``: slot number + 1 on each occupied square (cleared first); the occupancy."""
+    board[:] = 0
+    occ = np.uint64(0)
+    for i in range(desc[0]):
+        board[sq[i]] = i + 1
+        occ |= bit(sq[i])
+    return occ
+
+
+@kernel
+def unfill(desc, sq, board):
+    """Clear the squares ``fill`` set (cheaper than clearing the board)."""
+    for i in range(desc[0]):
+        board[sq[i]] = 0

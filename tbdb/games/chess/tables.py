@@ -1,0 +1,87 @@
+"""Chess tables and their index spaces.
+
+A table is a canonical material (``KQvKR``; it also answers ``KRvKQ``, colours swapped).  Its
+slots are ``side * half + index`` (side 0: the first side, playing white, to move; index: the
+placement of ``solvers/chess/index.py``).  Captures and promotions lead to smaller or other
+tables, whose solved values the ``children`` kernel (``solvers/chess/edges.py``) reads.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tbdb.games.chess.material import Material
+from tbdb.solvers.chess import edges as edge_kernels
+from tbdb.solvers.chess import index as index_kernels
+
+# the most moves (and un-moves) a piece of each type has: pawn (3 targets x 4 promotions),
+# knight, bishop, rook, queen, king
+_MOST_MOVES = {1: 12, 2: 8, 3: 13, 4: 14, 5: 27, 6: 8}
+_MOST_UNMOVES = {1: 2, 2: 8, 3: 13, 4: 14, 5: 27, 6: 8}
+
+
+class ChessSpace:
+    """The index space of one material table (docs/kernel-contract.md); ``deps`` maps the
+    canonical names of the tables its captures and promotions lead to to their solved values
+    (anything with ``result`` and ``distance`` arrays)."""
+
+    def __init__(self, m: Material, deps: dict):
+        self.m = m
+        self.desc = m.desc
+        self.half = m.half
+        self.size = 2 * m.half
+        sides = [[c for c in m.codes if c < 8], [c for c in m.codes if c > 8]]
+        self.max_children = 1 + max(sum(_MOST_MOVES[c & 7] for c in s) for s in sides)
+        self.max_parents = max(sum(_MOST_UNMOVES[c & 7] for c in s) for s in sides)
+        k = m.pieces
+        n_changes = (k + 1) * (k + 1) * 6
+        self.change_table = np.full(n_changes, -1, np.int64)
+        self.change_map = np.full((n_changes, k), -1, np.int64)
+        children: dict[tuple[str, bool], int] = {}  # (table, colours swapped) -> number
+        values_at: dict[str, int] = {}  # table -> where its values start in cres/cdist
+        cdesc, cflip, coff, chalf, res, dist = [], [], [], [], [], []
+        for number, (child, flip, slots) in m.changes().items():
+            self.change_map[number] = slots
+            if child is None:
+                continue
+            if child.name not in values_at:
+                solved = deps[child.name]
+                values_at[child.name] = sum(len(r) for r in res)
+                res.append(solved.result)
+                dist.append(solved.distance)
+            key = (child.name, flip)
+            if key not in children:
+                children[key] = len(cdesc)
+                cdesc.append(child.desc)
+                cflip.append(int(flip))
+                chalf.append(child.half)
+                coff.append(values_at[child.name])
+            self.change_table[number] = children[key]
+        width = index_kernels.DESC_LEN
+        self.cdesc = np.array(cdesc, np.int64).reshape(-1, width) if cdesc else \
+            np.zeros((1, width), np.int64)
+        self.cflip = np.array(cflip or [0], np.int64)
+        self.coff = np.array(coff or [0], np.int64)
+        self.chalf = np.array(chalf or [1], np.int64)
+        self.cres = np.concatenate(res) if res else np.zeros(1, np.int8)
+        self.cdist = np.concatenate(dist) if dist else np.zeros(1, np.int16)
+
+    def census(self, lo: int, hi: int):
+        kind = np.empty(hi - lo, np.int8)
+        mult = np.empty(hi - lo, np.int16)
+        edge_kernels.census(self.desc, lo, hi, kind, mult)
+        return kind, mult
+
+    def children(self, positions: np.ndarray):
+        n, w = len(positions), self.max_children
+        out = (np.empty(n, np.int16), np.empty((n, w), np.int64), np.empty((n, w), np.int32),
+               np.empty((n, w), np.int8), np.empty((n, w), np.int16))
+        edge_kernels.children(self.desc, np.ascontiguousarray(positions, np.int64),
+                              self.change_table, self.change_map, self.cdesc, self.cflip,
+                              self.coff, self.chalf, self.cres, self.cdist, *out)
+        return out
+
+    def parents(self, positions: np.ndarray):
+        n = len(positions)
+        out = (np.zeros(n, np.int32), np.zeros((n, self.max_parents), np.int64))
+        edge_kernels.parents(self.desc, np.ascontiguousarray(positions, np.int64), *out)
+        return out

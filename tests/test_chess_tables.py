@@ -1,0 +1,187 @@
+"""Chess tables: published longest mates, hand-checked positions, colour and board symmetry, and
+(slow) every position of KQvK, KRvK and KPvK against the naive reference (tests/naive_chess.py).
+"""
+import chess
+import pytest
+
+import tbdb
+from tbdb import games
+from tbdb.games.chess.material import Material, all_materials
+from tests import naive_chess
+
+G = games.get("chess")
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    """Every 3-piece table (KPvK and what its promotions lead to)."""
+    path = tmp_path_factory.mktemp("chess3") / "tb.duckdb"
+    tbdb.build("chess", db=str(path), material="KPvK", progress=False)
+    with tbdb.open(str(path)) as tb:
+        yield tb
+
+
+def _longest(tb, table: str, side: str = "white") -> int:
+    (row,) = tb.sql("SELECT longest_win FROM draw_analysis WHERE game = 'chess' AND "
+                    "material = $m AND side_to_move = $s", params={"m": table, "s": side}
+                    ).fetchall()
+    return row[0]
+
+
+def test_materials_are_syzygys():
+    names = [m.name for m in all_materials(5)]
+    assert len(names) == 145 and len(set(names)) == 145
+    assert [len([m for m in all_materials(5) if m.pieces == n]) for n in (3, 4, 5)] == [5, 30, 110]
+    assert {"KQvKR", "KRPvKR", "KBNvK", "KPvKP", "KRvKB", "KNNvKP"} <= set(names)
+    assert Material.parse("KRvKQ").canonical() == (Material.parse("KQvKR"), True)
+    assert G.plan(material="KPvK") == ["KBvK", "KNvK", "KQvK", "KRvK", "KPvK"]
+    plan = G.plan(max_pieces=4)
+    for i, t in enumerate(plan):  # every table after the tables it needs
+        assert set(G.dependencies(t)) <= set(plan[:i]), t
+
+
+def test_published_longest_mates(three):
+    # mate in N moves is 2N - 1 plies for the winner to move
+    assert _longest(three, "KQvK") == 19  # mate in 10
+    assert _longest(three, "KRvK") == 31  # mate in 16
+    assert _longest(three, "KBvK") is None and _longest(three, "KNvK") is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("material, plies", [("KBBvK", 37), ("KBNvK", 65)])
+def test_published_longest_mates_four_pieces(tmp_path, material, plies):
+    path = str(tmp_path / "tb.duckdb")
+    tbdb.build("chess", db=path, material=material, progress=False)
+    with tbdb.open(path) as tb:
+        assert _longest(tb, material) == plies  # mate in 19, in 33
+
+
+def test_hand_checked_positions(three):
+    mate = three.lookup("8/8/8/8/8/5K2/6Q1/7k b - - 0 1")  # Qg2 mates
+    assert (mate.outcome, mate.distance, mate.best_move) == ("loss", 0, None)
+    stalemate = three.lookup("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    assert (stalemate.outcome, stalemate.distance) == ("draw", 0)
+    one = three.lookup("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")
+    assert (one.outcome, one.distance) == ("win", 1)
+    assert chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1").is_checkmate() is False
+    board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")
+    board.push_uci(one.best_move)
+    assert board.is_checkmate()
+    # the queen hangs: black takes it, bare kings
+    hang = three.lookup("8/8/8/8/8/8/6Qk/4K3 b - - 0 1")
+    assert (hang.outcome, hang.best_move) == ("draw", "h2g2")
+
+
+def test_only_underpromotion_wins(three):
+    """b8=Q stalemates; b8=R wins (a move generator without underpromotion says draw)."""
+    r = three.lookup("8/1P6/k7/8/K7/8/8/8 w - - 0 1")
+    assert (r.outcome, r.distance, r.best_move) == ("win", 13, "b7b8r")
+    moves = {m.move: (m.outcome, m.distance) for m in r.moves}
+    assert moves["b7b8q"] == ("draw", 0) and moves["b7b8r"] == ("win", 13)
+
+
+def test_colour_swap_and_symmetries_answer_alike(three):
+    for fen in ["8/8/8/4k3/8/8/8/KQ6 w - - 0 1", "8/8/3k4/8/8/3K4/3P4/8 w - - 0 1",
+                "8/8/3k4/8/8/3K4/3P4/8 b - - 0 1", "8/8/8/2k5/8/8/1R6/4K3 b - - 0 1"]:
+        p = G.coerce(fen)
+        want = three.lookup(p).to_dict()
+        for q in G.images(p):
+            got = three.lookup(q)
+            assert (got.outcome, got.distance) == (want["outcome"], want["distance"])
+            # the best move of an image is the image of a best move: same value
+            assert (got.outcome, got.distance) in [(m.outcome, m.distance) for m in got.moves
+                                                   if m.move == got.best_move] or \
+                got.best_move is None
+
+
+def test_lookup_takes_python_chess_boards(three):
+    board = chess.Board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
+    assert three.lookup(board).to_dict() == three.lookup(board.fen()).to_dict()
+
+
+def test_a_line_mates(three):
+    r = three.lookup("8/8/8/4k3/8/8/8/KR6 w - - 0 1")
+    line = r.line()
+    assert len(line) == r.distance
+    board = chess.Board(r.position)
+    for step in line:
+        board.push_uci(step.move)
+    assert board.is_checkmate()
+
+
+def test_missing_tables_and_bad_materials(three):
+    with pytest.raises(tbdb.MissingTableError, match="KQvKR"):
+        three.lookup("8/8/8/4k3/8/8/r7/KQ6 w - - 0 1")
+    with pytest.raises(tbdb.InvalidOptionError, match="'KQvKQQQQ'"):
+        tbdb.build("chess", db="never.duckdb", material="KQvKQQQQ")
+    with pytest.raises(tbdb.InvalidOptionError, match="'KXvK'"):
+        tbdb.build("chess", db="never.duckdb", material="KXvK")
+
+
+def _compare_with_naive(tb, material: str) -> None:
+    """Every legal position of ``material`` (both sides to move): tbdb's outcome and distance
+    equal the naive solver's."""
+    expected = naive_chess.solve(material)
+    pieces = naive_chess.pieces_of(material)
+    bad = []
+    for (turn, squares), (r, d) in expected.items():
+        board = chess.Board(None)
+        board.set_piece_map(dict(zip(squares, pieces)))
+        board.turn = turn
+        got = tb.lookup(board)
+        want = ({1: "win", 0: "draw", -1: "loss"}[r], d)
+        if (got.outcome, got.distance if r else 0) != want:
+            bad.append((board.fen(), want, (got.outcome, got.distance)))
+    assert not bad, f"{len(bad)} of {len(expected)} differ, e.g. {bad[:5]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("material", ["KQvK", "KRvK", "KPvK"])
+def test_every_position_equals_the_naive_reference(three, material):
+    _compare_with_naive(three, material)
+
+
+def test_json_has_lichess_fields(three):
+    r = three.lookup("8/1P6/k7/8/K7/8/8/8 w - - 0 1").to_dict()
+    assert (r["category"], r["dtm"], r["checkmate"], r["stalemate"]) == ("win", 13, False, False)
+    assert r["insufficient_material"] is False
+    first = r["moves"][0]  # best first; its value for the side to move after it, as lichess
+    assert (first["uci"], first["san"], first["category"], first["dtm"], first["zeroing"]) == \
+        ("b7b8r", "b8=R", "loss", -12, True)
+    queen = next(m for m in r["moves"] if m["uci"] == "b7b8q")
+    assert (queen["category"], queen["stalemate"], queen["san"]) == ("draw", True, "b8=Q")
+    king = next(m for m in r["moves"] if m["uci"] == "a4b4")
+    assert king["zeroing"] is False
+    mate = three.lookup("8/8/8/8/8/5K2/6Q1/7k b - - 0 1").to_dict()
+    assert (mate["category"], mate["dtm"], mate["checkmate"]) == ("loss", 0, True)
+    bare = three.lookup("8/8/8/8/8/8/6Qk/4K3 b - - 0 1").to_dict()["moves"][0]
+    assert (bare["san"], bare["insufficient_material"], bare["category"]) == \
+        ("Kxg2", True, "draw")
+    lost = three.lookup("8/8/8/4k3/8/8/8/KQ6 b - - 0 1").to_dict()
+    assert lost["category"] == "loss" and lost["dtm"] < 0
+
+
+@pytest.mark.slow
+def test_only_en_passant_wins_or_draws(tmp_path):
+    """Lookups of a position with an en passant right are valued from its children: here only
+    the en passant capture wins (or draws), the same position without the right does not."""
+    path = str(tmp_path / "tb.duckdb")
+    tbdb.build("chess", db=path, material="KPvKP", progress=False)
+    with tbdb.open(path) as tb:
+        win = tb.lookup("8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1")
+        assert (win.outcome, win.distance, win.best_move) == ("win", 19, "e4d3")
+        assert tb.lookup("8/8/7k/8/3Pp3/8/7K/8 b - - 0 1").outcome == "draw"
+        draw = tb.lookup("8/8/8/8/1pP5/1K6/8/7k b - c3 0 1")
+        assert (draw.outcome, draw.best_move) == ("draw", "b4c3")
+        assert [m.move for m in draw.moves if m.outcome == "draw"] == ["b4c3"]
+        assert (tb.lookup("8/8/8/8/1pP5/1K6/8/7k b - - 0 1").outcome) == "loss"
+        # the batch form values the same rows alike (best moves as codes on each row)
+        texts = ["8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1", "8/8/7k/8/3Pp3/8/7K/8 b - - 0 1",
+                 "8/8/8/8/1pP5/1K6/8/7k b - c3 0 1", "8/8/8/8/1pP5/1K6/8/7k b - - 0 1"]
+        positions = [G.coerce(t) for t in texts]
+        result, distance, best = tb.lookup_arrays("chess", *G.encode_batch(positions))
+        for p, r, d, b in zip(positions, result, distance, best):
+            one = tb.lookup(p)
+            assert ({1: "win", 0: "draw", -1: "loss"}[int(r)], int(d)) == \
+                (one.outcome, one.distance or 0)
+            assert G.move_text(p, int(b), 0) == one.best_move
