@@ -396,33 +396,45 @@ MAX_CODE = 32  # bits of the longest code (the format's limit)
 BAD_PAIR, BAD_SIZE, BAD_CODE, BAD_STARTS = 1, 2, 3, 4
 
 
+def decoding_table_words(k, n_symbols, present, blocks, block_slots):
+    """How long (int64 words) ``decoding_table``'s table is: the fields, the arrays of a stream
+    of ``k`` terminals, ``n_symbols`` symbols of which ``present`` have codes, and its
+    checkpoints."""
+    shift = max(0, int(block_slots).bit_length() - 1)
+    marks = blocks * CHECKPOINTS // 2 if CHECKPOINT_BITS <= shift <= 16 else 0
+    return (T_FIELDS + n_symbols + (1 << FAST_BITS) + 3 * (MAX_CODE + 1) + present + k
+            + (n_symbols - k) + marks)
+
+
 @kernel
 def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, maxlen, n,
-                   starts_at, bits_at):
-    """(table, 0), the decoding table of a stream (layout above) from its header's arrays as
-    mapped (``alphabet`` i32[k], ``pairs`` u16[K - k, 2], ``lengths`` u8[K], ``starts``
-    u32[blocks + 1]), with its grammar and code checked; or (an empty table, BAD_*) if a pair
+                   starts_at, bits_at, table):
+    """Fill ``table`` (int64, zeros, ``decoding_table_words`` long: made by the caller with
+    NumPy, whose zeros leave a large stream's checkpoint pages unmapped until a probe records
+    one; Numba's would write them all) with the decoding table of a stream (layout above) from
+    its header's arrays as mapped (``alphabet`` i32[k], ``pairs`` u16[K - k, 2], ``lengths``
+    u8[K], ``starts`` u32[blocks + 1]), its grammar and code checked: returns 0, or BAD_* if a
+    pair
     names a later symbol (BAD_PAIR), a symbol stands for more than a block or a code is longer
     than ``maxlen`` (BAD_SIZE), the lengths are no prefix code (BAD_CODE), or the block starts
     do not ascend inside the bit stream (BAD_STARTS).  One call: the same steps in NumPy cost
     half a millisecond a stream, twice a table's first probe."""
     k = len(alphabet)
     n_symbols = len(lengths)
-    empty = np.zeros(0, np.int64)
     size = np.ones(n_symbols, np.int64)
     for j in range(n_symbols - k):
         a, b = np.int64(pairs[j, 0]), np.int64(pairs[j, 1])
         if a >= k + j or b >= k + j:
-            return empty, BAD_PAIR
+            return BAD_PAIR
         size[k + j] = size[a] + size[b]
         if size[k + j] > block_slots:
-            return empty, BAD_SIZE
+            return BAD_SIZE
     count = np.zeros(MAX_CODE + 1, np.int64)
     kraft = np.int64(0)  # sum of 2 ** (MAX_CODE - length): a prefix code keeps it <= 2 ** 32
     for s in range(n_symbols):
         length = np.int64(lengths[s])
         if length > maxlen:
-            return empty, BAD_SIZE
+            return BAD_SIZE
         if length:
             count[length] += 1
             kraft += np.int64(1) << (MAX_CODE - length)
@@ -431,13 +443,13 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     for length in range(1, MAX_CODE + 1):
         present += count[length]
     if (present == 0 and n > 0) or kraft > (np.int64(1) << MAX_CODE):
-        return empty, BAD_CODE
+        return BAD_CODE
     blocks = len(starts) - 1
     if starts[0] != 0 or np.int64(starts[blocks]) + 8 > bit_bytes:
-        return empty, BAD_STARTS
+        return BAD_STARTS
     for b in range(blocks):
         if starts[b + 1] < starts[b]:
-            return empty, BAD_STARTS
+            return BAD_STARTS
     first_index = np.zeros(MAX_CODE + 1, np.int64)
     first_code = np.zeros(MAX_CODE + 1, np.int64)
     code = np.int64(0)
@@ -456,10 +468,8 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     shift = np.int64(0)
     while (np.int64(1) << shift) < block_slots:
         shift += 1
-    # the checkpoints (see "Checkpoints"): zero until recorded; np.zeros leaves the pages of a
-    # large stream's checkpoints unmapped until a probe records one (32 bytes a block)
+    # the checkpoints (see "Checkpoints"): zero until recorded (32 bytes a block)
     marked = CHECKPOINT_BITS <= shift <= 16
-    marks = blocks * CHECKPOINTS // 2 if marked else 0
     n_pairs = n_symbols - k
     # (a pair's parts live in its node only: T_LEFT and T_RIGHT are no longer laid out)
     lens = (n_symbols, 1 << FAST_BITS, MAX_CODE + 1, MAX_CODE + 1, MAX_CODE + 1, present, k,
@@ -467,7 +477,8 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     total = T_FIELDS
     for x in lens:
         total += x
-    table = np.zeros(total + marks, np.int64)
+    if len(table) != total + (blocks * CHECKPOINTS // 2 if marked else 0):
+        return BAD_SIZE  # (not the caller's size: never written past its end)
     at = T_FIELDS
     for f, x in zip((T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER, T_ALPHABET,
                      T_NODES), lens):
@@ -510,7 +521,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     table[T_BITS] = bits_at
     table[T_MARKS] = total
     table[T_MARK_SHIFT] = shift - CHECKPOINT_BITS if marked else -1
-    return table, 0
+    return 0
 
 
 @inline_kernel

@@ -333,8 +333,11 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     with its grammar and code checked: a pair names only earlier symbols and stands for at most
     a block; the code lengths form a prefix code; block starts ascend inside the bit stream."""
     from tbdb.solvers import probe_files as K
-    table, bad = K.decoding_table(alphabet, np.asarray(pairs).reshape(-1, 2), lengths, starts,
-                                  bit_bytes, block_slots, maxlen, n, starts_at, bits_at)
+    table = np.zeros(K.decoding_table_words(len(alphabet), len(lengths),
+                                            int(np.count_nonzero(lengths)), len(starts) - 1,
+                                            block_slots), np.int64)
+    bad = K.decoding_table(alphabet, np.asarray(pairs).reshape(-1, 2), lengths, starts,
+                           bit_bytes, block_slots, maxlen, n, starts_at, bits_at, table)
     if bad == K.BAD_PAIR:
         raise ProbeFileError(f"{where}: a pair names a later symbol (damaged)")
     if bad == K.BAD_SIZE:
