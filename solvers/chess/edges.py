@@ -17,7 +17,8 @@ import numpy as np
 
 from tbdb.solvers.jit import parallel_kernel, prange
 from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
-    PKPAIR_STAB, canonical, canonical_with, half_size, orbit, pair_symmetries, set_board, unrank
+    PKPAIR_STAB, canonical, canonical_index, canonical_with, half_size, orbit, pair_symmetries, \
+    set_board, slot_weights, unrank
 from tbdb.solvers.chess.pieces import attacked, bit, fill, table_moves, unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
     RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE
@@ -93,10 +94,14 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
         board = np.zeros(64, np.int8)
         moves = np.empty(MAX_MOVES, np.int32)
         victims = np.empty(MAX_MOVES, np.int64)
+        weight = np.empty(MAX_PIECES, np.int64)
+        lone = np.empty(MAX_PIECES, np.bool_)
+        slot_weights(desc, weight, lone)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
             side = p // half
-            unrank(desc, p % half, sq)
+            here = p % half
+            unrank(desc, here, sq)
             occ = fill(desc, sq, board)
             m = table_moves(desc, sq, side, board, occ, moves, victims, order)
             unfill(desc, sq, board)
@@ -126,7 +131,11 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
                 move[r, e] = mv
                 if victim < 0 and promo == 0:
                     if mover < 2:  # a king moved: the symmetries that fit change
-                        idx, _ = canonical(desc, after, t)
+                        idx = canonical_index(desc, after, t)
+                    elif nsym == 1 and lone[mover]:
+                        # only the identity keeps the kings canonical and no identical piece
+                        # to reorder: the index changes in the mover's digit alone
+                        idx = here + (to - fr) * weight[mover]
                     else:
                         idx = canonical_with(desc, after, t, syms, pairs, nsym)
                     child[r, e] = (1 - side) * half + idx
@@ -145,7 +154,7 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
                     j = change_map[ch, i]
                     if j >= 0:
                         csq[j] = after[i] ^ 56 if flip else after[i]
-                idx, _ = canonical(cdesc[ct], csq, t)
+                idx = canonical_index(cdesc[ct], csq, t)
                 cside = side if flip else 1 - side
                 at = coff[ct] + cside * chalf[ct] + idx
                 ext_result[r, e] = cres[at]
