@@ -16,11 +16,12 @@ rights: the child of a double step is the position without one.
 import numpy as np
 
 from tbdb.solvers.jit import parallel_kernel, prange
-from tbdb.solvers.chess.index import MAX_PIECES, canonical, canonical_with, half_size, \
-    is_canonical, orbit, pair_symmetries, set_board, unrank
+from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
+    PKPAIR_STAB, canonical, canonical_index, canonical_with, half_size, orbit, pair_symmetries, \
+    set_board, slot_weights, unrank
 from tbdb.solvers.chess.pieces import attacked, bit, fill, table_moves, unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
-    RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE, is_attacked
+    RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE
 
 NONE = np.int8(-3)
 ILLEGAL = np.int8(-2)
@@ -33,22 +34,45 @@ def census(desc, lo, hi, kind, mult):
     """kind int8[hi - lo] (NONE, ILLEGAL or 0) and multiplicity int16[hi - lo] of slots lo..hi
     (ILLEGAL: the side not to move is in check)."""
     half = half_size(desc)
+    k = desc[0]
+    pawns = desc[1]
+    nsym = 2 if pawns else 8
     n = hi - lo
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
         sq = np.empty(MAX_PIECES, np.int64)
         t = np.empty(MAX_PIECES, np.int64)
-        board = np.zeros(64, np.int8)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = lo + r
             side = p // half
-            if not is_canonical(desc, p % half, sq, t):
+            idx = p % half
+            unrank(desc, idx, sq)
+            # pieces on distinct squares, identical ones ascending (else not a placement's
+            # canonical slot); the kings never share a square (pairs are apart)
+            ok = True
+            occ = bit(sq[0]) | bit(sq[1])
+            for i in range(2, k):
+                b = bit(sq[i])
+                if occ & b or (i > 2 and desc[2 + i] == desc[1 + i] and sq[i] < sq[i - 1]):
+                    ok = False
+                    break
+                occ |= b
+            if not ok:
                 kind[r] = NONE
                 mult[r] = 0
                 continue
-            set_board(desc, sq, board)
-            kind[r] = ILLEGAL if is_attacked(board, sq[1 - side], side) else 0
-            mult[r] = orbit(desc, sq, t)
+            a0 = sq[0] * 64 + sq[1]
+            stab = PKPAIR_STAB[PKPAIR_NUMBER[a0]] if pawns else KPAIR_STAB[KPAIR_NUMBER[a0]]
+            if stab == 1:  # only the identity keeps the kings canonical: see index.py
+                mult[r] = nsym
+            else:
+                best, _ = canonical(desc, sq, t)
+                if best != idx:
+                    kind[r] = NONE
+                    mult[r] = 0
+                    continue
+                mult[r] = orbit(desc, sq, t)
+            kind[r] = ILLEGAL if attacked(desc, sq, sq[1 - side], side, occ, -1) else 0
 
 
 @parallel_kernel
@@ -70,10 +94,14 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
         board = np.zeros(64, np.int8)
         moves = np.empty(MAX_MOVES, np.int32)
         victims = np.empty(MAX_MOVES, np.int64)
+        weight = np.empty(MAX_PIECES, np.int64)
+        lone = np.empty(MAX_PIECES, np.bool_)
+        slot_weights(desc, weight, lone)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
             side = p // half
-            unrank(desc, p % half, sq)
+            here = p % half
+            unrank(desc, here, sq)
             occ = fill(desc, sq, board)
             m = table_moves(desc, sq, side, board, occ, moves, victims, order)
             unfill(desc, sq, board)
@@ -103,7 +131,11 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
                 move[r, e] = mv
                 if victim < 0 and promo == 0:
                     if mover < 2:  # a king moved: the symmetries that fit change
-                        idx, _ = canonical(desc, after, t)
+                        idx = canonical_index(desc, after, t)
+                    elif nsym == 1 and lone[mover]:
+                        # only the identity keeps the kings canonical and no identical piece
+                        # to reorder: the index changes in the mover's digit alone
+                        idx = here + (to - fr) * weight[mover]
                     else:
                         idx = canonical_with(desc, after, t, syms, pairs, nsym)
                     child[r, e] = (1 - side) * half + idx
@@ -122,7 +154,7 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
                     j = change_map[ch, i]
                     if j >= 0:
                         csq[j] = after[i] ^ 56 if flip else after[i]
-                idx, _ = canonical(cdesc[ct], csq, t)
+                idx = canonical_index(cdesc[ct], csq, t)
                 cside = side if flip else 1 - side
                 at = coff[ct] + cside * chalf[ct] + idx
                 ext_result[r, e] = cres[at]

@@ -68,10 +68,43 @@ def _king_pairs(pawns: bool):
     return number, np.array(pairs, np.int8)
 
 
+def _stabilisers(number, squares, nsym):
+    """Per canonical pair: how many of the ``nsym`` symmetries keep both kings where they are
+    (1 for all but the pairs with both kings on the a1-h8 diagonal).  A placement whose pair
+    has 1 is canonical as soon as its identical pieces stand in ascending order, and its orbit
+    is all ``nsym`` images: the census and ``canonical_fast`` skip the search then."""
+    stab = np.zeros(len(squares), np.int8)
+    for p, (a, b) in enumerate(squares):
+        for s in range(nsym):
+            if SYM[s, a] == a and SYM[s, b] == b:
+                stab[p] += 1
+    return stab
+
+
 SYM, INVERSE = _sym_table()
 KPAIR_NUMBER, KPAIR_SQUARES = _king_pairs(False)
 PKPAIR_NUMBER, PKPAIR_SQUARES = _king_pairs(True)
 assert len(KPAIR_SQUARES) == 462 and len(PKPAIR_SQUARES) == 1806
+KPAIR_STAB = _stabilisers(KPAIR_NUMBER, KPAIR_SQUARES, 8)
+PKPAIR_STAB = _stabilisers(PKPAIR_NUMBER, PKPAIR_SQUARES, 2)
+assert (PKPAIR_STAB == 1).all()
+
+
+def _first_symmetry(number, nsym):
+    """Per king squares a * 64 + b: the first symmetry putting them in a canonical pair (-1:
+    the kings touch or share a square)."""
+    first = np.full(4096, -1, np.int8)
+    for ab in range(4096):
+        a, b = divmod(ab, 64)
+        for s in range(nsym):
+            if number[int(SYM[s, a]) * 64 + int(SYM[s, b])] >= 0:
+                first[ab] = s
+                break
+    return first
+
+
+KPAIR_FIRST = _first_symmetry(KPAIR_NUMBER, 8)
+PKPAIR_FIRST = _first_symmetry(PKPAIR_NUMBER, 2)
 
 
 @kernel
@@ -137,6 +170,25 @@ def canonical(desc, sq, t):
 
 
 @kernel
+def canonical_index(desc, sq, t):
+    """``canonical``'s index (not its symmetry) of ``sq``, the kings apart: the one symmetry
+    that puts the kings in a pair no other symmetry keeps is looked up, not searched for."""
+    pawns = desc[1]
+    ab = sq[0] * 64 + sq[1]
+    s = PKPAIR_FIRST[ab] if pawns else KPAIR_FIRST[ab]
+    a = SYM[s, sq[0]]
+    b = SYM[s, sq[1]]
+    pair = PKPAIR_NUMBER[a * 64 + b] if pawns else KPAIR_NUMBER[a * 64 + b]
+    if (PKPAIR_STAB[pair] if pawns else KPAIR_STAB[pair]) != 1:
+        best, _ = canonical(desc, sq, t)
+        return best
+    for i in range(2, desc[0]):
+        t[i] = SYM[s, sq[i]]
+    _sort_groups(desc, t)
+    return _index_of(desc, t, pair)
+
+
+@kernel
 def pair_symmetries(desc, sq, syms, pairs):
     """The symmetries that put the kings of ``sq`` in a canonical pair, and the pair each
     makes (``syms``/``pairs`` int64[8]); returns how many.  Moves of other pieces keep them:
@@ -169,6 +221,20 @@ def canonical_with(desc, sq, t, syms, pairs, n):
         if best < 0 or idx < best:
             best = idx
     return best
+
+
+@kernel
+def slot_weights(desc, weight, lone):
+    """Per slot: what a step of one square adds to the index (``weight``, the radices of the
+    slots after it) and whether no identical piece shares its kind (``lone``: moving it never
+    reorders a run of identical pieces)."""
+    k = desc[0]
+    w = np.int64(1)
+    for i in range(k - 1, -1, -1):
+        weight[i] = w
+        w *= 48 if desc[2 + i] & 7 == PAWN else 64
+        lone[i] = (i == 0 or desc[2 + i] != desc[1 + i]) and \
+            (i == k - 1 or desc[2 + i] != desc[3 + i])
 
 
 @kernel

@@ -81,16 +81,18 @@ def attacked(desc, sq, target, by, occ, skip):
 
 
 @kernel
-def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank):
+def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank, safe):
     """Append piece ``i``'s move to ``to`` (taking slot ``victim`` or -1) if it leaves the king
-    (on ``king`` after it) safe; returns the new count."""
-    after = (occ ^ bit(sq[i])) | bit(to)
+    (on ``king`` after it) safe; returns the new count.  ``safe``: the move is known to leave
+    the king safe (see ``table_moves``), no test needed."""
     old = sq[i]
-    sq[i] = to
-    bad = attacked(desc, sq, king, 1 - side, after, victim)
-    sq[i] = old
-    if bad:
-        return n
+    if not safe:
+        after = (occ ^ bit(old)) | bit(to)
+        sq[i] = to
+        bad = attacked(desc, sq, king, 1 - side, after, victim)
+        sq[i] = old
+        if bad:
+            return n
     m = np.int32(old + 64 * to)
     if promo_rank:
         for p in (QUEEN, ROOK, BISHOP, KNIGHT):
@@ -122,21 +124,26 @@ def table_moves(desc, sq, side, board, occ, out, victims, order):
             order[j] = i
             m += 1
     king = sq[side]
+    # a side not in check whose piece stands on no line through its king cannot expose the
+    # king by moving that piece (it opens no line to the king; a capture only removes an
+    # attacker): such moves need no test
+    free = not attacked(desc, sq, king, 1 - side, occ, -1)
     n = 0
     for o in range(m):
         i = order[o]
         fr = sq[i]
         t = desc[2 + i] & 7
+        safe = free and t != KING and LINE[king, fr] == 0
         if t == PAWN:
             step = 8 if side == 0 else -8
             to = fr + step
             last = (to // 8 == 7) if side == 0 else (to // 8 == 0)
             if board[to] == 0:
-                n = _add(out, victims, n, desc, sq, side, i, to, -1, occ, king, last)
+                n = _add(out, victims, n, desc, sq, side, i, to, -1, occ, king, last, safe)
                 start = (fr // 8 == 1) if side == 0 else (fr // 8 == 6)
                 if start and board[to + step] == 0:
                     n = _add(out, victims, n, desc, sq, side, i, to + step, -1, occ, king,
-                             False)
+                             False, safe)
             f = fr % 8
             for df in (-1, 1):
                 if (df < 0 and f == 0) or (df > 0 and f == 7):
@@ -144,7 +151,7 @@ def table_moves(desc, sq, side, board, occ, out, victims, order):
                 tc = to + df
                 v = board[tc] - 1
                 if v >= 0 and (desc[2 + v] & BLACK_BIT) != own:
-                    n = _add(out, victims, n, desc, sq, side, i, tc, v, occ, king, last)
+                    n = _add(out, victims, n, desc, sq, side, i, tc, v, occ, king, last, safe)
         elif t == KNIGHT or t == KING:
             for d in range(8):
                 to = KNIGHT_TO[fr, d] if t == KNIGHT else KING_TO[fr, d]
@@ -153,7 +160,7 @@ def table_moves(desc, sq, side, board, occ, out, victims, order):
                 v = board[to] - 1
                 if v < 0 or (desc[2 + v] & BLACK_BIT) != own:
                     n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king if t == KNIGHT
-                             else to, False)
+                             else to, False, safe)
         else:
             d0 = 4 if t == BISHOP else 0
             d1 = 4 if t == ROOK else 8
@@ -163,7 +170,7 @@ def table_moves(desc, sq, side, board, occ, out, victims, order):
                     v = board[to] - 1
                     if v >= 0 and (desc[2 + v] & BLACK_BIT) == own:
                         break
-                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False)
+                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False, safe)
                     if v >= 0:
                         break
     return n

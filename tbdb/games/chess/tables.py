@@ -29,6 +29,7 @@ class ChessSpace:
         self.desc = m.desc
         self.half = m.half
         self.size = 2 * m.half
+        self._held: dict[str, list[np.ndarray]] = {}
         sides = [[c for c in m.codes if c < 8], [c for c in m.codes if c > 8]]
         self.max_children = 1 + max(sum(_MOST_MOVES[c & 7] for c in s) for s in sides)
         self.max_parents = max(sum(_MOST_UNMOVES[c & 7] for c in s) for s in sides)
@@ -71,17 +72,33 @@ class ChessSpace:
         edge_kernels.census(self.desc, lo, hi, kind, mult)
         return kind, mult
 
+    # children() and parents() return views of buffers kept between calls: valid until the
+    # next call of the same method (docs/kernel-contract.md).  A fresh 100 MB batch a call
+    # cost a page fault and a page cleared per 4 KB on every call, a large share of a children
+    # pass (the kernels write every row they return, so nothing needs clearing).
+    def _buffers(self, what: str, n: int, layout) -> list[np.ndarray]:
+        held = self._held.get(what)
+        if held is None or len(held[0]) < n:
+            held = [np.empty(n if w == 0 else (n, w), dtype) for w, dtype in layout]
+            self._held[what] = held
+        return [a[:n] for a in held]
+
+    def release(self) -> None:
+        """Drop the batch buffers (the engine calls this when a solve or a check ends)."""
+        self._held.clear()
+
     def children(self, positions: np.ndarray):
-        n, w = len(positions), self.max_children
-        out = (np.empty(n, np.int16), np.empty((n, w), np.int64), np.empty((n, w), np.int32),
-               np.empty((n, w), np.int8), np.empty((n, w), np.int16))
+        w = self.max_children
+        out = self._buffers("children", len(positions),
+                            [(0, np.int16), (w, np.int64), (w, np.int32), (w, np.int8),
+                             (w, np.int16)])
         edge_kernels.children(self.desc, np.ascontiguousarray(positions, np.int64),
                               self.change_table, self.change_map, self.cdesc, self.cflip,
                               self.coff, self.chalf, self.cres, self.cdist, *out)
-        return out
+        return tuple(out)
 
     def parents(self, positions: np.ndarray):
-        n = len(positions)
-        out = (np.zeros(n, np.int32), np.zeros((n, self.max_parents), np.int64))
+        out = self._buffers("parents", len(positions),
+                            [(0, np.int32), (self.max_parents, np.int64)])
         edge_kernels.parents(self.desc, np.ascontiguousarray(positions, np.int64), *out)
-        return out
+        return tuple(out)
