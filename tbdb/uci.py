@@ -12,12 +12,11 @@ running.  The database is only read.
 """
 from __future__ import annotations
 
-import os
 import sys
-import threading
 import time
 from typing import TextIO
 
+from tbdb.engine_session import EngineSession, version
 from tbdb.errors import TbdbError, quote
 
 ENGINE_NAME = "tbdb"
@@ -69,62 +68,15 @@ def _score(r) -> str:
     return "cp 0"
 
 
-class UciEngine:
-    """One UCI session.  ``handle(line)`` runs one command (False after ``quit``); whatever
-    the engine says goes to ``out``, a line at a time, flushed."""
+class UciEngine(EngineSession):
+    """One UCI session (``EngineSession``: one command a line, False after ``quit``)."""
 
-    def __init__(self, db: str | None = None, out: TextIO | None = None):
-        self.out = out if out is not None else sys.stdout
-        self.options = {"Database": db or ""}
-        self._tb = None
-        self._tb_error: str | None = None
-        self._write_lock = threading.Lock()
-        self.position = None
-        self._held: str | None = None  # a bestmove kept back by go infinite / go ponder
-
-    def emit(self, line: str) -> None:
-        with self._write_lock:
-            try:
-                self.out.write(line + "\n")
-                self.out.flush()
-            except (BrokenPipeError, ValueError):
-                pass  # the GUI has gone; quit (or the end of stdin) follows
-
-    def say(self, text: str) -> None:
-        self.emit("info string " + " ".join(str(text).split()))
-
-    def handle(self, line: str) -> bool:
-        text = line.strip()
-        if not text:
-            return True
-        command = _COMMANDS.get(text.split(None, 1)[0])
-        if command is None:
-            self.say(f"error: unknown command {quote(text)}")
-            return True
-        try:
-            return command(self, text) is not False
-        except (TbdbError, ValueError) as exc:
-            self.say(f"error: {exc}")
-            return True
-
-    def run(self, stdin: TextIO) -> int:
-        try:
-            for line in stdin:
-                if not self.handle(line):
-                    break
-        finally:
-            self.close()
-        return 0
-
-    def close(self) -> None:
-        if self._tb is not None:
-            self._tb.close()
-            self._tb = None
+    game = "chess"
 
     # ------------------------------------------------------------------ commands
 
     def _uci(self, text: str) -> None:
-        self.emit(f"id name {ENGINE_NAME} {_version()} (chess endgame tables)")
+        self.emit(f"id name {ENGINE_NAME} {version()} (chess endgame tables)")
         self.emit(f"id author {AUTHOR}")
         default = self.options["Database"] or "<empty>"
         self.emit(f"option name Database type string default {default}")
@@ -227,42 +179,11 @@ class UciEngine:
                 break  # bare kings or a table not built: the line ends here
         return moves
 
-    def _open(self):
-        """The open tablebase, opened now if need be; None (said once) if it cannot be."""
-        if self._tb is not None:
-            return self._tb
-        import tbdb
-        from tbdb.database import default_db_path
-        path = self.options["Database"] or default_db_path()
-        try:
-            if not os.path.exists(path):
-                raise FileNotFoundError(f"database {path!r} does not exist: set the option "
-                                        f"Database, $TBDB_DB or --db to a file built with "
-                                        f"'tbdb build chess'")
-            self._tb = tbdb.open(path)
-            self._tb_error = None
-        except Exception as exc:  # noqa: BLE001 - any failure is said, and the engine runs on
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            message = f"tbdb: cannot open the database: {text}"
-            if message != self._tb_error:
-                self.say(message)
-                self._tb_error = message
-            return None
-        return self._tb
 
-
-_COMMANDS = {"uci": UciEngine._uci, "isready": UciEngine._isready,
+UciEngine.commands = {"uci": UciEngine._uci, "isready": UciEngine._isready,
              "setoption": UciEngine._setoption, "ucinewgame": UciEngine._ucinewgame,
              "position": UciEngine._position, "go": UciEngine._go, "stop": UciEngine._stop,
              "ponderhit": UciEngine._ponderhit, "quit": UciEngine._quit}
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("tbdb")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def serve(db: str | None = None, stdin: TextIO | None = None, out: TextIO | None = None) -> int:

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from tbdb.engine_session import EngineSession, one_line, version
 from tbdb.errors import TbdbError, quote
 
 ENGINE_NAME = "tbdb"
@@ -119,68 +120,24 @@ def parse_position_command(text: str):
     return position
 
 
-class UsiEngine:
-    """One USI session.  ``handle(line)`` runs one command (False after ``quit``); whatever
-    the engine says goes to ``out``, a line at a time, flushed."""
+class UsiEngine(EngineSession):
+    """One USI session (``EngineSession``: one command a line, False after ``quit``)."""
+
+    game = "shogi"
 
     def __init__(self, db: str | None = None, out: TextIO | None = None):
-        self.out = out if out is not None else sys.stdout
-        self.options = {"Database": db or "", "Fallback": "", "MateChecksOnly": "false"}
-        self._tb = None
-        self._tb_error: str | None = None
+        super().__init__(db, out)
+        self.options.update({"Fallback": "", "MateChecksOnly": "false"})
         self._fallback = None
         self._fallback_error: str | None = None
-        self._write_lock = threading.Lock()
         from tbdb.games.shogi.position import START_SFEN
-        self.position = None
         self.position_command = "position startpos"
         self._start_sfen = START_SFEN
-        self._held: str | None = None   # a bestmove kept back by go infinite / go ponder
         self._held_until_stop = False   # go infinite: only stop releases it
         self._mate_search: threading.Thread | None = None
         self._mate_stop = threading.Event()
         self._mate_cancelled = False
         self._mate_busy = False
-
-    # ------------------------------------------------------------------ output
-
-    def emit(self, line: str) -> None:
-        with self._write_lock:
-            try:
-                self.out.write(line + "\n")
-                self.out.flush()
-            except (BrokenPipeError, ValueError):
-                pass  # the GUI has gone; quit (or the end of stdin) follows
-
-    def say(self, text: str) -> None:
-        """An ``info string``: one line, whatever the text."""
-        self.emit("info string " + " ".join(str(text).split()))
-
-    # ------------------------------------------------------------------ the loop
-
-    def handle(self, line: str) -> bool:
-        text = line.strip()
-        if not text:
-            return True
-        word = text.split(None, 1)[0]
-        command = _COMMANDS.get(word)
-        if command is None:
-            self.say(f"error: unknown command {quote(text)}")
-            return True
-        try:
-            return command(self, text) is not False
-        except (TbdbError, ValueError) as exc:  # quoted, one line, and the engine carries on
-            self.say(f"error: {exc}")
-            return True
-
-    def run(self, stdin: TextIO) -> int:
-        try:
-            for line in stdin:
-                if not self.handle(line):
-                    break
-        finally:
-            self.close()
-        return 0
 
     def close(self) -> None:
         if self._mate_search is not None:
@@ -190,14 +147,12 @@ class UsiEngine:
         if self._fallback is not None:
             self._fallback.quit()
             self._fallback = None
-        if self._tb is not None:
-            self._tb.close()
-            self._tb = None
+        super().close()
 
     # ------------------------------------------------------------------ commands
 
     def _usi(self, text: str) -> None:
-        self.emit(f"id name {ENGINE_NAME} {_version()} (Shogi endgame tables)")
+        self.emit(f"id name {ENGINE_NAME} {version()} (Shogi endgame tables)")
         self.emit(f"id author {AUTHOR}")
         for name, value in self.options.items():
             if name in _CHECK_OPTIONS:
@@ -368,7 +323,7 @@ class UsiEngine:
             try:
                 found = search.solve(position)
             except Exception as exc:  # noqa: BLE001 - said; the GUI still gets its answer
-                self.say(f"error: the check-only mate search failed: {_one_line(exc)}")
+                self.say(f"error: the check-only mate search failed: {one_line(exc)}")
                 found = "timeout"
             self.say(f"tbdb: check-only mate search: {search.nodes} nodes")
             # no longer busy before the answer is out: the GUI's next `go` may follow at once
@@ -397,28 +352,6 @@ class UsiEngine:
 
     # ------------------------------------------------------------------ resources
 
-    def _open(self):
-        """The open tablebase, opened now if need be; None (said once) if it cannot be."""
-        if self._tb is not None:
-            return self._tb
-        import tbdb
-        from tbdb.database import default_db_path
-        path = self.options["Database"] or default_db_path()
-        try:
-            if not os.path.exists(path):
-                raise FileNotFoundError(f"database {path!r} does not exist: set the option "
-                                        f"Database, $TBDB_DB or --db to a file built with "
-                                        f"'tbdb build shogi' (or a directory from tbdb export)")
-            self._tb = tbdb.open(path)
-            self._tb_error = None
-        except Exception as exc:  # noqa: BLE001 - any failure is said, and the engine runs on
-            message = f"tbdb: cannot open the database: {_one_line(exc)}"
-            if message != self._tb_error:
-                self.say(message)
-                self._tb_error = message
-            return None
-        return self._tb
-
     def _ensure_fallback(self):
         if self._fallback is not None and self._fallback.alive:
             return self._fallback
@@ -440,7 +373,7 @@ class UsiEngine:
             self._fallback_error = message
 
 
-_COMMANDS = {"usi": UsiEngine._usi, "isready": UsiEngine._isready,
+UsiEngine.commands = {"usi": UsiEngine._usi, "isready": UsiEngine._isready,
              "setoption": UsiEngine._setoption, "usinewgame": UsiEngine._usinewgame,
              "position": UsiEngine._position, "go": UsiEngine._go, "stop": UsiEngine._stop,
              "ponderhit": UsiEngine._ponderhit, "gameover": UsiEngine._gameover,
@@ -454,19 +387,6 @@ def _best_move(r) -> str | None:
     if r.outcome == "draw" and r.moves:
         return r.moves[0].move
     return None
-
-
-def _one_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("tbdb")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def serve(db: str | None = None, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
