@@ -19,6 +19,8 @@ if __name__ == "__main__":  # python -m tbdb.cli: stop cleanly before the heavy 
 
 import duckdb
 
+from tbdb.command import version
+from tbdb.errors import one_line
 from tbdb.options import resolve
 from tbdb.database import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, is_disk_full
 
@@ -43,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     from tbdb.storage import storage_of
     p = _Parser(prog="tbdb", description="Endgame tablebases: build with Numba, store in "
                                          "DuckDB, query in SQL and Python.")
-    p.add_argument("--version", action="version", version=f"tbdb {_version()}")
+    p.add_argument("--version", action="version", version=f"tbdb {version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            parser_class=_Parser)
 
@@ -201,14 +203,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("tbdb")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     from tbdb import games
@@ -234,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (TbdbError, OSError, ValueError) as exc:
-        print(f"tbdb {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"tbdb {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except duckdb.Error as exc:
         db = getattr(args, "db", None) or default_db_path()
@@ -251,11 +245,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ntbdb {args.command}: interrupted", file=sys.stderr)
         return 130
-
-
-def _one_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _on_signals(command: str, run):
@@ -393,7 +382,7 @@ def _lookup_stream(tb, g, options) -> int:
         try:
             out = tb.lookup(text, game=g.name, **options).to_dict(moves=False)
         except (TbdbError, ValueError) as exc:
-            out = {"position": text, "error": _one_line(exc)}
+            out = {"position": text, "error": one_line(exc)}
         sys.stdout.write(json.dumps(out) + "\n")
     return 0
 

@@ -61,3 +61,12 @@ def in_worker(fn, *args, **kwargs):
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def version() -> str:
+    """The installed tbdb's version (``tbdb --version``, the engines' ``id name``)."""
+    from importlib.metadata import PackageNotFoundError, version as of
+    try:
+        return of("tbdb")
+    except PackageNotFoundError:
+        return "unknown"

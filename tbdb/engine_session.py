@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import TextIO
 
-from tbdb.errors import TbdbError, quote
+from tbdb.errors import TbdbError, one_line, quote
 
 
 class EngineSession:
@@ -89,16 +89,3 @@ class EngineSession:
                 self._tb_error = message
             return None
         return self._tb
-
-
-def one_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def version() -> str:
-    from importlib.metadata import PackageNotFoundError, version as of
-    try:
-        return of("tbdb")
-    except PackageNotFoundError:
-        return "unknown"

@@ -82,3 +82,10 @@ def quote(value, limit: int = 200) -> str:
     if len(text) > limit:
         return f"{text[:limit // 2]}... ({len(text):,} characters)"
     return text
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's first line (its type's name when it says nothing): what a command or an
+    engine prints of it."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

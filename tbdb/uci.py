@@ -16,7 +16,8 @@ import sys
 import time
 from typing import TextIO
 
-from tbdb.engine_session import EngineSession, version
+from tbdb.command import version
+from tbdb.engine_session import EngineSession
 from tbdb.errors import TbdbError, quote
 
 ENGINE_NAME = "tbdb"

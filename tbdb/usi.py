@@ -24,8 +24,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from tbdb.engine_session import EngineSession, one_line, version
-from tbdb.errors import TbdbError, quote
+from tbdb.command import version
+from tbdb.engine_session import EngineSession
+from tbdb.errors import TbdbError, one_line, quote
 
 ENGINE_NAME = "tbdb"
 AUTHOR = "the tbdb authors"
