@@ -361,6 +361,10 @@ def _pick_chunk(space, state, word: int, result, lo: int, out) -> np.ndarray:
     from tbdb.engine import _batches, children_batch
     out.fill(k.NO_MOVE)
     rows = lo + np.flatnonzero((result >= k.LOSS) & (result <= k.WIN))
+    pick_best = getattr(space, "pick_best", None)
+    if pick_best is not None:  # the game's own: moves generated only up to the best one
+        pick_best(rows, lo, state, word, out)
+        return out
     for batch in _batches(rows, children_batch(space.max_children)):
         count, child, move, ext_result, ext_distance = space.children(batch)
         cp.cp_pick_best_state(batch, lo, count, child, move, ext_result, ext_distance, state,

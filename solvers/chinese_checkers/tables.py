@@ -23,7 +23,9 @@ from tbdb.solvers.chinese_checkers.index import (count_below, count_less, decode
                                                  insertion_base, mirrored, rank, rank_free,
                                                  rank_inserted, swap_base, turned)
 from tbdb.solvers.chinese_checkers.moves import destinations, sort_small
+from tbdb.solvers.retrograde.compact import unpacked
 from tbdb.solvers.retrograde.rows import drop_repeated_parents, sorted_unique
+from tbdb.solvers.retrograde.values import NONE, realises
 
 NORMAL = 0
 TERMINAL = 1  # the opponent has just won: lost for the mover, distance 0, no moves
@@ -32,6 +34,7 @@ NONE_KIND = np.int8(-3)
 LOSS = np.int8(-1)
 MOVE_RADIX = 128
 ROWS = 256  # positions per parallel chunk
+SUMMARY, FULL, PICK = 0, 1, 2  # what ``children`` writes
 
 
 # --------------------------------------------------------------------------- rules
@@ -188,21 +191,41 @@ def _counts(x, y, k, in_goal, in_start, out):
         out[3] += in_start[x[i]]
 
 
+@kernel
+def _child_rank(flip, own_image, others, others_m, k, share, share_m, free, mirror, ncell, t,
+                binom):
+    """The rank, within its class block, of the child after a move to ``t`` (the moved
+    piece's image among the opponent set, the mirror image when ``flip``, the smaller of the
+    two when the mover set is its own image)."""
+    if flip:
+        return rank_inserted(others_m, k, share_m, free[mirror[ncell - 1 - t]], binom)
+    child_rank = rank_inserted(others, k, share, free[ncell - 1 - t], binom)
+    if own_image:
+        child_rank = min(child_rank, rank_inserted(others_m, k, share_m,
+                                                   free[mirror[ncell - 1 - t]], binom))
+    return child_rank
+
+
 @parallel_kernel
 def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
               class_rep, class_of, mirror_rank, positions, count, child, move, ext_result,
-              ext_distance, full, win_move):
+              ext_distance, mode, win_move, state, top, lo, best):
     """Every legal move of each position (real slots), pieces in ascending cell order and
     destinations ascending: move[r, e] = from * 128 + to; child[r, e] the slot after the move,
     or -1 for a winning move (ext_result LOSS, ext_distance 0).  A terminal position has no
     moves (count 0).  Arrays: count int16[n], the others [n, W].
 
-    Without ``full``, the summary the edge-free solve starts from (``summaries``): win_move[r]
+    ``mode`` FULL lists every move as above; SUMMARY gives the summary the edge-free solve
+    starts from (``summaries``): win_move[r]
     the first winning move (-1 none; then nothing else is looked at and count[r] is 0), else
     count[r] the distinct in-table children; the other arrays are not written.  Two moves reach
     the same child only when it is its own mirror image (its mover set, B turned, is), so only
     then are child slots ranked (and sorted to drop repeats); otherwise a move is only checked
-    for legality, which makes this pass about a third of the full one.
+    for legality, which makes this pass about a third of the full one.  PICK writes only
+    best[positions[r] - lo]: the first move, in the listing's order, whose child's value (read
+    from the finished compact ``state`` words of largest value ``top``) realises the
+    position's own, and stops there (``pick_best``: no rows written, no child past the best
+    one ranked or read; the other arrays are not written).
 
     The child is seen from the opponent: its mover set is this position's B turned 180 degrees
     (the same for every move, so its rank and mirror class are found once per position) and
@@ -214,7 +237,8 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     boards = np.zeros((nchunk, ncell), np.int8)
     marks = np.zeros((nchunk, ncell), np.int32)
     stacks = np.empty((nchunk, 4, ncell), np.int64)
-    rowbufs = np.empty((nchunk, 2, 1 if full else child.shape[1]), np.int64)
+    pick = mode == PICK
+    rowbufs = np.empty((nchunk, 2, child.shape[1] if mode == SUMMARY else 1), np.int64)
     zone = _tip_zone(nbr)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
@@ -238,10 +262,12 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
             decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
             _counts(a, b, k, in_goal, in_start, cnt)
             x_in_g, y_in_g, y_in_s, x_in_s = cnt[0], cnt[1], cnt[2], cnt[3]
-            if not full:
+            if mode == SUMMARY:
                 win_move[r] = -1
+            pr, pd = unpacked(np.int64(state[positions[r]]), top) if pick else (NONE, 0)
             if y_in_s > 0 and y_in_s + x_in_s == k:
-                count[r] = 0  # the opponent has just won
+                if not pick:
+                    count[r] = 0  # the opponent has just won
                 continue
             for i in range(k):
                 board[a[i]] = 1
@@ -260,7 +286,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                 base = class_of[rm] * cb
                 for q in range(k):
                     ref[q] = mv[q]
-            ranked = full or own_image  # a summary ranks children only to drop repeats
+            ranked = mode != SUMMARY or own_image  # a summary ranks only to drop repeats
             if ranked:
                 free_numbers(ref, k, ncell, free)
             # the child's opponent set is A turned (and mirrored when ``flip``) with one cell
@@ -292,7 +318,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                     if rule:  # before the win: a winning move into a blocked tip is illegal
                         if _blocked_after(board, nbr, zone, blocked_now, s, t, 1):
                             continue
-                    if not full:
+                    if mode == SUMMARY:
                         if won:
                             won_at = s * MOVE_RADIX + t
                             break
@@ -303,30 +329,38 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                                                binom))
                         e += 1
                         continue
+                    if pick:
+                        if won:
+                            cr, cd = LOSS, 0
+                        else:
+                            cr, cd = unpacked(np.int64(state[base + _child_rank(
+                                flip, own_image, others, others_m, k, share, share_m, free,
+                                mirror, ncell, t, binom)]), top)
+                        if realises(pr, pd, cr, cd):
+                            won_at = s * MOVE_RADIX + t
+                            best[positions[r] - lo] = won_at
+                            break
+                        continue
                     move[r, e] = s * MOVE_RADIX + t
                     if won:
                         child[r, e] = -1
                         ext_result[r, e] = LOSS
                         ext_distance[r, e] = 0
-                    elif flip:
-                        child[r, e] = base + rank_inserted(
-                            others_m, k, share_m, free[mirror[ncell - 1 - t]], binom)
                     else:
-                        child_rank = rank_inserted(others, k, share, free[ncell - 1 - t], binom)
-                        if own_image:
-                            child_rank = min(child_rank, rank_inserted(
-                                others_m, k, share_m, free[mirror[ncell - 1 - t]], binom))
-                        child[r, e] = base + child_rank
+                        child[r, e] = base + _child_rank(flip, own_image, others, others_m, k,
+                                                         share, share_m, free, mirror, ncell, t,
+                                                         binom)
                     e += 1
                 if won_at >= 0:
                     break
-            if not full:
+            if mode == SUMMARY:
                 if won_at >= 0:
                     e = 0
                     win_move[r] = won_at
                 elif own_image:
                     e = sorted_unique(rowbufs[ch, 0], e, rowbufs[ch, 1])
-            count[r] = e
+            if not pick:
+                count[r] = e
             for i in range(k):
                 board[a[i]] = 0
                 board[b[i]] = 0

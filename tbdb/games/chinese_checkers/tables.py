@@ -141,12 +141,17 @@ class RhombusTable:
 
     @cached_property
     def _no_rows(self):
-        """Stand-ins for the ``_children`` outputs a call does not fill: the four [n, W]
-        arrays of the full listing (one row; their width bounds a position's moves) and
-        win_move (one entry)."""
+        """Stand-ins for the ``children`` kernel's outputs a call does not fill: count, the
+        four [n, W] arrays of the full listing (one row; their width bounds a position's
+        moves) and win_move (one entry)."""
         w = self.max_children
-        return (np.empty((1, w), np.int64), np.empty((1, w), np.int32),
+        return (np.empty(1, np.int16), np.empty((1, w), np.int64), np.empty((1, w), np.int32),
                 np.empty((1, w), np.int8), np.empty((1, w), np.int16), np.empty(1, np.int32))
+
+    @cached_property
+    def _no_pick(self):
+        """Stand-ins for the PICK arguments (state, top, lo, best) of the other modes."""
+        return np.zeros(1, np.uint8), 255, 0, np.empty(1, np.int32)
 
     # ------------------------------------------------------------------ the kernel contract
 
@@ -174,8 +179,21 @@ class RhombusTable:
             "children", len(positions),
             [(0, np.int16), (w, np.int64), (w, np.int32), (w, np.int8), (w, np.int16)])
         space_kernels.children(*self._rules, self.class_of, self.mirror_rank, positions, count,
-                          child, move, ext_result, ext_distance, True, self._no_rows[4])
+                               child, move, ext_result, ext_distance, space_kernels.FULL,
+                               self._no_rows[5], *self._no_pick)
         return count, child, move, ext_result, ext_distance
+
+    def pick_best(self, positions: np.ndarray, lo: int, state: np.ndarray, top: int,
+                  out: np.ndarray) -> None:
+        """out[p - lo] = the best move of each position p (its first move, in ``children``'s
+        order, realising its value), every value read from a finished compact solve's state
+        words (largest value ``top``).  A compact write's best-move pass (docs/kernel-contract.md):
+        moves are generated until the best one, no rows are listed."""
+        positions = np.ascontiguousarray(positions, np.int64)
+        count, child, move, ext_result, ext_distance, win_move = self._no_rows
+        space_kernels.children(*self._rules, self.class_of, self.mirror_rank, positions, count,
+                               child, move, ext_result, ext_distance, space_kernels.PICK,
+                               win_move, state, top, lo, out)
 
     def summaries(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:
         """What the edge-free solve needs of each position's children, without ranking them
@@ -187,7 +205,8 @@ class RhombusTable:
             [(0, np.int16), (0, np.int16), (0, np.int32), (0, np.int16), (0, np.int32),
              (0, np.int8)])
         space_kernels.children(*self._rules, self.class_of, self.mirror_rank, positions, distinct,
-                          *self._no_rows[:4], False, win_move)
+                               *self._no_rows[1:5], space_kernels.SUMMARY, win_move,
+                               *self._no_pick)
         np.copyto(ext_loss, np.where(win_move >= 0, 0, NO_EXT).astype(np.int16))
         ext_win.fill(-1)
         ext_win_move.fill(-1)
