@@ -175,7 +175,7 @@ def test_a_kill_mid_export_leaves_no_half_written_file(exported, tmp_path, sig):
     time.sleep(0.5)  # some ranges written
     proc.send_signal(sig)
     proc.wait(timeout=60)
-    assert proc.returncode == (-9 if sig == signal.SIGKILL else 143)
+    assert proc.returncode == -sig  # export keeps the default action of both signals
     names = os.listdir(book)
     assert "seeds-08.tbp" not in names and not (out / "manifest.json").exists()
     assert all(n.startswith(".seeds-08.tbp.tbdb-partial-") for n in names), names

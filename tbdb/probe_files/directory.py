@@ -19,7 +19,7 @@ from tbdb.storage import StoredTable, storage_of
 from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
 from tbdb.probe_files.streamed import (IndexRanges, bounded_reads, chunk_runs, chunk_slots,
-                                       streamed, write_index_file)
+                                       sample_slots, stream_slots, streamed, write_index_file)
 from tbdb.probe_files.streamed_runs import write_runs_file
 from tbdb.probe_files.tables import TABLE_TYPES
 
@@ -239,6 +239,8 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
     db = db or default_db_path()
     if os.path.exists(out) and not os.path.isdir(out):
         raise ProbeFileError(f"--out {out!r} exists and is not a directory")
+    # the sizes set in the environment, refused before anything is shown or written
+    stream_slots(), chunk_slots(), sample_slots(), chunk_runs()
     summary = ExportSummary(out)
     with Store(db, read_only=True) as store:
         names = [games.get(game).name] if game else sorted({r["game"] for r in store.tables()})
