@@ -70,3 +70,50 @@ def remove_quietly(path: str) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
+
+
+def remove_stale_temporaries(directory: str, tags=("tbdb-partial", "tbdb-bits")) -> list[str]:
+    """Remove the temporary files (``temporary_beside``) in ``directory`` that a process no
+    longer running left there (a kill -9, or a signal's immediate exit, runs no clean-up: an
+    export of Oware's 20-seed book killed midway left 8 GB under a hidden name); the names
+    removed.  A file of a live process (its pid in the name) is kept; a regular file only."""
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return removed
+    for name in names:
+        pid = _writer_pid(name, tags)
+        if pid is None or pid == os.getpid() or _alive(pid):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.unlink(path)
+                removed.append(name)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def _writer_pid(name: str, tags) -> int | None:
+    """The pid in a ``temporary_beside`` name (``.<name>.<tag>-<pid>-<random>``), or None."""
+    if not name.startswith("."):
+        return None
+    for tag in tags:
+        at = name.rfind(f".{tag}-")
+        if at > 0:
+            pid, _, rest = name[at + len(tag) + 2:].partition("-")
+            if pid.isdigit() and rest:
+                return int(pid)
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tbdb.errors import MissingTableError
-from tbdb.safe_files import publish, remove_quietly, temporary_beside
+from tbdb.safe_files import (publish, remove_quietly, remove_stale_temporaries,
+                              temporary_beside)
 from tbdb.storage import StoredTable, storage_of
 from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
-from tbdb.probe_files.streamed import IndexRanges, chunk_slots, streamed, write_index_file
+from tbdb.probe_files.streamed import (IndexRanges, bounded_reads, chunk_runs, chunk_slots,
+                                       sample_slots, stream_slots, streamed, write_index_file)
+from tbdb.probe_files.streamed_runs import write_runs_file
 from tbdb.probe_files.tables import TABLE_TYPES
 
 
@@ -236,6 +239,8 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
     db = db or default_db_path()
     if os.path.exists(out) and not os.path.isdir(out):
         raise ProbeFileError(f"--out {out!r} exists and is not a directory")
+    # the sizes set in the environment, refused before anything is shown or written
+    stream_slots(), chunk_slots(), sample_slots(), chunk_runs()
     summary = ExportSummary(out)
     with Store(db, read_only=True) as store:
         names = [games.get(game).name] if game else sorted({r["game"] for r in store.tables()})
@@ -248,6 +253,10 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     raise MissingTableError(f"table {t!r} of {g} is not built in {db!r}")
                 want.append((g, store.table(g, t)))
         os.makedirs(out, exist_ok=True)
+        # what exports killed midway left under temporary names (not the files: a file is
+        # only ever renamed into place whole)
+        for g in sorted({"", *(g for g, _ in want)}):
+            remove_stale_temporaries(os.path.join(out, g))
         try:
             old = {(e["game"], e["table"]): e for e in read_manifest(out)["files"]}
         except ProbeFileError:
@@ -304,12 +313,16 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
                     continue
                 bar.note(f"{g} {row['table_name']}")
-                if streamed(row):  # alone, a chunk at a time (``streamed``)
+                if streamed(row) or row["storage"] == "runs":
+                    # alone, a chunk at a time (``streamed``, ``streamed_runs``)
                     while pending:
                         finish(*pending.pop(0))
                     os.makedirs(os.path.dirname(path), exist_ok=True)
-                    size, sha256, _ = write_index_file(store, g, row, moves, path,
-                                                       note=bar.note)
+                    if row["storage"] == "runs":
+                        size, sha256, _ = write_runs_file(store, g, row, path, note=bar.note)
+                    else:
+                        size, sha256, _ = write_index_file(store, g, row, moves, path,
+                                                           note=bar.note)
                     record(g, row, rel, source, size, sha256)
                     continue
                 values = storage_of(row).load(store, row)
@@ -386,6 +399,9 @@ def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[
                 if streamed(row):  # a chunk at a time, as it was exported
                     with IndexRanges(store, row).bounded() as reader:
                         wrong = _chunk_differences(table, f, reader, chunk_slots())
+                elif row["storage"] == "runs":  # a range of positions at a time, likewise
+                    with bounded_reads(store.con):
+                        wrong = _run_differences(table, f, store, row, chunk_runs())
                 else:
                     wrong = _differences(table, f, storage_of(row).load(store, row))
             except ProbeFileError as exc:
@@ -422,6 +438,41 @@ def _chunk_differences(table, f: ProbeFile, reader: IndexRanges, step: int) -> l
     if reader.rows_read != f.rows:
         out.append(f"{f.rows:,} rows in the file, {reader.rows_read:,} in the database")
     return out
+
+
+def _run_differences(table, f: ProbeFile, store, row: dict, chunk: int) -> list[str]:
+    """What differs between a score-run table's probe file and its runs in the database,
+    read about ``chunk`` runs at a time (``_differences`` holds the whole book: Oware's
+    20-seed book has 1.9 billion runs)."""
+    from tbdb.storage.runs import RunRanges
+    r = table.runs
+    reader = RunRanges(store, row["table_id"], int(row["slots"]),
+                       int(row["params"].get("horizon", 0)), chunk)
+    if len(r.offsets) != reader.positions + 1 or len(r.start) != reader.total:
+        return [f"{len(r.offsets) - 1:,} positions and {len(r.start):,} runs in the file, "
+                f"{reader.positions:,} and {reader.total:,} in the database"]
+    wrong = {}  # what -> [entries that differ, the first, got, want]
+
+    def compare(what: str, first: int, got, want) -> None:
+        bad = np.flatnonzero(np.asarray(got) != np.asarray(want))
+        if len(bad):
+            i = int(bad[0])
+            w = wrong.setdefault(what, [0, first + i, int(got[i]), int(want[i])])
+            w[0] += len(bad)
+
+    for lo, at, counts, cols in reader:
+        if not len(counts):  # a table of no positions
+            continue
+        k = len(cols["idx"])
+        ends = at + np.cumsum(counts)  # ROFF[lo + 1 .. lo + len(counts)]
+        compare("run offsets at position", lo, r.offsets[lo:lo + len(counts)],
+                np.concatenate(([at], ends[:-1])))
+        compare("run starts at run", at, r.start[at:at + k], cols["turns_left_from"])
+        compare("scores at run", at, r.score[at:at + k], cols["score"].astype(np.int8))
+        compare("best moves at run", at, r.move[at:at + k], cols["best_move"].astype(np.int8))
+    compare("run offsets at position", reader.positions, r.offsets[-1:], [reader.total])
+    return [f"{what}: {n:,} differ, the first at {i} ({g} in the file, {w} in the database)"
+            for what, (n, i, g, w) in wrong.items()]
 
 
 def _differences(table, f: ProbeFile, values) -> list[str]:

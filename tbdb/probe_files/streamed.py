@@ -44,12 +44,17 @@ SAMPLE_RUNS = 256  # the sample's runs of consecutive blocks, spread evenly over
 # read cached up to 80% of RAM by default, so a scan of 5x5-6 would have grown to its file's
 # size; reads by range need only the blocks of the range
 READ_MEMORY_LIMIT = "512MB"
+# a score-run table (Oware) is always exported by ranges of positions of about this many runs
+# (``streamed_runs``): about 90 bytes a run of a range while it is read (DuckDB's result, its
+# columns, the checks' int64 copies) and written; more runs a range saved no CPU on book 15
+CHUNK_RUNS = 1 << 20
 ENV = {"stream": "TBDB_EXPORT_STREAM_SLOTS", "chunk": "TBDB_EXPORT_CHUNK_SLOTS",
-       "sample": "TBDB_EXPORT_SAMPLE_SLOTS"}
+       "sample": "TBDB_EXPORT_SAMPLE_SLOTS", "runs": "TBDB_EXPORT_CHUNK_RUNS"}
 
 
-def _setting(what: str, default: int, blocks: bool) -> int:
-    """A size from the environment (``ENV``), or ``default``."""
+def _setting(what: str, default: int, blocks: bool, least: int = 0) -> int:
+    """A size from the environment (``ENV``), or ``default``; at least ``least``, or a
+    positive multiple of a block's slots if ``blocks``."""
     text = os.environ.get(ENV[what])
     if text is None or text == "":
         return default
@@ -57,8 +62,9 @@ def _setting(what: str, default: int, blocks: bool) -> int:
         value = int(text.replace("_", ""))
     except ValueError:
         value = -1
-    if value < (1 if blocks else 0) or (blocks and value % BLOCK_SLOTS):
-        need = f"a positive multiple of {BLOCK_SLOTS}" if blocks else "a count of slots >= 0"
+    if value < (1 if blocks else least) or (blocks and value % BLOCK_SLOTS):
+        need = f"a positive multiple of {BLOCK_SLOTS}" if blocks else \
+            f"a count of {'runs' if what == 'runs' else 'slots'} >= {least}"
         raise ValueError(f"{ENV[what]}={text!r}: need {need}")
     return value
 
@@ -76,12 +82,28 @@ def sample_slots() -> int:
     return _setting("sample", SAMPLE_SLOTS, True)
 
 
+def chunk_runs() -> int:
+    """Runs a score-run table is read and written by (``TBDB_EXPORT_CHUNK_RUNS``)."""
+    return _setting("runs", CHUNK_RUNS, False, 1)
+
+
 def streamed(row: dict) -> bool:
     """Whether table ``row`` (a catalogue row) is exported and compared by chunks."""
     return row["storage"] == "index" and int(row["slots"]) > stream_slots()
 
 
 # --------------------------------------------------------------------------- reading by range
+
+@contextmanager
+def bounded_reads(con):
+    """DuckDB's buffers on connection ``con`` limited to ``READ_MEMORY_LIMIT`` inside."""
+    (old,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'")
+    try:
+        yield con
+    finally:  # the connection's own setting back (RESET would give DuckDB's default)
+        con.execute(f"SET memory_limit = '{old}'")
+
 
 class IndexRanges:
     """An index table's rows read by idx range: its rows in the database (stored in slot
@@ -97,13 +119,8 @@ class IndexRanges:
     @contextmanager
     def bounded(self):
         """DuckDB's buffers limited to ``READ_MEMORY_LIMIT`` while the table is read."""
-        con = self.store.con
-        (old,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
-        con.execute(f"SET memory_limit = '{READ_MEMORY_LIMIT}'")
-        try:
+        with bounded_reads(self.store.con):
             yield self
-        finally:  # the connection's own setting back (RESET would give DuckDB's default)
-            con.execute(f"SET memory_limit = '{old}'")
 
     def _from(self) -> tuple[str, dict]:
         if self.file is not None:

@@ -91,45 +91,23 @@ class RunStorage(Storage):
 
     def load_runs(self, store, table_id: int, positions: int, horizon: int):
         """A score table's runs (``tbdb.games.base.RunValues``), read a range of positions at a
-        time (about ``LOAD_BATCH_RUNS`` runs) straight into the arrays it returns: 4 bytes a run
-        and 8 a position, where reading all columns at once took 18 (and sorting them all in
-        DuckDB more): Oware's 20-seed book holds 1.9 billion runs."""
+        time (about ``LOAD_BATCH_RUNS`` runs: ``RunRanges``) straight into the arrays it
+        returns: 4 bytes a run and 8 a position, where reading all columns at once took 18
+        (and sorting them all in DuckDB more): Oware's 20-seed book holds 1.9 billion runs."""
         from tbdb.games.base import RunValues
-        total = store.con.execute("SELECT count(*) FROM tb_score_runs WHERE table_id = ?",
-                                  [table_id]).fetchall()[0][0]
+        reader = RunRanges(store, table_id, positions, horizon)
+        total = reader.total
         offsets = np.zeros(positions + 1, np.int64)
         start = np.empty(total, np.int16)
         score = np.empty(total, np.int8)
         move = np.empty(total, np.int8)
-        check = _RunCheck(store, table_id, positions, horizon)
-        step = max(1, int(LOAD_BATCH_RUNS * positions // max(total, 1)))
-        at = 0
-        for lo in range(0, max(positions, 1), step):
-            hi = min(positions, lo + step)
-            cols = store.con.execute(
-                "SELECT idx, turns_left_from, turns_left_to, score, best_move FROM tb_score_runs "
-                "WHERE table_id = ? AND idx >= ? AND idx < ? ORDER BY idx, turns_left_from",
-                [table_id, lo, hi]).fetchnumpy()
-            idx = np.asarray(cols["idx"], np.int64)
-            k = len(idx)
-            if at + k > total:
-                raise store.damaged_table(table_id, "more runs than it counts")
-            check.batch(idx, np.asarray(cols["turns_left_from"], np.int64),
-                        np.asarray(cols["turns_left_to"], np.int64))
+        for lo, at, counts, cols in reader:
+            k = len(cols["idx"])
             start[at:at + k] = cols["turns_left_from"]
             score[at:at + k] = cols["score"]
             move[at:at + k] = cols["best_move"]
-            if k:
-                offsets[lo + 1:hi + 1] = np.bincount(idx - lo, minlength=hi - lo)
-            at += k
-            del cols, idx
-        if at != total:  # runs outside 0 .. positions - 1
-            bad = store.con.execute(
-                "SELECT idx FROM tb_score_runs WHERE table_id = ? AND (idx < 0 OR idx >= ?) "
-                "LIMIT 1", [table_id, positions]).fetchall()
-            raise store.damaged_table(table_id, f"runs at idx {bad[0][0] if bad else '?'}, "
-                                                f"outside its {positions} positions")
-        check.finish()
+            offsets[lo + 1:lo + 1 + len(counts)] = counts
+            del cols
         np.cumsum(offsets, out=offsets)
         return RunValues(offsets, start, score, move, horizon)
 
@@ -173,6 +151,61 @@ class RunStorage(Storage):
 
 #: Runs ``RunStorage.load_runs`` reads at a time (about 300 MB of columns).
 LOAD_BATCH_RUNS = 1 << 24
+
+
+class RunRanges:
+    """A score table's runs read from ``tb_score_runs`` a range of positions at a time (about
+    ``batch_runs`` runs a range, ``LOAD_BATCH_RUNS`` by default), each range checked as it
+    comes (``_RunCheck``): what ``load_runs`` gathers into arrays and the probe-file export
+    writes out a range at a time (``tbdb.probe_files.streamed_runs``), neither holding more
+    than a range of the database's columns.
+
+    ``total`` is the table's run count (one ``count(*)``); iterating gives, for each range
+    ``lo..lo + len(counts) - 1`` of positions in order, ``(lo, at, counts, cols)``: ``at``
+    the number of runs before the range, ``counts`` int64 runs of each position, ``cols``
+    DuckDB's arrays of the range's runs ordered by position then plies (``idx``,
+    ``turns_left_from``, ``turns_left_to``, ``score`` int16, ``best_move`` int32).  After the
+    last range, a ``DamagedTableError`` if any run lay outside the table's positions or the
+    runs did not tile 1..horizon."""
+
+    def __init__(self, store, table_id: int, positions: int, horizon: int,
+                 batch_runs: int | None = None):
+        self.store, self.table_id = store, int(table_id)
+        self.positions, self.horizon = int(positions), int(horizon)
+        self.total = int(store.con.execute("SELECT count(*) FROM tb_score_runs WHERE "
+                                           "table_id = ?", [self.table_id]).fetchall()[0][0])
+        batch = LOAD_BATCH_RUNS if batch_runs is None else int(batch_runs)
+        self.step = max(1, int(batch * self.positions // max(self.total, 1)))
+
+    def __iter__(self):
+        store, table_id, positions, total = self.store, self.table_id, self.positions, self.total
+        check = _RunCheck(store, table_id, positions, self.horizon)
+        at = 0
+        for lo in range(0, max(positions, 1), self.step):
+            hi = min(positions, lo + self.step)
+            cols = store.con.execute(
+                "SELECT idx, turns_left_from, turns_left_to, score, best_move FROM tb_score_runs "
+                "WHERE table_id = ? AND idx >= ? AND idx < ? ORDER BY idx, turns_left_from",
+                [table_id, lo, hi]).fetchnumpy()
+            idx = np.asarray(cols["idx"], np.int64)
+            k = len(idx)
+            if at + k > total:
+                raise store.damaged_table(table_id, "more runs than it counts")
+            check.batch(idx, np.asarray(cols["turns_left_from"], np.int64),
+                        np.asarray(cols["turns_left_to"], np.int64))
+            counts = np.bincount(idx - lo, minlength=hi - lo) if k else \
+                np.zeros(hi - lo, np.int64)
+            del idx
+            yield lo, at, counts, cols
+            at += k
+            del cols
+        if at != total:  # runs outside 0 .. positions - 1
+            bad = store.con.execute(
+                "SELECT idx FROM tb_score_runs WHERE table_id = ? AND (idx < 0 OR idx >= ?) "
+                "LIMIT 1", [table_id, positions]).fetchall()
+            raise store.damaged_table(table_id, f"runs at idx {bad[0][0] if bad else '?'}, "
+                                                f"outside its {positions} positions")
+        check.finish()
 
 
 class _RunCheck:
