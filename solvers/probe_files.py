@@ -847,26 +847,43 @@ def decode_slot_pair_at(buf, table, moves_buf, moves_table, order, slot, damaged
 
 
 @nogil_kernel
-def order_scores(sym, k, radix, places, starts):
-    """Per candidate order (``places`` int64[orders, digits]: each digit's place in that
-    order; ``radix`` int64[digits], the game's, most significant first), the entropy in bits
-    of a slot's symbol given the symbol before it along that order, summed over the
-    neighbouring pairs that start at the stream positions ``starts``.  ``sym`` int32[n]: the
-    slots' symbols ``0..k-1`` in game order."""
+def order_scores(sym, k, radix, perms, samples):
+    """Per candidate order (``perms`` int64[orders, digits]: the game's digits from the most
+    significant of that order to the least), the entropy in bits of a slot's symbol given the
+    symbol before it along that order, summed over neighbouring pairs that start at the
+    ``samples`` (int64[m, digits]: digits of game slots, each below its ``radix``, the game's
+    radices most significant first).  ``sym`` int32[n]: the slots' symbols ``0..k-1`` in game
+    order.  A slot's next along an order adds one to that order's last digit, carrying into
+    the digits before it; the stream's last slot (no next) is skipped.  No division: a sample
+    costs a few additions and two reads of ``sym`` an order."""
     digits = len(radix)
     game_place = np.ones(digits, np.int64)
     for d in range(digits - 2, -1, -1):
         game_place[d] = game_place[d + 1] * radix[d + 1]
-    out = np.zeros(len(places), np.float64)
+    m = len(samples)
+    at = np.empty(m, np.int64)
+    for i in range(m):
+        a = np.int64(0)
+        for d in range(digits):
+            a += samples[i, d] * game_place[d]
+        at[i] = a
+    out = np.zeros(len(perms), np.float64)
     pair = np.zeros(k * k, np.int64)
     row = np.zeros(k, np.int64)
-    for o in range(len(places)):
-        for i in range(len(starts)):
-            a = np.int64(0)
-            b = np.int64(0)
-            for d in range(digits):
-                a += (starts[i] // places[o, d]) % radix[d] * game_place[d]
-                b += ((starts[i] + 1) // places[o, d]) % radix[d] * game_place[d]
+    for o in range(len(perms)):
+        for i in range(m):
+            a = at[i]
+            b = a
+            j = digits - 1
+            while j >= 0:
+                d = perms[o, j]
+                if samples[i, d] + 1 < radix[d]:
+                    b += game_place[d]
+                    break
+                b -= samples[i, d] * game_place[d]  # this digit wraps to 0: carry on
+                j -= 1
+            if j < 0:
+                continue
             x = np.int64(sym[a])
             pair[x * k + sym[b]] += 1
             row[x] += 1

@@ -127,8 +127,8 @@ class SlotOrder:
 def choose_order(values: np.ndarray, radix) -> SlotOrder:
     """The digit permutation of ``radix`` (the game's index digits) under which ``values``
     (int32, one per slot) look most alike along the stream: the least entropy of a slot's
-    value given the one before, on ``ORDER_SAMPLES`` neighbouring pairs drawn with a fixed
-    seed (the same table, the same order).  Ties go to the earlier permutation
+    value given the one before, on ``ORDER_SAMPLES`` slots and their next along each order,
+    drawn with a fixed seed (the same table, the same order).  Ties go to the earlier permutation
     (``itertools.permutations`` order, the identity first).  No radix: the identity."""
     from tbdb.probe_files.coder import symbols_of
     from tbdb.solvers.probe_files import order_scores
@@ -143,9 +143,10 @@ def choose_order(values: np.ndarray, radix) -> SlotOrder:
     if k < 2 or k > 1 << 10:  # one value: any order; very many: the scoring costs k * k
         return SlotOrder.identity(n)
     rng = np.random.default_rng(ORDER_SEED)
-    starts = rng.integers(0, n - 1, min(ORDER_SAMPLES, n - 1), dtype=np.int64)
-    places = np.array([o.place for o in orders], np.int64)
-    scores = order_scores(sym, k, np.array(radix, np.int64), places, starts)
+    m = min(ORDER_SAMPLES, n - 1)
+    samples = np.column_stack([rng.integers(0, r, m, dtype=np.int64) for r in radix])
+    scores = order_scores(sym, k, np.array(radix, np.int64), np.array(perms, np.int64),
+                          np.ascontiguousarray(samples))
     # rounded: a tie is a tie whatever the last bits of the sums on this machine
     scores = np.round(scores, 6)
     return orders[int(np.argmin(scores))]
