@@ -809,3 +809,91 @@ def decode_rows_parallel(buf, table, slots, out, lo, hi, damaged):
     for c in prange((hi - lo + chunk - 1) // chunk):
         _decode_run(buf, table, slots, out, lo + c * chunk, min(hi, lo + (c + 1) * chunk),
                     damaged)
+
+
+# --------------------------------------------------------------------------- slot orders
+#
+# An index table's file may hold its slots in another order than the game's index: a
+# permutation of the index's mixed-radix digits (``tbdb.probe_files.order``).  ``order`` is
+# int64[digits, 2]: per digit of the game's index, most significant first, its radix and its
+# place (what the digit is worth) in the stream order.
+
+@inline_kernel
+def _position(order, slot):
+    """The place in the streams of game slot ``slot``."""
+    pos = np.int64(0)
+    rest = slot
+    for d in range(order.shape[0] - 1, -1, -1):
+        r = order[d, 0]
+        q = rest // r
+        pos += (rest - q * r) * order[d, 1]
+        rest = q
+    return pos
+
+
+@kernel
+def decode_slot_at(buf, table, order, slot, damaged):
+    """The value of game slot ``slot`` of a stream held in ``order``."""
+    return decode_slot(buf, table, _position(order, slot), damaged)
+
+
+@kernel
+def decode_slot_pair_at(buf, table, moves_buf, moves_table, order, slot, damaged):
+    """(value, best move) of game slot ``slot`` of an index table whose streams are held in
+    ``order``: one call, not two."""
+    pos = _position(order, slot)
+    return (decode_slot(buf, table, pos, damaged),
+            decode_slot(moves_buf, moves_table, pos, damaged))
+
+
+@nogil_kernel
+def order_scores(sym, k, radix, perms, samples):
+    """Per candidate order (``perms`` int64[orders, digits]: the game's digits from the most
+    significant of that order to the least), the entropy in bits of a slot's symbol given the
+    symbol before it along that order, summed over neighbouring pairs that start at the
+    ``samples`` (int64[m, digits]: digits of game slots, each below its ``radix``, the game's
+    radices most significant first).  ``sym`` int32[n]: the slots' symbols ``0..k-1`` in game
+    order.  A slot's next along an order adds one to that order's last digit, carrying into
+    the digits before it; the stream's last slot (no next) is skipped.  No division: a sample
+    costs a few additions and two reads of ``sym`` an order."""
+    digits = len(radix)
+    game_place = np.ones(digits, np.int64)
+    for d in range(digits - 2, -1, -1):
+        game_place[d] = game_place[d + 1] * radix[d + 1]
+    m = len(samples)
+    at = np.empty(m, np.int64)
+    for i in range(m):
+        a = np.int64(0)
+        for d in range(digits):
+            a += samples[i, d] * game_place[d]
+        at[i] = a
+    out = np.zeros(len(perms), np.float64)
+    pair = np.zeros(k * k, np.int64)
+    row = np.zeros(k, np.int64)
+    for o in range(len(perms)):
+        for i in range(m):
+            a = at[i]
+            b = a
+            j = digits - 1
+            while j >= 0:
+                d = perms[o, j]
+                if samples[i, d] + 1 < radix[d]:
+                    b += game_place[d]
+                    break
+                b -= samples[i, d] * game_place[d]  # this digit wraps to 0: carry on
+                j -= 1
+            if j < 0:
+                continue
+            x = np.int64(sym[a])
+            pair[x * k + sym[b]] += 1
+            row[x] += 1
+        h = 0.0
+        for p in range(k * k):
+            c = pair[p]
+            if c:
+                h -= c * np.log2(c / row[p // k])
+                pair[p] = 0
+        for x in range(k):
+            row[x] = 0
+        out[o] = h
+    return out

@@ -368,8 +368,8 @@ def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_pat
     with pytest.raises(OSError, match="KCvP.tbp' is damaged") as err:
         lib.open(str(copy))
     assert "\n" not in str(err.value)
-    kcvp.write_bytes(data[:8] + (1).to_bytes(4, "little") + data[12:])  # the old coder
-    with pytest.raises(OSError, match="format version 1; this tbprobe reads version 2"):
+    kcvp.write_bytes(data[:8] + (2).to_bytes(4, "little") + data[12:])  # no slot order
+    with pytest.raises(OSError, match="format version 2; this tbprobe reads version 3"):
         lib.open(str(copy))
     kcvp.unlink()
     os.mkfifo(kcvp)  # a FIFO is never read (nor waited on)
@@ -418,7 +418,7 @@ def test_tb_open_checks_files_against_the_manifest(lib, probe_dir, tmp_path):
     (copy / "manifest.json").write_text(json.dumps(dict(manifest, version=1)))
     with pytest.raises(OSError, match="manifest .* has format version 1"):
         lib.open(str(copy))
-    (copy / "manifest.json").write_text('{"format": "tbdb-probe-files", "version": 2, "files": '
+    (copy / "manifest.json").write_text('{"format": "tbdb-probe-files", "version": 3, "files": '
                                         '[{"path": "../x.tbp"}]}')
     with pytest.raises(OSError, match="malformed entry"):
         lib.open(str(copy))

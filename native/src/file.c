@@ -191,7 +191,7 @@ int tb_json_int(const char *obj, const char *end, const char *key, long long *ou
 /* ------------------------------------------------------------------ the header */
 
 static const char *const LAYOUT_TAGS[3][4] = {
-    {"VALS", "MOVE", NULL, NULL},
+    {"ORDR", "VALS", "MOVE", NULL},
     {"KEYS", "KRES", "KDIS", "KMOV"},
     {"ROFF", "RSTA", "RSCO", "RMOV"},
 };
@@ -206,6 +206,46 @@ static const tb_section *section(const tb_file *f, const char *tag)
     return NULL;
 }
 
+/* The slot order of an index table (docs/probe-format.md, "Slot order"): the digits of the
+ * game's index (radix, place in the streams), a permutation of them whose radices multiply to
+ * the table's slots.  0 ok, -1 damaged. */
+static int order_open(tb_file *f, const uint8_t *d, uint64_t length)
+{
+    if (length < 8) return -1;
+    uint32_t digits = tb_ld32(d), reserved = tb_ld32(d + 4);
+    if (reserved || digits < 1 || digits > TB_MAX_DIGITS || length != 8 + 16ull * digits) return -1;
+    int used[TB_MAX_DIGITS] = {0};
+    uint64_t expect = 1;
+    f->digits = (int)digits;
+    for (uint32_t i = 0; i < digits; i++) {
+        f->radix[i] = tb_ld64(d + 8 + 16 * i);
+        f->place[i] = tb_ld64(d + 16 + 16 * i);
+    }
+    /* by place: the smallest 1, each next the one before times its radix */
+    for (uint32_t n = 0; n < digits; n++) {
+        int found = -1;
+        for (uint32_t i = 0; i < digits; i++)
+            if (!used[i] && f->place[i] == expect) { found = (int)i; break; }
+        if (found < 0 || f->radix[found] < 1 || f->radix[found] > f->slots) return -1;
+        used[found] = 1;
+        if (n + 1 < digits && expect > f->slots / f->radix[found]) return -1;
+        expect *= f->radix[found];
+    }
+    return expect == f->slots ? 0 : -1;
+}
+
+/* where game slot `slot` lies in an index table's streams */
+static inline uint64_t order_position(const tb_file *f, uint64_t slot)
+{
+    uint64_t pos = 0;
+    for (int i = f->digits - 1; i >= 0; i--) {
+        uint64_t q = slot / f->radix[i];
+        pos += (slot - q * f->radix[i]) * f->place[i];
+        slot = q;
+    }
+    return pos;
+}
+
 int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char *what,
                         char *err, size_t err_len)
 {
@@ -216,9 +256,9 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
     f->size = size;
     if (size < 48 || memcmp(d, "TBDBPRB1", 8) != 0) BAD("no TBDBPRB1 magic");
     f->version = (int)tb_ld32(d + 8);
-    if (f->version != 2) {
+    if (f->version != 3) {
         tb_seterr(err, err_len, "probe file '%s' has format version %d; this tbprobe reads "
-                  "version 2 (export the tables again with this tbdb: tbdb export)", what, f->version);
+                  "version 3 (export the tables again with this tbdb: tbdb export)", what, f->version);
         return TB_DAMAGED;
     }
     uint64_t header_bytes = tb_ld32(d + 12);
@@ -230,7 +270,7 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
     if (flags & ~1u) BAD("unknown flags %u", flags);
     f->layout = (int)layout;
     f->moves = flags & 1;
-    int want = layout == 0 ? 1 + f->moves : layout == 1 ? 3 + f->moves : 4;
+    int want = layout == 0 ? 2 + f->moves : layout == 1 ? 3 + f->moves : 4;
     if (nsec != (uint32_t)want) BAD("%u sections, expected %d", nsec, want);
     if (header_bytes != 48 + pad8(meta) + 56ull * nsec || header_bytes > size)
         BAD("header length %llu does not match", (unsigned long long)header_bytes);
@@ -273,7 +313,9 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
                         (unsigned long long)at);
     const char *why = NULL;
     if (layout == TB_LAYOUT_INDEX) {
-        const tb_section *s = section(f, "VALS");
+        const tb_section *s = section(f, "ORDR");
+        if (order_open(f, s->data, s->length)) BAD("ORDR: slot order does not match the table");
+        s = section(f, "VALS");
         if (tb_stream_open(&f->vals, s->data, s->length, &why)) BAD("VALS: %s", why);
         if (f->vals.n != f->slots) BAD("VALS holds %llu slots of %llu", (unsigned long long)f->vals.n,
                                        (unsigned long long)f->slots);
@@ -355,10 +397,11 @@ const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name)
             if (!sl->hash) return NULL;
             if (sl->hash == h && sl->file->game == game && strcmp(sl->file->name, name) == 0) {
 #if defined(__GNUC__) || defined(__clang__)
-                /* what the probe reads next, asked for at once: the game's table and both
-                 * streams' first lines (a table not probed lately is in no cache) */
+                /* what the probe reads next, asked for at once: the game's table, the slot
+                 * order and both streams' first lines (a table not probed lately is in no cache) */
                 const tb_file *f = sl->file;
                 for (int j = 0; j < 192; j += 64) __builtin_prefetch((const char *)&f->g + j);
+                for (int j = 0; j < 136; j += 64) __builtin_prefetch((const char *)&f->digits + j);
                 for (int j = 0; j < 128; j += 64) {
                     __builtin_prefetch((const char *)&f->vals + j);
                     __builtin_prefetch((const char *)&f->mov + j);
@@ -440,6 +483,8 @@ int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
 {
     int32_t x, m = -1;
     tb_cursor cv, cm;
+    if (slot >= f->slots) return tb_finish(v, TB_DAMAGED);
+    slot = order_position(f, slot);
     /* both streams ask for their memory before either decodes: their misses overlap */
     tb_stream_prefetch(&f->vals, slot);
     if (f->moves) tb_stream_prefetch(&f->mov, slot);

@@ -15,6 +15,7 @@ static inline uint64_t tb_ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8);
 
 enum { TB_LAYOUT_INDEX = 0, TB_LAYOUT_KEYS = 1, TB_LAYOUT_RUNS = 2 };
 #define TB_MAX_SECTIONS 8
+#define TB_MAX_DIGITS 8      /* digits of an index table's slot order */
 #define TB_NAME_MAX 64
 
 typedef struct tb_section {
@@ -64,6 +65,8 @@ typedef struct tb_file {
     tb_section sec[TB_MAX_SECTIONS];
     /* layout 0 */
     tb_stream vals, mov;
+    int digits;              /* the slot order (ORDR): per digit of the game's index, most */
+    uint64_t radix[TB_MAX_DIGITS], place[TB_MAX_DIGITS];   /* significant first */
     /* layout 1 */
     const uint8_t *keys, *kres, *kdis, *kmov;
     /* layout 2 */

@@ -19,8 +19,8 @@ int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_
         tb_seterr(err, err_len, "manifest '%s' is not a tbdb probe-file manifest", what);
         return TB_DAMAGED;
     }
-    if (version != 2) {
-        tb_seterr(err, err_len, "manifest '%s' has format version %lld; this tbprobe reads version 2 "
+    if (version != 3) {
+        tb_seterr(err, err_len, "manifest '%s' has format version %lld; this tbprobe reads version 3 "
                   "(export the tables again with this tbdb: tbdb export)", what, version);
         return TB_DAMAGED;
     }

@@ -1,5 +1,5 @@
 /* The VALS/MOVE stream of an index table (docs/probe-format.md section 3, "Streams", format
- * version 2: pair substitution, then one canonical Huffman code; blocks of block_slots slots
+ * version 3: pair substitution, then one canonical Huffman code; blocks of block_slots slots
  * starting on byte boundaries): its own module, so that a new stream coding replaces this file
  * and stream.c only. */
 #ifndef TB_STREAM_H

@@ -74,14 +74,15 @@ BINOM = _binomials()
 
 
 @kernel
-def _lead_radix(desc):
+def lead_radix(desc):
+    """Values of the lead digit: 8 domain squares, or the 136 pair orbits."""
     return 8 if desc[1] == 0 else N_PAIR_REPS
 
 
 @kernel
 def table_size(desc):
     """Indices per side to move."""
-    size = _lead_radix(desc)
+    size = lead_radix(desc)
     occ = desc[4]
     for g in range(1, desc[2]):
         m = desc[4 + g]

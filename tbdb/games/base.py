@@ -274,6 +274,13 @@ class Game:
         """The position text of a stored key (verify's examples)."""
         return f"key {key}"
 
+    def slot_digits(self, table: str) -> tuple[int, ...] | None:
+        """Index tables whose slot is a mixed-radix number: its digits' radices, most
+        significant first (their product the table's slots).  A probe file may then hold the
+        slots with the digits in another order, the one its values compress best in
+        (``tbdb.probe_files.order``).  None: the file keeps the index's order."""
+        return None
+
     def verify(self, table: str, values: Any, deps: dict[str, Any]) -> tuple[list[str], int]:
         """(examples, count) of stored positions whose value, best move, kind or multiplicity
         the rules and the stored children contradict (generic: the retrograde check of the

@@ -162,10 +162,18 @@ class ProbeDir:
         if outside.any():
             bad = int(np.argmax(outside))
             raise RowMissing(bad, int(keys[bad]))
-        # by table (rows already are), then slot: a block is decoded once (one argsort of
-        # table << 40 | slot; slots are below 2 ** 40)
-        order = np.argsort((np.arange(len(tables), dtype=np.int64).repeat(counts) << 40) | keys)
-        ordered = np.ascontiguousarray(keys[order])
+        # each table's slots as placed in its streams (the file's slot order)
+        at, lo = keys, 0
+        for t, hi in zip(tables, ends.tolist()):
+            if not t.order.is_identity:
+                if at is keys:
+                    at = keys.copy()
+                at[lo:hi] = t.positions(keys[lo:hi])
+            lo = hi
+        # by table (rows already are), then place: a block is decoded once (one argsort of
+        # table << 40 | place; places are below 2 ** 40)
+        order = np.argsort((np.arange(len(tables), dtype=np.int64).repeat(counts) << 40) | at)
+        ordered = np.ascontiguousarray(at[order])
         values = np.empty(len(keys), np.int64)
         best = np.full(len(keys), -1, np.int64)
         lo = 0
@@ -427,7 +435,7 @@ def _chunk_differences(table, f: ProbeFile, reader: IndexRanges, step: int) -> l
         if table.moves is not None:
             pairs.append(("best moves at slot", table.moves, move_values(result, best)))
         for what, stream, want in pairs:
-            got = stream.gather(slots)
+            got = stream.gather(table.positions(slots))
             bad = np.flatnonzero(got != want)
             if len(bad):
                 i = int(bad[0])
@@ -496,11 +504,11 @@ def _differences(table, f: ProbeFile, values) -> list[str]:
         return []
 
     if f.storage == "index":
-        out = compare("values at slot", table.values.all(),
+        out = compare("values at slot", table.order.to_slots(table.values.all()),
                       pack_values(values.result, values.distance))
         if table.moves is not None:
             best = np.where(values.result == NONE, -1, values.best)
-            out += compare("best moves at slot", table.moves.all(), best)
+            out += compare("best moves at slot", table.order.to_slots(table.moves.all()), best)
         return out
     if f.storage == "key":
         keys, result, distance, best = _key_rows(values)

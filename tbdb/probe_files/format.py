@@ -12,6 +12,7 @@ import numpy as np
 
 from tbdb.safe_files import kind as file_kind
 from tbdb.probe_files.coder import encode_stream, pack_values
+from tbdb.probe_files.order import SlotOrder, choose_order
 from tbdb.probe_files.header import (FLAG_MOVES, HEADER, LAYOUTS, MAGIC, SECTION, VERSION,
                                      ProbeFileError, pad8)
 
@@ -50,10 +51,11 @@ def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
         streams = [pack_values(values.result, values.distance)]
         if moves:
             streams.append(np.where(values.result == NONE, -1, values.best).astype(np.int32))
-        coding = [pool.submit(encode_stream, s) for s in streams]
+        order = index_order(game, row, streams[0])
+        coding = [pool.submit(encode_stream, order.to_stream(s)) for s in streams]
         slots, rows = len(values.result), int(np.count_nonzero(values.result != NONE))
-        return lambda: _file(game, row, moves, slots, rows,
-                             list(zip((b"VALS", b"MOVE"), (c.result() for c in coding))))
+        return lambda: _file(game, row, moves, slots, rows, [(b"ORDR", order.to_bytes())] + list(
+            zip((b"VALS", b"MOVE"), (c.result() for c in coding))))
     elif storage == "key":
         keys, result, distance, best = _key_rows(values)
         sections = [(b"KEYS", keys.astype("<i8").tobytes()), (b"KRES", result.tobytes()),
@@ -71,6 +73,17 @@ def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
     else:
         raise ValueError(f"no probe file layout for storage {storage!r}")
     return lambda: _file(game, row, moves, slots, rows, sections)
+
+
+def index_order(game: str, row: dict, values: np.ndarray) -> SlotOrder:
+    """The slot order of an index table's file: the permutation of the game's index digits
+    its ``values`` (int32, game order) compress best in; the index's own order for a game
+    whose slots are no mixed-radix number."""
+    from tbdb import games
+    digits = games.get(game).slot_digits(row["table_name"])
+    if digits is None or int(np.prod(np.array(digits, dtype=object))) != len(values):
+        return SlotOrder.identity(len(values))
+    return choose_order(values, digits)
 
 
 def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> list:

@@ -9,7 +9,7 @@ from tbdb.errors import TbdbError
 
 
 MAGIC = b"TBDBPRB1"
-VERSION = 2
+VERSION = 3
 MANIFEST = "manifest.json"
 SUFFIX = ".tbp"
 LAYOUTS = {"index": 0, "key": 1, "runs": 2}  # storage kind -> the header's layout number

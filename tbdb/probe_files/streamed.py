@@ -33,6 +33,7 @@ import numpy as np
 from tbdb.probe_files.coder import (Code, _substitute, check_stream_bytes, pack_values,
                                     stream_head, symbol_limit)
 from tbdb.probe_files.header import BLOCK_SLOTS, ProbeFileError, pad8
+from tbdb.probe_files.order import SlotOrder
 
 # tables of more slots than this are exported streamed (the whole path would hold about 40
 # bytes a slot: 10 GB at this size); below it the whole-stream coder keeps its files
@@ -373,7 +374,10 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
                 s.out = out
             each_chunk(lambda s, v: s.code_chunk(v, s.out), "coding")
             note(f"{label}: writing")
-            sections = []
+            # streamed tables keep the index's slot order: choosing another needs the whole
+            # table in memory to permute (``tbdb.probe_files.order``)
+            order = SlotOrder.identity(n).to_bytes()
+            sections = [(b"ORDR", order, None, len(order), hashlib.sha256(order).digest())]
             for tag, s, head, out in zip((b"VALS", b"MOVE"), streams, heads, outs):
                 out.write(b"\0" * 8)  # a reader may load 8 bytes at any block's start
                 out.flush()
@@ -399,7 +403,7 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
                     put(part)
                 for _, prefix, out, length, _ in sections:
                     put(prefix)
-                    for piece in _pieces(out):
+                    for piece in _pieces(out) if out is not None else ():
                         put(piece)
                     put(b"\0" * pad8(length))
             publish(tmp, path)

@@ -12,6 +12,7 @@ from tbdb.storage.keys import KeyTable
 from tbdb.storage.runs import RunTable
 from tbdb.probe_files.coder import DAMAGED, Stream, unpack_values
 from tbdb.probe_files.format import ProbeFile
+from tbdb.probe_files.order import SlotOrder
 from tbdb.probe_files.header import ProbeFileError
 
 
@@ -25,18 +26,22 @@ class ProbeIndexTable(StoredTable):
         from tbdb.solvers.retrograde import NONE
         self.none = int(NONE)
         self.file = file
+        self.order = SlotOrder.parse(file.section("ORDR"), file.slots, file.path)
+        # per digit of the game's index: radix, place in the streams (the kernels' form)
+        self.order_array = np.array([self.order.radix, self.order.place], np.int64).T.copy()
         self.values = Stream.parse(file.section("VALS"), file.path)
         self.moves = Stream.parse(file.section("MOVE"), file.path) if file.moves else None
         for s in (self.values, self.moves):
             if s is not None and s.n != file.slots:
                 raise ProbeFileError(f"probe file {file.path!r}: a stream of {s.n} slots in a "
                                      f"table of {file.slots} (damaged)")
-        from tbdb.solvers.probe_files import decode_slot_pair
-        self.decode_pair = decode_slot_pair
+        from tbdb.solvers.probe_files import decode_slot_at, decode_slot_pair_at
+        self.decode_pair = decode_slot_pair_at
+        self.decode_one = decode_slot_at
         self.slots = file.slots
         if self.moves is not None:  # what a single probe passes, gathered once
             self.pair_args = (self.values.buf, self.values.table, self.moves.buf,
-                              self.moves.table)
+                              self.moves.table, self.order_array)
         self.loaded = True
         self.gathers_with_others = True  # see ProbeDir.gather_index
 
@@ -62,8 +67,8 @@ class ProbeIndexTable(StoredTable):
         if self.moves is not None:
             v, best = self.decode_pair(*self.pair_args, key, DAMAGED)
         else:
-            v, best = self.values.decode_slot(self.values.buf, self.values.table, key,
-                                              DAMAGED), -1
+            v, best = self.decode_one(self.values.buf, self.values.table, self.order_array,
+                                      key, DAMAGED), -1
         if v == DAMAGED or best == DAMAGED:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged at slot {key}; "
                                  f"run: tbdb verify --db {os.path.dirname(self.file.path)}")
@@ -72,13 +77,18 @@ class ProbeIndexTable(StoredTable):
             return None
         return r, d, best
 
+    def positions(self, keys: np.ndarray) -> np.ndarray:
+        """The places of game slots ``keys`` (int64, in range) in the file's streams."""
+        return keys if self.order.is_identity else self.order.positions(keys)
+
     def gather(self, keys, plies):
         keys = np.asarray(keys, np.int64)
         try:
+            at = self.positions(keys)
             order = None  # sorted once for both streams
-            if len(keys) > 1 and not bool((keys[1:] >= keys[:-1]).all()):
-                order = np.argsort(keys, kind="stable")
-            ordered = keys if order is None else np.ascontiguousarray(keys[order])
+            if len(at) > 1 and not bool((at[1:] >= at[:-1]).all()):
+                order = np.argsort(at, kind="stable")
+            ordered = at if order is None else np.ascontiguousarray(at[order])
             streams = [self.values] + ([self.moves] if self.moves is not None else [])
             got = [s.gather(ordered) for s in streams]
             if order is not None:

@@ -132,6 +132,17 @@ class CdcGame(Game):
             fixed_positions=fixed, mode=values.mode,
             layout=f"cdc:{m.shape}", texts=texts)
 
+    def slot_digits(self, table: str) -> tuple[int, ...]:
+        """Side to move, the lead (a square of the domain, or a pair's orbit), then each
+        further group's combination of the squares left (``solvers/cdc/index.py``)."""
+        d = Material.parse(table).desc
+        digits = [2, int(index_kernels.lead_radix(d))]
+        occupied = int(d[4])
+        for g in range(1, int(d[2])):
+            digits.append(int(index_kernels.BINOM[index_kernels.NSQ - occupied, d[4 + g]]))
+            occupied += int(d[4 + g])
+        return tuple(digits)
+
     def slot_text(self, table: str, slot) -> str:
         m = Material.parse(table)
         side, idx = divmod(int(slot), m.size)

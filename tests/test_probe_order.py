@@ -1,0 +1,85 @@
+"""The slot order of index probe files (``tbdb.probe_files.order``, docs/probe-format.md, "Slot
+order"): slot -> stream position against NumPy's own reshape and transpose, round trips, the
+reader's checks, and the writer's choice on values built to favour one order."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tbdb import games
+from tbdb.probe_files import ProbeFileError, encode_stream
+from tbdb.probe_files.order import SlotOrder, choose_order
+from tbdb.solvers.probe_files import decode_slot_at
+from tbdb.probe_files.coder import Stream
+
+
+RADIX = (2, 3, 5, 4)
+
+
+@pytest.mark.parametrize("perm", list(itertools.permutations(range(len(RADIX))))[::5])
+def test_positions_are_where_numpy_transposes_each_slot(perm):
+    n = int(np.prod(RADIX))
+    order = SlotOrder.of_permutation(RADIX, perm)
+    # the reference: at stream position p numpy's transpose puts game slot stream[p]
+    stream = np.arange(n).reshape(RADIX).transpose(perm).ravel()
+    got = order.positions(stream)
+    assert got.tolist() == list(range(n))
+    assert order.permutation == perm
+    values = np.random.default_rng(1).integers(-50, 50, n).astype(np.int32)
+    assert order.to_stream(values).tolist() == values[stream].tolist()
+    assert order.to_slots(order.to_stream(values)).tolist() == values.tolist()
+    assert SlotOrder.parse(order.to_bytes(), n, "t") == order
+
+
+def test_the_decoder_maps_slots_as_the_order_says():
+    n = int(np.prod(RADIX))
+    values = np.random.default_rng(2).integers(0, 7, n).astype(np.int32)
+    order = SlotOrder.of_permutation(RADIX, (3, 0, 2, 1))
+    s = Stream.parse(np.frombuffer(encode_stream(order.to_stream(values), 16), np.uint8), "t")
+    table = np.array([order.radix, order.place], np.int64).T.copy()
+    got = [decode_slot_at(s.buf, s.table, table, slot, -1) for slot in range(n)]
+    assert got == values.tolist()
+
+
+@pytest.mark.parametrize("radix, place", [
+    ((2, 3), (1, 1)),  # two digits at one place
+    ((2, 3), (3, 2)),  # places that skip: 2 is not 1
+    ((2, 3), (4, 1)),  # 4 is not 3
+    ((6,), (2,)),
+    ((0, 6), (6, 1)),
+])
+def test_the_reader_refuses_an_order_that_is_no_digit_permutation(radix, place):
+    data = SlotOrder(radix, place).to_bytes()
+    with pytest.raises(ProbeFileError, match="slot order"):
+        SlotOrder.parse(data, 6, "f.tbp")
+    with pytest.raises(ProbeFileError, match="slot order"):
+        SlotOrder.parse(SlotOrder.identity(7).to_bytes(), 6, "f.tbp")  # 7 slots, not 6
+    with pytest.raises(ProbeFileError, match="slot order"):
+        SlotOrder.parse(data[:-1], 6, "f.tbp")  # truncated
+
+
+def test_the_writer_puts_the_digit_values_ignore_last():
+    # values that depend on digits 1 and 2 only, at random: neighbours along digit 0 (the
+    # game's slowest) are equal, along the others unrelated; the order must vary it fastest
+    radix = (3, 40, 30)
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 50, (40, 30))
+    values = np.broadcast_to(table[None, :, :], radix).ravel().astype(np.int32)
+    order = choose_order(values, radix)
+    assert order.permutation[-1] == 0
+    assert choose_order(values, radix) == order  # the same values, the same order
+    assert len(encode_stream(order.to_stream(values))) < 0.6 * len(encode_stream(values))
+    # one value only, or no digits: the game's order
+    assert choose_order(np.zeros(3600, np.int32), radix).is_identity
+    assert choose_order(values, None).is_identity
+
+
+def test_cdc_digits_multiply_to_its_slots_and_are_used_by_its_files():
+    from tbdb.games.cdc.material import Material
+    g = games.get("cdc")
+    for name in ("KvK", "KCvP", "GGvM", "KGvRN", "PPvCC"):
+        m = Material.parse(name)
+        assert int(np.prod(g.slot_digits(name))) == 2 * m.size
+    assert g.slot_digits("PPvCC")[1] == 136  # a pair leads: its orbit
