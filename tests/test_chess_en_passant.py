@@ -103,3 +103,154 @@ def test_en_passant_slots_are_python_chess_positions_with_a_legal_capture(kpkp):
                         if board.is_valid() and board.has_legal_en_passant():
                             count += 1
     assert count == 2 * len(en_passant_keys(m)) > 0
+
+
+# ------------------------------------------------------------------ KPvKP built (slow)
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """KPvKP and every table its captures and promotions reach."""
+    import tbdb
+    path = tmp_path_factory.mktemp("kpkp") / "tb.duckdb"
+    tbdb.build("chess", db=str(path), material="KPvKP", progress=False)
+    with tbdb.open(str(path)) as tb:
+        yield tb
+
+
+_VALUE = {"win": 1, "draw": 0, "loss": -1}
+
+
+def _value(tb, board: chess.Board) -> tuple[int, int]:
+    got = tb.lookup(board)
+    r = _VALUE[got.outcome]
+    return r, got.distance if r else 0
+
+
+def stored_en_passant_slots(tb, table: str = "KPvKP") -> dict[str, tuple[int, int]]:
+    """{EPD: (result, distance)} of the table's stored en passant slots, read from its rows."""
+    m = Material.parse(table)
+    rows = tb.sql("SELECT v.idx, v.result, v.distance FROM tb_index_values v JOIN tb_tables t "
+                  "USING (table_id) WHERE t.game = 'chess' AND t.table_name = $t AND "
+                  "v.idx >= $lo", params={"t": table, "lo": 2 * m.half}).fetchall()
+    assert len(rows) == len(en_passant_keys(m))
+    return {G.slot_text(table, i).rsplit(" ", 2)[0]: (r, d if r else 0) for i, r, d in rows}
+
+
+# Where a double step meets an en passant reply: e2-e4 beside the d4 pawn (white's pawn
+# moves, black's d-pawn runs), and ...d7-d5 beside the e5 pawn.
+ROOTS = ["7k/8/8/8/3p4/8/4P3/K7 w - - 0 1", "k7/3p4/8/4P3/8/8/8/7K b - - 0 1"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("root", ROOTS)
+def test_every_position_reachable_equals_the_naive_reference(built, root):
+    """Every KPvKP position reachable from ``root`` without a capture or promotion (about
+    120,000 of them, those with an en passant right among them) solved by the naive
+    reference, which values what captures and promotions lead to by tbdb's other tables
+    (KPvK is checked against its own naive solve in test_chess_tables.py): tbdb's lookups
+    and its stored en passant slots agree with it on every one."""
+    from tests import naive_chess
+    outside: dict[str, tuple[int, int]] = {}
+
+    def value_outside(board):
+        key = board.epd()
+        if key not in outside:
+            outside[key] = _value(built, board)
+        return outside[key]
+
+    expected = naive_chess.solve_reachable([chess.Board(root)], value_outside)
+    with_right = [k for k in expected if k.split(" ")[3] != "-"]
+    assert len(expected) > 50_000 and len(with_right) > 1000
+    got = {k: _value(built, chess.Board(k)) for k in expected}
+    bad = [(k, want, got[k]) for k, want in expected.items() if got[k] != want]
+    assert not bad, f"{len(bad)} of {len(expected)} differ, e.g. {bad[:5]}"
+    slots = stored_en_passant_slots(built)
+    seen = [k for k in with_right if k in slots]
+    assert len(seen) > len(with_right) // 3  # the other half are mirror images
+    assert all(slots[k] == expected[k] for k in seen), \
+        [(k, slots[k], expected[k]) for k in seen if slots[k] != expected[k]][:5]
+
+
+@pytest.mark.slow
+def test_every_mode_solves_the_en_passant_slots_alike(built, tmp_path):
+    """KPvKP solved again edge-free and compact (the modes that walk ``parents``, where the en
+    passant slots' parents matter) gives the rows the edges build gave, and ``verify``
+    re-derives every row, en passant slots included, from one ply."""
+    import shutil
+
+    import tbdb
+    src = built.path
+    want = _rows(built)
+    for mode in ("edge-free", "compact"):
+        path = str(tmp_path / f"{mode}.duckdb")
+        shutil.copy(src, path)
+        tbdb.build("chess", db=path, material="KPvKP", mode=mode, rebuild=["KPvKP"],
+                   progress=False)
+        with tbdb.open(path) as tb:
+            got = _rows(tb)
+        assert all(np.array_equal(got[c], want[c]) for c in want), mode
+    report = tbdb.verify(src, "chess", progress=False, tables=["KPvKP"])
+    assert report.ok and report.checked >= 1, report
+
+
+def _rows(tb) -> dict:
+    return tb.sql("SELECT v.idx, v.result, v.distance, v.best_move FROM tb_index_values v "
+                  "JOIN tb_tables t USING (table_id) WHERE t.game = 'chess' AND "
+                  "t.table_name = 'KPvKP' ORDER BY v.idx").fetchnumpy()
+
+
+@pytest.mark.slow
+def test_hand_checked_positions_where_en_passant_changes_the_value(built):
+    """Values a solve without en passant got wrong (it stored the first as a win in 21 plies,
+    the second as a black win in 21, the third as a draw).
+
+    1. White Kd3, e2; black Kd1, d4; white to move.  The d4 pawn is lost (Kxd4 leaves e2 to
+       the black king; e3 is met by dxe3 Kxe3), and e2-e4, the one try that would win if the
+       d-pawn could not take, is met by dxe3 e.p. Kxe3: bare kings.  A draw."""
+    r = built.lookup("8/8/8/8/3p4/3K4/4P3/3k4 w - - 0 1")
+    assert (r.outcome, r.distance) == ("draw", 0)
+    assert {m.move: m.outcome for m in r.moves}["e2e4"] == "draw"
+    after = built.lookup("8/8/8/8/3pP3/3K4/8/3k4 b - e3 0 1")
+    assert (after.outcome, after.best_move) == ("draw", "d4e3")
+    # the same board with no right to take: black loses (what the solve without en passant
+    # thought e2-e4 led to)
+    assert built.lookup("8/8/8/8/3pP3/3K4/8/3k4 b - - 0 1").outcome == "loss"
+    # 2. The same with colours swapped, for black: ...d7-d5 is met by exd6 e.p. Kxd6.
+    r = built.lookup("3K4/3p4/4k3/4P3/8/8/8/8 b - - 0 1")
+    assert (r.outcome, r.distance) == ("draw", 0)
+    assert built.lookup("3K4/8/4k3/3pP3/8/8/8/8 w - d6 0 1").best_move == "e5d6"
+    # 3. White Ka3, e2; black Kd1, d4 (the white king too far to help): the solve without
+    #    en passant found a draw through e2-e4; dxe3 e.p. refutes it (black's pawn queens),
+    #    so white loses.
+    r = built.lookup("8/8/8/8/3p4/K7/4P3/3k4 w - - 0 1")
+    assert (r.outcome, r.distance) == ("loss", 22)
+    ep = built.lookup("8/8/8/8/3pP3/K7/8/3k4 b - e3 0 1")
+    assert (ep.outcome, ep.distance, ep.best_move) == ("win", 21, "d4e3")
+    # the stored en passant slots hold the values the lookups derive from their children
+    slots = stored_en_passant_slots(built)
+    assert slots["8/8/8/8/3pP3/K7/8/3k4 b - e3"] == (1, 21)
+    assert slots["8/8/8/8/3pP3/3K4/8/3k4 b - e3"] == (0, 0)
+
+
+@pytest.mark.slow
+def test_only_en_passant_wins_or_draws(built):
+    """Lookups of a position with an en passant right are valued from its children: here only
+    the en passant capture wins (or draws), the same position without the right does not."""
+    tb = built
+    win = tb.lookup("8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1")
+    assert (win.outcome, win.distance, win.best_move) == ("win", 19, "e4d3")
+    assert tb.lookup("8/8/7k/8/3Pp3/8/7K/8 b - - 0 1").outcome == "draw"
+    draw = tb.lookup("8/8/8/8/1pP5/1K6/8/7k b - c3 0 1")
+    assert (draw.outcome, draw.best_move) == ("draw", "b4c3")
+    assert [m.move for m in draw.moves if m.outcome == "draw"] == ["b4c3"]
+    assert (tb.lookup("8/8/8/8/1pP5/1K6/8/7k b - - 0 1").outcome) == "loss"
+    # the batch form values the same rows alike (best moves as codes on each row)
+    texts = ["8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1", "8/8/7k/8/3Pp3/8/7K/8 b - - 0 1",
+             "8/8/8/8/1pP5/1K6/8/7k b - c3 0 1", "8/8/8/8/1pP5/1K6/8/7k b - - 0 1"]
+    positions = [G.coerce(t) for t in texts]
+    result, distance, best = tb.lookup_arrays("chess", *G.encode_batch(positions))
+    for p, r, d, b in zip(positions, result, distance, best):
+        one = tb.lookup(p)
+        assert ({1: "win", 0: "draw", -1: "loss"}[int(r)], int(d)) == \
+            (one.outcome, one.distance or 0)
+        assert G.move_text(p, int(b), 0) == one.best_move
