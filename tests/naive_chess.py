@@ -155,10 +155,12 @@ def material_of(board: chess.Board) -> tuple:
     return tuple(sorted((p.piece_type, p.color) for p in board.piece_map().values()))
 
 
-def solve_reachable(roots, outside) -> dict:
+def solve_reachable(roots, outside, keep=None) -> dict:
     """{epd: (result, distance)} for every position reachable from the boards ``roots`` (one
     material) by moves that keep the material; ``outside(board) -> (result, distance)`` for
-    the boards after a capture or a promotion (for their side to move)."""
+    the boards after a capture or a promotion (for their side to move).  ``keep(board, move)``
+    (the board after the move), if given, also sends the moves it refuses outside (a check
+    of part of a table, the rest of it taken as known)."""
     material = material_of(roots[0])
     nodes: dict[str, int] = {}
     todo = []
@@ -174,7 +176,8 @@ def solve_reachable(roots, outside) -> dict:
         check = board.is_check()
         for move in list(board.legal_moves):
             board.push(move)
-            if move.promotion is None and material_of(board) == material:
+            if move.promotion is None and material_of(board) == material and \
+                    (keep is None or keep(board, move)):
                 key = board.epd()  # with the en passant square if a legal capture uses it
                 if key not in nodes:
                     nodes[key] = len(nodes)
