@@ -173,7 +173,7 @@ def test_pawn_configurations_equal_the_naive_reference(built, white_pawn, black_
     solved by the naive reference over king moves and those double steps; the moves that
     leave them (other pawn moves, captures, promotions) valued by tbdb's tables.  tbdb's
     lookups, and its stored en passant slots, agree with it on every one.  (A solve without
-    en passant slots stored other values for e2/d4, d5/e7 and b2/a4.)"""
+    en passant slots stored other values for 708 positions each of e2/d4 and d5/e7.)"""
     from tests import naive_chess
     outside: dict[str, tuple[int, int]] = {}
 
