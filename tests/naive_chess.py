@@ -8,6 +8,12 @@ pieces in the material's written order (white king, white pieces, black king, bl
 identical pieces in square order); result 1 win / 0 draw / -1 loss for the side to move,
 distance in plies (0 for draws).  Captures and promotions lead to other materials, solved the
 same way (bare kings: a draw).  No castling or en passant rights, no 50-move rule.
+
+``solve_reachable(roots, outside)`` handles en passant exactly: it solves every position
+reachable from the ``roots`` without a capture or promotion, each keyed by its EPD with the en
+passant square where a legal capture uses it (python-chess's ``epd()``), so a double step next
+to an enemy pawn leads to a position of its own whose moves python-chess lists with the en
+passant capture.  ``outside(board)`` values the positions a capture or promotion leads to.
 """
 from __future__ import annotations
 
@@ -143,3 +149,89 @@ def solve(material: str) -> dict:
     # never resolved: neither side can force mate, a draw
     return {key: (0, 0) if result[i] in (None, 0) else (result[i], distance[i])
             for key, i in nodes.items()}
+
+
+def material_of(board: chess.Board) -> tuple:
+    return tuple(sorted((p.piece_type, p.color) for p in board.piece_map().values()))
+
+
+def solve_reachable(roots, outside, keep=None) -> dict:
+    """{epd: (result, distance)} for every position reachable from the boards ``roots`` (one
+    material) by moves that keep the material; ``outside(board) -> (result, distance)`` for
+    the boards after a capture or a promotion (for their side to move).  ``keep(board, move)``
+    (the board after the move), if given, also sends the moves it refuses outside (a check
+    of part of a table, the rest of it taken as known)."""
+    material = material_of(roots[0])
+    nodes: dict[str, int] = {}
+    todo = []
+    for board in roots:
+        key = board.epd()
+        if key not in nodes:
+            nodes[key] = len(nodes)
+            todo.append(key)
+    rows = []  # per position: (in-table children, external values, in check)
+    while len(rows) < len(nodes):
+        board = chess.Board(todo[len(rows)])
+        inside, external = [], []
+        check = board.is_check()
+        for move in list(board.legal_moves):
+            board.push(move)
+            if move.promotion is None and material_of(board) == material and \
+                    (keep is None or keep(board, move)):
+                key = board.epd()  # with the en passant square if a legal capture uses it
+                if key not in nodes:
+                    nodes[key] = len(nodes)
+                    todo.append(key)
+                inside.append(nodes[key])
+            else:
+                external.append(outside(board))
+            board.pop()
+        rows.append((inside, external, check))
+    return _retrograde(rows, todo)
+
+
+def _retrograde(rows, keys) -> dict:
+    """The plain retrograde of ``solve`` over ``rows`` (in-table children, external values,
+    in check) per position."""
+    n = len(rows)
+    parents: list[list[int]] = [[] for _ in range(n)]
+    not_won = [0] * n
+    longest = [0] * n
+    buckets: dict[int, list[tuple[int, int]]] = {}
+    for i, (inside, external, check) in enumerate(rows):
+        if not inside and not external:
+            buckets.setdefault(0, []).append((i, -1 if check else 0))
+            continue
+        for c in inside:
+            parents[c].append(i)
+            not_won[i] += 1
+        for r, d in external:
+            if r == 1:
+                longest[i] = max(longest[i], d)
+                continue
+            not_won[i] += 1
+            if r == -1:
+                buckets.setdefault(d + 1, []).append((i, 1))
+        if not_won[i] == 0:
+            buckets.setdefault(longest[i] + 1, []).append((i, -1))
+    result: list[int | None] = [None] * n
+    distance = [0] * n
+    d = 0
+    while d <= max(buckets, default=0):
+        for i, r in buckets.get(d, []):
+            if result[i] is not None:
+                continue
+            result[i], distance[i] = r, d
+            if r == 0:
+                continue
+            for p in parents[i]:
+                if r == -1:
+                    buckets.setdefault(d + 1, []).append((p, 1))
+                else:
+                    not_won[p] -= 1
+                    longest[p] = max(longest[p], d)
+                    if not_won[p] == 0:
+                        buckets.setdefault(longest[p] + 1, []).append((p, -1))
+        d += 1
+    return {key: (0, 0) if result[i] in (None, 0) else (result[i], distance[i])
+            for i, key in enumerate(keys)}

@@ -159,29 +159,3 @@ def test_json_has_lichess_fields(three):
         ("Kxg2", True, "draw")
     lost = three.lookup("8/8/8/4k3/8/8/8/KQ6 b - - 0 1").to_dict()
     assert lost["category"] == "loss" and lost["dtm"] < 0
-
-
-@pytest.mark.slow
-def test_only_en_passant_wins_or_draws(tmp_path):
-    """Lookups of a position with an en passant right are valued from its children: here only
-    the en passant capture wins (or draws), the same position without the right does not."""
-    path = str(tmp_path / "tb.duckdb")
-    tbdb.build("chess", db=path, material="KPvKP", progress=False)
-    with tbdb.open(path) as tb:
-        win = tb.lookup("8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1")
-        assert (win.outcome, win.distance, win.best_move) == ("win", 19, "e4d3")
-        assert tb.lookup("8/8/7k/8/3Pp3/8/7K/8 b - - 0 1").outcome == "draw"
-        draw = tb.lookup("8/8/8/8/1pP5/1K6/8/7k b - c3 0 1")
-        assert (draw.outcome, draw.best_move) == ("draw", "b4c3")
-        assert [m.move for m in draw.moves if m.outcome == "draw"] == ["b4c3"]
-        assert (tb.lookup("8/8/8/8/1pP5/1K6/8/7k b - - 0 1").outcome) == "loss"
-        # the batch form values the same rows alike (best moves as codes on each row)
-        texts = ["8/8/7k/8/3Pp3/8/7K/8 b - d3 0 1", "8/8/7k/8/3Pp3/8/7K/8 b - - 0 1",
-                 "8/8/8/8/1pP5/1K6/8/7k b - c3 0 1", "8/8/8/8/1pP5/1K6/8/7k b - - 0 1"]
-        positions = [G.coerce(t) for t in texts]
-        result, distance, best = tb.lookup_arrays("chess", *G.encode_batch(positions))
-        for p, r, d, b in zip(positions, result, distance, best):
-            one = tb.lookup(p)
-            assert ({1: "win", 0: "draw", -1: "loss"}[int(r)], int(d)) == \
-                (one.outcome, one.distance or 0)
-            assert G.move_text(p, int(b), 0) == one.best_move

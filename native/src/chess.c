@@ -186,7 +186,8 @@ int tb_chess_prepare(tb_file *f, char *err, size_t err_len)
 {
     /* the name: K<pieces>vK<pieces>, pieces from Q R B N P; its slots: two halves */
     const char *name = f->name, *v = strchr(name, 'v');
-    int codes[8], k = 2, pawns = 0, ok = name[0] == 'K' && v && v[1] == 'K';
+    int codes[8], k = 2, pawns = 0, white_pawns = 0, black_pawns = 0;
+    int ok = name[0] == 'K' && v && v[1] == 'K';
     codes[0] = KING;
     codes[1] = BLACK_BIT + KING;
     for (const char *p = name + 1; ok && *p; p++) {
@@ -195,15 +196,23 @@ int tb_chess_prepare(tb_file *f, char *err, size_t err_len)
         if (!*p || !l || k == MAX_PIECES) { ok = 0; break; }
         codes[k++] = (p > v ? BLACK_BIT : 0) + (int)(l - "PNBRQ") + 1;
         pawns |= *p == 'P';
+        white_pawns |= *p == 'P' && p < v;
+        black_pawns |= *p == 'P' && p > v;
     }
     if (!ok || k < 3) {
         tb_seterr(err, err_len, "'%s' is no chess table name", name);
         return 1;
     }
     int64_t half = half_size(codes, k, pawns);
-    if (f->layout != TB_LAYOUT_INDEX || f->slots != (uint64_t)(2 * half)) {
-        tb_seterr(err, err_len, "chess table '%s' has %llu slots, expected %lld", name,
-                  (unsigned long long)f->slots, (long long)(2 * half));
+    /* a table with pawns of both colours has its en passant slots after the two halves (its
+     * number is not checked here): this prober never reads them, it values a position with
+     * an en passant right through its children */
+    int ep_slots = white_pawns && black_pawns;
+    if (f->layout != TB_LAYOUT_INDEX || f->slots < (uint64_t)(2 * half) ||
+        (!ep_slots && f->slots != (uint64_t)(2 * half)) || f->slots > (uint64_t)(3 * half)) {
+        tb_seterr(err, err_len, "chess table '%s' has %llu slots, expected %lld%s", name,
+                  (unsigned long long)f->slots, (long long)(2 * half),
+                  ep_slots ? " and its en passant slots" : "");
         return 1;
     }
     return 0;

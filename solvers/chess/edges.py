@@ -10,15 +10,21 @@ child table slot of this table's piece slot i (-1: captured).  Per child table: 
 ``coff`` (where its values start in ``cres``/``cdist``) and ``chalf``.
 
 A position with no legal move is checkmate (no children: lost at distance 0) or stalemate: one
-pseudo-move ``STALEMATE_MOVE`` to a drawn child outside the table.  Tables hold no en passant
-rights: the child of a double step is the position without one.
+pseudo-move ``STALEMATE_MOVE`` to a drawn child outside the table.
+
+En passant (``ep.py``): a table with pawns of both colours has en passant slots after its
+``2 * half`` ordinary ones (``keys``, sorted; empty for other tables).  A double step whose
+position gives the opponent a legal en passant capture leads to that en passant slot, any
+other move to an ordinary slot; an en passant slot's moves are its board's and the en passant
+capture (into the table without the pawn taken).
 """
 import numpy as np
 
-from tbdb.solvers.jit import parallel_kernel, prange
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.chess.ep import ep_right, ep_square, find_key
 from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
-    PKPAIR_STAB, canonical, canonical_index, canonical_with, half_size, orbit, pair_symmetries, \
-    set_board, slot_weights, unrank
+    PKPAIR_STAB, SYM, canonical, canonical_index, canonical_with, half_size, orbit, \
+    pair_symmetries, set_board, slot_weights, unrank
 from tbdb.solvers.chess.pieces import attacked, bit, fill, table_moves, unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
     RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE
@@ -30,9 +36,9 @@ CHUNK = 4096
 
 
 @parallel_kernel
-def census(desc, lo, hi, kind, mult):
+def census(desc, keys, lo, hi, kind, mult):
     """kind int8[hi - lo] (NONE, ILLEGAL or 0) and multiplicity int16[hi - lo] of slots lo..hi
-    (ILLEGAL: the side not to move is in check)."""
+    (ILLEGAL: the side not to move is in check; en passant slots are legal positions)."""
     half = half_size(desc)
     k = desc[0]
     pawns = desc[1]
@@ -44,6 +50,12 @@ def census(desc, lo, hi, kind, mult):
         t = np.empty(MAX_PIECES, np.int64)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = lo + r
+            if p >= 2 * half:  # an en passant slot: a legal position by its definition
+                slot, _ = ep_square(desc, half, keys[p - 2 * half])
+                unrank(desc, slot % half, sq)
+                kind[r] = 0
+                mult[r] = orbit(desc, sq, t)
+                continue
             side = p // half
             idx = p % half
             unrank(desc, idx, sq)
@@ -76,8 +88,8 @@ def census(desc, lo, hi, kind, mult):
 
 
 @parallel_kernel
-def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres, cdist,
-             count, child, move, ext_result, ext_distance):
+def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres,
+             cdist, count, child, move, ext_result, ext_distance):
     """Every legal move of each position, in move order (docs/kernel-contract.md)."""
     half = half_size(desc)
     k = desc[0]
@@ -99,11 +111,14 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
         slot_weights(desc, weight, lone)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
+            ep = -1
+            if p >= 2 * half:
+                p, ep = ep_square(desc, half, keys[p - 2 * half])
             side = p // half
             here = p % half
             unrank(desc, here, sq)
             occ = fill(desc, sq, board)
-            m = table_moves(desc, sq, side, board, occ, moves, victims, order)
+            m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
             unfill(desc, sq, board)
             if m == 0:
                 if attacked(desc, sq, sq[side], 1 - side, occ, -1):
@@ -139,6 +154,14 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
                     else:
                         idx = canonical_with(desc, after, t, syms, pairs, nsym)
                     child[r, e] = (1 - side) * half + idx
+                    if keys.shape[0] and (to - fr == 16 or fr - to == 16) and \
+                            desc[2 + mover] & 7 == PAWN and \
+                            ep_right(desc, after, 1 - side, (occ ^ bit(fr)) | bit(to), mover):
+                        # the opponent may take en passant: its en passant slot (with pawns
+                        # the one symmetry fitting the kings, syms[0], places the file)
+                        got = find_key(keys, child[r, e] * 8 + SYM[syms[0], to] % 8)
+                        if got >= 0:  # always (the keys are these positions): see ep.py
+                            child[r, e] = 2 * half + got
                     continue
                 if victim < 0:
                     victim = k
@@ -162,11 +185,31 @@ def children(desc, positions, change_table, change_map, cdesc, cflip, coff, chal
             count[r] = m
 
 
+@kernel
+def _emit(desc, half, keys, before, mover, idx, s, occ, parent, r, got):
+    """Append the parent ``before`` (``mover`` to move; its canonical index ``idx`` through
+    symmetry ``s``; ``occ`` its occupied squares) and its en passant slots, which have the
+    same moves; returns the new count."""
+    parent[r, got] = mover * half + idx
+    got += 1
+    if keys.shape[0] == 0:
+        return got
+    for j in range(2, desc[0]):
+        if ep_right(desc, before, mover, occ, j):
+            e = find_key(keys, (mover * half + idx) * 8 + SYM[s, before[j]] % 8)
+            if e >= 0:
+                parent[r, got] = 2 * half + e
+                got += 1
+    return got
+
+
 @parallel_kernel
-def parents(desc, positions, count, parent):
+def parents(desc, keys, positions, count, parent):
     """Every in-table parent slot of each (legal) position: the other side's last move undone
     (no uncaptures or unpromotions: those come from bigger tables), the parent legal (its side
-    not to move not in check).  Repeats possible (symmetric positions)."""
+    not to move not in check), and each parent's en passant slots.  A double step after which
+    the side to move may take en passant led to an en passant slot, not here; an en passant
+    slot's one parent move is that double step.  Repeats possible (symmetric positions)."""
     half = half_size(desc)
     k = desc[0]
     n = positions.shape[0]
@@ -181,6 +224,9 @@ def parents(desc, positions, count, parent):
         pairs = np.empty(8, np.int64)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
+            ep = -1
+            if p >= 2 * half:
+                p, ep = ep_square(desc, half, keys[p - 2 * half])
             side = p // half
             mover = 1 - side
             unrank(desc, p % half, sq)
@@ -190,6 +236,22 @@ def parents(desc, positions, count, parent):
                 occ |= bit(sq[j])
             nsym = pair_symmetries(desc, sq, syms, pairs)
             got = 0
+            if ep >= 0:
+                # the double step onto the square beside ``ep``, from two squares behind it
+                q = ep - 8 if side == 0 else ep + 8
+                f = ep + 8 if side == 0 else ep - 8
+                for i in range(2, k):
+                    if sq[i] == q:
+                        for j in range(k):
+                            before[j] = sq[j]
+                        before[i] = f
+                        bocc = (occ ^ bit(q)) | bit(f)
+                        if not attacked(desc, before, sq[side], mover, bocc, -1):
+                            idx = canonical_with(desc, before, t, syms, pairs, nsym)
+                            got = _emit(desc, half, keys, before, mover, idx, syms[0], bocc,
+                                        parent, r, got)
+                count[r] = got
+                continue
             for i in range(k):
                 code = desc[2 + i]
                 if (code & BLACK_BIT) != mover * BLACK_BIT:
@@ -205,7 +267,10 @@ def parents(desc, positions, count, parent):
                         origins[no] = f1
                         no += 1
                         f2 = f1 + back
-                        if f2 // 8 == home and board[f2] == 0:
+                        # a double step that gives an en passant right led to the en
+                        # passant slot instead
+                        if f2 // 8 == home and board[f2] == 0 and not (
+                                keys.shape[0] and ep_right(desc, sq, side, occ, i)):
                             origins[no] = f2
                             no += 1
                 elif kind == KNIGHT or kind == 6:
@@ -231,13 +296,14 @@ def parents(desc, positions, count, parent):
                     for j in range(k):
                         before[j] = sq[j]
                     before[i] = f
+                    bocc = (occ ^ bit(q)) | bit(f)
                     # the parent is legal if the side that did not move was not in check
-                    if attacked(desc, before, sq[side], mover, (occ ^ bit(q)) | bit(f), -1):
+                    if attacked(desc, before, sq[side], mover, bocc, -1):
                         continue
                     if i < 2:  # a king moved: the symmetries that fit change
-                        idx, _ = canonical(desc, before, t)
+                        idx, s = canonical(desc, before, t)
                     else:
                         idx = canonical_with(desc, before, t, syms, pairs, nsym)
-                    parent[r, got] = mover * half + idx
-                    got += 1
+                        s = syms[0]
+                    got = _emit(desc, half, keys, before, mover, idx, s, bocc, parent, r, got)
             count[r] = got

@@ -106,11 +106,11 @@ def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank, 
 
 
 @kernel
-def table_moves(desc, sq, side, board, occ, out, victims, order):
-    """Every legal move of ``side`` in the table position ``sq`` (``board``: its slot number
-    + 1 on each occupied square, 0 empty; ``occ`` the occupied squares) into ``out``, and the
-    slot each takes (-1 none) into ``victims``; returns how many (``order``: scratch,
-    int64[>= k])."""
+def table_moves(desc, sq, side, ep, board, occ, out, victims, order):
+    """Every legal move of ``side`` in the table position ``sq`` (``ep``: the en passant
+    square, -1 none; ``board``: its slot number + 1 on each occupied square, 0 empty; ``occ``
+    the occupied squares) into ``out``, and the slot each takes (-1 none) into ``victims``;
+    returns how many (``order``: scratch, int64[>= k])."""
     k = desc[0]
     own = side * BLACK_BIT
     # own pieces by square: the move order is by from-square
@@ -152,6 +152,13 @@ def table_moves(desc, sq, side, board, occ, out, victims, order):
                 v = board[tc] - 1
                 if v >= 0 and (desc[2 + v] & BLACK_BIT) != own:
                     n = _add(out, victims, n, desc, sq, side, i, tc, v, occ, king, last, safe)
+                elif tc == ep and v < 0:
+                    # en passant: the pawn taken stands beside, not on the target; its square
+                    # empties too, which can open a line to the king along the rank, so the
+                    # test is never skipped
+                    gone = tc - step
+                    n = _add(out, victims, n, desc, sq, side, i, tc, board[gone] - 1,
+                             occ ^ bit(gone), king, False, False)
         elif t == KNIGHT or t == KING:
             for d in range(8):
                 to = KNIGHT_TO[fr, d] if t == KNIGHT else KING_TO[fr, d]

@@ -20,9 +20,10 @@ from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Su
 from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
 from tbdb.games.chess.material import MAX_PIECES, MIN_PIECES, Material, all_materials, closure
 from tbdb.games.chess.position import LETTERS, Move, Position, looks_like_fen, san
-from tbdb.games.chess.tables import ChessSpace
+from tbdb.games.chess.tables import ChessSpace, en_passant_keys
 from tbdb.options import Option
 from tbdb.solvers.chess import batch as batch_kernels
+from tbdb.solvers.chess import ep as ep_kernels
 from tbdb.solvers.chess import index as index_kernels
 from tbdb.solvers.chess import moves as move_kernels
 from tbdb.solvers.chess.moves import BLACK_BIT, KING
@@ -169,7 +170,7 @@ class ChessGame(Game):
         return sorted(c.name for c in Material.parse(table).children())
 
     def weight(self, table: str) -> int:
-        return 2 * Material.parse(table).half
+        return 2 * Material.parse(table).half  # (its en passant slots are a few per cent)
 
     def check_table(self, table: str) -> str:
         try:
@@ -192,17 +193,29 @@ class ChessGame(Game):
         return ChessSpace(Material.parse(table), deps)
 
     def describe(self, table: str, values) -> TableData:
+        """Per side to move: its ordinary slots and its en passant slots (positions where it
+        may take en passant; they come after the ordinary ones, white to move first) are
+        counted together."""
         m = Material.parse(table)
         half = m.half
+        keys = en_passant_keys(m)
+        white_ep = int(np.searchsorted(keys, 8 * half))  # keys of white to move come first
+        ranges = (((0, half), (2 * half, 2 * half + white_ep)),
+                  ((half, 2 * half), (2 * half + white_ep, 2 * half + len(keys))))
         swapped = m.swapped().name
         full = 2 if m.has_pawns else 8
         stats = []
         raw = fixed = illegal = 0
         for side in (0, 1):
-            lo = side * half
-            n, w, d, lo_, lw, ll, ill, f = (int(x) for x in tally(
-                values.result[lo:lo + half], values.distance[lo:lo + half],
-                values.multiplicity[lo:lo + half], full))
+            total = np.zeros(8, np.int64)
+            total[4:6] = -1
+            for lo, hi in ranges[side]:
+                got = tally(values.result[lo:hi], values.distance[lo:hi],
+                            values.multiplicity[lo:hi], full)
+                total[4:6] = np.maximum(total[4:6], got[4:6])  # longest win and loss
+                got[4:6] = 0
+                total += got
+            n, w, d, lo_, lw, ll, ill, f = (int(x) for x in total)
             lw, ll = (None if x < 0 else x for x in (lw, ll))
             raw, fixed, illegal = raw + n, fixed + f, illegal + ill
             stats.append(StatRow(m.name, m.pieces, ("white", "black")[side], n, w, d, lo_, ill,
@@ -213,20 +226,24 @@ class ChessGame(Game):
         return TableData(
             storage="index", values=values,
             params={"material": m.name, "swapped": swapped, "pieces": m.pieces,
-                    "half": half, "pawns": m.has_pawns},
-            stats=stats, slots=2 * half, raw_positions=raw,
+                    "half": half, "pawns": m.has_pawns, "en_passant_slots": len(keys)},
+            stats=stats, slots=2 * half + len(keys), raw_positions=raw,
             positions_answered=raw * (1 if swapped == m.name else 2),
             fixed_positions=fixed, illegal=illegal, mode=values.mode)
 
     def slot_text(self, table: str, slot) -> str:
         m = Material.parse(table)
-        side, idx = divmod(int(slot), m.half)
+        slot, ep = int(slot), -1
+        if slot >= 2 * m.half:  # an en passant slot
+            slot, ep = (int(x) for x in ep_kernels.ep_square(
+                m.desc, m.half, en_passant_keys(m)[slot - 2 * m.half]))
+        side, idx = divmod(slot, m.half)
         sq = np.empty(m.pieces, np.int64)
         index_kernels.unrank(m.desc, idx, sq)
         board = [0] * 64
         for c, s in zip(m.codes, sq.tolist()):
             board[s] = c
-        return Position(tuple(board), side).text
+        return Position(tuple(board), side, ep).text
 
     # ------------------------------------------------------------------ positions
 

@@ -2,21 +2,34 @@
 
 A table is a canonical material (``KQvKR``; it also answers ``KRvKQ``, colours swapped).  Its
 slots are ``side * half + index`` (side 0: the first side, playing white, to move; index: the
-placement of ``solvers/chess/index.py``).  Captures and promotions lead to smaller or other
+placement of ``solvers/chess/index.py``), then, in a table with pawns of both colours, its en
+passant slots (``solvers/chess/ep.py``).  Captures and promotions lead to smaller or other
 tables, whose solved values the ``children`` kernel (``solvers/chess/edges.py``) reads.
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
 from tbdb.games.chess.material import Material
 from tbdb.solvers.chess import edges as edge_kernels
+from tbdb.solvers.chess import ep as ep_kernels
 from tbdb.solvers.chess import index as index_kernels
 
 # the most moves (and un-moves) a piece of each type has: pawn (3 targets x 4 promotions),
 # knight, bishop, rook, queen, king
 _MOST_MOVES = {1: 12, 2: 8, 3: 13, 4: 14, 5: 27, 6: 8}
 _MOST_UNMOVES = {1: 2, 2: 8, 3: 13, 4: 14, 5: 27, 6: 8}
+
+
+@lru_cache(maxsize=8)
+def en_passant_keys(m: Material) -> np.ndarray:
+    """The table's en passant keys, sorted (``solvers/chess/ep.py``; empty without pawns of
+    both colours): its slot ``2 * half + e`` is key e."""
+    keys = ep_kernels.enumerate_keys(m.desc)
+    keys.flags.writeable = False
+    return keys
 
 
 class ChessSpace:
@@ -28,11 +41,17 @@ class ChessSpace:
         self.m = m
         self.desc = m.desc
         self.half = m.half
-        self.size = 2 * m.half
+        self.ep_keys = en_passant_keys(m)
+        self.size = 2 * m.half + len(self.ep_keys)
         self._held: dict[str, list[np.ndarray]] = {}
         sides = [[c for c in m.codes if c < 8], [c for c in m.codes if c > 8]]
-        self.max_children = 1 + max(sum(_MOST_MOVES[c & 7] for c in s) for s in sides)
-        self.max_parents = max(sum(_MOST_UNMOVES[c & 7] for c in s) for s in sides)
+        # + 1: the stalemate pseudo-move; + 2: the en passant captures of an en passant slot
+        self.max_children = 1 + 2 * (len(self.ep_keys) > 0) + \
+            max(sum(_MOST_MOVES[c & 7] for c in s) for s in sides)
+        # each parent board comes with its en passant slots: one per enemy pawn at most
+        self.max_parents = max(sum(_MOST_UNMOVES[c & 7] for c in s)
+                               * (1 + sum(c & 7 == 1 for c in sides[1 - i]))
+                               for i, s in enumerate(sides))
         k = m.pieces
         n_changes = (k + 1) * (k + 1) * 6
         self.change_table = np.full(n_changes, -1, np.int64)
@@ -69,7 +88,7 @@ class ChessSpace:
     def census(self, lo: int, hi: int):
         kind = np.empty(hi - lo, np.int8)
         mult = np.empty(hi - lo, np.int16)
-        edge_kernels.census(self.desc, lo, hi, kind, mult)
+        edge_kernels.census(self.desc, self.ep_keys, lo, hi, kind, mult)
         return kind, mult
 
     # children() and parents() return views of buffers kept between calls: valid until the
@@ -92,7 +111,7 @@ class ChessSpace:
         out = self._buffers("children", len(positions),
                             [(0, np.int16), (w, np.int64), (w, np.int32), (w, np.int8),
                              (w, np.int16)])
-        edge_kernels.children(self.desc, np.ascontiguousarray(positions, np.int64),
+        edge_kernels.children(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64),
                               self.change_table, self.change_map, self.cdesc, self.cflip,
                               self.coff, self.chalf, self.cres, self.cdist, *out)
         return tuple(out)
@@ -100,5 +119,5 @@ class ChessSpace:
     def parents(self, positions: np.ndarray):
         out = self._buffers("parents", len(positions),
                             [(0, np.int32), (self.max_parents, np.int64)])
-        edge_kernels.parents(self.desc, np.ascontiguousarray(positions, np.int64), *out)
+        edge_kernels.parents(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64), *out)
         return tuple(out)
