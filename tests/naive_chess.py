@@ -97,58 +97,21 @@ def after(material: str, key: tuple, move: chess.Move) -> tuple[str, tuple]:
 @lru_cache(maxsize=None)
 def solve(material: str) -> dict:
     nodes: dict[tuple, int] = {}
-    rows = []  # (key, legal moves, in check) per position
+    boards = []  # (key, legal moves, in check) per position
     for board, key in positions(material):
-        nodes[key] = len(rows)
-        rows.append((key, list(board.legal_moves), board.is_check()))
-    n = len(rows)
-    parents: list[list[int]] = [[] for _ in range(n)]  # one entry per move into the position
-    not_won = [0] * n  # children not (yet) known to be won for the opponent
-    longest = [0] * n  # the longest win among the children known to be won
-    buckets: dict[int, list[tuple[int, int]]] = {}  # distance -> (position, result) candidates
-    for i, (key, moves, check) in enumerate(rows):
-        if not moves:  # checkmate lost, stalemate drawn, at distance 0
-            buckets.setdefault(0, []).append((i, -1 if check else 0))
-            continue
+        nodes[key] = len(boards)
+        boards.append((key, list(board.legal_moves), board.is_check()))
+    rows = []  # per position: (in-table children, external values, in check), as _retrograde
+    for key, moves, check in boards:
+        inside, external = [], []
         for move in moves:
             name, child = after(material, key, move)
             if name == material:
-                parents[nodes[child]].append(i)
-                not_won[i] += 1
-                continue
-            r, d = (0, 0) if name == "KvK" else solve(name)[child]
-            if r == 1:
-                longest[i] = max(longest[i], d)
-                continue
-            not_won[i] += 1  # lost or drawn for the opponent
-            if r == -1:
-                buckets.setdefault(d + 1, []).append((i, 1))
-        if not_won[i] == 0:  # every move leaves the material into a win for the opponent
-            buckets.setdefault(longest[i] + 1, []).append((i, -1))
-    # resolve in order of distance: a win through the first lost child found (the quickest),
-    # a loss once every child is won (through the longest of them)
-    result: list[int | None] = [None] * n
-    distance = [0] * n
-    d = 0
-    while d <= max(buckets, default=0):
-        for i, r in buckets.get(d, []):
-            if result[i] is not None:
-                continue
-            result[i], distance[i] = r, d
-            if r == 0:
-                continue
-            for p in parents[i]:
-                if r == -1:
-                    buckets.setdefault(d + 1, []).append((p, 1))
-                else:
-                    not_won[p] -= 1
-                    longest[p] = max(longest[p], d)
-                    if not_won[p] == 0:
-                        buckets.setdefault(longest[p] + 1, []).append((p, -1))
-        d += 1
-    # never resolved: neither side can force mate, a draw
-    return {key: (0, 0) if result[i] in (None, 0) else (result[i], distance[i])
-            for key, i in nodes.items()}
+                inside.append(nodes[child])
+            else:
+                external.append((0, 0) if name == "KvK" else solve(name)[child])
+        rows.append((inside, external, check))
+    return _retrograde(rows, [key for key, _, _ in boards])
 
 
 def material_of(board: chess.Board) -> tuple:
@@ -194,12 +157,12 @@ def _retrograde(rows, keys) -> dict:
     """The plain retrograde of ``solve`` over ``rows`` (in-table children, external values,
     in check) per position."""
     n = len(rows)
-    parents: list[list[int]] = [[] for _ in range(n)]
-    not_won = [0] * n
-    longest = [0] * n
-    buckets: dict[int, list[tuple[int, int]]] = {}
+    parents: list[list[int]] = [[] for _ in range(n)]  # one entry per move into the position
+    not_won = [0] * n  # children not (yet) known to be won for the opponent
+    longest = [0] * n  # the longest win among the children known to be won
+    buckets: dict[int, list[tuple[int, int]]] = {}  # distance -> (position, result) candidates
     for i, (inside, external, check) in enumerate(rows):
-        if not inside and not external:
+        if not inside and not external:  # checkmate lost, stalemate drawn, at distance 0
             buckets.setdefault(0, []).append((i, -1 if check else 0))
             continue
         for c in inside:
@@ -209,11 +172,13 @@ def _retrograde(rows, keys) -> dict:
             if r == 1:
                 longest[i] = max(longest[i], d)
                 continue
-            not_won[i] += 1
+            not_won[i] += 1  # lost or drawn for the opponent
             if r == -1:
                 buckets.setdefault(d + 1, []).append((i, 1))
-        if not_won[i] == 0:
+        if not_won[i] == 0:  # every move leaves the material into a win for the opponent
             buckets.setdefault(longest[i] + 1, []).append((i, -1))
+    # resolve in order of distance: a win through the first lost child found (the quickest),
+    # a loss once every child is won (through the longest of them)
     result: list[int | None] = [None] * n
     distance = [0] * n
     d = 0
