@@ -25,7 +25,8 @@ from tbdb.solvers.chess.ep import ep_right, ep_square, find_key
 from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
     PKPAIR_STAB, SYM, canonical, canonical_index, canonical_with, half_size, orbit, \
     pair_symmetries, set_board, slot_weights, unrank
-from tbdb.solvers.chess.pieces import attacked, bit, fill, table_moves, unfill
+from tbdb.solvers.chess.pieces import attacked, bit, fill, placement_occupancy, table_moves, \
+    unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
     RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE
 
@@ -59,17 +60,8 @@ def census(desc, keys, lo, hi, kind, mult):
             side = p // half
             idx = p % half
             unrank(desc, idx, sq)
-            # pieces on distinct squares, identical ones ascending (else not a placement's
-            # canonical slot); the kings never share a square (pairs are apart)
-            ok = True
-            occ = bit(sq[0]) | bit(sq[1])
-            for i in range(2, k):
-                b = bit(sq[i])
-                if occ & b or (i > 2 and desc[2 + i] == desc[1 + i] and sq[i] < sq[i - 1]):
-                    ok = False
-                    break
-                occ |= b
-            if not ok:
+            occ = placement_occupancy(desc, sq, k)
+            if occ == 0:
                 kind[r] = NONE
                 mult[r] = 0
                 continue

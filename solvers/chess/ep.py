@@ -19,7 +19,7 @@ import numpy as np
 
 from tbdb.solvers.chess.index import MAX_PIECES, canonical, half_size, unrank
 from tbdb.solvers.chess.moves import BLACK_BIT, PAWN
-from tbdb.solvers.chess.pieces import attacked, bit
+from tbdb.solvers.chess.pieces import attacked, bit, placement_occupancy
 from tbdb.solvers.jit import kernel, parallel_kernel, prange
 
 CHUNK = 4096
@@ -124,15 +124,8 @@ def _flags(desc, side, j, flags):
             if idx >= half:
                 continue
             unrank(desc, idx, sq)
-            occ = np.uint64(0)
-            ok = True
-            for i in range(k):
-                b = bit(sq[i])
-                if occ & b or (i > 2 and desc[2 + i] == desc[1 + i] and sq[i] < sq[i - 1]):
-                    ok = False
-                    break
-                occ |= b
-            if not ok:
+            occ = placement_occupancy(desc, sq, k)
+            if occ == 0:
                 continue
             best, _ = canonical(desc, sq, t)
             if best != idx:

@@ -51,6 +51,20 @@ def bit(sq):
 
 
 @kernel
+def placement_occupancy(desc, sq, k):
+    """The occupied squares of pieces ``sq[:k]`` (an unranked slot), or 0 when the slot is not
+    a placement's canonical one: two pieces on a square, or identical pieces not ascending.
+    Never 0 otherwise: the two kings are always there."""
+    occ = np.uint64(0)
+    for i in range(k):
+        b = bit(sq[i])
+        if occ & b or (i > 2 and desc[2 + i] == desc[1 + i] and sq[i] < sq[i - 1]):
+            return np.uint64(0)
+        occ |= b
+    return occ
+
+
+@kernel
 def attacked(desc, sq, target, by, occ, skip):
     """Whether a piece of colour ``by`` among the table's pieces (squares ``sq``; slot ``skip``
     just captured, or -1) attacks ``target``, ``occ`` the occupied squares."""
