@@ -154,6 +154,57 @@ def check_contract(t: RhombusTable):
     assert np.array_equal(distinct[first_win < 0], new_kid.sum(axis=1)[first_win < 0])
 
 
+@pytest.mark.parametrize("ncell,k", [(25, 6), (49, 3), (16, 4), (9, 1)])
+def test_prepared_ranks_equal_ranks_counted_from_scratch(ncell, k):
+    """The parents and children kernels rank a piece's moves from tables prepared once per
+    piece (``insertion_base``, ``swap_base``): each entry must be the colex rank counted
+    directly, for every destination."""
+    from tbdb.solvers.chinese_checkers import index as ix
+    from tbdb.solvers.chinese_checkers.geometry import binomials
+    binom = binomials(ncell, k)
+    rng = random.Random(ncell * 10 + k)
+    others, base, table_ = (np.empty(8, np.int64) for _ in range(3))
+    below, free = np.empty(8, np.int64), np.arange(ncell, dtype=np.int64)
+    for _ in range(200):
+        cells = sorted(rng.sample(range(ncell), 2 * k))
+        mine = sorted(rng.sample(cells, k))
+        taken = np.array(sorted(set(cells) - set(mine)), np.int64)
+        mine = np.array(mine, np.int64)
+        i = rng.randrange(k)  # insertion_base: mine[i] replaced by each cell c not in mine
+        ix.insertion_base(mine, k, i, free, binom, others, base)
+        for c in set(range(ncell)) - set(mine.tolist()):
+            want = ix.rank(np.array(sorted(set(mine.tolist()) - {mine[i]} | {c}), np.int64), k,
+                           binom)
+            assert ix.rank_inserted(others, k, base, c, binom) == want
+        gone = int(taken[rng.randrange(k)])  # swap_base: taken's gone moved to came
+        ix.count_below(mine, k, taken, below)
+        ix.swap_base(mine, k, below, gone, binom, table_)
+        for came in set(range(ncell)) - set(cells) | {gone}:
+            moved = np.array(sorted(set(taken.tolist()) - {gone} | {came}), np.int64)
+            assert table_[ix.count_less(mine, k, came)] == ix.rank_free(mine, moved, k, binom)
+
+
+@pytest.mark.parametrize("m", [3, 4, 5, 7])
+def test_tip_walls_answer_as_the_neighbour_walk(m):
+    """The move kernels test the 6-piece rule from cell lists (``_tip_walls``): on random
+    boards, walled tips included, they must answer as the rule's walk over the neighbours."""
+    from tbdb.solvers.chinese_checkers import tables as kernels
+    nbr = table(m, 2).geometry.nbr
+    walls = kernels._tip_walls(nbr)
+    rng = np.random.default_rng(m)
+    n, seen = m * m, 0
+    for _ in range(3000):
+        board = rng.integers(0, 3, n).astype(np.int8)
+        if rng.random() < 0.5:  # wall one tip in, maybe
+            g = rng.integers(2)
+            board[walls[g, 0]] = 0
+            board[walls[g, 1:][walls[g, 1:] >= 0]] = 2 - g
+        want = kernels._either_tip_blocked(board, nbr)
+        seen += want
+        assert kernels._walled(board, walls) == want
+    assert seen > 100
+
+
 @pytest.mark.parametrize("m,pieces", [(3, 3), (4, 3), (3, 4), (5, 2),
                                       pytest.param(4, 4, marks=pytest.mark.slow),
                                       pytest.param(4, 6, marks=pytest.mark.slow),

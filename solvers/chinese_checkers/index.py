@@ -87,18 +87,21 @@ def swap_base(cells, k, below, gone, binom, table):
     against (``count_below``) with cell ``gone`` replaced by some other cell ``came``: with
     j = how many of cells[:k] lie below ``came``, the rank is table[j] (cells at i >= j have
     one more taken cell below them).  One piece's un-moves share ``gone``, so each costs k
-    comparisons and one lookup instead of k binomial lookups."""
-    for j in range(k + 1):
-        r = 0
-        for i in range(k):
-            c = cells[i]
-            n = below[i]
-            if gone < c:
-                n -= 1
-            if i >= j:
-                n += 1
-            r += binom[c - n, i + 1]
-        table[j] = r
+    comparisons and one lookup instead of k binomial lookups.
+
+    table[j] sums cell i's term without the extra taken cell for i < j and with it for i >= j,
+    so the k + 1 entries are running sums over the 2k terms: 2k lookups, not k(k + 1) (this
+    table is rebuilt for every piece of every position the parents pass lists)."""
+    with_extra = 0
+    for i in range(k):
+        c = cells[i]
+        n = below[i] - (1 if gone < c else 0)
+        with_extra += binom[c - n - 1, i + 1]
+    table[0] = with_extra
+    for i in range(k):
+        c = cells[i]
+        n = below[i] - (1 if gone < c else 0)
+        table[i + 1] = table[i] - binom[c - n - 1, i + 1] + binom[c - n, i + 1]
 
 
 @kernel
@@ -115,17 +118,21 @@ def insertion_base(src, k, i, free, binom, others, base):
     """Prepare ranking src[:k] with src[i] replaced by each of many cells (one piece's
     destinations): others[:k - 1] the free numbers of the kept cells, base[pos] their share of
     the colex rank when the new cell sorts to position pos.  Then ``rank_inserted`` costs
-    k - 1 comparisons and one lookup, with no branch on the data."""
+    k - 1 comparisons and one lookup, with no branch on the data.
+
+    A kept cell below the new one keeps its place q (term binom[., q + 1]), one above moves up
+    to q + 1: base[pos] is a running sum over the 2(k - 1) terms, not k(k - 1) lookups."""
     j = 0
     for q in range(k):
         if q != i:
             others[j] = free[src[q]]
             j += 1
-    for pos in range(k):
-        r = 0
-        for q in range(k - 1):
-            r += binom[others[q], q + 1 if q < pos else q + 2]
-        base[pos] = r
+    r = 0
+    for q in range(k - 1):
+        r += binom[others[q], q + 2]
+    base[0] = r
+    for q in range(k - 1):
+        base[q + 1] = base[q] - binom[others[q], q + 2] + binom[others[q], q + 1]
 
 
 @kernel

@@ -87,15 +87,57 @@ def _tip_zone(nbr):
 
 
 @kernel
-def _blocked_after(board, nbr, zone, blocked_now, s, t, piece):
+def _tip_walls(nbr):
+    """int64[2, 13]: ``_either_tip_blocked``'s two patterns as cell lists, so the move kernels
+    test one with a few loads instead of walking the neighbour table: row 0 for value 1's goal
+    (the bottom tip, walled by value 2), row 1 for value 2's (the top tip, walled by value 1);
+    entry 0 the tip (-2 if the other player can never wall it: a cell beyond is off the
+    board), then the walling cells, -1 after them."""
+    n = nbr.shape[0]
+    walls = np.full((2, 13), -1, np.int64)
+    for g in range(2):
+        tip = n - 1 if g == 0 else 0
+        walls[g, 0] = tip
+        j = 1
+        for d in range(6):
+            a = nbr[tip, d]
+            if a < 0:
+                continue
+            b = nbr[a, d]
+            if b < 0:
+                walls[g, 0] = -2
+            walls[g, j] = a
+            walls[g, j + 1] = b
+            j += 2
+    return walls
+
+
+@kernel
+def _walled(board, walls):
+    """``_either_tip_blocked(board, nbr)`` from ``_tip_walls(nbr)``."""
+    for g in range(2):
+        tip = walls[g, 0]
+        if tip < 0 or board[tip] != 0:
+            continue
+        other = 2 - g
+        j = 1
+        while j < 13 and walls[g, j] >= 0 and board[walls[g, j]] == other:
+            j += 1
+        if j == 13 or walls[g, j] < 0:
+            return True
+    return False
+
+
+@kernel
+def _blocked_after(board, walls, zone, blocked_now, s, t, piece):
     """``_either_tip_blocked`` after ``piece`` moves from s to t (board restored), where
-    ``blocked_now`` is its answer before the move: asked again only if the move touches the
-    ``_tip_zone``."""
+    ``blocked_now`` is its answer before the move: asked again (``_walled``) only if the move
+    touches the ``_tip_zone``."""
     if not (zone[s] or zone[t]):
         return blocked_now
     board[s] = 0
     board[t] = piece
-    blocked = _either_tip_blocked(board, nbr)
+    blocked = _walled(board, walls)
     board[t] = 0
     board[s] = piece
     return blocked
@@ -240,6 +282,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     pick = mode == PICK
     rowbufs = np.empty((nchunk, 2, child.shape[1] if mode == SUMMARY else 1), np.int64)
     zone = _tip_zone(nbr)
+    walls = _tip_walls(nbr)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
         b = iscr[ch, 1]
@@ -272,7 +315,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
             for i in range(k):
                 board[a[i]] = 1
                 board[b[i]] = 2
-            blocked_now = rule and _either_tip_blocked(board, nbr)
+            blocked_now = rule and _walled(board, walls)
             turned(b, k, ncell, mv)
             rm = rank(mv, k, binom)
             rmm = mirror_rank[rm]
@@ -316,7 +359,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
                     x_in_g2 = x_in_g - in_goal[s] + in_goal[t]
                     won = x_in_g2 > 0 and x_in_g2 + y_in_g == k
                     if rule:  # before the win: a winning move into a blocked tip is illegal
-                        if _blocked_after(board, nbr, zone, blocked_now, s, t, 1):
+                        if _blocked_after(board, walls, zone, blocked_now, s, t, 1):
                             continue
                     if mode == SUMMARY:
                         if won:
@@ -394,6 +437,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
     stacks = np.empty((nchunk, 2, ncell), np.int64)
     rowbufs = np.empty((nchunk, parent.shape[1]), np.int64)
     zone = _tip_zone(nbr)
+    walls = _tip_walls(nbr)
     ident = np.arange(ncell)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
@@ -424,7 +468,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
             for i in range(k):
                 board[a[i]] = 1
                 board[b[i]] = 2
-            blocked_now = rule and _either_tip_blocked(board, nbr)
+            blocked_now = rule and _walled(board, walls)
             turned(a, k, ncell, op)
             mirrored(op, k, mirror, mop)
             turned(b, k, ncell, mvb)
@@ -451,7 +495,7 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
                     if x_in_g > 0 and x_in_g + y_in_g2 == k:
                         continue  # the parent is a finished game
                     if rule:
-                        if _blocked_after(board, nbr, zone, blocked_now, s, t, 2):
+                        if _blocked_after(board, walls, zone, blocked_now, s, t, 2):
                             continue
                     came = ncell - 1 - t  # the mover's cell gone, moved back to this one
                     rm = rank_inserted(others, k, base, came, binom)
