@@ -27,6 +27,11 @@ from tbdb.store import Store
 from tbdb.database import default_db_path
 from tbdb.verify_rows import catalogue_problems
 
+# Fault injection for the resume tests: a build run with this set to 1 kills itself (SIGKILL)
+# right after marking its first table 'building', where a blind timed kill would have to land
+# inside a table that takes milliseconds
+DIE_IN_FIRST_TABLE = "TBDB_TEST_DIE_IN_FIRST_TABLE"
+
 MODE_OPTION = Option("mode", "retrograde mode: auto (the fastest that fits --memory), edges "
                              "(in memory, fastest for small tables), edge-free (about 11 bytes "
                              "per position) or compact (2-3 bytes per position while solving, "
@@ -155,6 +160,9 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 if i == 0 or kind.by_levels or not g.solve_beside_write(t):
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
+                    if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "1":
+                        import signal
+                        os.kill(os.getpid(), signal.SIGKILL)
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""
                 bar.note(t + first)
 

@@ -1,8 +1,8 @@
 """Interrupted builds resume: kill -9 or Ctrl-C mid-build, rerun, and get the same database."""
+import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
@@ -29,16 +29,19 @@ def fingerprint(path):
     return values, tables, states, dupes
 
 
-def interrupt(path, sig, delay, build=BUILD):
-    """Start ``tbdb <build>`` on a new file and send ``sig`` after ``delay`` seconds: (return
-    code, the checkpoint states the file holds afterwards or None if it has no schema yet,
-    stderr)."""
+def interrupt(path, sig, delay, build=BUILD, env=None):
+    """Start ``tbdb <build>`` on a new file (``env``: extra environment) and send ``sig``
+    after ``delay`` seconds unless it has ended: (return code, the checkpoint states the file
+    holds afterwards or None if it has no schema yet, stderr)."""
     for suffix in ("", ".wal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *build, "--db", str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(delay)
-    proc.send_signal(sig)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=None if env is None else {**os.environ, **env})
+    try:
+        proc.wait(timeout=delay)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
     if not path.exists():
         return proc.returncode, None, err
