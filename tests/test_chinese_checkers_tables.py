@@ -185,9 +185,11 @@ def test_prepared_ranks_equal_ranks_counted_from_scratch(ncell, k):
 
 
 @pytest.mark.parametrize("m", [3, 4, 5, 7])
-def test_tip_walls_answer_as_the_neighbour_walk(m):
-    """The move kernels test the 6-piece rule from cell lists (``_tip_walls``): on random
-    boards, walled tips included, they must answer as the rule's walk over the neighbours."""
+def test_tip_walls_answer_as_the_rule(m):
+    """The kernels test the 6-piece rule from cell lists (``_tip_walls``, ``_walled``): on
+    random boards, walled tips included, they must answer as the game's own Python statement
+    of the rule (``tip_blocked``, one goal at a time)."""
+    from tbdb.games.chinese_checkers.position import tip_blocked
     from tbdb.solvers.chinese_checkers import tables as kernels
     nbr = table(m, 2).geometry.nbr
     walls = kernels._tip_walls(nbr)
@@ -199,7 +201,8 @@ def test_tip_walls_answer_as_the_neighbour_walk(m):
             g = rng.integers(2)
             board[walls[g, 0]] = 0
             board[walls[g, 1:][walls[g, 1:] >= 0]] = 2 - g
-        want = kernels._either_tip_blocked(board, nbr)
+        cells = board.tolist()
+        want = tip_blocked(cells, nbr.tolist(), 1) or tip_blocked(cells, nbr.tolist(), 2)
         seen += want
         assert kernels._walled(board, walls) == want
     assert seen > 100

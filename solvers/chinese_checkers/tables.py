@@ -8,7 +8,7 @@ The index (mover's frame, symmetries, slot layout, ``desc`` and the table arrays
 ``solvers.chinese_checkers.index``; these are the kernels of docs/kernel-contract.md over it.
 
 **Slot kinds** (``_classify``), in this order: the mover already meets its own win condition:
-ILLEGAL; with 6 pieces, a goal whose empty tip the other player walls in (``_tip_blocked``):
+ILLEGAL; with 6 pieces, a goal whose empty tip the other player walls in (``_walled``):
 ILLEGAL; the opponent meets its win condition (it has just won): a terminal position, lost for
 the mover at distance 0, with no moves.  A move into an
 ILLEGAL position is not legal; a move into a terminal position is a win (the engine sees it as
@@ -44,37 +44,10 @@ PICK_GROUP = 8
 # --------------------------------------------------------------------------- rules
 
 @kernel
-def _tip_blocked(board, nbr, own, tip):
-    """Is ``own``'s goal walled off at its tip (the 6-piece rule behind Sturtevant's counts):
-    the tip cell empty, the other player on both of its neighbours and on the next cell beyond
-    each, along the board's edges.  (A rhombus corner has exactly two neighbours.)"""
-    if board[tip] != 0:
-        return False
-    other = 3 - own
-    for d in range(6):
-        a = nbr[tip, d]
-        if a < 0:
-            continue
-        if board[a] != other:
-            return False
-        b = nbr[a, d]
-        if b < 0 or board[b] != other:
-            return False
-    return True
-
-
-@kernel
-def _either_tip_blocked(board, nbr):
-    """The 6-piece rule for both goals in the mover's frame: value 1 heads for the bottom tip
-    (the last cell), value 2 for the top tip (cell 0)."""
-    return _tip_blocked(board, nbr, 1, board.shape[0] - 1) or _tip_blocked(board, nbr, 2, 0)
-
-
-@kernel
 def _tip_zone(nbr):
-    """The cells ``_either_tip_blocked`` reads (both tips, their neighbours and the cells
-    beyond): a move touching none of them leaves its answer as it was, so the move kernels
-    check the rule again only for moves that do."""
+    """The cells ``_walled`` reads (both tips, their neighbours and the cells beyond): a move
+    touching none of them leaves its answer as it was, so the move kernels check the rule
+    again only for moves that do."""
     n = nbr.shape[0]
     zone = np.zeros(n, np.bool_)
     for tip in (0, n - 1):
@@ -92,11 +65,12 @@ def _tip_zone(nbr):
 
 @kernel
 def _tip_walls(nbr):
-    """int64[2, 13]: ``_either_tip_blocked``'s two patterns as cell lists, so the move kernels
-    test one with a few loads instead of walking the neighbour table: row 0 for value 1's goal
-    (the bottom tip, walled by value 2), row 1 for value 2's (the top tip, walled by value 1);
-    entry 0 the tip (-2 if the other player can never wall it: a cell beyond is off the
-    board), then the walling cells, -1 after them."""
+    """int64[2, 13]: the 6-piece rule's two patterns as cell lists, in the mover's frame (value
+    1 heads for the bottom tip, the last cell; value 2 for the top tip, cell 0), so a kernel
+    tests one with a few loads instead of walking the neighbour table: row 0 for value 1's
+    goal (walled by value 2), row 1 for value 2's (walled by value 1); entry 0 the tip (-2 if
+    it can never be walled: a cell beyond is off the board), then the walling cells (the
+    tip's neighbours and the next cell beyond each along the edges), -1 after them."""
     n = nbr.shape[0]
     walls = np.full((2, 13), -1, np.int64)
     for g in range(2):
@@ -118,7 +92,9 @@ def _tip_walls(nbr):
 
 @kernel
 def _walled(board, walls):
-    """``_either_tip_blocked(board, nbr)`` from ``_tip_walls(nbr)``."""
+    """Is either goal's tip walled in by the other player (the 6-piece rule behind
+    Sturtevant's counts: the tip empty, the other player on every cell of its ``_tip_walls``
+    row)?"""
     for g in range(2):
         tip = walls[g, 0]
         if tip < 0 or board[tip] != 0:
@@ -134,9 +110,8 @@ def _walled(board, walls):
 
 @kernel
 def _blocked_after(board, walls, zone, blocked_now, s, t, piece):
-    """``_either_tip_blocked`` after ``piece`` moves from s to t (board restored), where
-    ``blocked_now`` is its answer before the move: asked again (``_walled``) only if the move
-    touches the ``_tip_zone``."""
+    """``_walled`` after ``piece`` moves from s to t (board restored), where ``blocked_now`` is
+    its answer before the move: asked again only if the move touches the ``_tip_zone``."""
     if not (zone[s] or zone[t]):
         return blocked_now
     board[s] = 0
@@ -148,7 +123,7 @@ def _blocked_after(board, walls, zone, blocked_now, s, t, piece):
 
 
 @kernel
-def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr):
+def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, walls):
     """NORMAL, TERMINAL or ILLEGAL_KIND for the position where x[:k] (board value 1) heads for
     G and y[:k] (board value 2) for S, with x to move if ``mover_is_x``.  ``board`` must hold
     the position when ``rule`` (the 6-piece blocking rule) is on.  The order of the checks is
@@ -167,7 +142,7 @@ def _classify(x, y, k, mover_is_x, in_goal, in_start, rule, board, nbr):
     y_won = y_in_s > 0 and y_in_s + x_in_s == k
     if x_won if mover_is_x else y_won:
         return ILLEGAL_KIND
-    if rule and _either_tip_blocked(board, nbr):
+    if rule and _walled(board, walls):
         return ILLEGAL_KIND
     if y_won if mover_is_x else x_won:
         return TERMINAL
@@ -188,6 +163,7 @@ def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, com
     nchunk = (n + 4095) // 4096
     iscr = np.empty((nchunk, 4, 8), np.int64)
     boards = np.zeros((nchunk, ncell), np.int8)
+    walls = _tip_walls(nbr)
     for ch in prange(nchunk):
         a = iscr[ch, 0]
         b = iscr[ch, 1]
@@ -213,7 +189,7 @@ def census(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, com
                 for i in range(k):
                     board[a[i]] = 1
                     board[b[i]] = 2
-            kind[r] = _classify(a, b, k, True, in_goal, in_start, rule, board, nbr)
+            kind[r] = _classify(a, b, k, True, in_goal, in_start, rule, board, walls)
             if kind[r] == TERMINAL:
                 kind[r] = 0
             if rule:
