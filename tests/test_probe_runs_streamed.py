@@ -25,6 +25,7 @@ from tbdb.probe_files import ProbeDir, compare_dir, export, verify_dir, write_ta
 from tbdb.probe_files.streamed import ENV
 from tbdb.storage import storage_of
 from tbdb.store import Store
+from tests.test_probe_streamed import replace_table_file
 
 MAX_SEEDS = 8  # books 0..8: 75,582 positions and 348,429 runs in the last
 
@@ -127,14 +128,7 @@ def test_verify_against_by_ranges_names_the_run_that_differs(exported, tmp_path,
         values = storage_of(row).load(store, row)
     run = len(values.score) * 2 // 3
     values.score[run] += 1
-    data = write_table("oware", row, values)
-    mpath = os.path.join(d, "manifest.json")
-    m = json.load(open(mpath))
-    e = next(e for e in m["files"] if e["table"] == "seeds-08")
-    with open(os.path.join(d, e["path"]), "wb") as f:
-        f.write(data)
-    e["size"], e["sha256"] = len(data), hashlib.sha256(data).hexdigest()
-    json.dump(m, open(mpath, "w"))
+    replace_table_file(d, "seeds-08", write_table("oware", row, values))
     assert main(["verify", "--db", d]) == 0  # checksums hold: only the database can tell
     capsys.readouterr()
     monkeypatch.setenv(ENV["runs"], "3000")

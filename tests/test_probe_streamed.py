@@ -5,6 +5,7 @@ file depends on neither the chunk size nor the run, a sample that is the whole t
 whole-stream coder's file byte for byte, and a damaged chunk is found by verify."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -24,6 +25,18 @@ from tbdb.store import Store
 
 INDEX_GAMES = ("cdc", "chinese-checkers", "shogi")
 
+
+
+def replace_table_file(directory: str, table: str, data: bytes) -> None:
+    """Put ``data`` in place of ``table``'s probe file in ``directory``, its manifest entry's
+    size and checksum made anew: a well-formed directory only the database can contradict."""
+    mpath = os.path.join(directory, "manifest.json")
+    m = json.load(open(mpath))
+    e = next(e for e in m["files"] if e["table"] == table)
+    with open(os.path.join(directory, e["path"]), "wb") as f:
+        f.write(data)
+    e["size"], e["sha256"] = len(data), hashlib.sha256(data).hexdigest()
+    json.dump(m, open(mpath, "w"))
 
 def _export(db: str, out: str, monkeypatch, chunk: int, sample: int | None = None,
             stream: int = 0) -> dict:
@@ -211,7 +224,6 @@ def test_without_moves_the_streamed_file_is_the_whole_stream_file(streamed_dirs,
 
 def test_verify_against_by_chunks_names_the_slot_that_differs(streamed_dirs, tmp_path,
                                                              monkeypatch, capsys):
-    import hashlib
 
     from tbdb.probe_files import write_table
     db, out, _ = streamed_dirs
@@ -223,14 +235,7 @@ def test_verify_against_by_chunks_names_the_slot_that_differs(streamed_dirs, tmp
         values = storage_of(row).load(store, row)
     slot = int(np.flatnonzero(values.result == 1)[-1])
     values.distance[slot] += 2
-    data = write_table("cdc", row, values)
-    mpath = os.path.join(d, "manifest.json")
-    m = json.load(open(mpath))
-    e = next(e for e in m["files"] if e["table"] == "KCvP")
-    with open(os.path.join(d, e["path"]), "wb") as f:
-        f.write(data)
-    e["size"], e["sha256"] = len(data), hashlib.sha256(data).hexdigest()
-    json.dump(m, open(mpath, "w"))
+    replace_table_file(d, "KCvP", write_table("cdc", row, values))
     monkeypatch.setenv(ENV["stream"], "0")  # every index table compared a chunk at a time
     monkeypatch.setenv(ENV["chunk"], str(3 * BLOCK_SLOTS))
     assert main(["verify", "--db", d, "--against", db]) == 1
