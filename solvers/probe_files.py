@@ -32,8 +32,9 @@ FAST_BITS = 10  # one table lookup decodes a code of at most this many bits
 # --------------------------------------------------------------------------- pair substitution
 #
 # Re-Pair in rounds: each round takes the most frequent adjacent pairs inside a block (at most
-# ``per_round``, each seen ``min_pair`` times or more; ties to the lower pair number
-# ``a * stride + b``), makes them new symbols in that order and replaces them left to right.
+# ``per_round``, each seen ``min_pair`` times or more and at least 1/``ratio`` as often as the
+# most frequent, ratio 0: no such limit; ties to the lower pair number ``a * stride + b``),
+# makes them new symbols in that order and replaces them left to right.
 # The pair counts are not recounted each round: the replacing pass takes off the pairs a
 # replacement destroys and adds those it creates, so a round costs one sequential pass over the
 # stream plus a few counter updates per replacement (recounting cost a random access per
@@ -55,9 +56,30 @@ def _grown(pair, count, new_of, least):
     return p, c, w
 
 
+@inline_kernel
+def _hash_slot(p, mask):
+    """The first place of pair number ``p`` in a round's hash table of ``mask + 1`` places (a
+    power of two up to 2**24; Fibonacci hashing)."""
+    return np.int64((np.uint64(p) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+
+
+@inline_kernel
+def _chosen(hash_key, hash_value, p):
+    """The new symbol of pair number ``p`` if this round chose it, else -1."""
+    mask = len(hash_key) - 1
+    h = _hash_slot(p, mask)
+    while True:
+        key = hash_key[h]
+        if key == p:
+            return hash_value[h]
+        if key < 0:
+            return np.int64(-1)
+        h = (h + 1) & mask
+
+
 @nogil_kernel
-def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, count, new_of,
-               left, right, size, rounds):
+def substitute(seq, k, block_slots, limit, per_round, min_pair, ratio, where, pair, count,
+               new_of, left, right, size, rounds):
     """Pair substitution of ``seq`` (int32, symbols ``0..k-1``, rewritten in place) inside
     blocks of ``block_slots`` slots, up to ``limit`` symbols in all.  Pair ``a, b`` is number
     ``a * stride + b``, ``stride * stride = len(where)``, ``stride >= limit``.  Scratch arrays,
@@ -96,6 +118,11 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, cou
     best_p = np.empty(per_round, np.int64)
     chosen = np.empty(per_round, np.int64)
     leads = np.zeros(limit, np.bool_)
+    places = 256  # a round's chosen pairs -> new symbols, in a table at most a quarter full
+    while places < 4 * per_round:
+        places *= 2
+    hash_key = np.full(places, -1, np.int64)
+    hash_value = np.zeros(places, np.int64)
     while n_symbols < limit and m > 1:
         # the most frequent pairs, by (count descending, pair ascending): a sorted short list
         take = min(per_round, limit - n_symbols)
@@ -118,6 +145,10 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, cou
             best_p[at_] = p
             if got < take:
                 got += 1
+        # and of those only the pairs seen at least 1/ratio as often as the first: a pair far
+        # down the list waits for a later round, where the pairs this round makes may beat it
+        while ratio > 0 and got > 1 and best_c[got - 1] * ratio < best_c[0]:
+            got -= 1
         if got == 0:
             break
         for i in range(got):
@@ -133,10 +164,19 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, cou
             need += 2 * best_c[i]
         if need > len(pair):
             pair, count, new_of = _grown(pair, count, new_of, need)
-        # a chosen pair's entry holds its new symbol (-1: not chosen)
+        # a chosen pair's entry holds its new symbol (-1: not chosen); the pass looks the
+        # chosen pairs up in a small hash table instead (``_chosen``): a lead symbol's pair
+        # looked up in ``where`` (64 MiB) and the list was a cache miss or two, on every lead
         for i in range(got):
             chosen[i] = where[best_p[i]] - 1
             new_of[chosen[i]] = n_symbols + i
+        hash_key[:] = -1
+        for i in range(got):
+            h = _hash_slot(best_p[i], len(hash_key) - 1)
+            while hash_key[h] >= 0:
+                h = (h + 1) & (len(hash_key) - 1)
+            hash_key[h] = best_p[i]
+            hash_value[h] = n_symbols + i
         # replace left to right, keeping the counts those of the rewritten stream
         i = 0
         j = 0
@@ -150,7 +190,7 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, where, pair, cou
             c = np.int64(-1)
             created = np.int64(-1)
             if leads[a] and i + 1 < m and (at + size[a]) & mask != 0:
-                c = new_of[where[a * stride + seq[i + 1]] - 1]
+                c = _chosen(hash_key, hash_value, a * stride + seq[i + 1])
             if c >= 0:
                 b = np.int64(seq[i + 1])
                 count[where[a * stride + b] - 1] -= 1
@@ -846,6 +886,18 @@ def decode_slot_pair_at(buf, table, moves_buf, moves_table, order, slot, damaged
             decode_slot(moves_buf, moves_table, pos, damaged))
 
 
+@inline_kernel
+def _add_pair(pair, row, clogc, k, x, y, h):
+    """Count pair (``x``, ``y``) once more; ``h`` (the entropy as ``order_scores`` keeps it)
+    after that."""
+    cell = x * k + y
+    h -= clogc[pair[cell] + 1] - clogc[pair[cell]]
+    h += clogc[row[x] + 1] - clogc[row[x]]
+    pair[cell] += 1
+    row[x] += 1
+    return h
+
+
 @nogil_kernel
 def order_scores(sym, k, radix, perms, samples):
     """Per candidate order (``perms`` int64[orders, digits]: the game's digits from the most
@@ -854,8 +906,16 @@ def order_scores(sym, k, radix, perms, samples):
     ``samples`` (int64[m, digits]: digits of game slots, each below its ``radix``, the game's
     radices most significant first).  ``sym`` int32[n]: the slots' symbols ``0..k-1`` in game
     order.  A slot's next along an order adds one to that order's last digit, carrying into
-    the digits before it; the stream's last slot (no next) is skipped.  No division: a sample
-    costs a few additions and two reads of ``sym`` an order."""
+    the digits before it; the stream's last slot (no next) is skipped.
+
+    Orders that end in the same digit share every pair whose last digit does not wrap (all but
+    1/radix of them), and orders that end in the same two digits every pair whose last two do
+    not both wrap: those are counted once per ending, and an order counts only the samples
+    that carry further (a 4-piece CDC table has 120 orders, 5 last digits and 20 last pairs;
+    counting every sample's pair for every order was half of an export's time).  The entropy
+    is kept as sums, -sum c log2 c over pairs + sum r log2 r over first symbols, so that a pair
+    counted changes it by two differences of ``c log2 c``, and is taken off again the same
+    way."""
     digits = len(radix)
     game_place = np.ones(digits, np.int64)
     for d in range(digits - 2, -1, -1):
@@ -867,33 +927,91 @@ def order_scores(sym, k, radix, perms, samples):
         for d in range(digits):
             a += samples[i, d] * game_place[d]
         at[i] = a
+    clogc = np.zeros(m + 2, np.float64)  # c log2 c
+    for c in range(2, m + 2):
+        clogc[c] = c * np.log2(c)
     out = np.zeros(len(perms), np.float64)
     pair = np.zeros(k * k, np.int64)
     row = np.zeros(k, np.int64)
-    for o in range(len(perms)):
+    carries = np.empty(m, np.int64)  # samples whose last digit wraps
+    carries2 = np.empty(m, np.int64)  # of those, the ones whose last two digits wrap
+    added = np.empty(m, np.int64)  # pairs (first symbol * k + second) counted, to take off
+    added2 = np.empty(m, np.int64)
+    for last in range(digits):
+        pair[:] = 0
+        row[:] = 0
+        n_carries = 0
         for i in range(m):
-            a = at[i]
-            b = a
-            j = digits - 1
-            while j >= 0:
-                d = perms[o, j]
-                if samples[i, d] + 1 < radix[d]:
-                    b += game_place[d]
-                    break
-                b -= samples[i, d] * game_place[d]  # this digit wraps to 0: carry on
-                j -= 1
-            if j < 0:
-                continue
-            x = np.int64(sym[a])
-            pair[x * k + sym[b]] += 1
-            row[x] += 1
-        h = 0.0
+            if samples[i, last] + 1 < radix[last]:
+                x = np.int64(sym[at[i]])
+                pair[x * k + sym[at[i] + game_place[last]]] += 1
+                row[x] += 1
+            else:
+                carries[n_carries] = i
+                n_carries += 1
+        base = 0.0
         for p in range(k * k):
-            c = pair[p]
-            if c:
-                h -= c * np.log2(c / row[p // k])
-                pair[p] = 0
+            base -= clogc[pair[p]]
         for x in range(k):
-            row[x] = 0
-        out[o] = h
+            base += clogc[row[x]]
+        if digits == 1:
+            for o in range(len(perms)):
+                out[o] = base
+            continue
+        for before in range(digits):
+            ending = 0
+            for o in range(len(perms)):
+                if perms[o, digits - 1] == last and perms[o, digits - 2] == before:
+                    ending += 1
+            if ending == 0:
+                continue
+            h1 = base
+            n_added = 0
+            n_carries2 = 0
+            for c in range(n_carries):
+                i = carries[c]
+                if samples[i, before] + 1 < radix[before]:
+                    a = at[i]
+                    b = a - samples[i, last] * game_place[last] + game_place[before]
+                    x = np.int64(sym[a])
+                    y = np.int64(sym[b])
+                    h1 = _add_pair(pair, row, clogc, k, x, y, h1)
+                    added[n_added] = x * k + y
+                    n_added += 1
+                else:
+                    carries2[n_carries2] = i
+                    n_carries2 += 1
+            for o in range(len(perms)):
+                if perms[o, digits - 1] != last or perms[o, digits - 2] != before:
+                    continue
+                h = h1
+                n_added2 = 0
+                for c in range(n_carries2):
+                    i = carries2[c]
+                    a = at[i]
+                    # the last two digits wrap to 0
+                    b = (a - samples[i, last] * game_place[last]
+                         - samples[i, before] * game_place[before])
+                    j = digits - 3
+                    while j >= 0:
+                        d = perms[o, j]
+                        if samples[i, d] + 1 < radix[d]:
+                            b += game_place[d]
+                            break
+                        b -= samples[i, d] * game_place[d]  # this digit wraps too: carry on
+                        j -= 1
+                    if j < 0:
+                        continue
+                    x = np.int64(sym[a])
+                    y = np.int64(sym[b])
+                    h = _add_pair(pair, row, clogc, k, x, y, h)
+                    added2[n_added2] = x * k + y
+                    n_added2 += 1
+                out[o] = h
+                for q in range(n_added2):
+                    pair[added2[q]] -= 1
+                    row[added2[q] // k] -= 1
+            for q in range(n_added):
+                pair[added[q]] -= 1
+                row[added[q] // k] -= 1
     return out

@@ -1,7 +1,8 @@
 """A plain reference of the probe-file coder's pair substitution (``tbdb.probe_files.coder.
 substitute_pairs``): every round counts all adjacent pairs inside a block from scratch, takes
 the most frequent (count descending, then pair ascending; at most ``per_round``, each seen at
-least ``min_pair`` times) and replaces them left to right.  The kernel keeps its counts up to
+least ``min_pair`` times and, unless ``ratio`` is 0, at least 1/``ratio`` as often as the first)
+and replaces them left to right.  The kernel keeps its counts up to
 date instead of recounting: this is what it must equal."""
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections import Counter
 
 
 def naive_substitute(seq, k: int, block_slots: int, max_symbols: int, per_round: int,
-                     min_pair: int):
+                     min_pair: int, ratio: int):
     """(the substituted sequence, the pairs (left, right) of symbols k, k + 1, ...)."""
     seq = list(seq)
     size = [1] * k
@@ -24,6 +25,8 @@ def naive_substitute(seq, k: int, block_slots: int, max_symbols: int, per_round:
         best = sorted((p for p, c in counts.items() if c >= min_pair),
                       key=lambda p: (-counts[p], p))
         best = best[:min(per_round, max_symbols - k - len(pairs))]
+        if ratio:
+            best = [p for p in best if counts[p] * ratio >= counts[best[0]]]
         if not best:
             break
         new = {}

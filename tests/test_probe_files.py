@@ -87,9 +87,9 @@ def test_pair_substitution_codes_repeats_below_a_bit_a_slot_and_caps_its_symbols
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 12), st.integers(0, 3000), st.sampled_from([1, 2, 8, 64, 1024]),
        st.integers(2, 300), st.sampled_from([1, 3, 64]), st.sampled_from([2, 8]),
-       st.integers(0, 2 ** 32 - 1))
+       st.sampled_from([0, 1, 2, 3]), st.integers(0, 2 ** 32 - 1))
 def test_pair_substitution_equals_recounting_every_round(k, n, block, extra, per_round,
-                                                         min_pair, seed):
+                                                         min_pair, ratio, seed):
     # the kernel keeps its pair counts up to date through each replacing pass; a reference
     # that recounts every pair from scratch each round must make the same pairs and sequence
     from tbdb.probe_files import coder
@@ -102,9 +102,9 @@ def test_pair_substitution_equals_recounting_every_round(k, n, block, extra, per
     seq = np.concatenate(parts)[:n].astype(np.int32)
     max_symbols = k + extra
     want_seq, want_pairs = naive_substitute(seq.tolist(), k, block, max_symbols, per_round,
-                                            min_pair)
+                                            min_pair, ratio)
     got_seq, got_pairs, size = coder.substitute_pairs(seq.copy(), k, block, max_symbols,
-                                                      per_round, min_pair)
+                                                      per_round, min_pair, ratio)
     assert [tuple(p) for p in got_pairs.tolist()] == want_pairs
     assert got_seq.tolist() == want_seq
     assert len(size) == k + len(want_pairs)

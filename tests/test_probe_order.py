@@ -83,3 +83,35 @@ def test_cdc_digits_multiply_to_its_slots_and_are_used_by_its_files():
         m = Material.parse(name)
         assert int(np.prod(g.slot_digits(name))) == 2 * m.size
     assert g.slot_digits("PPvCC")[1] == 136  # a pair leads: its orbit
+
+
+@pytest.mark.parametrize("radix, seed", [((2, 3, 5, 4), 1), ((7, 2, 2), 2), ((5,), 3),
+                                         ((2, 8, 31, 30), 4), ((3, 3, 3, 3, 2), 5)])
+def test_order_scores_equal_the_entropy_counted_order_by_order(radix, seed):
+    # the kernel shares the pairs of orders with a common ending and keeps the entropy as
+    # running sums; the reference walks every sample's next slot along every order and counts
+    from tbdb.solvers.probe_files import order_scores
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(radix))
+    k = 6
+    sym = np.minimum(rng.geometric(0.4, n) - 1, k - 1).astype(np.int32)  # skewed, repeating
+    m = 500
+    samples = np.column_stack([rng.integers(0, r, m, dtype=np.int64) for r in radix])
+    perms = list(itertools.permutations(range(len(radix))))
+    got = order_scores(sym, k, np.array(radix, np.int64), np.array(perms, np.int64),
+                       np.ascontiguousarray(samples))
+    for o, perm in enumerate(perms):
+        order = SlotOrder.of_permutation(radix, perm)
+        slot = np.ravel_multi_index(samples.T, radix)
+        place = order.positions(slot)
+        stream_slot = np.argsort(order.positions(np.arange(n)))  # game slot at each place
+        ok = place + 1 < n
+        firsts = sym[slot[ok]]
+        seconds = sym[stream_slot[place[ok] + 1]]
+        pairs = np.zeros((k, k))
+        np.add.at(pairs, (firsts, seconds), 1)
+        rows = pairs.sum(axis=1, keepdims=True)
+        nz = pairs > 0
+        want = -float((pairs[nz] * np.log2(pairs[nz] / np.broadcast_to(rows, pairs.shape)[nz]))
+                      .sum())
+        assert got[o] == pytest.approx(want, abs=1e-6), perm
