@@ -23,7 +23,7 @@ import numpy as np
 
 from tbdb.solvers.jit import inline_kernel, kernel, nogil_kernel, parallel_kernel, prange
 
-FAST_BITS = 10  # one table lookup decodes a code of at most this many bits
+FAST_BITS = 12  # one table lookup decodes a code of at most this many bits
 
 # The encoding kernels release the GIL: an export codes a table's values and best moves on two
 # threads at once (``tbdb.probe_files.format.write_table``).
@@ -403,8 +403,10 @@ def encode(seq, m, size, codes, lengths, block_slots, starts):
 # call pays for every argument it checks, and a single lookup makes two of these calls.
 
 T_K, T_BLOCK, T_SHIFT, T_MAXLEN, T_N, T_STARTS, T_BITS = 0, 1, 2, 3, 4, 5, 6
-T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER = (
+T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_LIMIT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER = (
     7, 8, 9, 10, 11, 12, 13, 14)  # (T_LEFT, T_RIGHT unused: a pair's parts are in T_NODES)
+# T_LIMIT: per code length l, (first_code[l] + count[l]) << (32 - l): the 32-bit prefixes of
+# the codes of length l lie below it and at or above the one of length l - 1 (canonical codes)
 T_ALPHABET = 15
 T_MARKS, T_MARK_SHIFT = 16, 17
 T_NODES = 18  # pair j: left | right << 16 | size[left] << 32, one load a step down (see _terminal)
@@ -520,7 +522,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     if len(table) != total + (blocks * CHECKPOINTS // 2 if marked else 0):
         return BAD_SIZE  # (not the caller's size: never written past its end)
     at = T_FIELDS
-    for f, x in zip((T_SIZE, T_FAST, T_COUNT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER, T_ALPHABET,
+    for f, x in zip((T_SIZE, T_FAST, T_LIMIT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER, T_ALPHABET,
                      T_NODES), lens):
         table[f] = at
         at += x
@@ -545,7 +547,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     for i in range(at, 1 << FAST_BITS):
         table[fast + i] = -1
     for length in range(MAX_CODE + 1):
-        table[table[T_COUNT] + length] = count[length]
+        table[table[T_LIMIT] + length] = (first_code[length] + count[length]) << (MAX_CODE - length)
         table[table[T_FIRST_CODE] + length] = first_code[length]
         table[table[T_FIRST_INDEX] + length] = first_index[length]
     for i in range(present):
@@ -589,12 +591,19 @@ def _code(table, x):
     t = table[table[T_FAST] + np.int64(x >> np.uint64(64 - FAST_BITS))]
     if t >= 0:
         return (t >> 8) & 0xFFFF, t & 255, t >> 24
-    for length in range(FAST_BITS + 1, table[T_MAXLEN] + 1):
-        d = np.int64(x >> np.uint64(64 - length)) - table[table[T_FIRST_CODE] + length]
-        if 0 <= d < table[table[T_COUNT] + length]:
-            s = table[table[T_ORDER] + table[table[T_FIRST_INDEX] + length] + d]
-            return s, length, table[table[T_SIZE] + s]
-    return -1, 0, 0
+    # a longer code: its length is the first whose limit lies above the word's top 32 bits
+    # (one load and compare a length; the fast table's -1 means the code is longer)
+    top = np.int64(x >> np.uint64(64 - MAX_CODE))
+    limit = table[T_LIMIT]
+    maxlen = table[T_MAXLEN]
+    length = FAST_BITS + 1
+    while length <= maxlen and top >= table[limit + length]:
+        length += 1
+    if length > maxlen:
+        return -1, 0, 0
+    d = (top >> (MAX_CODE - length)) - table[table[T_FIRST_CODE] + length]
+    s = table[table[T_ORDER] + table[table[T_FIRST_INDEX] + length] + d]
+    return s, length, table[table[T_SIZE] + s]
 
 
 # The block loops below keep the 64 bits from a byte boundary at ``wpos`` in a word and load
