@@ -843,11 +843,12 @@ def decode_all(buf, table, damaged):
     return out
 
 
-@kernel
+@nogil_kernel
 def decode_rows(buf, table, slots, out, lo, hi, damaged):
     """``out[i]`` = the value at ``slots[i]`` for i in lo..hi-1 (ascending), on one core:
     ``lookup_arrays`` over many tables calls it once per table on its rows of one sorted
-    batch (a table's share of a batch over a thousand CDC tables is a few hundred rows)."""
+    batch (a table's share of a batch over a thousand CDC tables is a few hundred rows), from
+    two threads at once on a large batch (it releases the GIL)."""
     _decode_run(buf, table, slots, out, lo, hi, damaged)
 
 

@@ -236,8 +236,15 @@ def test_without_stored_moves_a_lookup_derives_a_best_move_of_the_same_value(
             assert bool(line) == bool(stored.line()), x
 
 
-def test_lookup_arrays_through_probe_files_equal_the_database(exported):
+@pytest.mark.parametrize("parallel_slots", [None, 1])
+def test_lookup_arrays_through_probe_files_equal_the_database(exported, parallel_slots,
+                                                              monkeypatch):
+    # parallel_slots 1: every batch counts as large (a batch over many tables is decoded in
+    # two halves on two threads, one over a single table on every core)
     from tbdb.games.base import BATCH_FORM
+    from tbdb.probe_files import coder
+    if parallel_slots is not None:
+        monkeypatch.setattr(coder, "PARALLEL_SLOTS", parallel_slots)
     db, out = exported
     for name in games.names():
         g = games.get(name)

@@ -265,7 +265,9 @@ class CdcGame(Game):
         over = np.zeros(n, np.int8)
         keys = locate_kernels.material_keys(boards)
         tables: list[str] = []
-        order = np.argsort(keys, kind="stable")
+        # (not a stable sort: the rows of a material are located one by one, in any order,
+        # and NumPy's quicksort of int64 is four times faster)
+        order = np.argsort(keys)
         sorted_keys = keys[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
         ends = np.r_[starts[1:], n]
