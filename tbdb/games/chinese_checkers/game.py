@@ -325,8 +325,9 @@ class ChineseCheckersGame(Game):
         keys = np.zeros(n, np.int64)
         sym = np.zeros(n, np.int8)
         tables: list[str] = []
-        for p in np.unique(pieces).tolist():
-            rows = np.flatnonzero(pieces == p)
+        counts = np.bincount(pieces)  # (pieces a side are small numbers: no sort)
+        for p in np.flatnonzero(counts).tolist():
+            rows = np.arange(n) if counts[p] == n else np.flatnonzero(pieces == p)
             try:
                 check_buildable(m, p)
             except InvalidOptionError as err:
@@ -347,7 +348,8 @@ class ChineseCheckersGame(Game):
         sym = np.asarray(sym, np.int64)
         out = codes.copy()
         radix = space_kernels.MOVE_RADIX
-        for m in np.unique(sym >> 2).tolist():
+        sizes = sym >> 2
+        for m in np.flatnonzero(np.bincount(sizes[sizes >= 0])).tolist():
             if m not in BOARD_SIZES:
                 continue
             n = m * m
@@ -484,8 +486,9 @@ def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: in
     """``ValueError`` for the first row (of ``rows``) whose mover has already won or, with 6
     pieces, a goal whose empty tip the other player walls in."""
     geo, nbr, goals = rhombus_rules(m, p)
-    sub = boards[rows]
-    mv = movers[rows]
+    whole = len(rows) == len(boards)  # (rows is then every row, in order: no copies)
+    sub = boards if whole else boards[rows]
+    mv = movers if whole else movers[rows]
     illegal = np.zeros(len(rows), bool)
     for player in (1, 2):
         goal = np.array(goals[player])
