@@ -14,8 +14,8 @@ Layouts the kernels share:
 * ``bits`` uint8[...]: the bit stream read most significant bit first: bit i is bit
   ``7 - (i & 7)`` of byte ``i >> 3``; each block starts on a byte, at ``starts[b]`` (uint32,
   bytes), and ends 8 bytes before the array does at the latest (room to read a word).
-* decoding tables (in one int64 ``table``, see "decoding" below): ``fast``[2**FAST_BITS]: for
-  the next FAST_BITS bits, the symbol, its length and its size as ``size << 24 | symbol << 8 |
+* decoding tables (in one int64 ``table``, see "decoding" below): ``fast``[2**bits]: for
+  the next ``bits`` bits (``fast_bits``), the symbol, its length and its size as ``size << 24 | symbol << 8 |
   length``, or -1 if the code is longer; longer codes by length ``l``: ``count[l]`` codes, the first ``first_code[l]``
   (an l-bit integer), the others following it, their symbols ``order[first_index[l]:...]``.
 """
@@ -23,7 +23,19 @@ import numpy as np
 
 from tbdb.solvers.jit import inline_kernel, kernel, nogil_kernel, parallel_kernel, prange
 
-FAST_BITS = 12  # one table lookup decodes a code of at most this many bits
+FAST_BITS = 12  # one table lookup decodes a code of at most this many bits (a large stream)
+SMALL_FAST_BITS = 10  # ... in a stream of fewer than FAST_SLOTS slots
+FAST_SLOTS = 1 << 22
+
+
+@inline_kernel
+def fast_bits(n):
+    """The bits of a stream of ``n`` slots' one-lookup table.  A large stream is probed often
+    and its table stays in the caches: 12 bits decode most codes at once (a fresh probe of CC
+    7x7-3's two streams 4.9 -> 3.9 us).  A small one is opened for a few probes while a
+    thousand others are used (CDC's tables): building and missing a 32 KiB table cost more
+    than its longer codes (a lookup over CDC 2-4, 54 -> 67 us with 12 bits everywhere)."""
+    return FAST_BITS if n >= FAST_SLOTS else SMALL_FAST_BITS
 
 # The encoding kernels release the GIL: an export codes a table's values and best moves on two
 # threads at once (``tbdb.probe_files.format.write_table``).
@@ -410,7 +422,8 @@ T_LEFT, T_RIGHT, T_SIZE, T_FAST, T_LIMIT, T_FIRST_CODE, T_FIRST_INDEX, T_ORDER =
 T_ALPHABET = 15
 T_MARKS, T_MARK_SHIFT = 16, 17
 T_NODES = 18  # pair j: left | right << 16 | size[left] << 32, one load a step down (see _terminal)
-T_FIELDS = 19
+T_FAST_BITS = 19  # the look-up table's bits (``fast_bits``)
+T_FIELDS = 20
 
 # Checkpoints ("marks"): a probe decodes from the last checkpoint before its slot, not from its
 # block's start.  A block of ``block_slots`` slots has CHECKPOINTS - 1 of them, at its slots
@@ -444,7 +457,8 @@ def decoding_table_words(k, n_symbols, present, blocks, block_slots):
     checkpoints."""
     shift = max(0, int(block_slots).bit_length() - 1)
     marks = blocks * CHECKPOINTS // 2 if CHECKPOINT_BITS <= shift <= 16 else 0
-    return (T_FIELDS + n_symbols + (1 << FAST_BITS) + 3 * (MAX_CODE + 1) + present + k
+    return (T_FIELDS + n_symbols + (1 << fast_bits(blocks * block_slots))
+            + 3 * (MAX_CODE + 1) + present + k
             + (n_symbols - k) + marks)
 
 
@@ -514,7 +528,8 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     marked = CHECKPOINT_BITS <= shift <= 16
     n_pairs = n_symbols - k
     # (a pair's parts live in its node only: T_LEFT and T_RIGHT are no longer laid out)
-    lens = (n_symbols, 1 << FAST_BITS, MAX_CODE + 1, MAX_CODE + 1, MAX_CODE + 1, present, k,
+    fb = fast_bits(blocks * block_slots)
+    lens = (n_symbols, 1 << fb, MAX_CODE + 1, MAX_CODE + 1, MAX_CODE + 1, present, k,
             n_pairs)
     total = T_FIELDS
     for x in lens:
@@ -531,20 +546,20 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
         table[table[T_NODES] + j] = a | b << 16 | size[a] << 32
     for s in range(n_symbols):
         table[table[T_SIZE] + s] = size[s]
-    # canonical codes of at most FAST_BITS bits fill the look-up table from its start, in
-    # order, each over 2 ** (FAST_BITS - length) entries; the rest -1 (a longer code)
+    # canonical codes of at most ``fb`` bits fill the look-up table from its start, in
+    # order, each over 2 ** (fb - length) entries; the rest -1 (a longer code)
     fast = table[T_FAST]
     at = 0
     for i in range(present):
         s = order[i]
         length = np.int64(lengths[s])
-        if length > FAST_BITS:
+        if length > fb:
             break
         entry = size[s] << 24 | s << 8 | length
-        for _ in range(1 << (FAST_BITS - length)):
+        for _ in range(1 << (fb - length)):
             table[fast + at] = entry
             at += 1
-    for i in range(at, 1 << FAST_BITS):
+    for i in range(at, 1 << fb):
         table[fast + i] = -1
     for length in range(MAX_CODE + 1):
         table[table[T_LIMIT] + length] = (first_code[length] + count[length]) << (MAX_CODE - length)
@@ -563,6 +578,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     table[T_BITS] = bits_at
     table[T_MARKS] = total
     table[T_MARK_SHIFT] = shift - CHECKPOINT_BITS if marked else -1
+    table[T_FAST_BITS] = fb
     return 0
 
 
@@ -588,7 +604,8 @@ def _word(buf, at):
 def _code(table, x):
     """(symbol, its code's length, the slots it stands for) of the code at the top of the
     64-bit word ``x``; symbol -1 if none matches (damaged)."""
-    t = table[table[T_FAST] + np.int64(x >> np.uint64(64 - FAST_BITS))]
+    fb = table[T_FAST_BITS]
+    t = table[table[T_FAST] + np.int64(x >> np.uint64(64 - fb))]
     if t >= 0:
         return (t >> 8) & 0xFFFF, t & 255, t >> 24
     # a longer code: its length is the first whose limit lies above the word's top 32 bits
@@ -596,7 +613,7 @@ def _code(table, x):
     top = np.int64(x >> np.uint64(64 - MAX_CODE))
     limit = table[T_LIMIT]
     maxlen = table[T_MAXLEN]
-    length = FAST_BITS + 1
+    length = fb + 1
     while length <= maxlen and top >= table[limit + length]:
         length += 1
     if length > maxlen:

@@ -63,14 +63,15 @@ def test_skewed_alphabets_keep_codes_within_the_limit():
     assert s.maxlen <= 32 and s.all().tolist() == values.tolist()
 
 
-def test_codes_longer_than_the_lookup_table_decode_slot_by_slot():
+@pytest.mark.parametrize("n", [200_000, 1 << 22])  # a small stream's table and a large one's
+def test_codes_longer_than_the_lookup_table_decode_slot_by_slot(n):
     # values in no order over a long-tailed alphabet: pairs find little, codes grow past the
     # bits one table lookup decodes (the rest found by their lengths' limits)
-    from tbdb.solvers.probe_files import FAST_BITS
+    from tbdb.solvers.probe_files import fast_bits
     rng = np.random.default_rng(5)
-    values = rng.geometric(0.35, 200_000).astype(np.int32)
+    values = rng.geometric(0.35, n).astype(np.int32)
     s = _stream(values)
-    assert s.maxlen > FAST_BITS
+    assert s.maxlen > fast_bits(len(values))
     slots = rng.permutation(len(values))[:3000]
     assert [s.at(int(i)) for i in slots] == values[slots].tolist()
     assert s.gather(slots).tolist() == values[slots].tolist()
