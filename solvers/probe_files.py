@@ -899,6 +899,20 @@ def _position(order, slot):
 
 
 @kernel
+def positions_by_table(keys, bounds, orders, digits):
+    """The places in their streams of game slots ``keys`` (int64[n]) whose rows are grouped by
+    table: rows ``bounds[i]..bounds[i+1]-1`` of table i, whose order is ``orders[i, :digits[i]]``
+    (int64[tables, MAX_DIGITS, 2], ``order`` as above).  One call for a batch over a thousand
+    CDC tables, where a NumPy pass per table cost about 30 us each."""
+    out = np.empty(len(keys), np.int64)
+    for i in range(len(bounds) - 1):
+        order = orders[i, :digits[i]]
+        for r in range(bounds[i], bounds[i + 1]):
+            out[r] = _position(order, keys[r])
+    return out
+
+
+@kernel
 def decode_slot_at(buf, table, order, slot, damaged):
     """The value of game slot ``slot`` of a stream held in ``order``."""
     return decode_slot(buf, table, _position(order, slot), damaged)

@@ -172,14 +172,18 @@ class ProbeDir:
         if outside.any():
             bad = int(np.argmax(outside))
             raise RowMissing(bad, int(keys[bad]))
-        # each table's slots as placed in its streams (the file's slot order)
-        at, lo = keys, 0
-        for t, hi in zip(tables, ends.tolist()):
-            if not t.order.is_identity:
-                if at is keys:
-                    at = keys.copy()
-                at[lo:hi] = t.positions(keys[lo:hi])
-            lo = hi
+        # each table's slots as placed in its streams (the file's slot order), in one call
+        at = keys
+        if any(not t.order.is_identity for t in tables):
+            from tbdb.probe_files.order import MAX_DIGITS
+            from tbdb.solvers.probe_files import positions_by_table
+            orders = np.zeros((len(tables), MAX_DIGITS, 2), np.int64)
+            digits = np.empty(len(tables), np.int64)
+            for i, t in enumerate(tables):
+                d = len(t.order_array)
+                orders[i, :d] = t.order_array
+                digits[i] = d
+            at = positions_by_table(keys, np.concatenate(([0], ends)), orders, digits)
         # by table (rows already are), then place: a block is decoded once (one argsort of
         # table << 40 | place; places are below 2 ** 40)
         order = np.argsort((np.arange(len(tables), dtype=np.int64).repeat(counts) << 40) | at)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import struct
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -59,7 +60,7 @@ class SlotOrder:
     def slots(self) -> int:
         return int(np.prod(np.array(self.radix, dtype=object))) if self.radix else 1
 
-    @property
+    @cached_property  # (asked per table of every batch)
     def is_identity(self) -> bool:
         return self.place == self.of_permutation(self.radix, range(len(self.radix))).place
 
