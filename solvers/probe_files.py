@@ -15,9 +15,11 @@ Layouts the kernels share:
   ``7 - (i & 7)`` of byte ``i >> 3``; each block starts on a byte, at ``starts[b]`` (uint32,
   bytes), and ends 8 bytes before the array does at the latest (room to read a word).
 * decoding tables (in one int64 ``table``, see "decoding" below): ``fast``[2**bits]: for
-  the next ``bits`` bits (``fast_bits``), the symbol, its length and its size as ``size << 24 | symbol << 8 |
-  length``, or -1 if the code is longer; longer codes by length ``l``: ``count[l]`` codes, the first ``first_code[l]``
-  (an l-bit integer), the others following it, their symbols ``order[first_index[l]:...]``.
+  the next ``bits`` bits (``fast_bits``), the symbol, its length and its size as
+  ``size << 24 | symbol << 8 | length``, or -1 if the code is longer; longer codes by length
+  ``l``: those whose 32-bit prefix lies below ``limit[l]`` and at or above ``limit[l - 1]``,
+  the first ``first_code[l]`` (an l-bit integer), the others following it, their symbols
+  ``order[first_index[l]:...]``.
 """
 import numpy as np
 
@@ -68,27 +70,6 @@ def _grown(pair, count, new_of, least):
     return p, c, w
 
 
-@inline_kernel
-def _hash_slot(p, mask):
-    """The first place of pair number ``p`` in a round's hash table of ``mask + 1`` places (a
-    power of two up to 2**24; Fibonacci hashing)."""
-    return np.int64((np.uint64(p) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
-
-
-@inline_kernel
-def _chosen(hash_key, hash_value, p):
-    """The new symbol of pair number ``p`` if this round chose it, else -1."""
-    mask = len(hash_key) - 1
-    h = _hash_slot(p, mask)
-    while True:
-        key = hash_key[h]
-        if key == p:
-            return hash_value[h]
-        if key < 0:
-            return np.int64(-1)
-        h = (h + 1) & mask
-
-
 @nogil_kernel
 def substitute(seq, k, block_slots, limit, per_round, min_pair, ratio, where, pair, count,
                new_of, left, right, size, rounds):
@@ -130,11 +111,6 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, ratio, where, pa
     best_p = np.empty(per_round, np.int64)
     chosen = np.empty(per_round, np.int64)
     leads = np.zeros(limit, np.bool_)
-    places = 256  # a round's chosen pairs -> new symbols, in a table at most a quarter full
-    while places < 4 * per_round:
-        places *= 2
-    hash_key = np.full(places, -1, np.int64)
-    hash_value = np.zeros(places, np.int64)
     while n_symbols < limit and m > 1:
         # the most frequent pairs, by (count descending, pair ascending): a sorted short list
         take = min(per_round, limit - n_symbols)
@@ -176,19 +152,10 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, ratio, where, pa
             need += 2 * best_c[i]
         if need > len(pair):
             pair, count, new_of = _grown(pair, count, new_of, need)
-        # a chosen pair's entry holds its new symbol (-1: not chosen); the pass looks the
-        # chosen pairs up in a small hash table instead (``_chosen``): a lead symbol's pair
-        # looked up in ``where`` (64 MiB) and the list was a cache miss or two, on every lead
+        # a chosen pair's entry holds its new symbol (-1: not chosen)
         for i in range(got):
             chosen[i] = where[best_p[i]] - 1
             new_of[chosen[i]] = n_symbols + i
-        hash_key[:] = -1
-        for i in range(got):
-            h = _hash_slot(best_p[i], len(hash_key) - 1)
-            while hash_key[h] >= 0:
-                h = (h + 1) & (len(hash_key) - 1)
-            hash_key[h] = best_p[i]
-            hash_value[h] = n_symbols + i
         # replace left to right, keeping the counts those of the rewritten stream
         i = 0
         j = 0
@@ -202,7 +169,7 @@ def substitute(seq, k, block_slots, limit, per_round, min_pair, ratio, where, pa
             c = np.int64(-1)
             created = np.int64(-1)
             if leads[a] and i + 1 < m and (at + size[a]) & mask != 0:
-                c = _chosen(hash_key, hash_value, a * stride + seq[i + 1])
+                c = new_of[where[a * stride + seq[i + 1]] - 1]
             if c >= 0:
                 b = np.int64(seq[i + 1])
                 count[where[a * stride + b] - 1] -= 1
@@ -562,7 +529,8 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     for i in range(at, 1 << fb):
         table[fast + i] = -1
     for length in range(MAX_CODE + 1):
-        table[table[T_LIMIT] + length] = (first_code[length] + count[length]) << (MAX_CODE - length)
+        table[table[T_LIMIT] + length] = ((first_code[length] + count[length])
+                                          << (MAX_CODE - length))
         table[table[T_FIRST_CODE] + length] = first_code[length]
         table[table[T_FIRST_INDEX] + length] = first_index[length]
     for i in range(present):
