@@ -237,15 +237,15 @@ def test_without_stored_moves_a_lookup_derives_a_best_move_of_the_same_value(
             assert bool(line) == bool(stored.line()), x
 
 
-@pytest.mark.parametrize("parallel_slots", [None, 1])
+@pytest.mark.parametrize("parallel_slots", [None, "PARALLEL_SLOTS", "SPLIT_SLOTS"])
 def test_lookup_arrays_through_probe_files_equal_the_database(exported, parallel_slots,
                                                               monkeypatch):
-    # parallel_slots 1: every batch counts as large (a batch over many tables is decoded in
-    # two halves on two threads, one over a single table on every core)
+    # PARALLEL_SLOTS 1: every table's share is decoded on every core; SPLIT_SLOTS 1: shares
+    # over several tables are decoded in two halves on two threads
     from tbdb.games.base import BATCH_FORM
     from tbdb.probe_files import coder
     if parallel_slots is not None:
-        monkeypatch.setattr(coder, "PARALLEL_SLOTS", parallel_slots)
+        monkeypatch.setattr(coder, parallel_slots, 1)
     db, out = exported
     for name in games.names():
         g = games.get(name)

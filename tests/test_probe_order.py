@@ -117,7 +117,7 @@ def test_order_scores_equal_the_entropy_counted_order_by_order(radix, seed):
         assert got[o] == pytest.approx(want, abs=1e-6), perm
 
 
-@pytest.mark.parametrize("parallel_slots", [None, 1])
+@pytest.mark.parametrize("parallel_slots", [None, "PARALLEL_SLOTS", "SPLIT_SLOTS"])
 def test_files_in_a_permuted_order_answer_as_the_database(every_game_db, tmp_path,
                                                           monkeypatch, parallel_slots):
     # the example tables happen to compress best in the game's own order: write them with
@@ -131,8 +131,8 @@ def test_files_in_a_permuted_order_answer_as_the_database(every_game_db, tmp_pat
         return SlotOrder.of_permutation(digits, tuple(reversed(range(len(digits)))))
 
     monkeypatch.setattr(fmt, "index_order", reversed_digits)
-    if parallel_slots is not None:  # every batch counted as large (see the batch test)
-        monkeypatch.setattr(coder, "PARALLEL_SLOTS", parallel_slots)
+    if parallel_slots is not None:  # the other decoding paths (see the batch test)
+        monkeypatch.setattr(coder, parallel_slots, 1)
     out = str(tmp_path / "probe")
     export(every_game_db, out, game="cdc", progress=False)
     g = games.get("cdc")

@@ -242,6 +242,7 @@ def check_block_slots(block_slots: int) -> None:
 
 DAMAGED = -(1 << 40)  # what the decoders return for a slot of a damaged stream (no i32)
 PARALLEL_SLOTS = 1 << 15  # gathers of fewer slots run on one core
+SPLIT_SLOTS = 1 << 15  # a batch of more rows over many tables is decoded on two threads
 
 
 @dataclass

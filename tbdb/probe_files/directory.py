@@ -160,7 +160,7 @@ class ProbeDir:
         spent most of its time in each table's own sorting and checks.  Returns (result,
         distance, best move), or raises ``RowMissing`` (its row: the place in the
         concatenation) / ``ProbeFileError``."""
-        from tbdb.probe_files.coder import DAMAGED, PARALLEL_SLOTS, unpack_values
+        from tbdb.probe_files.coder import DAMAGED, PARALLEL_SLOTS, SPLIT_SLOTS, unpack_values
         from tbdb.solvers.probe_files import decode_rows, decode_rows_parallel
         from tbdb.solvers.retrograde import NONE
         from tbdb.storage import RowMissing
@@ -172,6 +172,7 @@ class ProbeDir:
         if outside.any():
             bad = int(np.argmax(outside))
             raise RowMissing(bad, int(keys[bad]))
+        bounds = np.concatenate(([0], ends))
         # each table's slots as placed in its streams (the file's slot order), in one call
         at = keys
         if any(not t.order.is_identity for t in tables):
@@ -183,37 +184,38 @@ class ProbeDir:
                 d = len(t.order_array)
                 orders[i, :d] = t.order_array
                 digits[i] = d
-            at = positions_by_table(keys, np.concatenate(([0], ends)), orders, digits)
+            at = positions_by_table(keys, bounds, orders, digits)
         # by table (rows already are), then place: a block is decoded once (one argsort of
         # table << 40 | place; places are below 2 ** 40)
         order = np.argsort((np.arange(len(tables), dtype=np.int64).repeat(counts) << 40) | at)
         ordered = np.ascontiguousarray(at[order])
         values = np.empty(len(keys), np.int64)
         best = np.full(len(keys), -1, np.int64)
-        bounds = np.concatenate(([0], ends)).tolist()
+        row_bounds = bounds.tolist()
 
-        def decode_tables(first: int, last: int, decode) -> None:
-            for i in range(first, last):
-                lo, hi = bounds[i], bounds[i + 1]
+        def decode_tables(which: list, decode) -> None:
+            for i in which:
+                lo, hi = row_bounds[i], row_bounds[i + 1]
                 t = tables[i]
                 decode(t.values.buf, t.values.table, ordered, values, lo, hi, DAMAGED)
                 if t.moves is not None:
                     decode(t.moves.buf, t.moves.table, ordered, best, lo, hi, DAMAGED)
 
-        if len(tables) == 1:
-            # a few thousand rows: waking the other threads costs more than it saves
-            decode_tables(0, 1, decode_rows_parallel if len(keys) >= PARALLEL_SLOTS
-                          else decode_rows)
-        elif len(keys) >= PARALLEL_SLOTS:
-            # many tables: the rows cut in two at a table's end, each half decoded on a thread
-            # of its own (``decode_rows`` releases the GIL; a batch over CDC's 1,099 tables
-            # decoded on one core while the other waited)
-            half = int(np.searchsorted(ends, len(keys) // 2)) + 1
-            other = _decoder().submit(decode_tables, half, len(tables), decode_rows)
-            decode_tables(0, half, decode_rows)
+        # a table's share of many rows on every core; a few thousand rows: waking the other
+        # threads costs more than it saves
+        large = counts >= PARALLEL_SLOTS
+        decode_tables(np.flatnonzero(large).tolist(), decode_rows_parallel)
+        small = np.flatnonzero(~large)
+        if len(small) > 1 and counts[small].sum() >= SPLIT_SLOTS:
+            # many small shares (a batch over CDC's 1,099 tables, decoded on one core while the
+            # other waited): cut in two at a table's end, each half on a thread of its own
+            # (``decode_rows`` releases the GIL)
+            cut = int(np.searchsorted(np.cumsum(counts[small]), counts[small].sum() // 2)) + 1
+            other = _decoder().submit(decode_tables, small[cut:].tolist(), decode_rows)
+            decode_tables(small[:cut].tolist(), decode_rows)
             other.result()
         else:
-            decode_tables(0, len(tables), decode_rows)
+            decode_tables(small.tolist(), decode_rows)
         broken = (values == DAMAGED) | (best == DAMAGED)
         if broken.any():
             t = tables[int(np.searchsorted(ends, int(np.argmax(broken)), side="right"))]
