@@ -206,11 +206,12 @@ class ProbeDir:
         large = counts >= PARALLEL_SLOTS
         decode_tables(np.flatnonzero(large).tolist(), decode_rows_parallel)
         small = np.flatnonzero(~large)
-        if len(small) > 1 and counts[small].sum() >= SPLIT_SLOTS:
+        shares = np.cumsum(counts[small])
+        if len(small) > 1 and shares[-1] >= SPLIT_SLOTS:
             # many small shares (a batch over CDC's 1,099 tables, decoded on one core while the
             # other waited): cut in two at a table's end, each half on a thread of its own
             # (``decode_rows`` releases the GIL)
-            cut = int(np.searchsorted(np.cumsum(counts[small]), counts[small].sum() // 2)) + 1
+            cut = int(np.searchsorted(shares, shares[-1] // 2)) + 1
             other = _decoder().submit(decode_tables, small[cut:].tolist(), decode_rows)
             decode_tables(small[:cut].tolist(), decode_rows)
             other.result()

@@ -354,7 +354,7 @@ class ChineseCheckersGame(Game):
                 continue
             n = m * m
             mirror = rhombus(m).mirror.astype(np.int64)
-            rows = np.flatnonzero(((sym >> 2) == m) & (codes >= 0))
+            rows = np.flatnonzero((sizes == m) & (codes >= 0))
             s, t, bits = codes[rows] // radix, codes[rows] % radix, sym[rows] & 3
             for cells in (s, t):
                 flip = (bits & 2) != 0
