@@ -162,7 +162,7 @@ int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
 }
 
 /* words of checkpoints file f needs and how its two streams share them: a table's two streams
- * keep a block's checkpoints side by side (one 64-byte line) when their blocks agree */
+ * keep a block's checkpoints side by side (two adjacent 64-byte lines) when their blocks agree */
 static uint64_t index_words(const tb_file *f, int *shared)
 {
     if (f->layout != TB_LAYOUT_INDEX || f->vals.dir) return 0;

@@ -59,7 +59,7 @@ export async function loadTbprobe(wasmBytes) {
       }
     }
     return {
-      // tb_index: checkpoints in every block (faster probes, a tenth of the files' size more
+      // tb_index: checkpoints in every block (faster probes, a fifth of the files' size more
       // memory, one pass over the files now)
       index() {
         if (x.tbw_index(base) !== 0) throw new Error(cstring(x.tbw_error()));
