@@ -13,6 +13,11 @@ from tbdb.games.base import read_padded
 from tbdb.options import check_names, resolve
 from tbdb import sql_functions
 from tbdb.prober import ProbeStats, Prober
+# imported with the library, not on the first tbdb.open(DIR): the modules' objects are made here,
+# so that opening a directory costs what it reads (a process that imports them at its first
+# open also meets Python's full garbage collection there: 25-40 ms with NumPy, Numba and
+# DuckDB loaded, most of an open + first lookup measured at 70 ms)
+from tbdb.probe_files import ProbeDir, ProbeFileError
 from tbdb.results import LookupResult
 from tbdb.store import Store
 from tbdb.database import damaged, default_db_path, is_damage
@@ -34,7 +39,6 @@ class Tablebase:
         self.path = str(path) if path is not None else default_db_path()
         self.probe_files = os.path.isdir(self.path)
         if self.probe_files:  # a directory of probe files (tbdb export): no DuckDB at all
-            from tbdb.probe_files import ProbeDir
             self.store = ProbeDir(self.path)
             self._functions = None
         else:
@@ -142,7 +146,6 @@ class Tablebase:
 
     def _need_database(self, what: str) -> None:
         if self.probe_files:
-            from tbdb.probe_files import ProbeFileError
             raise ProbeFileError(f"{self.path!r} is a directory of probe files, which answer "
                                  f"lookups only: {what} needs the DuckDB database they were "
                                  f"exported from")
