@@ -169,6 +169,23 @@ def check_blocks(con, path: str) -> None:
         raise
 
 
+def _check_magic(path: str) -> None:
+    """Refuse a file that is not a DuckDB file by its header (bytes 8-11 are ``DUCK``) before
+    DuckDB reads it: DuckDB's own words for some such files name something else (a path ending in
+    ``.json`` gives "Cannot launch in-memory database in read-only mode")."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return  # DuckDB says why (a directory, no permission)
+    if len(head) == 12 and head[8:12] != b"DUCK":
+        hint = ""
+        if os.path.basename(path) == "manifest.json":
+            hint = (f"; a directory of probe files is opened as the directory: "
+                    f"--db {os.path.dirname(path) or '.'}")
+        raise NotADatabaseError(f"{path!r} is not a tbdb database: not a DuckDB file{hint}")
+
+
 def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with tbdb's settings; DuckDB's errors turned into tbdb's.
     ``values=False``: a read-only connection that will not read tables' values (a look at the
@@ -176,6 +193,8 @@ def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyC
     # read-only: external access is switched off once the Parquet files the catalogue records
     # that verify are allowed (``_seal``): DuckDB takes that list only while access is still on
     config = dict(_NO_EXTENSIONS if read_only else WRITE_CONFIG)
+    if read_only:
+        _check_magic(path)
     try:
         con = duckdb.connect(path, read_only=read_only, config=config)
     except duckdb.IOException as exc:

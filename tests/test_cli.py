@@ -135,6 +135,23 @@ def test_bad_input_exits_2_with_one_line_and_leaves_files_alone(args, message, k
         assert not os.path.exists(db)  # bad options never touch (or create) the database
 
 
+@pytest.mark.parametrize("name, content, message", [
+    # DuckDB's own words for this one named an in-memory database
+    ("manifest.json", b'{"format": 3, "files": []}\n',
+     "not a DuckDB file; a directory of probe files is opened as the directory: --db "),
+    ("tb.duckdb", b"PK\x03\x04" + bytes(60), "not a DuckDB file"),
+])
+def test_a_file_that_is_not_duckdb_is_named_so(name, content, message, tmp_path, capsys):
+    path = tmp_path / name
+    path.write_bytes(content)
+    for args in (["lookup", "cdc", "8/8/8/pKC5 r"], ["status"], ["sql", "SELECT 1"]):
+        assert main(args + ["--db", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{str(path)!r} is not a tbdb database: {message}" in err, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert path.read_bytes() == content
+
+
 def test_unknown_flags_are_one_line_errors():
     r = run("build", "cdc", "--max-seeds", "3")
     assert r.returncode == 2 and "unrecognized arguments: --max-seeds 3" in r.stderr
