@@ -300,6 +300,18 @@ def test_text_parsers_refuse_what_tbdb_refuses(lib):
             assert "\n" not in str(err.value) and repr(text)[1:-1] in str(err.value), text
 
 
+@pytest.mark.parametrize("text", ["8/8/8/pKCCCC2 r", "pppppp2/8/8/KCCC4 r", "KK6/8/8/cccccc2 b",
+                                  "GGG5/8/ppppppp1/8 r"])
+def test_cdc_too_many_pieces_named_as_tbdb_names_them(lib, text):
+    """The whole count of the first kind too many (the C parser once stopped counting at the
+    first piece over, 'has 3 C' for four)."""
+    with pytest.raises(InvalidPositionError) as ours:
+        games.get("cdc").parse(text)
+    with pytest.raises(ValueError) as theirs:
+        lib.parse("cdc", text)
+    assert str(theirs.value) == str(ours.value)
+
+
 def test_tbprobe_prints_what_tbdb_lookup_json_prints(probe_dir):
     make("tbprobe")
     tool = os.path.join(NATIVE, "tbprobe")
@@ -492,6 +504,31 @@ def test_webassembly_answers_like_the_c_tool(probe_dir):
             assert a == b
     assert errors >= 3  # the two bad texts, the missing table, the illegal slots
     assert n[0] == w[0]  # the same bytes, JSON spacing included
+
+
+@pytest.mark.parametrize("args, message", [
+    (["cdc", "8/8/8/pKC5 r", "5"], "plies left '5' is for oware positions only, not cdc"),
+    (["cdc", "8/8/8/pKC5 r", "--bogus"], "unknown option '--bogus'"),
+    (["oware", "0 0 0 0 1 1 0 0 1 0 0 0", "abc"],
+     "plies left must be an integer from 1 to 200, not 'abc'"),
+    (["oware", "0 0 0 0 1 1 0 0 1 0 0 0", "0"],
+     "plies left must be an integer from 1 to 200, not '0'"),
+    (["CDC", "8/8/8/pKC5 r"], "unknown game 'CDC'"),
+])
+def test_both_tools_refuse_bad_arguments_alike(probe_dir, args, message):
+    """native/tbprobe and the WebAssembly script: one line, exit 2, the same words (an extra
+    PLIES_LEFT or an unknown option used to be taken, or ignored, in silence)."""
+    import shutil
+    make("tbprobe")
+    tools = [[os.path.join(NATIVE, "tbprobe")]]
+    if (shutil.which("clang") and shutil.which("wasm-ld") and shutil.which("node")
+            and os.path.exists("/usr/lib/wasm32-wasi/libc.a")):
+        make("wasm")
+        tools.append(["node", os.path.join(NATIVE, "wasm", "probe.mjs")])
+    for tool in tools:
+        r = subprocess.run(tool + [probe_dir] + args, capture_output=True, text=True)
+        assert r.returncode == 2 and r.stdout == "", (tool, r)
+        assert r.stderr == f"tbprobe: error: {message}\n", (tool, r.stderr)
 
 
 def test_the_cpp_example_compiles_and_answers(probe_dir, tmp_path):

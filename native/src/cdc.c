@@ -252,14 +252,20 @@ int tb_cdc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t er
     }
     for (int r = 0; r < 4; r++)
         for (int c = 0; c < 8; c++) cells[(3 - r) * 8 + c] = rank_cells[r][c];
+    /* every piece counted first, then the first kind too many (square a1 first) named with
+     * its whole count, as tbdb names it */
     int kinds[14] = {0};
     for (int s = 0; s < 32; s++) {
         pos->cells[s] = (int8_t)cells[s];
-        if (cells[s] >= 0 && ++kinds[cells[s]] > MAX_PER_SIDE[cells[s] % 7]) {
+        if (cells[s] >= 0) kinds[cells[s]]++;
+    }
+    for (int s = 0; s < 32; s++) {
+        int code = cells[s];
+        if (code >= 0 && kinds[code] > MAX_PER_SIDE[code % 7]) {
             tb_quote(q, sizeof q, t, n);
-            char l = LETTERS[cells[s] % 7];
+            char l = LETTERS[code % 7];
             tb_seterr(err, err_len, "CDC position %s has %d %c; a side has at most %d", q,
-                      kinds[cells[s]], cells[s] >= 7 ? l + 32 : l, MAX_PER_SIDE[cells[s] % 7]);
+                      kinds[code], code >= 7 ? l + 32 : l, MAX_PER_SIDE[code % 7]);
             return TB_INVALID;
         }
     }

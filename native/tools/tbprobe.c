@@ -110,6 +110,11 @@ int main(int argc, char **argv)
             }
             scoring = strcmp(sc, "codingame") == 0;
         }
+        else if (strncmp(argv[i], "--", 2) == 0) {   /* no position of any game starts so */
+            fprintf(stderr, "tbprobe: error: unknown option '%s'%s\n", argv[i],
+                    strcmp(argv[i], "--scoring") == 0 ? " without its value (standard or codingame)" : "");
+            return 2;
+        }
         else if (nargs < 4) args[nargs++] = argv[i];
         else return usage();
     }
@@ -128,6 +133,11 @@ int main(int argc, char **argv)
     char err[512];
     if (tb_game_of(game) < 0) {
         fprintf(stderr, "tbprobe: error: unknown game '%s'\n", game);
+        return 2;
+    }
+    if (plies >= 0 && tb_game_of(game) != TB_OWARE && strcmp(text, "-") != 0) {
+        fprintf(stderr, "tbprobe: error: plies left '%s' is for oware positions only, not %s\n",
+                args[3], game);
         return 2;
     }
     tb_base *tb;

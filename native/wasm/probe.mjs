@@ -9,14 +9,25 @@ import { fileURLToPath } from "node:url";
 import { loadTbprobe } from "./tbprobe.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
+const fail = (msg) => { console.error(`tbprobe: error: ${msg}`); process.exit(2); };
+// the arguments as native/tbprobe checks them: no position of any game starts with "--"
+const unknown = process.argv.slice(2).find((a) => a.startsWith("--") && a !== "--json");
+if (unknown !== undefined) fail(`unknown option '${unknown}'`);
 const args = process.argv.slice(2).filter((a) => a !== "--json");
 const json = process.argv.includes("--json");
-if (args.length < 3) {
+if (args.length < 3 || args.length > 4) {
   console.error("usage: probe.mjs DIR GAME POSITION [PLIES_LEFT] [--json]");
   process.exit(2);
 }
 const [dir, game, position, plies] = args;
-const fail = (msg) => { console.error(`tbprobe: error: ${msg}`); process.exit(2); };
+const GAMES = ["cdc", "oware", "shogi", "chinese-checkers", "uttt", "tictactoe", "chess"];
+if (!GAMES.includes(game)) fail(`unknown game '${game}'`);
+if (plies !== undefined) {
+  if (!/^[0-9]+$/.test(plies) || Number(plies) < 1 || Number(plies) > 200) {
+    fail(`plies left must be an integer from 1 to 200, not '${plies}'`);
+  }
+  if (game !== "oware" && position !== "-") fail(`plies left '${plies}' is for oware positions only, not ${game}`);
+}
 let manifest;
 try {
   manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
