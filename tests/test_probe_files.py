@@ -282,6 +282,20 @@ def test_export_twice_gives_byte_identical_files_and_skips_current_ones(exported
     s = export(db, again, progress=False)
     assert not s.written and len(s.skipped) == len(ProbeDir(out).entries)
     assert verify_dir(again) == (len(s.skipped), [])
+    # a flipped byte in a kept file: exporting again finds it and writes the file afresh
+    rel = ProbeDir(out).manifest["files"][0]["path"]
+    with open(os.path.join(again, rel), "r+b") as f:
+        f.seek(200)
+        byte = f.read(1)
+        f.seek(200)
+        f.write(bytes([byte[0] ^ 0x10]))
+    assert verify_dir(again)[1]
+    s = export(db, again, progress=False)
+    assert s.written == s.damaged == [rel] and len(s.skipped) == len(ProbeDir(out).entries) - 1
+    assert "1 of them damaged and rewritten: " + rel in str(s)
+    with open(os.path.join(out, rel), "rb") as f1, open(os.path.join(again, rel), "rb") as f2:
+        assert f1.read() == f2.read()
+    assert verify_dir(again) == (len(ProbeDir(out).entries), [])
 
 
 def test_export_command_writes_a_manifest_and_refuses_an_unbuilt_table(exported, tmp_path,
