@@ -310,6 +310,16 @@ def test_export_command_writes_a_manifest_and_refuses_an_unbuilt_table(exported,
     assert main(["export", "--db", db, "--out", out, "--game", "cdc", "--table", "KQvK"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "KQvK" in err
+    # a game with no table built: said so, nothing written (no empty manifest)
+    small = str(tmp_path / "ttt.duckdb")
+    tbdb.build("tictactoe", db=small, progress=False)
+    before = open(os.path.join(out, MANIFEST), "rb").read()
+    assert main(["export", "--db", small, "--out", out, "--game", "shogi"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{small!r} holds no built shogi table to export" in err
+    assert open(os.path.join(out, MANIFEST), "rb").read() == before
+    assert main(["export", "--db", small, "--out", str(tmp_path / "none"), "--game", "cdc"]) == 2
+    assert not os.path.exists(tmp_path / "none")
 
 
 def _copy(out, tmp_path) -> str:

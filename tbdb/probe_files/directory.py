@@ -308,6 +308,10 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                 if t not in built:
                     raise MissingTableError(f"table {t!r} of {g} is not built in {db!r}")
                 want.append((g, store.table(g, t)))
+        if not want:  # nothing to write: said, rather than an empty manifest and exit 0
+            what = f"no built {names[0]} table" if game else "no built table"
+            how = f"tbdb build {names[0]} --db {db}" if game else f"tbdb build GAME --db {db}"
+            raise MissingTableError(f"{db!r} holds {what} to export (build one first: {how})")
         os.makedirs(out, exist_ok=True)
         # what exports killed midway left under temporary names (not the files: a file is
         # only ever renamed into place whole)
