@@ -499,22 +499,25 @@ def _verify(args) -> int:
     import tbdb
     if args.db and os.path.isdir(args.db):
         from tbdb.probe_files import compare_dir, verify_dir
+        from tbdb import games
+        name = games.get(args.game).name if args.game else None  # an unknown game: exit 2
         if args.against:
             from tbdb.database import check_path
             check_path(args.against, create=False)
-        checked, problems = verify_dir(args.db)
+        checked, problems = verify_dir(args.db, name)
         for p in problems:
             print(p)
         if problems:
             return 1
-        print(f"verify: {checked} probe files, every one matches its manifest and checksums")
+        of = f" of {name}" if name else ""
+        print(f"verify: {checked} probe files{of}, every one matches its manifest and checksums")
         if args.against:
             compared, problems = compare_dir(args.db, args.against, args.game)
             for p in problems:
                 print(p)
             if problems:
                 return 1
-            print(f"verify: {compared} probe files, every slot equals {args.against}")
+            print(f"verify: {compared} probe files{of}, every slot equals {args.against}")
         return 0
     if args.against:
         from tbdb.errors import InvalidOptionError

@@ -451,6 +451,13 @@ def test_verify_against_the_database_compares_every_slot(exported, tmp_path, cap
     assert f"cdc/KCvP.tbp: values at slot: 1 differ, the first at {slot}" in text
     assert main(["verify", "--db", db, "--against", db]) == 2
     assert "give the directory as --db DIR" in capsys.readouterr().err
+    # --game checks that game's files only (it used to check them all, whatever it named)
+    assert main(["verify", "--db", d, "--game", "tictactoe", "--against", db]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "verify: 1 probe files of tictactoe, every one matches its manifest and checksums",
+        f"verify: 1 probe files of tictactoe, every slot equals {db}"]
+    assert main(["verify", "--db", d, "--game", "backgammon"]) == 2
+    assert "unknown game 'backgammon'" in capsys.readouterr().err
 
 
 def test_the_explorer_serves_a_directory_of_probe_files(exported):

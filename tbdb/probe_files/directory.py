@@ -412,12 +412,13 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
     return summary
 
 
-def verify_dir(path: str) -> tuple[int, list[str]]:
-    """(files checked, problems): every file of the manifest against its size, its sha256,
-    its header and its sections' checksums."""
+def verify_dir(path: str, game: str | None = None) -> tuple[int, list[str]]:
+    """(files checked, problems): every file of the manifest (of ``game``, a game's name)
+    against its size, its sha256, its header and its sections' checksums."""
     d = ProbeDir(path)
     problems = []
-    for (g, t), e in sorted(d.entries.items()):
+    entries = {k: e for k, e in d.entries.items() if game is None or k[0] == game}
+    for (g, t), e in sorted(entries.items()):
         fpath = os.path.join(path, e["path"])
         try:
             check_inside(fpath, path, "probe file")
@@ -437,7 +438,7 @@ def verify_dir(path: str) -> tuple[int, list[str]]:
                             f"tbdb export --db DB --out {path} --game {g} --table {t}")
         except ProbeFileError as exc:
             problems.append(f"{e['path']}: {exc}")
-    return len(d.entries), problems
+    return len(entries), problems
 
 
 def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[str]]:
