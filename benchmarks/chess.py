@@ -4,6 +4,7 @@
     python benchmarks/chess.py --max-pieces 3
     python benchmarks/chess.py --material KQvKR --memory 3G
     python benchmarks/chess.py --db chess4.duckdb --export   # and the probe files' size
+    python benchmarks/chess.py --db chess4.duckdb --export --syzygy DIR   # beside Syzygy's
 
 The build runs in a child process (``run.cli_child``: wall, CPU and the child's own peak RSS),
 after a warm-up build of KQvK in another child so that Numba's compile time (timed apart) is not
@@ -12,6 +13,9 @@ the longest win per material with the published longest mates beside it.  ``--ex
 write the probe files (``tbdb export``) and print their bytes, bits per slot and bits per
 position answered (a table answers both colours: KRvKQ through KQvKR).  An existing ``--db``
 that already holds the tables is not rebuilt (its build times are the catalogue's).
+``--syzygy DIR`` (python-chess's 3-4 piece Syzygy files: ``python tests/fetch_syzygy.py DIR``):
+their size beside tbdb's, python-chess's Syzygy probes beside ``tb.lookup`` on ``--samples``
+random positions per material, and the agreement of every value.
 """
 from __future__ import annotations
 
@@ -39,6 +43,10 @@ def main() -> None:
     ap.add_argument("--db", help="build here (default: a temporary file)")
     ap.add_argument("--export", action="store_true", help="also export probe files and report "
                                                           "their size")
+    ap.add_argument("--syzygy", metavar="DIR", help="Syzygy tables (python tests/fetch_syzygy.py "
+                    "DIR): sizes, probe times and agreement beside tbdb's")
+    ap.add_argument("--samples", type=int, default=2000,
+                    help="random positions per material for --syzygy")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tbdb-chess-bench-")
     db = args.db or os.path.join(tmp, "chess.duckdb")
@@ -68,8 +76,11 @@ def main() -> None:
               f"{'' if pub is None else pub:>10}{'  DIFFERS' if pub and lw != pub else ''}")
     print(f"\n{len(rows)} tables: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak / 2**30:.2f} GiB "
           f"(target for every 3-4 piece table: <= 300 s)")
+    probe = os.path.join(tmp, "probe")
     if args.export:
-        _export_sizes(db, os.path.join(tmp, "probe"))
+        _export_sizes(db, probe)
+    if args.syzygy:
+        _against_syzygy(db, probe if args.export else None, args.syzygy, args.samples)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
@@ -88,6 +99,74 @@ def _export_sizes(db: str, out: str) -> None:
           f"({raw:,}: every placement, either side to move), {8 * total / answered:.2f} bits a "
           f"position answered (with the colour-swapped materials: {answered:,}); export {wall:.1f} s wall, {cpu:.1f} s "
           f"CPU")
+
+
+def _against_syzygy(db: str, probe: str | None, syzygy_dir: str, samples: int) -> None:
+    """Syzygy's files for the materials built (WDL + DTZ, what engines hold) beside tbdb's
+    (DTM + best moves), python-chess's Syzygy probes beside ``tb.lookup`` on the same random
+    positions, and whether every value agrees (``tests/chess_positions.compare``)."""
+    import random
+    import time
+
+    # this file is benchmarks/chess.py: python-chess is found only with benchmarks/ off the path
+    bench = os.path.join(ROOT, "benchmarks")
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != bench]
+    import chess.syzygy
+    import numpy as np
+
+    import tbdb
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from chess_positions import compare, random_boards
+    with tbdb.open(db) as tb:
+        rows = tb.sql("SELECT table_name, positions_answered FROM tb_tables WHERE game = "
+                      "'chess' ORDER BY table_name").fetchall()
+    names = [n for n, _ in rows]
+    answered = sum(a for _, a in rows)
+    missing = [n for n in names if not os.path.isfile(os.path.join(syzygy_dir, f"{n}.rtbw"))]
+    if missing:
+        raise SystemExit(f"--syzygy {syzygy_dir!r} lacks {', '.join(missing[:5])}")
+    wdl = sum(os.path.getsize(os.path.join(syzygy_dir, f"{n}.rtbw")) for n in names)
+    dtz = sum(os.path.getsize(os.path.join(syzygy_dir, f"{n}.rtbz")) for n in names)
+    print(f"\nsizes, {len(names)} materials, {answered:,} positions answered (both colours):")
+    sizes = [("Syzygy WDL", wdl), ("Syzygy WDL + DTZ", wdl + dtz),
+             ("tbdb DuckDB file (DTM, best moves, the catalogue)", os.path.getsize(db))]
+    if probe:
+        sizes.append(("tbdb probe files (DTM, best moves)", sum(
+            os.path.getsize(os.path.join(probe, "chess", f"{n}.tbp")) for n in names)))
+    for what, size in sizes:
+        print(f"  {what:<52} {size / 2**20:>9.2f} MiB  {8 * size / answered:>7.3f} bits a "
+              f"position")
+    boards = []
+    for n in names:
+        boards += random_boards(n, samples, random.Random(n))
+    times: dict[str, list[float]] = {}
+
+    def timed(what, fn):
+        out = []
+        for b in boards:
+            t0 = time.perf_counter()
+            fn(b)
+            out.append(time.perf_counter() - t0)
+        times[what] = out
+
+    with chess.syzygy.open_tablebase(syzygy_dir) as syz:
+        for b in boards[:200]:
+            syz.probe_dtz(b)
+        timed("python-chess Syzygy probe_wdl", syz.probe_wdl)
+        timed("python-chess Syzygy probe_dtz", syz.probe_dtz)
+        with tbdb.open(db) as tb:
+            tb.load("chess")
+            timed("tbdb lookup, DuckDB file, tables loaded", tb.lookup)
+            bad = compare(tb, syz, boards)
+        if probe:
+            with tbdb.open(probe) as tb:
+                timed("tbdb lookup, probe files", tb.lookup)
+    print(f"\nprobe times, {len(boards):,} random legal positions ({samples:,} a material), "
+          f"medians (tbdb's lookup also gives DTM and the best move):")
+    for what, ts in times.items():
+        print(f"  {what:<52} {1e6 * float(np.median(ts)):>9.1f} us")
+    print(f"\nagreement: {len(boards) - len(bad):,} of {len(boards):,} positions (win / draw / "
+          f"loss, checkmates, DTZ within DTM + 1){'' if not bad else f'; differ: {bad[:3]}'}")
 
 
 if __name__ == "__main__":
