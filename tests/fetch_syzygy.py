@@ -32,7 +32,7 @@ def fetch(directory: str) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
                         "--disable-pip-version-check", "--no-binary", ":all:", "-d", tmp,
-                        f"chess=={chess.__version__}"], check=True, capture_output=True)
+                        f"chess=={chess.__version__}"], check=True, capture_output=True, timeout=300)
         (sdist,) = glob.glob(os.path.join(tmp, "chess-*.tar.gz"))
         n = 0
         with tarfile.open(sdist) as tar:
@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         n = fetch(argv[0])
-    except (subprocess.CalledProcessError, ValueError, OSError, tarfile.TarError) as exc:
+    except (subprocess.SubprocessError, ValueError, OSError, tarfile.TarError) as exc:
         print(f"fetch_syzygy: python-chess's source distribution not fetched: {exc}",
               file=sys.stderr)
         return 1

@@ -6,9 +6,10 @@ WDL 1, is a win), checkmate is a loss at distance 0, and Syzygy's distance to a 
 never more than tbdb's distance to mate (a mate ends the game, and the side choosing DTZ-optimal
 moves could also play DTM-optimal ones; + 1 for the rounding DTZ files may use).
 
-The Syzygy files are python-chess's own test tables (all 35 materials of 3-4 pieces), fetched
-from its source distribution by ``tests/fetch_syzygy.py`` into ``TBDB_SYZYGY_DIR`` (``.ci/run``
-does it); without them these tests skip, saying so."""
+The Syzygy files are python-chess's own test tables (all 35 materials of 3-4 pieces) from its
+source distribution on the package index: ``TBDB_SYZYGY_DIR`` (``.ci/run`` fills one with
+``tests/fetch_syzygy.py``), else fetched once into the user's cache directory; where neither
+works (no package index) these tests skip, saying so."""
 from __future__ import annotations
 
 import os
@@ -23,17 +24,31 @@ import tbdb
 
 sys.path.insert(0, os.path.dirname(__file__))
 from chess_positions import compare, en_passant_boards, random_boards  # noqa: E402
-from fetch_syzygy import has_tables  # noqa: E402
+from fetch_syzygy import fetch, has_tables  # noqa: E402
 
-SYZYGY = os.environ.get("TBDB_SYZYGY_DIR")
-pytestmark = pytest.mark.skipif(
-    not has_tables(SYZYGY), reason="no Syzygy tables: python tests/fetch_syzygy.py DIR, then "
-    "TBDB_SYZYGY_DIR=DIR (python-chess's 3-4 piece test tables)")
+
+def _syzygy_dir() -> str:
+    given = os.environ.get("TBDB_SYZYGY_DIR")
+    if given:
+        if not has_tables(given):
+            pytest.fail(f"TBDB_SYZYGY_DIR={given!r} lacks the Syzygy files "
+                        f"(python tests/fetch_syzygy.py DIR fills one)")
+        return given
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                         "tbdb", f"syzygy-python-chess-{chess.__version__}")
+    if not has_tables(cache):
+        try:
+            fetch(cache)
+        except Exception as exc:  # noqa: BLE001 (no package index: skipped, saying why)
+            pytest.skip(f"no Syzygy tables: python-chess's source distribution not fetched "
+                        f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+                        f"set TBDB_SYZYGY_DIR (python tests/fetch_syzygy.py DIR)")
+    return cache
 
 
 @pytest.fixture(scope="module")
 def syzygy():
-    with chess.syzygy.open_tablebase(SYZYGY) as tables:
+    with chess.syzygy.open_tablebase(_syzygy_dir()) as tables:
         yield tables
 
 
@@ -48,7 +63,7 @@ def small(tmp_path_factory):
 
 
 @pytest.mark.parametrize("material", ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KQvKR"])
-def test_random_positions_equal_syzygy(small, syzygy, material):
+def test_random_positions_equal_syzygy(syzygy, small, material):
     boards = random_boards(material, 1500, random.Random(material))
     bad = compare(small, syzygy, boards)
     assert not bad, f"{len(bad)} of {len(boards)} differ from Syzygy, e.g. {bad[:5]}"
@@ -57,7 +72,7 @@ def test_random_positions_equal_syzygy(small, syzygy, material):
     assert outcomes >= ({"draw"} if material in ("KBvK", "KNvK") else {"win", "draw"})
 
 
-def test_a_wrong_value_is_seen(small, syzygy):
+def test_a_wrong_value_is_seen(syzygy, small):
     """The check itself: a position's value turned around is reported."""
     class Flipped:
         def lookup(self, board):
@@ -81,7 +96,7 @@ def _materials(tb) -> list[str]:
 
 
 @pytest.mark.slow
-def test_every_three_and_four_piece_table_equals_syzygy(every_four, syzygy):
+def test_every_three_and_four_piece_table_equals_syzygy(syzygy, every_four):
     """All 35 materials, 2,000 random positions each, and 2,000 en passant positions of KPvKP
     (about 4 minutes of building)."""
     materials = _materials(every_four)
