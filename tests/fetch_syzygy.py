@@ -32,7 +32,8 @@ def fetch(directory: str) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
                         "--disable-pip-version-check", "--no-binary", ":all:", "-d", tmp,
-                        f"chess=={chess.__version__}"], check=True, capture_output=True, timeout=300)
+                        f"chess=={chess.__version__}"], check=True, capture_output=True,
+                       timeout=300)
         (sdist,) = glob.glob(os.path.join(tmp, "chess-*.tar.gz"))
         n = 0
         with tarfile.open(sdist) as tar:
