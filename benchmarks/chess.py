@@ -97,8 +97,8 @@ def _export_sizes(db: str, out: str) -> None:
     print(f"\nprobe files: {len(rows)} tables, {total / 2**20:.1f} MiB (DTM and best moves): "
           f"{8 * total / slots:.2f} bits a slot, {8 * total / raw:.2f} bits a legal position "
           f"({raw:,}: every placement, either side to move), {8 * total / answered:.2f} bits a "
-          f"position answered (with the colour-swapped materials: {answered:,}); export {wall:.1f} s wall, {cpu:.1f} s "
-          f"CPU")
+          f"position answered (with the colour-swapped materials: {answered:,}); export "
+          f"{wall:.1f} s wall, {cpu:.1f} s CPU")
 
 
 def _against_syzygy(db: str, probe: str | None, syzygy_dir: str, samples: int) -> None:

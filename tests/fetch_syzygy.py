@@ -2,7 +2,7 @@
 (on the package index) carries the 3-4 piece WDL and DTZ files of regular chess (35 materials,
 4.3 MB) for its own tests; this extracts them.
 
-    python tests/fetch_syzygy.py DIR       # then: TBDB_SYZYGY_DIR=DIR pytest tests/test_chess_syzygy.py
+    python tests/fetch_syzygy.py DIR   # then TBDB_SYZYGY_DIR=DIR pytest tests/test_chess_syzygy.py
 
 The installed python-chess's version is fetched (``pip download --no-binary :all:``), so the
 files match the prober that reads them.  Exit 0 with DIR filled, else 1 with one line on why.
