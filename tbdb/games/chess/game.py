@@ -47,32 +47,40 @@ def _table_of(white: tuple[int, ...], black: tuple[int, ...]) -> tuple[Material,
     return Material(white, black).canonical()
 
 
-def _orient(position: Position) -> tuple[Material, bool, list[int], int]:
-    """(the table, colours swapped, the board as the table sees it, its side to move)."""
-    board = position.board
-    white = tuple(c for c in board if 0 < c < KING)
-    black = tuple(c - BLACK_BIT for c in board if BLACK_BIT < c < BLACK_BIT + KING)
-    m, flip = _table_of(tuple(sorted(white, reverse=True)), tuple(sorted(black, reverse=True)))
+def _orient(position: Position) -> tuple[Material, bool, list[tuple[int, int]], int]:
+    """(the table, colours swapped, the occupied squares as the table sees them: (square, code)
+    in square order, its side to move)."""
+    occupied = [(sq, c) for sq, c in enumerate(position.board) if c]
+    white = sorted((c for _, c in occupied if c < KING), reverse=True)
+    black = sorted((c - BLACK_BIT for _, c in occupied if BLACK_BIT < c < BLACK_BIT + KING),
+                   reverse=True)
+    m, flip = _table_of(tuple(white), tuple(black))
     if not flip:
-        return m, False, list(board), position.turn
-    seen = [0] * 64
-    for sq, c in enumerate(board):
-        if c:
-            seen[sq ^ 56] = c ^ BLACK_BIT
-    return m, True, seen, 1 - position.turn
+        return m, False, occupied, position.turn
+    # colours swapped and the board turned: a1 <-> a8; square order again
+    return m, True, sorted((sq ^ 56, c ^ BLACK_BIT) for sq, c in occupied), 1 - position.turn
 
 
-def _placement(m: Material, board: list[int]) -> np.ndarray:
-    """The squares of the table's slots (identical pieces in square order)."""
-    sq = np.empty(m.pieces, np.int64)
-    taken = [False] * m.pieces
-    codes = m.codes
-    for s, c in enumerate(board):
-        if c:
-            i = next(i for i in range(m.pieces) if not taken[i] and codes[i] == c)
-            taken[i] = True
-            sq[i] = s
-    return sq
+@lru_cache(maxsize=4096)
+def _slots_of(codes: tuple[int, ...]) -> dict[int, list[int]]:
+    """Per piece code, the slots of a material's pieces that hold it, in order."""
+    out: dict[int, list[int]] = {}
+    for i, c in enumerate(codes):
+        out.setdefault(c, []).append(i)
+    return out
+
+
+def _placement(m: Material, occupied: list[tuple[int, int]]) -> np.ndarray:
+    """The squares of the table's slots (identical pieces in square order), from the occupied
+    squares in square order."""
+    sq = [0] * m.pieces
+    slots = _slots_of(tuple(m.codes))
+    used: dict[int, int] = {}
+    for s, c in occupied:
+        k = used.get(c, 0)
+        sq[slots[c][k]] = s
+        used[c] = k + 1
+    return np.array(sq, np.int64)
 
 
 def insufficient_material(position: Position) -> bool:
@@ -305,9 +313,9 @@ class ChessGame(Game):
             return GameOver(LOSS if position.is_check() else DRAW)
         if n == 2:
             return GameOver(DRAW)  # bare kings
-        m, flip, board, side = _orient(position)
+        m, flip, occupied, side = _orient(position)
         t = np.empty(index_kernels.MAX_PIECES, np.int64)
-        idx, s = index_kernels.canonical(m.desc, _placement(m, board), t)
+        idx, s = index_kernels.canonical(m.desc, _placement(m, occupied), t)
         return Location(m.name, int(side * m.half + idx), int(s + 8 * flip))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:

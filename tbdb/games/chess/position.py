@@ -19,6 +19,16 @@ from tbdb.solvers.chess.moves import BLACK_BIT, KING, PAWN
 
 Square = int  # 0..63, a1 = 0, h1 = 7, h8 = 63
 LETTERS = ".PNBRQK"  # by piece type
+# a FEN's characters: a piece letter's code, a digit's run of empty squares
+_CELL_OF = {**{ch: i for i, ch in enumerate(LETTERS) if i},
+            **{ch.lower(): i + BLACK_BIT for i, ch in enumerate(LETTERS) if i}}
+_RUN_OF = {str(n): [0] * n for n in range(1, 9)}
+# a code's FEN character, "1" for an empty square (runs of them are counted after)
+_CHAR_OF = ["1"] * (BLACK_BIT + KING + 1)
+for _char, _code in _CELL_OF.items():
+    _CHAR_OF[_code] = _char
+del _char, _code
+_RUNS = [("1" * n, str(n)) for n in range(8, 1, -1)]
 _FEN = re.compile(r"([1-8PNBRQKpnbrqk]+/){7}[1-8PNBRQKpnbrqk]+ [wb] \S+ \S+( \d+ \d+)?")
 
 
@@ -114,12 +124,13 @@ class Position:
             cells: list[int] = []
             prev_digit = False
             for ch in rank:
-                if ch in "12345678" and not prev_digit:
-                    cells.extend([0] * int(ch))
-                    prev_digit = True
-                elif ch.upper() in LETTERS[1:] and ch != ".":
-                    cells.append(LETTERS.index(ch.upper()) + (BLACK_BIT if ch.islower() else 0))
+                code = _CELL_OF.get(ch)
+                if code is not None:
+                    cells.append(code)
                     prev_digit = False
+                elif ch in _RUN_OF and not prev_digit:
+                    cells += _RUN_OF[ch]
+                    prev_digit = True
                 else:
                     raise InvalidPositionError(f"malformed chess position {quote(text)}: "
                                                f"{ch!r} in rank {quote(rank)}")
@@ -144,7 +155,8 @@ class Position:
                                            f"counter {quote(f)}")
             counters[i] = int(f)
         turn = 0 if fields[1] == "w" else 1
-        problem = _impossible(board, turn)
+        array = np.array(board, np.int8)
+        problem = _impossible(board, array, turn)
         if problem:
             raise InvalidPositionError(f"chess position {quote(text)} cannot arise: {problem}")
         if ep >= 0:
@@ -152,25 +164,27 @@ class Position:
                 raise InvalidPositionError(f"chess position {quote(text)} cannot arise: en "
                                            f"passant square {quote(fields[3])} is not behind a "
                                            f"pawn that just moved two squares")
-            ep = int(move_kernels.legal_ep(np.array(board, np.int8), turn, ep))
-        return cls(tuple(board), turn, ep, counters[0], counters[1])
+            ep = int(move_kernels.legal_ep(array, turn, ep))
+        position = cls(tuple(board), turn, ep, counters[0], counters[1])
+        # what parses is already the placement's canonical text (no two digits in a row, every
+        # rank 8 files), and the board array the kernels read: kept, not made again per use
+        object.__setattr__(position, "_placement", fields[0])
+        object.__setattr__(position, "_array", array)
+        return position
 
     @property
     def placement(self) -> str:
-        ranks = []
-        for r in range(7, -1, -1):
-            out, empty = "", 0
-            for c in self.board[r * 8:r * 8 + 8]:
-                if c == 0:
-                    empty += 1
-                    continue
-                if empty:
-                    out += str(empty)
-                    empty = 0
-                letter = LETTERS[c & 7]
-                out += letter.lower() if c & BLACK_BIT else letter
-            ranks.append(out + (str(empty) if empty else ""))
-        return "/".join(ranks)
+        cached = self.__dict__.get("_placement")
+        if cached is not None:
+            return cached
+        board = self.board
+        ranks = ["".join([_CHAR_OF[c] for c in board[r * 8:r * 8 + 8]])
+                 for r in range(7, -1, -1)]
+        text = "/".join(ranks)
+        for run, digit in _RUNS:  # the longest runs of empty squares first
+            text = text.replace(run, digit)
+        object.__setattr__(self, "_placement", text)
+        return text
 
     @property
     def text(self) -> str:
@@ -182,19 +196,35 @@ class Position:
 
     # ---------------------------------------------------------------- moves
     def array(self) -> np.ndarray:
+        """The board as int8[64], the caller's own copy."""
         return np.array(self.board, np.int8)
 
+    def _board(self) -> np.ndarray:
+        """The board as int8[64], made once per position, for kernels that only read it
+        (``in_check``); a kernel that makes and unmakes moves on its board (``legal_moves``)
+        gets a copy, so that threads sharing a position never see a move half made."""
+        array = self.__dict__.get("_array")
+        if array is None:
+            array = self.array()
+            object.__setattr__(self, "_array", array)
+        return array
+
     def codes(self) -> list[int]:
-        """Legal move codes, in the move order of ``solvers/chess/moves.py``."""
-        out = np.empty(move_kernels.MAX_MOVES, np.int32)
-        n = move_kernels.legal_moves(self.array(), self.turn, self.ep, out)
-        return out[:n].tolist()
+        """Legal move codes, in the move order of ``solvers/chess/moves.py`` (listed once per
+        position: a lookup asks for them several times)."""
+        codes = self.__dict__.get("_codes")
+        if codes is None:
+            out = np.empty(move_kernels.MAX_MOVES, np.int32)
+            n = move_kernels.legal_moves(self._board().copy(), self.turn, self.ep, out)
+            codes = tuple(out[:n].tolist())
+            object.__setattr__(self, "_codes", codes)
+        return list(codes)
 
     def legal_moves(self) -> list[Move]:
         return [Move.from_code(c) for c in self.codes()]
 
     def is_check(self) -> bool:
-        return bool(move_kernels.in_check(self.array(), self.turn))
+        return bool(move_kernels.in_check(self._board(), self.turn))
 
     @property
     def pieces(self) -> int:
@@ -233,21 +263,49 @@ class Position:
 
     @classmethod
     def from_board(cls, board) -> Position:
-        """From a ``chess.Board`` (python-chess), through its FEN."""
+        """From a ``chess.Board`` (python-chess): its pieces read from its bitboards (python-chess
+        numbers piece types as tbdb does, 1 pawn .. 6 king), checked as ``read`` checks a FEN;
+        a board's FEN is written only to quote it in an error (writing one costs more than the
+        rest of a lookup)."""
         if board.castling_rights:
             raise InvalidPositionError(f"chess position {board.fen()!r} has castling rights; "
                                        f"tables have none")
-        return cls.read(board.fen(en_passant="legal"))
+        cells = [0] * 64
+        for colour, bit in ((True, 0), (False, BLACK_BIT)):
+            for piece in range(PAWN, KING + 1):
+                bb = board.pieces_mask(piece, colour)
+                while bb:
+                    low = bb & -bb
+                    cells[low.bit_length() - 1] = piece + bit
+                    bb ^= low
+        turn = 0 if board.turn else 1
+        array = np.array(cells, np.int8)
+        problem = _impossible(cells, array, turn)
+        if problem:
+            raise InvalidPositionError(f"chess position {board.fen()!r} cannot arise: {problem}")
+        ep = -1 if board.ep_square is None else int(board.ep_square)
+        if ep >= 0:
+            # python-chess keeps the square after every double step; only a legal capture
+            # makes it a right (its FEN with en_passant="legal" writes the same)
+            ep = int(move_kernels.legal_ep(array, turn, ep)) if ep // 8 == (5 if turn == 0
+                                                                            else 2) else -1
+        position = cls(tuple(cells), turn, ep, int(board.halfmove_clock),
+                       max(1, int(board.fullmove_number)))
+        object.__setattr__(position, "_array", array)
+        return position
 
 
-def _impossible(board: list[int], turn: int) -> str | None:
+_BACK_RANKS = tuple(range(8)) + tuple(range(56, 64))
+
+
+def _impossible(board: list[int], array: np.ndarray, turn: int) -> str | None:
     for colour, name in ((0, "white"), (1, "black")):
         n = board.count(colour * BLACK_BIT + KING)
         if n != 1:
             return f"{name} has {n} kings"
-    if any(board[sq] & 7 == PAWN for sq in list(range(8)) + list(range(56, 64))):
+    if any(board[sq] & 7 == PAWN for sq in _BACK_RANKS):
         return "a pawn on the first or last rank"
-    if move_kernels.in_check(np.array(board, np.int8), 1 - turn):
+    if move_kernels.in_check(array, 1 - turn):
         return f"{('black', 'white')[turn]}, not to move, is in check"
     return None
 
