@@ -99,6 +99,33 @@ def test_lookup_takes_python_chess_boards(three):
     assert three.lookup(board).to_dict() == three.lookup(board.fen()).to_dict()
 
 
+def test_a_board_reads_as_its_fen_does():
+    """``Position.from_board`` reads python-chess's bitboards, not its FEN: the same position,
+    text, counters and en passant right (kept only where a capture can use it) as reading
+    ``board.fen()``, on random boards of several materials and just after double steps; what
+    a FEN is refused for, a board is refused for in the same words."""
+    import random
+    from tests.chess_positions import en_passant_boards, random_boards
+    from tbdb.errors import InvalidPositionError
+    from tbdb.games.chess.position import Position
+    rnd = random.Random(4)
+    boards = [b for m in ("KQvKR", "KRvKP", "KPPvK", "KBNvK") for b in random_boards(m, 300, rnd)]
+    boards += en_passant_boards("KPvKP", 300, rnd)
+    for b in boards:
+        b.halfmove_clock, b.fullmove_number = rnd.randrange(100), rnd.randrange(1, 500)
+        p, q = Position.from_board(b), Position.read(b.fen())
+        assert p == q and p.text == q.text == b.fen(), b.fen()
+    stale = chess.Board("8/8/8/8/4P3/8/8/K6k b - e3 0 1")  # no black pawn to take it
+    assert Position.from_board(stale).text == "8/8/8/8/4P3/8/8/K6k b - - 0 1"
+    for fen in ("8/8/8/4k3/8/8/8/KQ5K w - - 0 1", "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",
+                "4k3/4Q3/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/8/8/4K2R w K - 0 1"):
+        with pytest.raises(InvalidPositionError) as from_fen:
+            Position.read(fen)
+        with pytest.raises(InvalidPositionError) as from_board:
+            Position.from_board(chess.Board(fen))
+        assert str(from_board.value) == str(from_fen.value)
+
+
 def test_a_line_mates(three):
     r = three.lookup("8/8/8/4k3/8/8/8/KR6 w - - 0 1")
     line = r.line()

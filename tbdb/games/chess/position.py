@@ -268,8 +268,10 @@ class Position:
         a board's FEN is written only to quote it in an error (writing one costs more than the
         rest of a lookup)."""
         if board.castling_rights:
-            raise InvalidPositionError(f"chess position {board.fen()!r} has castling rights; "
-                                       f"tables have none")
+            fen = board.fen()
+            raise InvalidPositionError(f"chess position {quote(fen)} has castling rights "
+                                       f"{quote(fen.split(' ')[2])}; tables have none (write "
+                                       f"'-')")
         cells = [0] * 64
         for colour, bit in ((True, 0), (False, BLACK_BIT)):
             for piece in range(PAWN, KING + 1):
@@ -282,7 +284,8 @@ class Position:
         array = np.array(cells, np.int8)
         problem = _impossible(cells, array, turn)
         if problem:
-            raise InvalidPositionError(f"chess position {board.fen()!r} cannot arise: {problem}")
+            raise InvalidPositionError(f"chess position {quote(board.fen())} cannot arise: "
+                                       f"{problem}")
         ep = -1 if board.ep_square is None else int(board.ep_square)
         if ep >= 0:
             # python-chess keeps the square after every double step; only a legal capture
