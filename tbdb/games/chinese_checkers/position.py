@@ -311,7 +311,11 @@ class Position(Board):
                 raise InvalidPositionError(f"Chinese Checkers position {quote(text)}: player "
                                            f"{player} "
                                            f"has {cells.count(player)} pieces, not {pieces}")
-        return cls(m, pieces, tuple(cells), int(parts[2]))
+        position = cls(m, pieces, tuple(cells), int(parts[2]))
+        # what parses is already the canonical text (one space between three fields, no
+        # leading zeros, every row its length): kept, not written again for the answer
+        position.__dict__["_text"] = text
+        return position
 
     @classmethod
     def start(cls, m: int, pieces: int, mover: int = 1) -> Position:
@@ -326,6 +330,9 @@ class Position(Board):
 
     @property
     def text(self) -> str:
+        cached = self.__dict__.get("_text")
+        if cached is not None:
+            return cached
         return (f"{self.table_name} {rows_text(self.cells, rhombus(self.m).rows)} "
                 f"{self.mover}")
 
