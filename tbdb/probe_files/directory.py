@@ -251,7 +251,9 @@ class ExportSummary:
         repaired = (f" ({len(self.damaged)} of them damaged and rewritten: "
                     f"{', '.join(self.damaged[:3])}{', ...' if len(self.damaged) > 3 else ''})"
                     if self.damaged else "")
-        return (f"export to {self.out}: {len(self.written)} files written{repaired}, "
+        def files(n: int) -> str:
+            return f"{n} file{'' if n == 1 else 's'}"
+        return (f"export to {self.out}: {files(len(self.written))} written{repaired}, "
                 f"{len(self.skipped)} current and kept, {self.bytes:,} bytes in all, "
                 f"{self.seconds:.1f} s")
 
