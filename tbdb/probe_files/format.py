@@ -13,6 +13,7 @@ import numpy as np
 from tbdb.safe_files import kind as file_kind
 from tbdb.probe_files.coder import encode_stream, pack_values
 from tbdb.probe_files.order import SlotOrder, choose_order
+from tbdb.probe_files.prefault import NO_PREFAULT, Prefault
 from tbdb.probe_files.header import (FLAG_MOVES, HEADER, LAYOUTS, MAGIC, SECTION, VERSION,
                                      ProbeFileError, pad8)
 
@@ -155,6 +156,7 @@ class ProbeFile:
             raise ProbeFileError(f"probe file {path!r} is truncated ({size} bytes, shorter than "
                                  f"its header)")
         self.buf = np.memmap(path, dtype=np.uint8, mode="r")
+        self.prefault = NO_PREFAULT
         (magic, version, head_bytes, layout, flags, self.slots, self.rows, n_sections,
          meta_bytes) = HEADER.unpack(bytes(self.buf[:HEADER.size]))
         if magic != MAGIC:
@@ -191,6 +193,7 @@ class ProbeFile:
             state = "truncated" if end > size else "longer than its sections"
             raise ProbeFileError(f"probe file {path!r} is {state} ({size} bytes, its sections "
                                  f"end at {end})")
+        self.prefault = Prefault(self.buf)  # its pages mapped ahead of the probes
 
     def section(self, tag: str, dtype: str = "u1") -> np.ndarray:
         if tag not in self.sections:
@@ -212,6 +215,7 @@ class ProbeFile:
         return bad
 
     def close(self) -> None:
+        self.prefault.stop()
         mm = getattr(self.buf, "_mmap", None)
         self.buf = None
         if mm is not None:
