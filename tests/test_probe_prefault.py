@@ -1,6 +1,7 @@
-"""Probe files mapped ahead of their probes (``tbdb.probe_files.prefault``): a file's pages are
-in the process's page tables once it is opened, so the first probe of a block takes no page
-fault; a large file is mapped by a background thread that closing the file stops."""
+"""Probe files mapped ahead of their probes (``tbdb.probe_files.prefault``): a large file's
+pages are put in the process's page tables by a background thread once it is opened (closing
+the file stops it), so the first probe of a block takes no page fault; files small enough to
+have their checksums read when opened are left alone."""
 from __future__ import annotations
 
 import os
@@ -43,9 +44,10 @@ def kernel_populates(tmp_path):
 
 def test_an_opened_file_is_read_without_page_faults(kernel_populates, monkeypatch):
     path = kernel_populates
+    monkeypatch.setattr(prefault, "SMALL_BYTES", 1 << 20)
     ahead = np.memmap(path, dtype=np.uint8, mode="r")
     p = Prefault(ahead)
-    assert p.thread is None  # a small file: mapped when opened
+    p.thread.join()
     assert _faults_reading_every_page(ahead) < 8
     p.stop()
     # the control: the same reads through a mapping nobody populated fault page by page (the
@@ -59,7 +61,7 @@ def test_an_opened_file_is_read_without_page_faults(kernel_populates, monkeypatc
 
 def test_a_large_file_is_mapped_in_the_background_and_closing_stops_it(kernel_populates,
                                                                        monkeypatch):
-    monkeypatch.setattr(prefault, "SYNC_BYTES", 1 << 20)
+    monkeypatch.setattr(prefault, "SMALL_BYTES", 1 << 20)
     monkeypatch.setattr(prefault, "CHUNK", 1 << 20)
     budget = prefault._budget[0]
     buf = np.memmap(kernel_populates, dtype=np.uint8, mode="r")
@@ -72,7 +74,11 @@ def test_a_large_file_is_mapped_in_the_background_and_closing_stops_it(kernel_po
     assert prefault._budget[0] == budget  # what it took is given back
 
 
-def test_files_beyond_the_budget_are_left_to_fault_in(kernel_populates, monkeypatch):
+def test_small_files_and_files_beyond_the_budget_are_left_to_fault_in(kernel_populates,
+                                                                      monkeypatch):
+    small = Prefault(np.memmap(kernel_populates, dtype=np.uint8, mode="r"))  # 8 MiB: read whole
+    assert small.taken == 0 and small.thread is None                         # when opened
+    monkeypatch.setattr(prefault, "SMALL_BYTES", 1 << 20)
     monkeypatch.setattr(prefault, "_budget", [PAGES * 4096 - 1])
     buf = np.memmap(kernel_populates, dtype=np.uint8, mode="r")
     p = Prefault(buf)
@@ -81,7 +87,7 @@ def test_files_beyond_the_budget_are_left_to_fault_in(kernel_populates, monkeypa
 
 
 def test_closing_a_probe_file_stops_its_background_mapping(tmp_path, monkeypatch):
-    """Through the reader: a probe file bigger than SYNC_BYTES starts the thread when opened
+    """Through the reader: a probe file bigger than SMALL_BYTES starts the thread when opened
     and ``close`` waits for it, so the mapping is never unmapped under it."""
     import tbdb
     from tbdb.cli import main
@@ -89,7 +95,7 @@ def test_closing_a_probe_file_stops_its_background_mapping(tmp_path, monkeypatch
     db, out = str(tmp_path / "t.duckdb"), str(tmp_path / "probe")
     assert main(["build", "tictactoe", "--db", db]) == 0
     assert main(["export", "--db", db, "--out", out]) == 0
-    monkeypatch.setattr(prefault, "SYNC_BYTES", 0)
+    monkeypatch.setattr(prefault, "SMALL_BYTES", 0)
     monkeypatch.setattr(prefault, "CHUNK", 4096)
     path = os.path.join(out, "tictactoe", os.listdir(os.path.join(out, "tictactoe"))[0])
     f = ProbeFile(path)

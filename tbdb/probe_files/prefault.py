@@ -2,18 +2,19 @@
 
 A probe that touches a page of a mapped file for the first time takes a page fault even when
 the page is in the page cache.  On this project's machines (virtual machines) a fault costs
-about 7 us, more than the probe's own decoding: on Chinese Checkers 7x7-3 a probe in a fresh
+6-60 us, more than the probe's own decoding: on Chinese Checkers 7x7-3 a probe in a fresh
 block took 8 us without a fault and 16-22 us with one or two.  Linux maps every page of a
-range in one call with ``madvise(MADV_POPULATE_READ)`` (5.14 and later; 10 ms for a 91 MB
-file, against the 23,000 faults of its pages one at a time): files up to ``SYNC_BYTES`` are
-mapped when opened (their checksums are read through the mapping next anyway), larger ones
-by a background thread a chunk at a time, so opening still costs milliseconds whatever the
-size and a lookup never waits for it.  The pages are the page cache's, shared with every
-other process: nothing is copied, and the kernel may drop them under memory pressure as it
-would any cached file page.
+range in one call with ``madvise(MADV_POPULATE_READ)`` (5.14 and later; 4-10 ms for a 95 MB
+file, against 1,450 faults and up to 93 ms one at a time).  A background thread does it a
+chunk at a time, so opening still costs milliseconds whatever the size and a lookup never
+waits for it.  The pages are the page cache's, shared with every other process: nothing is
+copied, and the kernel may drop them under memory pressure as it would any cached file page.
 
-Elsewhere (another system, an older kernel, a mapping the kernel refuses) this does nothing:
-probes then fault pages in one by one, as before.  ``TBDB_PREFAULT=0`` turns it off.
+Files up to ``SMALL_BYTES`` are left alone: the reader checks their checksums when it opens
+them (``CHECK_ON_OPEN``), and reading them whole maps their pages as well, up to 16 a fault,
+for less than the call would cost on the 40 pages of a typical CDC table.  Elsewhere (another
+system, an older kernel, a mapping the kernel refuses) this does nothing: probes then fault
+pages in as they touch them.  ``TBDB_PREFAULT=0`` turns it off.
 """
 from __future__ import annotations
 
@@ -22,9 +23,11 @@ import os
 import sys
 import threading
 
+from tbdb.probe_files.header import CHECK_ON_OPEN
+
 MADV_POPULATE_READ = 22  # <linux/mman.h>
 PAGE = 4096
-SYNC_BYTES = 16 << 20  # files up to this size: mapped when opened
+SMALL_BYTES = CHECK_ON_OPEN  # files up to this size are read whole when opened
 CHUNK = 16 << 20  # the background thread's step: a closing file waits for one chunk at most
 BUDGET_FRACTION = 4  # map ahead at most 1/4 of the machine's RAM per process
 
@@ -71,26 +74,23 @@ def _populate(address: int, length: int) -> bool:
 
 
 class Prefault:
-    """The pages of one mapping (``buf``, a NumPy view of a whole mapped file), mapped ahead:
-    at once if small, else in the background; ``stop`` before the mapping is closed."""
+    """The pages of one mapping (``buf``, a NumPy view of a whole mapped file of more than
+    ``SMALL_BYTES``), mapped ahead in the background; ``stop`` before the mapping is closed."""
 
     def __init__(self, buf):
         self.stopped = threading.Event()
         self.thread = None
         self.taken = 0
         n = int(buf.nbytes)
-        if not n or not _libc_madvise() or not _take(n):
+        if n <= SMALL_BYTES or not _libc_madvise() or not _take(n):
             return
         self.taken = n
         self.address = buf.ctypes.data
         if self.address % PAGE:
             return
         self.length = (n + PAGE - 1) & ~(PAGE - 1)
-        if n <= SYNC_BYTES:
-            _populate(self.address, self.length)
-        else:
-            self.thread = threading.Thread(target=self._run, name="tbdb-prefault", daemon=True)
-            self.thread.start()
+        self.thread = threading.Thread(target=self._run, name="tbdb-prefault", daemon=True)
+        self.thread.start()
 
     def _run(self) -> None:
         at = 0
