@@ -73,7 +73,7 @@ class Lib:
         lib.tb_move_text.argtypes = [ctypes.POINTER(Position), ctypes.c_int32, cp, sz]
         lib.tb_position_text.argtypes = [ctypes.POINTER(Position), cp, sz]
 
-    INDEX, VERIFY = 1, 2  # tb_open_flags
+    INDEX, VERIFY, POPULATE = 1, 2, 4  # tb_open_flags
 
     def open(self, path: str, flags: int = 0) -> Base:
         base = ctypes.c_void_p()

@@ -389,6 +389,45 @@ def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_pat
         lib.open(str(copy))
 
 
+def _mapped_bytes(path: str) -> int:
+    """Bytes of ``path``'s mappings in this process's page tables (/proc/self/smaps' Rss)."""
+    real, total, inside = os.path.realpath(path), 0, False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if head and "-" in head[0] and len(head) >= 5:  # a mapping's first line
+                inside = head[-1] == real
+            elif inside and head[:1] == ["Rss:"]:
+                total += int(head[1]) * 1024
+    return total
+
+
+def test_tb_open_populate_maps_every_page_of_every_file(lib, probe_dir, tmp_path):
+    """TB_OPEN_POPULATE: after opening, every page of every file is in the process's page
+    tables (no probe takes a fault); opened without it, only what the checks read is."""
+    import shutil
+    from tbdb.probe_files import prefault
+    if not os.path.exists("/proc/self/smaps"):
+        pytest.skip("no /proc/self/smaps here")
+    copy = str(tmp_path / "probe")  # files of this test's own (no other base maps them)
+    shutil.copytree(probe_dir, copy)
+    files = [os.path.join(d, f) for d, _, fs in os.walk(copy) for f in fs if f.endswith(".tbp")]
+    big = max(files, key=os.path.getsize)
+    probe = np.memmap(big, dtype=np.uint8, mode="r")
+    if not prefault._populate(probe.ctypes.data, 4096):
+        pytest.skip("this kernel has no MADV_POPULATE_READ")
+    del probe
+    size = os.path.getsize(big)
+    plain = lib.open(copy)
+    assert _mapped_bytes(big) < size  # the checks read headers and block starts, not all
+    plain.close()
+    base = lib.open(copy, lib.POPULATE)
+    for f in files:
+        assert _mapped_bytes(f) >= os.path.getsize(f), f
+    assert base.probe_text("tictactoe", "x........")[0] >= 0  # and it answers as before
+    base.close()
+
+
 def test_tb_open_checks_files_against_the_manifest(lib, probe_dir, tmp_path):
     """Sizes and tables at every opening; SHA-256s with TB_OPEN_VERIFY or tb_verify; each
     failure one line naming the file."""

@@ -283,6 +283,28 @@ int tb_open(const char *dir, tb_base **out, char *err, size_t err_len)
     return tb_open_flags(dir, 0, out, err, err_len);
 }
 
+/* TB_OPEN_POPULATE: every mapped file's pages in the page tables now, not one fault at a time
+ * as probes touch them (a hint: the kernel may refuse it, and nothing depends on it) */
+static void populate(tb_base *tb)
+{
+#if defined(TB_HAVE_MMAP)
+    for (int i = 0; i < tb->count; i++) {
+        tb_file *f = tb->files[i];
+        if (!f->mapped) continue;
+#if defined(MADV_POPULATE_READ)
+        if (madvise((void *)f->data, f->size, MADV_POPULATE_READ) == 0) continue;
+#elif defined(__linux__)
+        if (madvise((void *)f->data, f->size, 22) == 0) continue;   /* MADV_POPULATE_READ */
+#endif
+#if defined(MADV_WILLNEED)
+        madvise((void *)f->data, f->size, MADV_WILLNEED);
+#endif
+    }
+#else
+    (void)tb;
+#endif
+}
+
 int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, size_t err_len)
 {
     *out = NULL;
@@ -351,6 +373,7 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
         rc = add_file(tb, path, g, me, err, err_len);
     }
     free(entries);
+    if (rc == TB_OK && (flags & TB_OPEN_POPULATE)) populate(tb);
     if (rc == TB_OK && (flags & TB_OPEN_VERIFY)) rc = tb_verify(tb, err, err_len);
     if (rc == TB_OK && (flags & TB_OPEN_INDEX)) rc = tb_index(tb, err, err_len);
     if (rc != TB_OK) {

@@ -1,7 +1,8 @@
-/* tbprobe DIR GAME "POSITION" [PLIES_LEFT] [--json] [--index] [--verify]: one lookup from probe
- * files, printing the fields `tbdb lookup --json` prints (outcome, distance, score, best_move).
- * --index opens with TB_OPEN_INDEX (worth it for many positions from standard input),
- * --verify with TB_OPEN_VERIFY (every file's SHA-256 against the manifest).  Errors: one line
+/* tbprobe DIR GAME "POSITION" [PLIES_LEFT] [--json] [--index] [--verify] [--populate]: one lookup
+ * from probe files, printing the fields `tbdb lookup --json` prints (outcome, distance, score,
+ * best_move).  --index opens with TB_OPEN_INDEX (worth it for many positions from standard
+ * input), --verify with TB_OPEN_VERIFY (every file's SHA-256 against the manifest),
+ * --populate with TB_OPEN_POPULATE (every page mapped at once: no page fault while probing).  Errors: one line
  * on stderr, exit status 2. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: tbprobe DIR GAME POSITION [PLIES_LEFT] [--json] [--scoring standard|codingame] [--index] [--verify]\n");
+    fprintf(stderr, "usage: tbprobe DIR GAME POSITION [PLIES_LEFT] [--json] [--scoring standard|codingame] [--index] [--verify] [--populate]\n");
     return 2;
 }
 
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--json") == 0) json = 1;
         else if (strcmp(argv[i], "--index") == 0) flags |= TB_OPEN_INDEX;
         else if (strcmp(argv[i], "--verify") == 0) flags |= TB_OPEN_VERIFY;
+        else if (strcmp(argv[i], "--populate") == 0) flags |= TB_OPEN_POPULATE;
         else if (strcmp(argv[i], "--scoring") == 0 && i + 1 < argc) {
             const char *sc = argv[++i];
             if (strcmp(sc, "standard") && strcmp(sc, "codingame")) {
