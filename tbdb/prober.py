@@ -195,10 +195,25 @@ class Prober:
     @_locked
     def lookup(self, game, position, **options) -> LookupResult:
         position = game.coerce(position)
-        loc, got = self.value(game, position, **options)
-        text = game.text(position)
-        best = self._best_move(game, position, loc, got, **options)
-        r = storage_of(game).lookup_result(game, text, got, best, loc, options)
+        got = None
+        native = getattr(self.store, "native", None)  # a directory of probe files, libtbprobe
+        if native is not None and (options or not native.serving(game)):  # built:
+            native = None                                    # probe_files/native.py
+        if native is not None and not game.by_children(position):
+            text = game.text(position)
+            got = native.probe(game.name, text)
+        if got is not None:  # what the Python path below gives, from one call into C
+            self.stats.probes += 1
+            self.stats.hits += 1
+            best = got[2]
+            r = storage_of(game).lookup_result(game, text, got, best, None, options)
+        else:
+            loc, got = self.value(game, position, **options)
+            text = game.text(position)
+            best = self._best_move(game, position, loc, got, **options)
+            r = storage_of(game).lookup_result(game, text, got, best, loc, options)
+            if native is not None and isinstance(loc, Location) and loc.table:
+                self.store.native_add(game.name, loc.table)  # C answers its next lookups
         r.extras.update(game.lookup_extras(position, r))
         return r._attach(lambda: self.moves(game, position, best, **options),
                          lambda: self.line(game, position, **options))

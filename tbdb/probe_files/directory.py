@@ -17,6 +17,7 @@ from tbdb.safe_files import (publish, remove_quietly, remove_stale_temporaries,
                               temporary_beside)
 from tbdb.storage import StoredTable, storage_of
 from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
+from tbdb.probe_files import native
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
 from tbdb.probe_files.streamed import (IndexRanges, bounded_reads, chunk_runs, chunk_slots,
                                        sample_slots, stream_slots, streamed, write_index_file)
@@ -88,6 +89,8 @@ class ProbeDir:
         self.entries = {(e["game"], e["table"]): e for e in self.manifest["files"]}
         self.numbers = {(e["game"], e["table"]): i for i, e in enumerate(self.manifest["files"])}
         self.files: dict[tuple[str, str], ProbeFile] = {}
+        # single lookups answered by libtbprobe where it is built (probe_files/native.py)
+        self.native = native.NativeProber() if native.available() else None
 
     def tables(self, game: str | None = None) -> list[dict]:
         return [self._row(i, e) for i, e in enumerate(self.manifest["files"])
@@ -151,6 +154,13 @@ class ProbeDir:
         e = self.manifest["files"][row["table_id"]]  # rows are numbered by manifest entry
         f = self.open_file(e["game"], e["table"])
         return TABLE_TYPES[f.storage](storage_of(row), self, row, f)
+
+    def native_add(self, game: str, table: str) -> None:
+        """Hand an opened table's file to libtbprobe (``native``): after the Python path
+        answered a single lookup in it, so that batches (``lookup_arrays``) never pay for it."""
+        f = self.files.get((game, table))
+        if f is not None and self.native is not None:
+            self.native.add(f)
 
     def gather_index(self, tables: list, rows: list, keys: np.ndarray):
         """The batch form over many index tables at once (``Prober.lookup_arrays``): ``tables``
@@ -231,6 +241,9 @@ class ProbeDir:
         return result, distance, out_best.astype(np.int32)
 
     def close(self) -> None:
+        if self.native is not None:  # first: it reads the files' mappings
+            self.native.close()
+            self.native = None
         for f in self.files.values():
             f.close()
         self.files.clear()

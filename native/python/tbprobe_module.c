@@ -1,0 +1,176 @@
+/* tbdb._tbprobe: libtbprobe inside tbdb's Python package, so that tb.lookup on a directory of
+ * probe files answers a position in one call into C (parse the text tbdb wrote, find the table,
+ * decode, write the best move) instead of a dozen Python calls around two Numba kernels.
+ *
+ * One type, Base: an empty tb_base to which the reader adds each file once its Python side has
+ * checked it (manifest, size, checksum), and probe(game, text, plies_left), which returns
+ * (result, distance, score, best_move or None) for a value, else the C status (an int): the
+ * caller then asks its Python path, which raises the error tbdb words.  Built by setup.py when a
+ * C compiler is at hand (optional: tbdb works without it); TBDB_NATIVE=0 leaves it unused. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "tbprobe.h"
+
+typedef struct {
+    PyObject_HEAD
+    tb_base *tb;
+    Py_buffer *views;   /* the buffers added: held (and their memory kept) until tb_close */
+    Py_ssize_t nviews, cap;
+} BaseObject;
+
+static void Base_dealloc(BaseObject *self)
+{
+    if (self->tb) tb_close(self->tb);
+    for (Py_ssize_t i = 0; i < self->nviews; i++) PyBuffer_Release(&self->views[i]);
+    PyMem_Free(self->views);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    (void)args;
+    (void)kwds;
+    BaseObject *self = (BaseObject *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->tb = tb_new();
+    if (!self->tb) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)self;
+}
+
+/* add_file(path): the file's tables probed from now on; ValueError with C's one line if not */
+static PyObject *Base_add_file(BaseObject *self, PyObject *arg)
+{
+    const char *path = PyUnicode_AsUTF8(arg);
+    if (!path) return NULL;
+    char err[512];
+    /* the GIL stays held: adding must not race with probes of the same base */
+    if (tb_add_file(self->tb, path, err, sizeof err) != TB_OK) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* add_buffer(buffer, name): a file's bytes already mapped by the reader (a NumPy memmap),
+ * probed in place: one mapping, whose pages the reader's prefault maps for both; the buffer is
+ * held until the base is freed */
+static PyObject *Base_add_buffer(BaseObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "add_buffer(buffer, name)");
+        return NULL;
+    }
+    const char *name = PyUnicode_AsUTF8(args[1]);
+    if (!name) return NULL;
+    if (self->nviews == self->cap) {
+        Py_ssize_t cap = self->cap ? 2 * self->cap : 64;
+        Py_buffer *more = PyMem_Realloc(self->views, (size_t)cap * sizeof *more);
+        if (!more) return PyErr_NoMemory();
+        self->views = more;
+        self->cap = cap;
+    }
+    Py_buffer *view = &self->views[self->nviews];
+    if (PyObject_GetBuffer(args[0], view, PyBUF_SIMPLE) < 0) return NULL;
+    char err[512];
+    if (tb_add_buffer(self->tb, view->buf, (size_t)view->len, name, err, sizeof err) != TB_OK) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    self->nviews++;
+    Py_RETURN_NONE;
+}
+
+/* probe(game, text, plies_left) -> (result, distance, score, best_move | None) or a status */
+static PyObject *Base_probe(BaseObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "probe(game, text, plies_left)");
+        return NULL;
+    }
+    const char *game = PyUnicode_AsUTF8(args[0]);
+    const char *text = game ? PyUnicode_AsUTF8(args[1]) : NULL;
+    long plies = text ? PyLong_AsLong(args[2]) : -1;
+    if (!text || (plies == -1 && PyErr_Occurred())) return NULL;
+    tb_position pos;
+    tb_value v;
+    char err[256], move[64];
+    if (tb_parse(game, text, &pos, err, sizeof err) != TB_OK) return PyLong_FromLong(TB_INVALID);
+    /* probes read the mapped files and allocate nothing: the GIL stays (a probe takes about a
+     * microsecond, less than releasing and taking it back around a page fault would save) */
+    int st = tb_probe_position(self->tb, &pos, (int)plies, &v);
+    if (st != TB_OK) return PyLong_FromLong(st);
+    if (v.move < 0) return Py_BuildValue("(iiiO)", v.result, v.distance, v.score, Py_None);
+    int n = tb_move_text(&pos, v.move, move, sizeof move);
+    if (n < 0) return PyLong_FromLong(n);
+    return Py_BuildValue("(iiis#)", v.result, v.distance, v.score, move, (Py_ssize_t)n);
+}
+
+/* index(): tb_index on the files added since the last call (their checkpoints: a probe then
+ * decodes a sixteenth of a block at most); ValueError naming a file that does not decode */
+static PyObject *Base_index(BaseObject *self, PyObject *unused)
+{
+    (void)unused;
+    char err[512];
+    if (tb_index(self->tb, err, sizeof err) != TB_OK) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* table_count() -> tables added */
+static PyObject *Base_table_count(BaseObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLong(tb_table_count(self->tb));
+}
+
+static PyMethodDef Base_methods[] = {
+    {"add_file", (PyCFunction)Base_add_file, METH_O, "Add a probe file (path) to the base."},
+    {"add_buffer", (PyCFunction)(void (*)(void))Base_add_buffer, METH_FASTCALL,
+     "add_buffer(buffer, name): a probe file's bytes, held until the base is freed."},
+    {"probe", (PyCFunction)(void (*)(void))Base_probe, METH_FASTCALL,
+     "probe(game, text, plies_left) -> (result, distance, score, best_move) or a status."},
+    {"index", (PyCFunction)Base_index, METH_NOARGS,
+     "tb_index: checkpoints for the files added since the last call."},
+    {"table_count", (PyCFunction)Base_table_count, METH_NOARGS, "Tables added."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject BaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tbdb._tbprobe.Base",
+    .tp_basicsize = sizeof(BaseObject),
+    .tp_dealloc = (destructor)Base_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "libtbprobe's tb_base: probe files added one by one, probed from text.",
+    .tp_methods = Base_methods,
+    .tp_new = Base_new,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_tbprobe",
+    "libtbprobe (native/) for tbdb's lookups on probe files.", -1, NULL, NULL, NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC PyInit__tbprobe(void)
+{
+    if (PyType_Ready(&BaseType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&BaseType);
+    if (PyModule_AddObject(m, "Base", (PyObject *)&BaseType) < 0) {
+        Py_DECREF(&BaseType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "OK", TB_OK);
+    PyModule_AddIntConstant(m, "GAME_OVER", TB_GAME_OVER);
+    PyModule_AddIntConstant(m, "MISSING", TB_MISSING);
+    PyModule_AddStringConstant(m, "VERSION", TBPROBE_VERSION);
+    return m;
+}

@@ -1,0 +1,147 @@
+"""Single lookups on a directory of probe files through libtbprobe (``tbdb._tbprobe``,
+``tbdb/probe_files/native.py``): the same ``LookupResult`` as the Python path, slot by slot on
+every example table of each game it serves; errors still raised in tbdb's words; nothing used
+with ``TBDB_NATIVE=0``."""
+from __future__ import annotations
+
+import json
+import random
+import threading
+
+import numpy as np
+import pytest
+
+import tbdb
+from tbdb import games
+from tbdb.errors import InvalidPositionError, MissingTableError
+from tbdb.probe_files import ProbeDir, export, native
+
+SAMPLE = 1500  # slots a table (the C values themselves are compared slot by slot in test_native)
+
+pytestmark = pytest.mark.skipif(not native.available(),
+                                reason="tbdb._tbprobe is not built (no C compiler at install)")
+
+
+@pytest.fixture(scope="module")
+def probe_dir(every_game_db, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("native-lookups") / "probe")
+    export(every_game_db, out, progress=False)
+    return out
+
+
+def _texts(probe_dir: str, game: str) -> list[str]:
+    """Texts of up to SAMPLE random slots of each of the game's tables (any slot: empty,
+    illegal and finished ones raise or answer as the Python path does)."""
+    g = games.get(game)
+    rnd = random.Random(7)
+    out = []
+    for (name, table), e in sorted(ProbeDir(probe_dir).entries.items()):
+        if name != game or e["storage"] != "index":
+            continue
+        slots = range(e["slots"])
+        for s in rnd.sample(slots, min(SAMPLE, len(slots))):
+            try:
+                out.append(g.slot_text(table, s))
+            except (ValueError, KeyError):  # a slot no position fills
+                pass
+    return out
+
+
+def _answer(tb, text: str, game: str) -> str:
+    try:
+        return json.dumps(tb.lookup(text, game=game).to_dict(moves=False))
+    except (InvalidPositionError, MissingTableError) as err:
+        return f"{type(err).__name__}: {err}"
+
+
+def _python(probe_dir: str, monkeypatch):
+    monkeypatch.setenv("TBDB_NATIVE", "0")
+    tb = tbdb.open(probe_dir)
+    monkeypatch.delenv("TBDB_NATIVE")
+    assert tb.store.native is None
+    return tb
+
+
+SERVED = sorted(g.name for g in games.all_games() if native.serves(g))
+
+
+@pytest.mark.parametrize("game", SERVED)
+def test_lookups_through_libtbprobe_equal_the_python_path(probe_dir, game, monkeypatch):
+    texts = _texts(probe_dir, game)
+    assert texts
+    with _python(probe_dir, monkeypatch) as py:
+        want = [_answer(py, t, game) for t in texts]
+    with tbdb.open(probe_dir) as tb:
+        assert tb.store.native is not None
+        first = [_answer(tb, t, game) for t in texts]  # each table's first lookup: Python's
+        again = [_answer(tb, t, game) for t in texts]
+        answered = tb.store.native.answered
+        hits = tb.stats().hits
+    assert first == want
+    assert again == want
+    # C answered every stored value with a stored best move the second time round
+    with_moves = sum(1 for w in want if w.startswith("{") and json.loads(w)["best_move"])
+    assert answered >= with_moves > 0
+    assert hits >= answered
+
+
+def test_moves_and_lines_of_a_native_lookup_are_the_python_ones(probe_dir, monkeypatch):
+    texts = _texts(probe_dir, "cdc")[:200]
+    with _python(probe_dir, monkeypatch) as py:
+        want = [json.dumps(py.lookup(t, game="cdc").to_dict(line=True)) for t in texts
+                if not _answer(py, t, "cdc").startswith(("Invalid", "Missing"))]
+    with tbdb.open(probe_dir) as tb:
+        for t in texts:
+            _answer(tb, t, "cdc")
+        before = tb.store.native.answered
+        got = [json.dumps(tb.lookup(t, game="cdc").to_dict(line=True)) for t in texts
+               if not _answer(tb, t, "cdc").startswith(("Invalid", "Missing"))]
+        assert tb.store.native.answered > before
+    assert got == want
+
+
+def test_errors_are_tbdbs_own(probe_dir):
+    with tbdb.open(probe_dir) as tb:
+        tb.lookup("8/8/8/pKC5 r", game="cdc")  # the table in C from now on
+        with pytest.raises(MissingTableError, match="needs table 'KGMvGM' of cdc, which is not in the probe files"):
+            tb.lookup("8/8/8/mKMgG3 r", game="cdc")
+        with pytest.raises(InvalidPositionError, match="cannot arise"):
+            tb.lookup("8/8/8/KC6 r", game="cdc")
+        with pytest.raises(InvalidPositionError):
+            tb.lookup("8/8/8/pKC4 r", game="cdc")  # a rank of seven squares
+        r = tb.lookup("8/8/8/KC6 b", game="cdc")  # black has nothing left: lost, game over
+        assert (r.outcome, r.best_move) == ("loss", None)
+
+
+def test_native_lookups_from_many_threads_agree(probe_dir):
+    texts = [t for t in _texts(probe_dir, "chinese-checkers")[:400]]
+    with tbdb.open(probe_dir) as tb:
+        want = [_answer(tb, t, "chinese-checkers") for t in texts]
+        out = [None] * 4
+
+        def run(i: int) -> None:
+            out[i] = [_answer(tb, t, "chinese-checkers") for t in texts]
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert tb.store.native.answered > 0
+    assert all(o == want for o in out)
+
+
+def test_batches_never_hand_tables_to_libtbprobe(probe_dir):
+    """lookup_arrays opens tables on its own (Numba): only a single lookup in a table adds it
+    to the C base, so a batch over a thousand tables pays nothing for it."""
+    g = games.get("cdc")
+    texts = _texts(probe_dir, "cdc")[:300]
+    ok = []
+    with tbdb.open(probe_dir) as tb:
+        for t in texts:
+            if not _answer(tb, t, "cdc").startswith(("Invalid", "Missing")):
+                ok.append(g.parse(t))
+    with tbdb.open(probe_dir) as tb:
+        tb.lookup_arrays("cdc", *g.encode_batch(ok))
+        assert tb.store.native.base.table_count() == 0
+        tb.lookup(ok[0], game="cdc")
+        assert tb.store.native.base.table_count() == 1
