@@ -109,19 +109,6 @@ static PyObject *Base_probe(BaseObject *self, PyObject *const *args, Py_ssize_t 
     return Py_BuildValue("(iiis#)", v.result, v.distance, v.score, move, (Py_ssize_t)n);
 }
 
-/* index(): tb_index on the files added since the last call (their checkpoints: a probe then
- * decodes a sixteenth of a block at most); ValueError naming a file that does not decode */
-static PyObject *Base_index(BaseObject *self, PyObject *unused)
-{
-    (void)unused;
-    char err[512];
-    if (tb_index(self->tb, err, sizeof err) != TB_OK) {
-        PyErr_SetString(PyExc_ValueError, err);
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 /* table_count() -> tables added */
 static PyObject *Base_table_count(BaseObject *self, PyObject *unused)
 {
@@ -135,8 +122,6 @@ static PyMethodDef Base_methods[] = {
      "add_buffer(buffer, name): a probe file's bytes, held until the base is freed."},
     {"probe", (PyCFunction)(void (*)(void))Base_probe, METH_FASTCALL,
      "probe(game, text, plies_left) -> (result, distance, score, best_move) or a status."},
-    {"index", (PyCFunction)Base_index, METH_NOARGS,
-     "tb_index: checkpoints for the files added since the last call."},
     {"table_count", (PyCFunction)Base_table_count, METH_NOARGS, "Tables added."},
     {NULL, NULL, 0, NULL}
 };
