@@ -79,12 +79,14 @@ class Tablebase:
         self._check_open()
         g = self._game(position, game)
         opts = resolve(f"{g.name} lookup", g.lookup_options, options)
-        try:  # ``_reading`` written out: its generator cost a microsecond of ~20 per lookup
-            return self.prober.lookup(g, position, **opts)
-        except duckdb.Error as exc:
-            if is_damage(exc):
-                raise damaged(self.path, exc) from exc
-            raise
+        with self.prober._lock:  # not closed by another thread before it answers
+            self._check_open()
+            try:  # ``_reading`` written out: its generator cost a microsecond of ~20 a lookup
+                return self.prober.lookup(g, position, **opts)
+            except duckdb.Error as exc:
+                if is_damage(exc):
+                    raise damaged(self.path, exc) from exc
+                raise
 
     def get(self, position: Any, *, game: str | None = None, **options) -> LookupResult | None:
         """As ``lookup``, but None for a position whose table is not built."""
@@ -104,7 +106,8 @@ class Tablebase:
         self._check_open()
         g = games.get(game)
         check_names(f"{g.name} lookup_arrays", g.lookup_options, options)
-        with self._reading():
+        with self.prober._lock, self._reading():
+            self._check_open()
             return self.prober.lookup_arrays(g, *arrays, **options)  # the game checks them
 
     def load(self, game: str, *tables: str) -> int:
@@ -151,11 +154,14 @@ class Tablebase:
                                  f"exported from")
 
     def close(self) -> None:
-        if not self.closed:
-            if self._functions is not None:
-                self._functions.release()
-            self.store.close()
-            self.closed = True
+        # under the prober's lock: a lookup running in another thread finishes first (it may be
+        # reading a mapped file, or inside libtbprobe, which must not see its base freed)
+        with self.prober._lock:
+            if not self.closed:
+                if self._functions is not None:
+                    self._functions.release()
+                self.store.close()
+                self.closed = True
 
     def __enter__(self) -> Tablebase:
         return self

@@ -18,8 +18,8 @@ from tbdb.probe_files import ProbeDir, export, native
 
 SAMPLE = 1500  # slots a table (the C values themselves are compared slot by slot in test_native)
 
-pytestmark = pytest.mark.skipif(not native.available(),
-                                reason="tbdb._tbprobe is not built (no C compiler at install)")
+needs_native = pytest.mark.skipif(not native.available(),
+                                  reason="tbdb._tbprobe is not built (no C compiler at install)")
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +65,7 @@ def _python(probe_dir: str, monkeypatch):
 SERVED = sorted(g.name for g in games.all_games() if native.serves(g))
 
 
+@needs_native
 @pytest.mark.parametrize("game", SERVED)
 def test_lookups_through_libtbprobe_equal_the_python_path(probe_dir, game, monkeypatch):
     texts = _texts(probe_dir, game)
@@ -85,6 +86,7 @@ def test_lookups_through_libtbprobe_equal_the_python_path(probe_dir, game, monke
     assert hits >= answered
 
 
+@needs_native
 def test_moves_and_lines_of_a_native_lookup_are_the_python_ones(probe_dir, monkeypatch):
     texts = _texts(probe_dir, "cdc")[:200]
     with _python(probe_dir, monkeypatch) as py:
@@ -100,6 +102,7 @@ def test_moves_and_lines_of_a_native_lookup_are_the_python_ones(probe_dir, monke
     assert got == want
 
 
+@needs_native
 def test_errors_are_tbdbs_own(probe_dir):
     with tbdb.open(probe_dir) as tb:
         tb.lookup("8/8/8/pKC5 r", game="cdc")  # the table in C from now on
@@ -113,6 +116,7 @@ def test_errors_are_tbdbs_own(probe_dir):
         assert (r.outcome, r.best_move) == ("loss", None)
 
 
+@needs_native
 def test_native_lookups_from_many_threads_agree(probe_dir):
     texts = [t for t in _texts(probe_dir, "chinese-checkers")[:400]]
     with tbdb.open(probe_dir) as tb:
@@ -130,6 +134,7 @@ def test_native_lookups_from_many_threads_agree(probe_dir):
     assert all(o == want for o in out)
 
 
+@needs_native
 def test_batches_never_hand_tables_to_libtbprobe(probe_dir):
     """lookup_arrays opens tables on its own (Numba): only a single lookup in a table adds it
     to the C base, so a batch over a thousand tables pays nothing for it."""
@@ -145,3 +150,41 @@ def test_batches_never_hand_tables_to_libtbprobe(probe_dir):
         assert tb.store.native.base.table_count() == 0
         tb.lookup(ok[0], game="cdc")
         assert tb.store.native.base.table_count() == 1
+
+
+@pytest.mark.parametrize("in_c", [True, False])
+def test_closing_while_other_threads_look_up_never_crashes(probe_dir, in_c, monkeypatch):
+    """A tablebase closed while threads look up: each lookup answers or raises ClosedError.
+    The files (and libtbprobe's base) are unmapped only once no lookup is reading them: before,
+    closing under running lookups crashed the process (a segmentation fault), in Python's path
+    as in C's."""
+    from tbdb.api import ClosedError
+    if in_c and not native.available():
+        pytest.skip("tbdb._tbprobe is not built")
+    if not in_c:
+        monkeypatch.setenv("TBDB_NATIVE", "0")
+    texts = _texts(probe_dir, "cdc")[:300]
+    for _ in range(3):
+        tb = tbdb.open(probe_dir)
+        assert (tb.store.native is not None) == in_c
+        for t in texts:  # every table in C
+            _answer(tb, t, "cdc")
+        errors, answered = [], [0]
+
+        def run() -> None:
+            for t in texts * 3:
+                try:
+                    _answer(tb, t, "cdc")
+                    answered[0] += 1
+                except ClosedError:
+                    pass
+                except Exception as exc:  # noqa: BLE001 - anything else is the failure
+                    errors.append(repr(exc))
+                    return
+        threads = [threading.Thread(target=run) for _ in range(3)]
+        for th in threads:
+            th.start()
+        tb.close()
+        for th in threads:
+            th.join()
+        assert not errors
