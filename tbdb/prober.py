@@ -192,28 +192,46 @@ class Prober:
                 return s.move
         return None
 
+    # libtbprobe (a directory of probe files with tbdb._tbprobe built: probe_files/native.py)
+    # answers a stored value with a stored best move in one call; anything else is the Python
+    # path's, which also hands each table it opens to C for the lookups after
+
+    def _native_for(self, game, options):
+        native = getattr(self.store, "native", None)
+        if native is None or options or not native.serving(game):
+            return None
+        return native
+
+    def _fast(self, native, game, position, text: str):
+        """(result, distance, best move text) from libtbprobe, or None."""
+        if native is None or game.by_children(position):
+            return None
+        got = native.probe(game.name, text)
+        if got is not None:
+            self.stats.probes += 1
+            self.stats.hits += 1
+        return got
+
+    def _slow(self, native, game, position, **options) -> tuple:
+        """``value``, and the table it read handed to libtbprobe."""
+        loc, got = self.value(game, position, **options)
+        if native is not None and isinstance(loc, Location) and loc.table:
+            self.store.native_add(game.name, loc.table)
+        return loc, got
+
     @_locked
     def lookup(self, game, position, **options) -> LookupResult:
         position = game.coerce(position)
-        got = None
-        native = getattr(self.store, "native", None)  # a directory of probe files, libtbprobe
-        if native is not None and (options or not native.serving(game)):  # built:
-            native = None                                    # probe_files/native.py
-        if native is not None and not game.by_children(position):
-            text = game.text(position)
-            got = native.probe(game.name, text)
+        native = self._native_for(game, options)
+        text = game.text(position)
+        got = self._fast(native, game, position, text)
         if got is not None:  # what the Python path below gives, from one call into C
-            self.stats.probes += 1
-            self.stats.hits += 1
             best = got[2]
             r = storage_of(game).lookup_result(game, text, got, best, None, options)
         else:
-            loc, got = self.value(game, position, **options)
-            text = game.text(position)
+            loc, got = self._slow(native, game, position, **options)
             best = self._best_move(game, position, loc, got, **options)
             r = storage_of(game).lookup_result(game, text, got, best, loc, options)
-            if native is not None and isinstance(loc, Location) and loc.table:
-                self.store.native_add(game.name, loc.table)  # C answers its next lookups
         r.extras.update(game.lookup_extras(position, r))
         return r._attach(lambda: self.moves(game, position, best, **options),
                          lambda: self.line(game, position, **options))
@@ -223,10 +241,14 @@ class Prober:
         """Every legal move with what it leads to: best first, the stored best move first among
         moves of equal value, the rest of a tie in the game's move order."""
         kind = storage_of(game)
+        native = self._native_for(game, options)
         out = []
         for s in game.successors(position, **options):
-            _, got = self.value(game, s.position, **s.options)
-            m = kind.move_result(s, got, game.text(s.position))
+            text = game.text(s.position)
+            got = self._fast(native, game, s.position, text) if not s.options else None
+            if got is None:
+                _, got = self._slow(native, game, s.position, **s.options)
+            m = kind.move_result(s, got, text)
             m.extras.update(game.move_extras(position, s, m))
             out.append(m)
         out.sort(key=lambda m: (m.value_key(), m.move != best))
@@ -238,16 +260,26 @@ class Prober:
         draw), with the value of each position reached for its side to move."""
         kind = storage_of(game)
         steps: list[LineStep] = []
-        seen = {game.text(position)}
+        text = game.text(position)
+        seen = {text}
         while len(steps) < MAX_LINE:
-            loc, got = self.value(game, position, **options)
-            move = self._best_move(game, position, loc, got, **options)
-            if move is None:
-                break
-            nxt = next(s for s in game.successors(position, **options) if s.move == move)
+            native = self._native_for(game, options)
+            fast = self._fast(native, game, position, text)
+            move = fast[2] if fast is not None else None
+            successors = list(game.successors(position, **options))
+            nxt = next((s for s in successors if s.move == move), None)
+            if nxt is None:  # the Python path's best move (or none: the game is over)
+                loc, got = self._slow(native, game, position, **options)
+                move = self._best_move(game, position, loc, got, **options)
+                if move is None:
+                    break
+                nxt = next(s for s in successors if s.move == move)
             position, options = nxt.position, nxt.options
-            _, after = self.value(game, position, **options)
             text = game.text(position)
+            native = self._native_for(game, options)
+            after = self._fast(native, game, position, text)
+            if after is None:
+                _, after = self._slow(native, game, position, **options)
             steps.append(kind.line_step(move, text, after))
             if text in seen:
                 break
