@@ -189,3 +189,15 @@ def test_closing_while_other_threads_look_up_never_crashes(probe_dir, in_c, monk
         for th in threads:
             th.join()
         assert not errors
+
+
+@needs_native
+def test_a_module_built_from_other_sources_is_not_used():
+    """An editable install keeps its compiled module when native/ changes: the digest setup.py
+    compiled in must match the checkout's sources, or lookups stay in Python (one warning)."""
+    from tbdb import _tbprobe
+    if native.checkout() is None:
+        pytest.skip("an installed wheel: no native/ sources beside the package")
+    assert native._matches_checkout(_tbprobe.SOURCES)
+    with pytest.warns(RuntimeWarning, match="pip install -e"):
+        assert not native._matches_checkout("0" * 16)

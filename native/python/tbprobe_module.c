@@ -157,5 +157,8 @@ PyMODINIT_FUNC PyInit__tbprobe(void)
     PyModule_AddIntConstant(m, "GAME_OVER", TB_GAME_OVER);
     PyModule_AddIntConstant(m, "MISSING", TB_MISSING);
     PyModule_AddStringConstant(m, "VERSION", TBPROBE_VERSION);
+#ifdef TBPROBE_SOURCES
+    PyModule_AddStringConstant(m, "SOURCES", TBPROBE_SOURCES);   /* setup.py's digest */
+#endif
     return m;
 }

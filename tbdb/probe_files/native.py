@@ -29,15 +29,54 @@ def serves(game) -> bool:
     return game.name in C_GAMES and game.storage == "index" and not game.lookup_options
 
 
+_CURRENT: list = []  # whether the built module matches the checkout's sources (checked once)
+
+
 def available() -> bool:
-    """Whether the extension is built and not turned off (``TBDB_NATIVE=0``)."""
+    """Whether the extension is built, from the sources beside it, and not turned off
+    (``TBDB_NATIVE=0``)."""
     if os.environ.get("TBDB_NATIVE", "1") == "0":
         return False
     try:
-        from tbdb import _tbprobe  # noqa: F401
+        from tbdb import _tbprobe
     except ImportError:
         return False
-    return True
+    if not _CURRENT:
+        _CURRENT.append(_matches_checkout(getattr(_tbprobe, "SOURCES", None)))
+    return _CURRENT[0]
+
+
+def checkout() -> str | None:
+    """The source tree an editable install runs from (setup.py and native/ beside tbdb/)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ok = os.path.isfile(os.path.join(root, "setup.py")) and \
+        os.path.isdir(os.path.join(root, "native", "src"))
+    return root if ok else None
+
+
+def _matches_checkout(built: str | None) -> bool:
+    """An editable install keeps the module it compiled when ``native/`` changes (a pull, an
+    edit): such a stale module is not used, with one warning, until ``pip install -e .``
+    rebuilds it.  An installed wheel has no ``native/`` beside it and is used as built."""
+    import glob
+    import hashlib
+    import warnings
+    root = checkout()
+    if root is None:
+        return True
+    paths = sorted(glob.glob(os.path.join(root, "native", "src", "*.[ch]"))
+                   + glob.glob(os.path.join(root, "native", "include", "*.h"))
+                   + glob.glob(os.path.join(root, "native", "python", "*.c")))
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            h.update(os.path.relpath(p, root).replace(os.sep, "/").encode() + b"\0" + f.read())
+    if h.hexdigest()[:16] == built:
+        return True
+    warnings.warn("tbdb._tbprobe was built from other sources than native/ now holds; lookups "
+                  "stay in Python until it is rebuilt: pip install -e .", RuntimeWarning,
+                  stacklevel=3)
+    return False
 
 
 class NativeProber:
