@@ -394,7 +394,7 @@ T_FIELDS = 20
 
 # Checkpoints ("marks"): a probe decodes from the last checkpoint before its slot, not from its
 # block's start.  A block of ``block_slots`` slots has CHECKPOINTS - 1 of them, at its slots
-# ``c * chunk`` (c = 1..CHECKPOINTS-1, chunk = block_slots / CHECKPOINTS: every 128 slots in
+# ``c * chunk`` (c = 1..CHECKPOINTS-1, chunk = block_slots / CHECKPOINTS: every 64 slots in
 # 1024-slot blocks): checkpoint c is the code covering slot ``c * chunk``, as a 32-bit word
 # ``(its first bit - the block's first bit) | (its first slot in the block) << 16``.  Two words
 # an int64 of ``table`` from ``table[T_MARKS]`` on, CHECKPOINTS words a block (word 0 unused, so
@@ -408,7 +408,7 @@ T_FIELDS = 20
 # means "not recorded" and is also a true checkpoint (the block's start), and any other value
 # is the one every decoder would write, so threads recording into the same word at once (a
 # parallel gather) can only lose a record, never make a wrong one: no locks needed.
-CHECKPOINT_BITS = 3
+CHECKPOINT_BITS = 4
 CHECKPOINTS = 1 << CHECKPOINT_BITS
 
 
@@ -491,7 +491,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     shift = np.int64(0)
     while (np.int64(1) << shift) < block_slots:
         shift += 1
-    # the checkpoints (see "Checkpoints"): zero until recorded (32 bytes a block)
+    # the checkpoints (see "Checkpoints"): zero until recorded (64 bytes a block)
     marked = CHECKPOINT_BITS <= shift <= 16
     n_pairs = n_symbols - k
     # (a pair's parts live in its node only: T_LEFT and T_RIGHT are no longer laid out)

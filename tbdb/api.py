@@ -115,7 +115,7 @@ class Tablebase:
         single lookups in them take microseconds however large they are (on first use tables
         above ``Prober.LOAD_LIMIT`` rows are probed in the file instead).  On a directory of
         probe files, index tables record every checkpoint of their blocks instead (one pass
-        over each file; 0.25 bit a slot a stream): no probe then decodes more than 128 slots.
+        over each file; 0.5 bit a slot a stream): no probe then decodes more than 64 slots.
         Returns how many tables were read (on a directory: made ready); a table not built raises
         ``MissingTableError``."""
         self._check_open()

@@ -50,7 +50,7 @@ class ProbeIndexTable(StoredTable):
 
     def index(self) -> None:
         """Record every checkpoint of both streams now (``tb.load`` on a directory): a probe
-        then decodes at most a chunk of its block (128 slots), for 0.25 bit a slot a stream
+        then decodes at most a chunk of its block (64 slots), for 0.5 bit a slot a stream
         of memory."""
         try:
             for s in (self.values, self.moves):
