@@ -10,7 +10,8 @@ header, checksum for files up to 16 MiB), as the reader's own mapping: one mappi
 does: a stored value with a stored best move, for games whose lookups take no options; anything
 else (a table not opened yet, a finished or illegal position, a damaged block, a best move the
 Python path would derive) goes the Python way, which opens the table or raises the error
-tbdb words.  ``test_native_lookups.py`` compares both on every slot of the example tables.
+tbdb words.  ``test_native_lookups.py`` compares both on 1,500 slots of every example table
+(``test_native.py`` compares the C values with Python's on every slot).
 
 Without the extension, or with ``TBDB_NATIVE=0``, nothing changes but the speed.
 """
