@@ -116,56 +116,45 @@ POW6 = np.array([6 ** c for c in range(14)], np.int64)  # a material key's term 
 
 
 @parallel_kernel
-def material_keys(boards):
-    """A number per board naming its material: sum over pieces of 6 ** code (int64[n]).
-    Boards with a side that has no piece get -1 (red missing) or -2 (black missing)."""
+def material_keys(boards, limit, max_pieces):
+    """A number per board naming its material, and the first bad board, in one pass: keys
+    int64[n] (sum over pieces of 6 ** code; -1 for a board whose red side has no piece, -2 for
+    black), and the first row (``boards`` int8[n, 32], codes already known to be -1..13) with
+    more pieces of a kind than ``limit[code]`` or more than ``max_pieces`` pieces, else -1.
+    (Two passes, keys and the check, cost 26 and 25 ms on a million boards.)  Chunks of rows
+    run in parallel; a chunk stops at its first bad row, whose keys then do not matter."""
     n = boards.shape[0]
     keys = np.empty(n, np.int64)
-    for i in prange(n):
-        key = np.int64(0)
-        red = 0
-        black = 0
-        for s in range(NSQ):
-            c = boards[i, s]
-            if c >= 0:
-                key += POW6[c]
-                if c < 7:
-                    red += 1
-                else:
-                    black += 1
-        keys[i] = key if red and black else (-1 if red == 0 else -2)
-    return keys
-
-
-@parallel_kernel
-def first_overfull(boards, limit, max_pieces):
-    """The first row (int8[n, 32], codes already known to be -1..13) with more pieces of a kind
-    than ``limit[code]`` or more than ``max_pieces`` pieces; -1 if there is none.  Chunks of
-    rows are searched in parallel, each for its own first such row."""
-    n = boards.shape[0]
     nchunk = (n + 4095) // 4096
     first = np.full(nchunk, -1, np.int64)
     counts = np.zeros((nchunk, 14), np.int64)
     for ch in prange(nchunk):
         count = counts[ch]
-        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+        for i in range(ch * 4096, min(n, (ch + 1) * 4096)):
             count[:] = 0
-            total = 0
-            bad = False
-            for s in range(boards.shape[1]):
-                c = boards[r, s]
+            key = np.int64(0)
+            red = 0
+            black = 0
+            for s in range(NSQ):
+                c = boards[i, s]
                 if c >= 0:
                     count[c] += 1
-                    total += 1
-            if total > max_pieces:
-                bad = True
+                    key += POW6[c]
+                    if c < 7:
+                        red += 1
+                    else:
+                        black += 1
+            bad = red + black > max_pieces
             for c in range(14):
                 if count[c] > limit[c]:
                     bad = True
             if bad:
-                first[ch] = r
+                first[ch] = i
                 break
+            keys[i] = key if red and black else (-1 if red == 0 else -2)
+    bad_row = np.int64(-1)
     for ch in range(nchunk):
         if first[ch] >= 0:
-            return first[ch]
-    return -1
+            bad_row = first[ch]
+            break
+    return keys, bad_row

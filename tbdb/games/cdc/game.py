@@ -263,7 +263,11 @@ class CdcGame(Game):
         slots = np.zeros(n, np.int64)
         sym = np.zeros(n, np.int8)
         over = np.zeros(n, np.int8)
-        keys = locate_kernels.material_keys(boards)
+        keys, bad = locate_kernels.material_keys(boards, np.array(MAX_PER_SIDE * 2, np.int64),
+                                                 MAX_PIECES)
+        if bad >= 0:
+            raise InvalidArrayError(f"row {bad}: more pieces of a kind than a side has, or more "
+                                    f"than {MAX_PIECES} pieces: {quote(boards[bad].tolist())}")
         tables: list[str] = []
         # (not a stable sort: the rows of a material are located one by one, in any order,
         # and NumPy's quicksort of int64 is four times faster)
@@ -310,7 +314,8 @@ class CdcGame(Game):
 
 
 def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
-    """The batch arrays as int8, or ``ValueError`` naming the first bad row."""
+    """The batch arrays as int8, or ``ValueError`` naming the first bad row (codes and sides
+    out of range; too many pieces: ``material_keys``, in the pass that names the materials)."""
     boards = np.asarray(boards)
     sides = np.asarray(sides)
     if boards.ndim != 2 or boards.shape[1] != 32 or sides.shape != (len(boards),):
@@ -326,10 +331,6 @@ def _check_batch(boards, sides) -> tuple[np.ndarray, np.ndarray]:
         raise InvalidArrayError(f"row {bad}: a side is 0 (red) or 1 (black), got "
                                 f"{sides[bad].item()!r}")
     boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))
-    bad = locate_kernels.first_overfull(boards, np.array(MAX_PER_SIDE * 2, np.int64), MAX_PIECES)
-    if bad >= 0:
-        raise InvalidArrayError(f"row {bad}: more pieces of a kind than a side has, or more "
-                                f"than {MAX_PIECES} pieces: {quote(boards[bad].tolist())}")
     return boards, np.ascontiguousarray(sides.astype(np.int8, copy=False))
 
 
