@@ -2,10 +2,11 @@
  * probe files answers a position in one call into C (parse the text tbdb wrote, find the table,
  * decode, write the best move) instead of a dozen Python calls around two Numba kernels.
  *
- * One type, Base: an empty tb_base to which the reader adds each file once its Python side has
- * checked it (manifest, size, checksum), and probe(game, text, plies_left), which returns
- * (result, distance, score, best_move or None) for a value, else the C status (an int): the
- * caller then asks its Python path, which raises the error tbdb words.  Built by setup.py when a
+ * One type, Base: an empty tb_base to which the reader adds each file (add_buffer: its own
+ * mapping) once its Python side has checked it (manifest, size, checksum), and probe(game,
+ * text, plies_left), which returns (result, distance, score, best_move or None) for a value,
+ * else the C status (an int): the caller then asks its Python path, which raises the error
+ * tbdb words.  Built by setup.py when a
  * C compiler is at hand (optional: tbdb works without it); TBDB_NATIVE=0 leaves it unused. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,20 +39,6 @@ static PyObject *Base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return PyErr_NoMemory();
     }
     return (PyObject *)self;
-}
-
-/* add_file(path): the file's tables probed from now on; ValueError with C's one line if not */
-static PyObject *Base_add_file(BaseObject *self, PyObject *arg)
-{
-    const char *path = PyUnicode_AsUTF8(arg);
-    if (!path) return NULL;
-    char err[512];
-    /* the GIL stays held: adding must not race with probes of the same base */
-    if (tb_add_file(self->tb, path, err, sizeof err) != TB_OK) {
-        PyErr_SetString(PyExc_ValueError, err);
-        return NULL;
-    }
-    Py_RETURN_NONE;
 }
 
 /* add_buffer(buffer, name): a file's bytes already mapped by the reader (a NumPy memmap),
@@ -117,7 +104,6 @@ static PyObject *Base_table_count(BaseObject *self, PyObject *unused)
 }
 
 static PyMethodDef Base_methods[] = {
-    {"add_file", (PyCFunction)Base_add_file, METH_O, "Add a probe file (path) to the base."},
     {"add_buffer", (PyCFunction)(void (*)(void))Base_add_buffer, METH_FASTCALL,
      "add_buffer(buffer, name): a probe file's bytes, held until the base is freed."},
     {"probe", (PyCFunction)(void (*)(void))Base_probe, METH_FASTCALL,
@@ -153,9 +139,6 @@ PyMODINIT_FUNC PyInit__tbprobe(void)
         Py_DECREF(m);
         return NULL;
     }
-    PyModule_AddIntConstant(m, "OK", TB_OK);
-    PyModule_AddIntConstant(m, "GAME_OVER", TB_GAME_OVER);
-    PyModule_AddIntConstant(m, "MISSING", TB_MISSING);
     PyModule_AddStringConstant(m, "VERSION", TBPROBE_VERSION);
 #ifdef TBPROBE_SOURCES
     PyModule_AddStringConstant(m, "SOURCES", TBPROBE_SOURCES);   /* setup.py's digest */

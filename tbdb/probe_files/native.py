@@ -59,20 +59,16 @@ def _matches_checkout(built: str | None) -> bool:
     """An editable install keeps the module it compiled when ``native/`` changes (a pull, an
     edit): such a stale module is not used, with one warning, until ``pip install -e .``
     rebuilds it.  An installed wheel has no ``native/`` beside it and is used as built."""
-    import glob
-    import hashlib
+    import importlib.util
     import warnings
     root = checkout()
     if root is None:
         return True
-    paths = sorted(glob.glob(os.path.join(root, "native", "src", "*.[ch]"))
-                   + glob.glob(os.path.join(root, "native", "include", "*.h"))
-                   + glob.glob(os.path.join(root, "native", "python", "*.c")))
-    h = hashlib.sha256()
-    for p in paths:
-        with open(p, "rb") as f:
-            h.update(os.path.relpath(p, root).replace(os.sep, "/").encode() + b"\0" + f.read())
-    if h.hexdigest()[:16] == built:
+    spec = importlib.util.spec_from_file_location(
+        "_tbprobe_sources", os.path.join(root, "native", "python", "sources_digest.py"))
+    digest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(digest)
+    if digest.sources_digest(root) == built:
         return True
     warnings.warn("tbdb._tbprobe was built from other sources than native/ now holds; lookups "
                   "stay in Python until it is rebuilt: pip install -e .", RuntimeWarning,
