@@ -66,3 +66,24 @@ def test_fixed_positions_of_two_pairs():
     valid, orbit = census(m)
     fixed = orbit[(valid == 1) & (orbit < 4)].astype(np.int64).sum()
     assert fixed == 3 * 16 * 15
+
+
+@pytest.mark.parametrize("n, distinct", [(0, 1), (1, 1), (5_000, 7), (60_000, 40_000)])
+def test_group_rows_groups_equal_keys(n, distinct):
+    """``group_rows`` (CDC batches: the rows of each material) against NumPy's sort: every
+    group holds exactly the rows of one key, ascending, numbered as keys first appear; 40,000
+    distinct keys outgrow its first hash table."""
+    from tbdb.solvers.cdc.locate import group_rows
+    rng = np.random.default_rng(n)
+    keys = rng.integers(-2, distinct, n) * 6 ** 9  # the -1 and -2 of a side without pieces
+    group, order, starts, first = group_rows(keys)
+    uniq, first_seen, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    assert len(first) == len(uniq) and list(first) == sorted(first_seen)
+    by_key = np.argsort(inverse, kind="stable")  # rows of each key, ascending
+    bounds = np.searchsorted(inverse[by_key], np.arange(len(uniq) + 1))
+    for g, r in enumerate(first):
+        rows = order[starts[g]:starts[g + 1]]
+        u = inverse[r]
+        assert rows.tolist() == by_key[bounds[u]:bounds[u + 1]].tolist()
+        assert (group[rows] == g).all()
+    assert starts[-1] == n

@@ -155,6 +155,9 @@ class BatchLocation:
     # (row, position) of rows no table stores, valued by their children (``by_children``);
     # ``which`` is -1 there and their best move a code on the row's own position (sym 0)
     by_children: tuple = ()
+    # optional: the rows whose ``which`` is not -1, grouped by it in ascending order (a game
+    # that grouped its rows to locate them; the prober would otherwise sort them again)
+    grouped: np.ndarray | None = None
 
 
 def require_integers(**arrays: np.ndarray) -> None:

@@ -269,20 +269,13 @@ class CdcGame(Game):
             raise InvalidArrayError(f"row {bad}: more pieces of a kind than a side has, or more "
                                     f"than {MAX_PIECES} pieces: {quote(boards[bad].tolist())}")
         tables: list[str] = []
-        # (not a stable sort: the rows of a material are located one by one, in any order,
-        # and NumPy's quicksort of int64 is four times faster)
-        order = np.argsort(keys)
-        sorted_keys = keys[order]
-        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if n else []
-        ends = np.r_[starts[1:], n]
-        # one kernel call locates the rows of every material (``group``: each sorted row's
-        # material, -1 for a side without pieces)
-        group = np.full(len(starts), -1, np.int64)
+        group, order, starts, first = locate_kernels.group_rows(keys)
+        table_of = np.full(len(first), -1, np.int64)  # per material group, its table
         descs, swaps, sizes = [], [], []
-        for g, (start, end) in enumerate(zip(starts, ends)):
-            rows = order[start:end]
-            key = sorted_keys[start]
+        for g, r in enumerate(first.tolist()):
+            key = int(keys[r])
             if key < 0:  # a side has no piece: lost for the mover without pieces
+                rows = order[starts[g]:starts[g + 1]]
                 missing = 0 if key == -1 else 1
                 bad = rows[sides[rows] != missing]
                 if len(bad):
@@ -291,21 +284,21 @@ class CdcGame(Game):
                                             f"piece (or the board is empty): no game reaches it")
                 over[rows] = LOSS
                 continue
-            name, swap, desc, size = self._entry(boards[rows[0]].tolist(), sides[rows[0]])
-            which[rows] = len(tables)
-            group[g] = len(tables)
+            name, swap, desc, size = self._entry(boards[r].tolist(), sides[r], key)
+            table_of[g] = len(tables)
             tables.append(name)
             descs.append(desc)
             swaps.append(swap)
             sizes.append(size)
+        grouped = None
         if tables:
-            per_row = np.repeat(group, np.asarray(ends) - np.asarray(starts))
-            take = per_row >= 0
-            locate_kernels.locate_groups(
-                boards, sides, np.ascontiguousarray(order[take]), per_row[take],
-                np.stack(descs), np.array(swaps, np.int64), np.array(sizes, np.int64), slots,
-                sym)
-        return BatchLocation(tables, which, slots, sym, over)
+            which = table_of[group].astype(np.int32)
+            locate_kernels.locate_groups(boards, sides, group, table_of, np.stack(descs),
+                                         np.array(swaps, np.int64), np.array(sizes, np.int64),
+                                         slots, sym)
+            # the rows of each table, tables in order: what the prober groups them by
+            grouped = order if len(tables) == len(first) else order[which[order] >= 0]
+        return BatchLocation(tables, which, slots, sym, over, grouped=grouped)
 
     def batch_moves(self, codes: np.ndarray, sym: np.ndarray) -> np.ndarray:
         out = np.empty(len(codes), np.int32)
