@@ -14,8 +14,8 @@ from tbdb.safe_files import kind as file_kind
 from tbdb.probe_files.coder import encode_stream, pack_values
 from tbdb.probe_files.order import SlotOrder, choose_order
 from tbdb.probe_files.prefault import NO_PREFAULT, Prefault
-from tbdb.probe_files.header import (FLAG_MOVES, HEADER, LAYOUTS, MAGIC, SECTION, VERSION,
-                                     ProbeFileError, pad8)
+from tbdb.probe_files.header import (BLOCK_SLOTS, FLAG_MOVES, HEADER, LAYOUTS, MAGIC,
+                                     MOVE_BLOCK_SLOTS, SECTION, VERSION, ProbeFileError, pad8)
 
 
 # --------------------------------------------------------------------------- writing
@@ -53,7 +53,8 @@ def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
         if moves:
             streams.append(np.where(values.result == NONE, -1, values.best).astype(np.int32))
         order = index_order(game, row, streams[0])
-        coding = [pool.submit(encode_stream, order.to_stream(s)) for s in streams]
+        coding = [pool.submit(encode_stream, order.to_stream(s), block)
+                  for s, block in zip(streams, (BLOCK_SLOTS, MOVE_BLOCK_SLOTS))]
         slots, rows = len(values.result), int(np.count_nonzero(values.result != NONE))
         return lambda: _file(game, row, moves, slots, rows, [(b"ORDR", order.to_bytes())] + list(
             zip((b"VALS", b"MOVE"), (c.result() for c in coding))))

@@ -32,7 +32,7 @@ import numpy as np
 
 from tbdb.probe_files.coder import (Code, _substitute, check_stream_bytes, pack_values,
                                     stream_head, symbol_limit)
-from tbdb.probe_files.header import BLOCK_SLOTS, ProbeFileError, pad8
+from tbdb.probe_files.header import BLOCK_SLOTS, MOVE_BLOCK_SLOTS, ProbeFileError, pad8
 from tbdb.probe_files.order import SlotOrder
 
 # tables of more slots than this are exported streamed (the whole path would hold about 40
@@ -339,7 +339,8 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
     with ThreadPoolExecutor(2) as pool:  # the two streams code side by side (nogil kernels)
         jobs = [pool.submit(SampledStream, value_alphabet, vals_sample, n)]
         if moves:
-            jobs.append(pool.submit(SampledStream, move_alphabet, move_sample, n))
+            jobs.append(pool.submit(SampledStream, move_alphabet, move_sample, n,
+                                    MOVE_BLOCK_SLOTS))
         streams = [j.result() for j in jobs]
         del vals_sample, move_sample
 
