@@ -7,7 +7,11 @@ The passes: the census and one ``children`` (or ``summaries``) pass set every st
 counter; then distance by distance a scan finds the positions resolved at it and their
 ``parents`` are updated (``tbdb.solvers.retrograde.compact``); finally the states are unpacked
 into the usual ``IndexValues``, best moves are picked by one more ``children`` pass and the
-multiplicities come from the census again.  Rows are identical to the other modes'.
+multiplicities come from the census again.  Rows are identical to the other modes'.  A game
+whose moves fit a byte (``move_bytes``: Chinese Checkers) gets the parents' moves as bytes,
+and a position won in the table keeps its best move in its counter, which it no longer needs:
+the last pass picks only the other positions' moves (on 5x5 with 6 pieces, most positions are
+won).
 
 **Resuming.** Inside ``resume_in(directory)`` the solve saves its state (the two arrays and
 where it is) to that directory every ``SAVE_SECONDS`` at most: inside the children pass at
@@ -63,6 +67,13 @@ def _counter_dtype(space):
     return np.uint8 if space.max_children < NARROW else np.uint16
 
 
+def _won_bytes(space) -> bool:
+    """Whether the game writes its moves as bytes (``move_bytes``) that fit below the
+    counter's "never": a won position's counter then keeps its best move (``cp_apply``)."""
+    n = getattr(space, "move_bytes", 0)
+    return 0 < n < np.iinfo(_counter_dtype(space)).max
+
+
 class _Saved:
     """The saved solve of one table: ``meta.json`` names the generation of the arrays
     (``state.G.npy``, ``remaining.G.npy``) it belongs to; a new generation's arrays are
@@ -74,6 +85,8 @@ class _Saved:
         self.fingerprint = {"size": int(space.size), "max_children": int(space.max_children),
                             "max_parents": int(space.max_parents),
                             "kind": type(space).__name__}
+        if _won_bytes(space):  # the counters of won positions hold best moves
+            self.fingerprint["won_bytes"] = True
         self.last = time.monotonic()
         self.generation = 0
 
@@ -161,9 +174,10 @@ def solve_compact(space, progress) -> "CompactValues":
         # the finished state, so that a kill while the table is written (best moves are
         # picked then: hours on the biggest tables) resumes at the write, not at the solve
         saved.save(meta, state, remaining, force=True)
+    won = remaining if _won_bytes(space) else None
     del remaining
     return CompactValues(space, state, NARROW if state.dtype == np.uint8 else WIDE,
-                         _multiplicity(space), saved, progress)
+                         _multiplicity(space), saved, progress, won)
 
 
 class CompactValues:
@@ -175,8 +189,10 @@ class CompactValues:
     other tables read, the conformance tests).  ``stored()`` drops the saved solve once the
     rows are committed."""
 
-    def __init__(self, space, state, word: int, multiplicity, saved: _Saved, progress):
+    def __init__(self, space, state, word: int, multiplicity, saved: _Saved, progress,
+                 won=None):
         self.space, self.state, self.word = space, state, word
+        self.won = won  # the counters: best moves of positions won in the table, as bytes
         self.multiplicity = multiplicity
         self.saved, self.progress = saved, progress
         self.mode, self.estimate = "compact", None
@@ -224,7 +240,7 @@ class CompactValues:
                 moves = self._best[lo:hi]
             elif best:
                 moves = _pick_chunk(self.space, self.state, self.word, result, lo,
-                                    np.empty(hi - lo, np.int32))
+                                    np.empty(hi - lo, np.int32), self.won)
                 self.progress("best moves", hi, size)
             yield lo, result, distance, moves, self.multiplicity[lo:hi]
             self.stream_peak = max(self.stream_peak, rss())
@@ -291,6 +307,7 @@ def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
     never = np.iinfo(remaining.dtype).max
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
     distinct = getattr(space, "parents_distinct", False)
+    as_bytes = _won_bytes(space)
     direct = bool(meta["direct"])
     level, top, word = int(meta["level"]), int(meta["top"]), int(meta["word"])
     parts = numba.get_num_threads()
@@ -306,12 +323,13 @@ def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
             hi = min(size, lo + (CHUNK_SLOTS << 2))
             frontier = cp.cp_scan(state, 2 * level, 2 * level + 1, lo, hi)
             for batch in _batches(frontier, pstep):
-                rows = space.parents(batch)
+                rows = space.parents(batch, as_bytes=True) if as_bytes else space.parents(batch)
                 count, parent = rows[0], rows[1]
+                codes = rows[2] if as_bytes else parent  # (not read without bytes)
                 if not distinct:
-                    k.dedupe_rows(count, parent, parent, False)
-                top = max(top, int(cp.cp_apply(batch, count, parent, state, remaining, level,
-                                               word, never, direct, parts)))
+                    k.dedupe_rows(count, parent, codes, as_bytes)
+                top = max(top, int(cp.cp_apply(batch, count, parent, codes, state, remaining,
+                                               level, word, never, direct, parts, as_bytes)))
         if not direct:
             top = max(top, _pending_losses(space, state, level, word))
         level += 1
@@ -355,12 +373,20 @@ def _unpack(state, word: int):
     return result, distance
 
 
-def _pick_chunk(space, state, word: int, result, lo: int, out) -> np.ndarray:
+def _pick_chunk(space, state, word: int, result, lo: int, out, won=None) -> np.ndarray:
     """The best moves of slots lo..lo+len(out) (``result``: their values) into ``out`` int32,
-    the children's values read from the state words."""
+    the children's values read from the state words; ``won``: the counters, whose bytes give
+    the best moves of positions won in the table (the rest are picked)."""
     from tbdb.engine import _batches, children_batch
     out.fill(k.NO_MOVE)
-    rows = lo + np.flatnonzero((result >= k.LOSS) & (result <= k.WIN))
+    solved = (result >= k.LOSS) & (result <= k.WIN)
+    if won is not None:
+        part = won[lo:lo + len(out)]
+        kept = (result == k.WIN) & (part != np.iinfo(won.dtype).max)
+        at = np.flatnonzero(kept)
+        out[at] = space.moves_of_bytes(lo + at, part[at])
+        solved &= ~kept
+    rows = lo + np.flatnonzero(solved)
     pick_best = getattr(space, "pick_best", None)
     if pick_best is not None:  # the game's own: moves generated only up to the best one
         pick_best(rows, lo, state, word, out)

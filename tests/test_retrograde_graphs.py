@@ -19,7 +19,9 @@ from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
 class GraphSpace:
     """An IndexSpace (docs/kernel-contract.md) over an explicit graph.
 
-    moves[p]: list of (move code, child slot or -1, ext result, ext distance)."""
+    moves[p]: list of (move code, child slot or -1, ext result, ext distance).  ``codes``:
+    parents() gives each move's code too; "bytes": and the codes are the moves' bytes
+    (``move_bytes``, below 32 here), which a compact solve keeps in a won position's counter."""
 
     def __init__(self, moves, kind, codes=False):
         self.moves = moves
@@ -27,6 +29,8 @@ class GraphSpace:
         self.size = len(moves)
         self.max_children = max(1, max(len(m) for m in moves))
         self.codes = codes  # parents() also gives each move's code (move codes ascend in order)
+        if codes == "bytes":
+            self.move_bytes = 32
         par = [[] for _ in moves]
         for p, ms in enumerate(moves):
             for m, c, _, _ in ms:
@@ -52,7 +56,11 @@ class GraphSpace:
             count[r] = len(self.moves[p])
         return count, child, move, ext_r, ext_d
 
-    def parents(self, positions):
+    def moves_of_bytes(self, positions, codes):
+        return np.asarray(codes, np.int32)
+
+    def parents(self, positions, as_bytes=False):
+        assert not as_bytes or self.codes == "bytes"
         k = len(positions)
         count = np.zeros(k, np.int32)
         parent = np.full((k, self.max_parents), -1, np.int64)
@@ -122,7 +130,8 @@ def naive_solve(space):
 
 @pytest.mark.parametrize("seed", range(40))
 @pytest.mark.parametrize("mode, codes", [("edges", False), ("edge-free", False),
-                                         ("edge-free", True), ("compact", False)])
+                                         ("edge-free", True), ("compact", False),
+                                         ("compact", "bytes")])
 def test_both_modes_match_the_definition(seed, mode, codes):
     space = random_graph(seed, codes=codes)
     got = engine.solve_index(space, mode)
@@ -248,3 +257,21 @@ def test_compact_distances_about_its_packing_limit(chain, ext_win, ext_loss):
     edges = engine.solve_index(space, "edges")
     for field in ("result", "distance", "best", "multiplicity"):
         assert (getattr(got, field) == getattr(edges, field)).all(), field
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_compact_keeps_the_best_move_of_won_positions_in_their_counters(seed):
+    """With ``move_bytes`` the final pass picks no move of a position won through a table
+    child: its counter holds the move's byte, the smallest of its children lost one ply
+    sooner (the definition's first move)."""
+    space = random_graph(seed, codes="bytes")
+    got = engine.solve_index(space, "compact")
+    _, distance, best = naive_solve(space)
+    kept = (got.result == WIN) & (got.won != np.iinfo(got.won.dtype).max)
+    through_table = [p for p in np.flatnonzero(got.result == WIN)
+                     if any(c >= 0 and got.result[c] == LOSS and distance[c] == distance[p] - 1
+                            for _, c, _, _ in space.moves[p])
+                     and not any(c < 0 and er == LOSS and ed == distance[p] - 1
+                                 for _, c, er, ed in space.moves[p])]
+    assert np.flatnonzero(kept).tolist() == through_table
+    assert got.won[kept].tolist() == best[kept].tolist()

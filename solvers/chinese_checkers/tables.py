@@ -34,6 +34,35 @@ ILLEGAL_KIND = np.int8(-2)
 NONE_KIND = np.int8(-3)
 LOSS = np.int8(-1)
 MOVE_RADIX = 128
+
+
+# A move's byte: the position's ``i``-th piece (of its mover's cells, ascending) moved to cell
+# ``to``, ``i * ncell + to``.  Bytes order a position's moves as their codes do (pieces in
+# ascending cell order, then destinations), and a byte is below 255 while pieces * cells is
+# (every table but 7x7 with 6 pieces): a compact solve keeps a won position's best move in the
+# byte its counter no longer needs (``solvers.retrograde.compact``).
+
+
+@kernel
+def move_byte(i, to, ncell):
+    return i * ncell + to
+
+
+@parallel_kernel
+def moves_of_bytes(desc, class_rep, comb_a, comb_b, positions, bytes_, out):
+    """out[r] = the move code (``from * MOVE_RADIX + to``) of the byte ``bytes_[r]`` of position
+    ``positions[r]``."""
+    ncell, k, cb = desc[0], desc[1], desc[2]
+    n = positions.shape[0]
+    nchunk = (n + ROWS - 1) // ROWS
+    scratch = np.empty((nchunk, 2, 8), np.int64)
+    for ch in prange(nchunk):
+        a = scratch[ch, 0]
+        b = scratch[ch, 1]
+        for r in range(ch * ROWS, min(n, (ch + 1) * ROWS)):
+            decode(positions[r], k, cb, class_rep, comb_a, comb_b, a, b)
+            x = np.int64(bytes_[r])
+            out[r] = a[x // ncell] * MOVE_RADIX + x % ncell
 ROWS = 256  # positions per parallel chunk
 SUMMARY, FULL, PICK = 0, 1, 2  # what ``children`` writes
 # PICK ranks a position's moves this many at a time, prefetching their children's state words,
@@ -420,7 +449,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
 
 @parallel_kernel
 def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, comb_b,
-             class_rep, class_of, mirror_rank, positions, count, parent, code):
+             class_rep, class_of, mirror_rank, positions, count, parent, code, as_bytes):
     """Every slot that has each position among its in-table children.  The opponent (who just
     moved) takes back one move: moves are reversible, so its un-moves are its own moves on
     this board.  A parent must be a position (not ILLEGAL) and not terminal (a finished game
@@ -428,7 +457,8 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
     never an in-table child (the move into it wins), so it has no parents.  count int32[n],
     parent int64[n, W], code int32[n, W]: the move from the parent to this position in the
     parent's stored frame (the smaller of a move and its mirror image when the parent is its
-    own mirror image: both lead here, and moves are listed by ascending code).
+    own mirror image: both lead here, and moves are listed by ascending code).  With
+    ``as_bytes`` the move is written as its byte instead (``move_byte``: the same order).
 
     A row lists each parent once.  Two un-moves reach the same slot only when their parents
     are each other's mirror images; both keep this position's A (turned) as their opponent
@@ -510,8 +540,16 @@ def parents(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, co
                     rm = rank_inserted(others, k, base, came, binom)
                     rmm = mirror_rank[rm]
                     # the parent's move, turned: from ncell - 1 - t to ncell - 1 - s
-                    plain = came * MOVE_RADIX + gone
-                    image = mirror[came] * MOVE_RADIX + mirror[gone]
+                    if as_bytes:  # the mover's cells of the parent: mvb (or mmvb) with
+                        # gone replaced by came; the move's byte counts those below its start
+                        plain = move_byte(count_less(mvb, k, came) - (1 if gone < came else 0), gone,
+                                          ncell)
+                        image = move_byte(count_less(mmvb, k, mirror[came])
+                                          - (1 if mirror[gone] < mirror[came] else 0),
+                                          mirror[gone], ncell)
+                    else:
+                        plain = came * MOVE_RADIX + gone
+                        image = mirror[came] * MOVE_RADIX + mirror[gone]
                     if rm < rmm:
                         parent[r, m] = class_of[rm] * cb + swap[count_less(op, k, came)]
                         code[r, m] = plain

@@ -13,7 +13,10 @@ largest value of the dtype means "cannot lose" (an external child is drawn), so 
 never decremented.
 
 Best moves are not held: a final pass picks them from the solved values (``pick_best``), and
-multiplicities come from the census again.  The backup is the edge-free mode's: a lost child
+multiplicities come from the census again.  A game whose moves fit a byte (``move_bytes``)
+has the best move of each position won in the table kept in its counter, which a won position
+no longer needs (``cp_apply``): the final pass then picks only the others' (lost, drawn, won
+through an external loss).  The backup is the edge-free mode's: a lost child
 makes a parent won at level + 1 (an earlier tentative win from an external loss is shortened),
 a won child decrements the parent's counter and at zero the parent is lost at
 1 + max(level, largest external win).  Where no position of the table has both in-table
@@ -46,7 +49,7 @@ def _set(p, n, lo, hi, dr, top, state, remaining, never):
     drawn.  Returns (distance set or 0, whether its loss will need hi)."""
     if lo != NO_EXT:
         state[p] = 2 * (lo + 1) + 1
-        remaining[p] = never if dr else n
+        remaining[p] = never  # won: no counter; and its best move (a byte) not known here
         return lo + 1, False
     if n == 0 and not dr:
         state[p] = 2 * (hi + 1)
@@ -172,11 +175,18 @@ def cp_scan(state, want_a, want_b, lo, hi):
 
 
 @parallel_kernel
-def cp_apply(batch, count, parent, state, remaining, level, top, never, direct, parts):
+def cp_apply(batch, count, parent, codes, state, remaining, level, top, never, direct, parts,
+             bytes_given):
     """Back up a batch of positions resolved at ``level`` to their deduplicated parents (the
     rule in the module docstring).  ``direct``: no position waits for an external win, so a
     loss is written at level + 1 at once; else it becomes PENDING.  Split by parent slot
-    (``_owner``) as in ``ef_apply``.  Returns the largest distance written."""
+    (``_owner``) as in ``ef_apply``.  Returns the largest distance written.
+
+    ``bytes_given``: ``codes[r, e]`` is the move from parent[r, e] to batch[r] as its byte
+    (``move_bytes`` in docs/kernel-contract.md), and a won parent's counter, which it no longer
+    needs, keeps the best move's byte: the smallest among its children lost at ``level``, as
+    ``ef_apply`` keeps the smallest code.  ``never`` there means not known (a win through an
+    external loss, whose move the final pass picks)."""
     tops = np.zeros(parts, np.int64)
     n = batch.shape[0]
     unknown = top - 2
@@ -201,8 +211,13 @@ def cp_apply(batch, count, parent, state, remaining, level, top, never, direct, 
                     # unknown, or won later than level + 1 through an external loss
                     if s == unknown or (s < pending and s % 2 == 1 and s > won_next):
                         state[p] = won_next
+                        if bytes_given:
+                            remaining[p] = codes[r, e]
                         if level + 1 > best:
                             best = level + 1
+                    elif bytes_given and s == won_next and remaining[p] != never and \
+                            codes[r, e] < remaining[p]:
+                        remaining[p] = codes[r, e]
                 elif s == unknown and remaining[p] != never:
                     remaining[p] -= 1
                     if remaining[p] == 0:

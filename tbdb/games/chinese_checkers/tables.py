@@ -87,9 +87,9 @@ class RhombusTable:
 
     parents_distinct = True  # _parents drops the repeats of its few symmetric rows itself
     # a compact solve's output, bytes a slot: the game tallies and writes its values chunk by
-    # chunk (``CompactValues.chunks``), so only the state word (1-2 bytes) and the multiplicity
-    # are held
-    compact_output_bytes = 3
+    # chunk (``CompactValues.chunks``), so only the state word (1-2 bytes), the multiplicity
+    # and the counters (won positions' best moves: ``move_bytes``) are held
+    compact_output_bytes = 4
 
     def __init__(self, board: int, pieces: int):
         check_board(board, pieces)
@@ -213,14 +213,33 @@ class RhombusTable:
         ext_draw.fill(0)
         return distinct, ext_loss, win_move, ext_win, ext_win_move, ext_draw
 
-    def parents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def parents(self, positions: np.ndarray, as_bytes: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(count, parent, code) rows; with ``as_bytes`` each move as its byte (``move_bytes``)
+        instead of its code."""
         positions = np.ascontiguousarray(positions, np.int64)
         w = self.max_parents
         count, parent, code = self._buffers("parents", len(positions),
                                             [(0, np.int32), (w, np.int64), (w, np.int32)])
         space_kernels.parents(*self._rules, self.class_of, self.mirror_rank, positions, count,
-                         parent, code)
+                              parent, code, as_bytes)
         return count, parent, code
+
+    @property
+    def move_bytes(self) -> int:
+        """How many values a move's byte takes (``i * cells + to``: the position's i-th piece,
+        its cells ascending, moved to ``to``); 0 where they would reach 255, which a compact
+        solve's counter keeps for "no move" (docs/kernel-contract.md, "Move bytes")."""
+        n = self.pieces * self.cells
+        return n if n < 255 else 0
+
+    def moves_of_bytes(self, positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """The move codes (``from * 128 + to``) of the move bytes ``codes`` of ``positions``."""
+        out = np.empty(len(positions), np.int32)
+        space_kernels.moves_of_bytes(self._rules[0], self.class_rep, self.comb_a, self.comb_b,
+                                     np.ascontiguousarray(positions, np.int64),
+                                     np.ascontiguousarray(codes), out)
+        return out
 
     # ------------------------------------------------------------------ positions <-> slots
 
