@@ -326,15 +326,13 @@ class Prober:
         cols = storage_of(game).batch_columns(loc.over)  # the value columns, best move last
         # the rows of each table, from one sort (a scan of ``which`` per table made a batch
         # spread over a thousand CDC tables cost a thousand passes over it)
-        if loc.grouped is not None:
-            order = loc.grouped
-            bounds = np.searchsorted(loc.which[order], np.arange(len(loc.tables) + 1))
-        else:
+        order = loc.grouped  # (a game that grouped its rows to locate them)
+        if order is None:
             which = loc.which
             if len(loc.tables) < 1 << 15:  # 16-bit keys: NumPy's stable sort is a radix sort
                 which = which.astype(np.int16)
             order = np.argsort(which, kind="stable")
-            bounds = np.searchsorted(loc.which[order], np.arange(len(loc.tables) + 1))
+        bounds = np.searchsorted(loc.which[order], np.arange(len(loc.tables) + 1))
         together: tuple[list, list] = ([], [])  # tables whose store gathers them in one call
         for i, name in enumerate(loc.tables):
             rows = order[bounds[i]:bounds[i + 1]]
