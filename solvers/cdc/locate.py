@@ -5,7 +5,7 @@ the stored orientation of the material's table (``index``).
 """
 import numpy as np
 
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.jit import inline_kernel, kernel, parallel_kernel, prange
 from tbdb.solvers.cdc.index import SYM, canonical
 from tbdb.solvers.cdc.moves import CAPTURE_FLAG, NSQ
 
@@ -102,6 +102,17 @@ def locate_groups(boards, sides, group, table_of, descs, swaps, sizes, out_slot,
             out_sym[r] = s
 
 
+@inline_kernel
+def _key_slot(slot_key, slot_group, k):
+    """Where key ``k`` is in ``group_rows``' open-addressed table, or the empty slot it would
+    take (the table is never full)."""
+    mask = slot_key.shape[0] - 1
+    i = np.int64((np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    while slot_group[i] >= 0 and slot_key[i] != k:
+        i = (i + 1) & mask
+    return i
+
+
 @kernel
 def group_rows(keys):
     """Rows grouped by equal ``keys`` (int64[n]) in one pass and a counting sort, not a sort
@@ -110,10 +121,8 @@ def group_rows(keys):
     ``order[starts[j]:starts[j + 1]]``, ascending, and its key ``keys[first[j]]``."""
     n = keys.shape[0]
     size = 1 << 10
-    while size < 2 * min(n, 1 << 24):
+    while size < min(2 * n, 1 << 16):
         size <<= 1
-        if size >= 1 << 16:
-            break
     slot_key = np.empty(size, np.int64)
     slot_group = np.full(size, -1, np.int32)
     group = np.empty(n, np.int32)
@@ -121,10 +130,7 @@ def group_rows(keys):
     g = 0
     for r in range(n):
         k = keys[r]
-        h = (np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
-        i = np.int64(h) & (size - 1)
-        while slot_group[i] >= 0 and slot_key[i] != k:
-            i = (i + 1) & (size - 1)
+        i = _key_slot(slot_key, slot_group, k)
         if slot_group[i] < 0:
             if 2 * (g + 1) > size:  # more distinct keys than the table holds well: grow it
                 old_key = slot_key
@@ -134,16 +140,10 @@ def group_rows(keys):
                 slot_group = np.full(size, -1, np.int32)
                 for j in range(old_group.shape[0]):
                     if old_group[j] >= 0:
-                        kk = old_key[j]
-                        hh = (np.uint64(kk) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
-                        ii = np.int64(hh) & (size - 1)
-                        while slot_group[ii] >= 0:
-                            ii = (ii + 1) & (size - 1)
-                        slot_key[ii] = kk
-                        slot_group[ii] = old_group[j]
-                i = np.int64(h) & (size - 1)
-                while slot_group[i] >= 0:
-                    i = (i + 1) & (size - 1)
+                        at = _key_slot(slot_key, slot_group, old_key[j])
+                        slot_key[at] = old_key[j]
+                        slot_group[at] = old_group[j]
+                i = _key_slot(slot_key, slot_group, k)
             slot_key[i] = k
             slot_group[i] = g
             first[g] = r
