@@ -58,6 +58,8 @@ class Lib:
         lib.tb_verify.argtypes = [vp, cp, sz]
         lib.tb_close.argtypes = [vp]
         lib.tb_table_count.argtypes = [vp]
+        lib.tb_lazy_limit.argtypes = [vp, ctypes.c_uint64]
+        lib.tb_lazy_status.argtypes = [vp, cp, cp, cp, sz]
         lib.tb_probe_cdc.argtypes = [vp, i8p, ctypes.c_int, ctypes.POINTER(Value)]
         lib.tb_probe_chinese_checkers.argtypes = [vp, ctypes.c_int, i8p, ctypes.c_int,
                                                   ctypes.POINTER(Value)]
@@ -73,7 +75,7 @@ class Lib:
         lib.tb_move_text.argtypes = [ctypes.POINTER(Position), ctypes.c_int32, cp, sz]
         lib.tb_position_text.argtypes = [ctypes.POINTER(Position), cp, sz]
 
-    INDEX, VERIFY, POPULATE = 1, 2, 4  # tb_open_flags
+    INDEX, VERIFY, POPULATE, LAZY = 1, 2, 4, 8  # tb_open_flags
 
     def open(self, path: str, flags: int = 0) -> Base:
         base = ctypes.c_void_p()
@@ -108,6 +110,18 @@ class Base:
 
     def close(self) -> None:
         self.lib.lib.tb_close(self.handle)
+
+    def table_count(self) -> int:
+        return self.lib.lib.tb_table_count(self.handle)
+
+    def lazy_limit(self, max_bytes: int) -> None:
+        self.lib.lib.tb_lazy_limit(self.handle, max_bytes)
+
+    def lazy_status(self, game: str, table: str) -> tuple[str, str]:
+        """tb_lazy_status: (status name, its message)."""
+        err = ctypes.create_string_buffer(512)
+        rc = self.lib.lib.tb_lazy_status(self.handle, game.encode(), table.encode(), err, 512)
+        return STATUS[rc], err.value.decode()
 
     def verify(self) -> None:
         """tb_verify: OSError with its message if a file is not its manifest's."""

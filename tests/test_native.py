@@ -475,6 +475,42 @@ def test_tb_open_checks_files_against_the_manifest(lib, probe_dir, tmp_path):
         lib.open(str(copy))
 
 
+def test_a_lazy_base_opens_each_file_on_its_first_probe_and_refuses_a_damaged_one(
+        lib, probe_dir, tmp_path):
+    """TB_OPEN_LAZY reads the manifest only; a probe opens its table's file with the checks of
+    an eager opening (here its SHA-256 too), a damaged file is refused for good (its probes:
+    missing; tb_lazy_status: the eager opening's words) while the other tables answer, and
+    files over tb_lazy_limit are left alone."""
+    import shutil
+    copy = tmp_path / "probe"
+    shutil.copytree(probe_dir, copy)
+    kcvp = copy / "cdc" / "KCvP.tbp"
+    data = kcvp.read_bytes()
+    kcvp.write_bytes(data[:-40] + bytes([data[-40] ^ 4]) + data[-39:])
+    eager = lib.open(probe_dir)
+    base = lib.open(str(copy), lib.LAZY | lib.VERIFY | lib.INDEX)
+    assert base.table_count() == 0
+    assert base.lazy_status("cdc", "KCvP")[0] == "missing"  # not probed yet
+    good = "8/8/8/pKC5 r"  # KCvP
+    name = next(t for g, t in sorted(ProbeDir(probe_dir).entries) if g == "cdc" and t != "KCvP")
+    other = next(t for t in (games.get("cdc").slot_text(name, k) for k in range(10_000))
+                 if STATUS[eager.probe_text("cdc", t)[0]] == "ok")
+    assert STATUS[base.probe_text("cdc", good)[0]] == "missing"
+    status, why = base.lazy_status("cdc", "KCvP")
+    assert status == "damaged" and "KCvP.tbp' is damaged: its SHA-256 is not its manifest's" in why
+    assert STATUS[base.probe_text("cdc", good)[0]] == "missing"  # refused for good
+    assert base.probe_text("cdc", other) == eager.probe_text("cdc", other)
+    assert base.lazy_status("cdc", name)[0] == "ok" and base.table_count() == 1
+    assert base.lazy_status("cdc", "KQvP")[0] == "missing"  # no such table listed
+    base.close()
+    limited = lib.open(str(copy), lib.LAZY)
+    limited.lazy_limit(0)
+    assert STATUS[limited.probe_text("cdc", other)[0]] == "missing"
+    assert "lazy limit" in limited.lazy_status("cdc", name)[1]
+    limited.close()
+    eager.close()
+
+
 def test_position_text_writes_what_tbdb_writes(lib, probe_dir):
     """tb_position_text of a parsed position is tbdb's text of it (every game; SFEN's hands
     in tbdb's order, its move number 1; UTTT's closed boards as written)."""
@@ -822,15 +858,17 @@ def test_star_distance_placements_equal_python(lib, tmp_path_factory):
 
 
 def test_probes_from_many_threads_under_threadsanitizer(probe_dir, tmp_path):
-    """Four threads probe a sample of every game's tables on one base at once: the answers of
-    one thread, and no data race ThreadSanitizer can see (probes write nothing shared)."""
+    """Six threads probe a sample of every game's tables at once, two on a plain base, two on an
+    indexed one and two on a lazy one whose files they open as they first need them: the
+    answers of one thread, and no data race ThreadSanitizer can see (probes write nothing
+    shared; a lazy base opens each file once, under its lock, before other threads see it)."""
     try:
         make("build/threads")
     except subprocess.CalledProcessError as err:
         pytest.skip(f"no ThreadSanitizer here: {err.stderr[-200:]}")
     lines = tmp_path / "lines.txt"
     lines.write_text("\n".join(_sample_lines(probe_dir)) + "\n")
-    run = subprocess.run([os.path.join(NATIVE, "build", "threads"), probe_dir, str(lines), "4",
+    run = subprocess.run([os.path.join(NATIVE, "build", "threads"), probe_dir, str(lines), "6",
                           "3"], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr[-2000:]
     assert "mismatches 0" in run.stdout and "ThreadSanitizer" not in run.stderr

@@ -74,13 +74,31 @@ enum {
     TB_OPEN_INDEX = 1,   /* tb_index after opening: faster probes for memory and a pass over
                             every file (see tb_index) */
     TB_OPEN_VERIFY = 2,  /* tb_verify after opening: every file's SHA-256 against the manifest */
-    TB_OPEN_POPULATE = 4 /* map every page of every file into the process after opening (Linux
+    TB_OPEN_POPULATE = 4, /* map every page of every file into the process after opening (Linux
                             5.14+, MADV_POPULATE_READ; elsewhere MADV_WILLNEED or nothing), so
                             that no probe takes a page fault: a fault costs about as much as a
                             probe on a real machine and 6-60 us in a virtual one.  Costs about
                             0.1 ms a MB of files when they are in the page cache */
+    TB_OPEN_LAZY = 8     /* read only the manifest now; the first probe that needs a table opens
+                            its file, with the checks above, TB_OPEN_VERIFY's and TB_OPEN_INDEX's
+                            for that file (TB_OPEN_POPULATE is not applied), before any other
+                            thread sees it.  Opening costs the manifest whatever the directory
+                            holds (CDC 2-4 pieces: 1,099 files, 70-165 ms eagerly); a table's
+                            first probe pays for its file.  Probes stay thread-safe.  A file
+                            that fails a check is refused for good: its probes answer
+                            TB_MISSING, and tb_lazy_status says why */
 };
 int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, size_t err_len);
+
+/* A lazy base's files larger than max_bytes are not opened by probes (they answer TB_MISSING),
+ * for an application that opens those its own way (tb_add_buffer).  Call it before probing. */
+void tb_lazy_limit(tb_base *tb, uint64_t max_bytes);
+
+/* Where a lazy base stands with one table: TB_OK once its file is open; TB_MISSING if the
+ * manifest does not list it, no probe has needed it yet, or it is over the lazy limit; else the
+ * status its file was refused with, the reason in err (as tb_open would have worded it). */
+int tb_lazy_status(const tb_base *tb, const char *game, const char *table, char *err,
+                   size_t err_len);
 
 /* Decode every stream of the base's index tables once, checking that each block decodes to
  * its slots, and keep 16 checkpoints a block: a probe then decodes a sixteenth of a block at

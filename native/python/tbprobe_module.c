@@ -2,22 +2,34 @@
  * probe files answers a position in one call into C (parse the text tbdb wrote, find the table,
  * decode, write the best move) instead of a dozen Python calls around two Numba kernels.
  *
- * One type, Base: an empty tb_base to which the reader adds each file (add_buffer: its own
- * mapping) once its Python side has checked it (manifest, size, checksum), and probe(game,
- * text, plies_left), which returns (result, distance, score, best_move or None) for a value,
- * else the C status (an int): the caller then asks its Python path, which raises the error
- * tbdb words.  Built by setup.py when a
+ * One type, Base: a lazy tb_base over a directory of probe files (TB_OPEN_LAZY: a file opens
+ * on the first probe that needs it, checked and indexed in C), to which the reader adds the
+ * files over the lazy limit itself (add_buffer: its own mapping, whose pages it maps ahead in
+ * the background) once its Python side has checked them; and probe(game, text, plies_left),
+ * which returns (result, distance, score, best_move or None) for a value, the name of a table
+ * the base does not hold (the caller adds its file or asks its Python path), else the C
+ * status (an int): the caller then asks its Python path, which raises the error tbdb words.  Built by setup.py when a
  * C compiler is at hand (optional: tbdb works without it); TBDB_NATIVE=0 leaves it unused. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "tbprobe.h"
+#include "internal.h"   /* the base's on_missing hook */
 
 typedef struct {
     PyObject_HEAD
     tb_base *tb;
     Py_buffer *views;   /* the buffers added: held (and their memory kept) until tb_close */
     Py_ssize_t nviews, cap;
+    char missing[TB_NAME_MAX];   /* the table the last probe looked for and did not have */
+    int has_missing;
 } BaseObject;
+
+static void note_missing(void *ctx, const char *name)
+{
+    BaseObject *self = ctx;
+    snprintf(self->missing, sizeof self->missing, "%s", name);
+    self->has_missing = 1;
+}
 
 static void Base_dealloc(BaseObject *self)
 {
@@ -27,17 +39,37 @@ static void Base_dealloc(BaseObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* Base() an empty base; Base(dir, limit): a lazy base over a directory of probe files, whose
+ * files of at most `limit` bytes open on their first probe, each with its SHA-256 checked
+ * against the manifest and its checkpoints made (TB_OPEN_LAZY | TB_OPEN_VERIFY |
+ * TB_OPEN_INDEX); larger files are the caller's to add (add_buffer) */
 static PyObject *Base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    (void)args;
-    (void)kwds;
+    const char *dir = NULL;
+    unsigned long long limit = 0;
+    static char *names[] = {"dir", "limit", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|zK", names, &dir, &limit)) return NULL;
     BaseObject *self = (BaseObject *)type->tp_alloc(type, 0);
     if (!self) return NULL;
-    self->tb = tb_new();
+    if (dir) {
+        char err[512];
+        int rc = tb_open_flags(dir, TB_OPEN_LAZY | TB_OPEN_VERIFY | TB_OPEN_INDEX, &self->tb,
+                               err, sizeof err);
+        if (rc != TB_OK) {
+            Py_DECREF(self);
+            PyErr_SetString(rc == TB_NOMEM ? PyExc_MemoryError : PyExc_ValueError, err);
+            return NULL;
+        }
+        tb_lazy_limit(self->tb, limit);
+    } else {
+        self->tb = tb_new();
+    }
     if (!self->tb) {
         Py_DECREF(self);
         return PyErr_NoMemory();
     }
+    self->tb->on_missing = note_missing;
+    self->tb->missing_ctx = self;
     return (PyObject *)self;
 }
 
@@ -71,7 +103,8 @@ static PyObject *Base_add_buffer(BaseObject *self, PyObject *const *args, Py_ssi
     Py_RETURN_NONE;
 }
 
-/* probe(game, text, plies_left) -> (result, distance, score, best_move | None) or a status */
+/* probe(game, text, plies_left) -> (result, distance, score, best_move | None), the name of the
+ * table the position is in when the base does not have it (str), or another status (int) */
 static PyObject *Base_probe(BaseObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3) {
@@ -88,7 +121,9 @@ static PyObject *Base_probe(BaseObject *self, PyObject *const *args, Py_ssize_t 
     if (tb_parse(game, text, &pos, err, sizeof err) != TB_OK) return PyLong_FromLong(TB_INVALID);
     /* probes read the mapped files and allocate nothing: the GIL stays (a probe takes about a
      * microsecond, less than releasing and taking it back around a page fault would save) */
+    self->has_missing = 0;
     int st = tb_probe_position(self->tb, &pos, (int)plies, &v);
+    if (st == TB_MISSING && self->has_missing) return PyUnicode_FromString(self->missing);
     if (st != TB_OK) return PyLong_FromLong(st);
     if (v.move < 0) return Py_BuildValue("(iiiO)", v.result, v.distance, v.score, Py_None);
     int n = tb_move_text(&pos, v.move, move, sizeof move);
@@ -107,7 +142,8 @@ static PyMethodDef Base_methods[] = {
     {"add_buffer", (PyCFunction)(void (*)(void))Base_add_buffer, METH_FASTCALL,
      "add_buffer(buffer, name): a probe file's bytes, held until the base is freed."},
     {"probe", (PyCFunction)(void (*)(void))Base_probe, METH_FASTCALL,
-     "probe(game, text, plies_left) -> (result, distance, score, best_move) or a status."},
+     "probe(game, text, plies_left) -> (result, distance, score, best_move), the name of a table "
+     "not added (str), or a status (int)."},
     {"table_count", (PyCFunction)Base_table_count, METH_NOARGS, "Tables added."},
     {NULL, NULL, 0, NULL}
 };

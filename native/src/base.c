@@ -27,7 +27,7 @@ tb_base *tb_new(void)
     return calloc(1, sizeof(tb_base));
 }
 
-static void free_file(tb_file *f)
+void tb_free_file(tb_file *f)
 {
     tb_file_release(f);
 #ifdef TB_HAVE_MMAP
@@ -40,7 +40,8 @@ static void free_file(tb_file *f)
 void tb_close(tb_base *tb)
 {
     if (!tb) return;
-    for (int i = 0; i < tb->count; i++) free_file(tb->files[i]);
+    tb_lazy_free(tb);
+    for (int i = 0; i < tb->count; i++) tb_free_file(tb->files[i]);
     free(tb->files);
     free(tb->index);
     free(tb->uttt);
@@ -54,8 +55,9 @@ void tb_close(tb_base *tb)
     free(tb);
 }
 
-static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, const char *what,
-               int want_game, const tb_manifest_entry *me, char *err, size_t err_len)
+/* f read from data and checked (its game, its manifest entry's table), not yet in the base */
+static int prepare(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, const char *what,
+                   int want_game, const tb_manifest_entry *me, char *err, size_t err_len)
 {
     snprintf(f->what, sizeof f->what, "%s", what);
     int rc = tb_file_open_buffer(f, data, size, what, err, err_len);
@@ -74,8 +76,15 @@ static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, cons
         rc = TB_DAMAGED;
     }
     if (me) memcpy(f->sha256, me->sha256, sizeof f->sha256);
+    return rc;
+}
+
+static int add(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, const char *what,
+               int want_game, const tb_manifest_entry *me, char *err, size_t err_len)
+{
+    int rc = prepare(tb, f, data, size, what, want_game, me, err, err_len);
     if (rc == TB_OK) rc = tb_base_insert(tb, f, err, err_len);
-    if (rc != TB_OK) free_file(f);
+    if (rc != TB_OK) tb_free_file(f);
     return rc;
 }
 
@@ -98,9 +107,11 @@ static int check_size(const tb_manifest_entry *me, uint64_t size, const char *pa
     return TB_DAMAGED;
 }
 
-static int add_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
-                    char *err, size_t err_len)
+/* the file at path mapped (or read) and prepared: TB_OK and *out, not yet in the base */
+int tb_map_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
+                tb_file **out, char *err, size_t err_len)
 {
+    *out = NULL;
     tb_file *f = calloc(1, sizeof *f);
     if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
 #ifdef TB_HAVE_MMAP
@@ -127,7 +138,7 @@ static int add_file(tb_base *tb, const char *path, int want_game, const tb_manif
         return st.st_size ? TB_IO : TB_DAMAGED;
     }
     f->mapped = 1;
-    return add(tb, f, map, (uint64_t)st.st_size, path, want_game, me, err, err_len);
+    int rc = prepare(tb, f, map, (uint64_t)st.st_size, path, want_game, me, err, err_len);
 #else
     FILE *fp = fopen(path, "rb");
     if (!fp) {
@@ -152,8 +163,20 @@ static int add_file(tb_base *tb, const char *path, int want_game, const tb_manif
         free(f);
         return TB_DAMAGED;
     }
-    return add(tb, f, buf, n, path, want_game, me, err, err_len);
+    int rc = prepare(tb, f, buf, n, path, want_game, me, err, err_len);
 #endif
+    if (rc != TB_OK) tb_free_file(f);
+    else *out = f;
+    return rc;
+}
+
+static int add_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
+                    char *err, size_t err_len)
+{
+    tb_file *f;
+    int rc = tb_map_file(tb, path, want_game, me, &f, err, err_len);
+    if (rc == TB_OK && (rc = tb_base_insert(tb, f, err, err_len)) != TB_OK) tb_free_file(f);
+    return rc;
 }
 
 int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
@@ -177,23 +200,24 @@ static uint64_t tables_bytes(const tb_file *f)
     return tb_stream_tables_bytes(&f->vals) + (f->moves ? tb_stream_tables_bytes(&f->mov) : 0);
 }
 
-int tb_index(tb_base *tb, char *err, size_t err_len)
+/* bytes file f needs in an arena: its entry (unless already in one), checkpoints, tables */
+static uint64_t arena_need(const tb_file *f)
 {
-    uint64_t need = 64;
     int shared;
     const uint64_t file_bytes = (sizeof(tb_file) + 63) & ~(uint64_t)63;
-    for (int i = 0; i < tb->count; i++)
-        need += 4 * ((index_words(tb->files[i], &shared) + 15) & ~(uint64_t)15) +
-                tables_bytes(tb->files[i]) + (tb->files[i]->in_arena ? 0 : file_bytes);
-    if (need == 64) return TB_OK;
-    /* one arena for every file's entry, checkpoints and stream tables, 64-byte aligned, on huge
-     * pages where the platform has them: a probe of a table not probed lately then misses the
-     * cache on them, rarely the TLB as well */
+    return 4 * ((index_words(f, &shared) + 15) & ~(uint64_t)15) + tables_bytes(f) +
+           (f->in_arena ? 0 : file_bytes);
+}
+
+/* a new arena of `need` bytes, 64-byte aligned, on huge pages where the platform has them: a
+ * probe of a table not probed lately then misses the cache on it, rarely the TLB as well */
+static uint8_t *new_arena(tb_base *tb, uint64_t need, char *err, size_t err_len)
+{
     struct tb_arena *more = realloc(tb->arena, (size_t)(tb->arenas + 1) * sizeof *more);
-    if (!more) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    if (!more) { tb_seterr(err, err_len, "out of memory"); return NULL; }
     tb->arena = more;
     struct tb_arena *a = &tb->arena[tb->arenas];
-    if (need > SIZE_MAX / 2) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    if (need > SIZE_MAX / 2) { tb_seterr(err, err_len, "out of memory"); return NULL; }
     a->bytes = (size_t)need;
     a->mapped = 0;
     a->p = NULL;
@@ -209,47 +233,64 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
         }
     }
 #endif
-    if (!a->p && !(a->p = malloc(a->bytes))) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
-    tb->arenas++;
-    uint8_t *at = (uint8_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
-    int status = TB_OK;
-    for (int i = 0; i < tb->count; i++) {
-        tb_file *f = tb->files[i];
-        if (!f->in_arena) {       /* the file's own entry too, beside its tables */
-            tb_file *moved = (tb_file *)at;
-            memcpy(moved, f, sizeof *f);
-            moved->in_arena = 1;
-            free(f);
-            tb->files[i] = f = moved;
-            at += file_bytes;
-        }
-        if (f->layout != TB_LAYOUT_INDEX) continue;
-        uint64_t w = index_words(f, &shared), tv = tb_stream_tables_bytes(&f->vals),
-                 tm = f->moves ? tb_stream_tables_bytes(&f->mov) : 0;
-        uint32_t *dir = (uint32_t *)(at + tv + tm);
-        const char *why = NULL;
-        int rc = 0;
-        if (w && shared) {
-            rc = tb_stream_index(&f->vals, dir, 2 * TB_CHECKPOINTS, &why) ||
-                 tb_stream_index(&f->mov, dir + TB_CHECKPOINTS, 2 * TB_CHECKPOINTS, &why);
-        } else if (w) {
-            uint64_t v = tb_stream_index_words(&f->vals);
-            if (v) rc = tb_stream_index(&f->vals, dir, TB_CHECKPOINTS, &why);
-            if (!rc && f->moves && tb_stream_index_words(&f->mov))
-                rc = tb_stream_index(&f->mov, dir + v, TB_CHECKPOINTS, &why);
-        }
-        if (rc) {
-            tb_seterr(err, err_len, "probe file '%s' is damaged: %s", f->what, why);
-            status = strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
-            break;
-        }
-        /* then the tables move beside the checkpoints (indexing read them where they were) */
-        tb_stream_move_tables(&f->vals, at);
-        if (f->moves) tb_stream_move_tables(&f->mov, at + tv);
-        at += tv + tm;
-        at += 4 * ((w + 15) & ~(uint64_t)15);
-    }
+    if (!a->p && !(a->p = malloc(a->bytes))) { tb_seterr(err, err_len, "out of memory"); return NULL; }
     tb->index_bytes += need;
+    tb->arenas++;
+    return (uint8_t *)(((uintptr_t)a->p + 63) & ~(uintptr_t)63);
+}
+
+/* *fp indexed into the arena at *at (moved there, with its tables), *at advanced past it */
+static int index_into(tb_file **fp, uint8_t **at, char *err, size_t err_len)
+{
+    tb_file *f = *fp;
+    uint8_t *p = *at;
+    int shared;
+    const uint64_t file_bytes = (sizeof(tb_file) + 63) & ~(uint64_t)63;
+    if (!f->in_arena) {       /* the file's own entry too, beside its tables */
+        tb_file *moved = (tb_file *)p;
+        memcpy(moved, f, sizeof *f);
+        moved->in_arena = 1;
+        free(f);
+        *fp = f = moved;
+        p += file_bytes;
+    }
+    *at = p;
+    if (f->layout != TB_LAYOUT_INDEX) return TB_OK;
+    uint64_t w = index_words(f, &shared), tv = tb_stream_tables_bytes(&f->vals),
+             tm = f->moves ? tb_stream_tables_bytes(&f->mov) : 0;
+    uint32_t *dir = (uint32_t *)(p + tv + tm);
+    const char *why = NULL;
+    int rc = 0;
+    if (w && shared) {
+        rc = tb_stream_index(&f->vals, dir, 2 * TB_CHECKPOINTS, &why) ||
+             tb_stream_index(&f->mov, dir + TB_CHECKPOINTS, 2 * TB_CHECKPOINTS, &why);
+    } else if (w) {
+        uint64_t v = tb_stream_index_words(&f->vals);
+        if (v) rc = tb_stream_index(&f->vals, dir, TB_CHECKPOINTS, &why);
+        if (!rc && f->moves && tb_stream_index_words(&f->mov))
+            rc = tb_stream_index(&f->mov, dir + v, TB_CHECKPOINTS, &why);
+    }
+    if (rc) {
+        tb_seterr(err, err_len, "probe file '%s' is damaged: %s", f->what, why);
+        return strcmp(why, "out of memory") == 0 ? TB_NOMEM : TB_DAMAGED;
+    }
+    /* then the tables move beside the checkpoints (indexing read them where they were) */
+    tb_stream_move_tables(&f->vals, p);
+    if (f->moves) tb_stream_move_tables(&f->mov, p + tv);
+    *at = p + tv + tm + 4 * ((w + 15) & ~(uint64_t)15);
+    return TB_OK;
+}
+
+int tb_index(tb_base *tb, char *err, size_t err_len)
+{
+    uint64_t need = 64;
+    for (int i = 0; i < tb->count; i++) need += arena_need(tb->files[i]);
+    if (need == 64) return TB_OK;
+    uint8_t *at = new_arena(tb, need, err, err_len);
+    if (!at) return TB_NOMEM;
+    int status = TB_OK;
+    for (int i = 0; i < tb->count && status == TB_OK; i++)
+        status = index_into(&tb->files[i], &at, err, err_len);
     /* the hash index, onto the moved entries (also after a damaged file: the base stays usable,
      * the files indexed so far indexed) */
     memset(tb->index, 0, (size_t)(tb->index_mask + 1) * sizeof *tb->index);
@@ -261,6 +302,15 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
         tb->index[slot].file = tb->files[j];
     }
     return status;
+}
+
+int tb_index_file(tb_base *tb, tb_file **f, char *err, size_t err_len)
+{
+    if ((*f)->layout != TB_LAYOUT_INDEX) return TB_OK;
+    uint64_t need = 64 + arena_need(*f);
+    if (need == 64) return TB_OK;
+    uint8_t *at = new_arena(tb, need, err, err_len);
+    return at ? index_into(f, &at, err, err_len) : TB_NOMEM;
 }
 
 void tb_memory(const tb_base *tb, uint64_t *file_bytes, uint64_t *table_bytes)
@@ -349,6 +399,16 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
     if (rc != TB_OK) return rc;
     tb_base *tb = tb_new();
     if (!tb) { free(entries); tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+    if (flags & TB_OPEN_LAZY) {   /* the entries are kept; each file opens on its first probe */
+#ifdef TB_HAVE_MMAP
+        rc = tb_lazy_init(tb, dir, root, entries, count, flags, err, err_len);
+#else
+        rc = tb_lazy_init(tb, dir, "", entries, count, flags, err, err_len);
+#endif
+        if (rc != TB_OK) { tb_close(tb); return rc; }
+        *out = tb;
+        return TB_OK;
+    }
     for (int i = 0; i < count && rc == TB_OK; i++) {
         const tb_manifest_entry *me = &entries[i];
         int g = tb_game_of(me->game);

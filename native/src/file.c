@@ -390,12 +390,25 @@ uint64_t tb_name_hash(tb_game game, const char *name)
 
 const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name)
 {
+    const tb_file *f = tb_find_held(tb, game, name);
+    /* a lazy base opens the file now (the base's const is the probes' promise to the caller:
+     * opening a file once changes no answer) */
+    if (!f && tb->lazy) f = tb_lazy_open((tb_base *)tb, game, name);
+    if (!f && tb->on_missing) tb->on_missing(tb->missing_ctx, name);
+    return f;
+}
+
+const tb_file *tb_find_held(const tb_base *tb, tb_game game, const char *name)
+{
     if (tb->index) {
         uint64_t h = tb_name_hash(game, name);
         for (uint32_t i = (uint32_t)h & tb->index_mask;; i = (i + 1) & tb->index_mask) {
             const tb_slot *sl = &tb->index[i];
-            if (!sl->hash) return NULL;
-            if (sl->hash == h && sl->file->game == game && strcmp(sl->file->name, name) == 0) {
+            /* a slot's hash is written after its file (release): a lazy base inserts files
+             * while other threads probe */
+            uint64_t sh = TB_LOAD_ACQUIRE(&sl->hash);
+            if (!sh) return NULL;
+            if (sh == h && sl->file->game == game && strcmp(sl->file->name, name) == 0) {
 #if defined(__GNUC__) || defined(__clang__)
                 /* what the probe reads next, asked for at once: the game's table, the slot
                  * order and both streams' first lines (a table not probed lately is in no cache) */
@@ -423,7 +436,7 @@ const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name)
 
 int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len)
 {
-    if (tb_find(tb, f->game, f->name)) {
+    if (tb_find_held(tb, f->game, f->name)) {
         tb_seterr(err, err_len, "two probe files hold table '%s' of %s", f->name,
                   tb_game_name(f->game));
         return TB_INVALID;
@@ -462,8 +475,8 @@ int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len)
         uint64_t h = tb_name_hash(f->game, f->name);
         uint32_t at = (uint32_t)h & tb->index_mask;
         while (tb->index[at].hash) at = (at + 1) & tb->index_mask;
-        tb->index[at].hash = h;
         tb->index[at].file = f;
+        TB_STORE_RELEASE(&tb->index[at].hash, h);   /* the file first: probes read it after */
     }
     return TB_OK;
 }

@@ -18,6 +18,16 @@ enum { TB_LAYOUT_INDEX = 0, TB_LAYOUT_KEYS = 1, TB_LAYOUT_RUNS = 2 };
 #define TB_MAX_DIGITS 8      /* digits of an index table's slot order */
 #define TB_NAME_MAX 64
 
+/* loads and stores that order memory between threads (a lazy base's hash index, its entries'
+ * states): GCC and clang builtins; elsewhere plain accesses (single-threaded use) */
+#if defined(__GNUC__) || defined(__clang__)
+#define TB_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define TB_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#else
+#define TB_LOAD_ACQUIRE(p) (*(p))
+#define TB_STORE_RELEASE(p, v) (*(p) = (v))
+#endif
+
 typedef struct tb_section {
     char tag[5];
     const uint8_t *data;
@@ -92,6 +102,11 @@ struct tb_base {
     struct tb_arena { void *p; size_t bytes; int mapped; } *arena;   /* tb_index's checkpoints */
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
+    struct tb_lazy *lazy;     /* TB_OPEN_LAZY: the manifest's files not opened yet (lazy.c) */
+    /* called by a probe whose table the base does not have (nor open lazily), with the name it
+     * looked for: the Python binding's, which opens such a file its own way; NULL: none */
+    void (*on_missing)(void *ctx, const char *name);
+    void *missing_ctx;
 };
 
 /* file.c: the little JSON the headers and the manifest need (NULL / -1: absent or malformed) */
@@ -111,6 +126,28 @@ typedef struct tb_manifest_entry {
 int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_entry **out,
                       int *count, char *err, size_t err_len);
 void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65]);
+void tb_sha256_plain(const uint8_t *data, uint64_t n, char out[65]);   /* without SHA-NI */
+
+/* base.c: a file mapped (or read) and checked, not yet in the base; indexing one file into an
+ * arena of its own before it is inserted (*f moves there); freeing one */
+int tb_map_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
+                tb_file **out, char *err, size_t err_len);
+int tb_index_file(tb_base *tb, tb_file **f, char *err, size_t err_len);
+void tb_free_file(tb_file *f);
+int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len);
+/* manifest.c: one file's SHA-256 against its manifest's (TB_OK, or TB_DAMAGED naming it) */
+int tb_verify_file(const tb_file *f, char *err, size_t err_len);
+
+/* lazy.c: TB_OPEN_LAZY.  tb_lazy_init keeps the manifest's entries (taking `entries`); a probe
+ * that misses a table calls tb_lazy_open, which opens, checks and inserts its file once
+ * (serialised by a lock; the hash index was sized for every entry, so probes in other threads
+ * never see it rebuilt) and returns it, or NULL (not listed, refused, over the size limit) */
+int tb_lazy_init(tb_base *tb, const char *dir, const char *root, tb_manifest_entry *entries,
+                 int count, unsigned flags, char *err, size_t err_len);
+const tb_file *tb_lazy_open(tb_base *tb, tb_game game, const char *name);
+void tb_lazy_free(tb_base *tb);
+/* file.c: the table among those the base holds (no lazy opening, no hook) */
+const tb_file *tb_find_held(const tb_base *tb, tb_game game, const char *name);
 
 /* file.c */
 int tb_file_open_buffer(tb_file *f, const uint8_t *data, uint64_t size, const char *what,

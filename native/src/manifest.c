@@ -100,35 +100,120 @@ static void sha256_block(uint32_t h[8], const uint8_t *p)
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
 }
 
-void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65])
+/* x86-64's SHA extensions (SHA-NI: AMD since Zen, Intel since Ice Lake and Goldmont), about
+ * five times the plain code's speed: a lazy base checks each file on its first probe, and a
+ * CDC table of 150 KB then costs 0.1 ms instead of 0.7 (tb_verify of CDC 2-4's 178 MB: 0.85 s
+ * plain).  Chosen at run time by CPUID; the plain code stays for other machines. */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(TB_NO_SHA_NI)
+#include <cpuid.h>
+#include <immintrin.h>
+#define TB_SHA_NI 1
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, uint64_t blocks)
+{
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i t = _mm_loadu_si128((const __m128i *)&h[0]);
+    __m128i s1 = _mm_loadu_si128((const __m128i *)&h[4]);
+    t = _mm_shuffle_epi32(t, 0xB1);                    /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);                  /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(t, s1, 8);            /* ABEF */
+    s1 = _mm_blend_epi16(s1, t, 0xF0);                 /* CDGH */
+    for (; blocks; blocks--, p += 64) {
+        __m128i abef = s0, cdgh = s1, m[4];
+        for (int g = 0; g < 16; g++) {                 /* four rounds a step */
+            __m128i w;
+            if (g < 4) {
+                w = m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), swap);
+            } else {                                   /* W[t-16..] + s0, + W[t-7..], + s1 */
+                __m128i x = _mm_sha256msg1_epu32(m[g & 3], m[(g + 1) & 3]);
+                x = _mm_add_epi32(x, _mm_alignr_epi8(m[(g + 3) & 3], m[(g + 2) & 3], 4));
+                w = m[g & 3] = _mm_sha256msg2_epu32(x, m[(g + 3) & 3]);
+            }
+            __m128i k = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)&K256[4 * g]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, k);
+            s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k, 0x0E));
+        }
+        s0 = _mm_add_epi32(s0, abef);
+        s1 = _mm_add_epi32(s1, cdgh);
+    }
+    t = _mm_shuffle_epi32(s0, 0x1B);                   /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);                  /* DCHG */
+    s0 = _mm_blend_epi16(t, s1, 0xF0);                 /* DCBA */
+    s1 = _mm_alignr_epi8(s1, t, 8);                    /* HGFE */
+    _mm_storeu_si128((__m128i *)&h[0], s0);
+    _mm_storeu_si128((__m128i *)&h[4], s1);
+}
+
+static int have_sha_ni(void)
+{
+    static int known = -1;
+    int got = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (got < 0) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        got = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3) &&
+              __get_cpuid_max(0, NULL) >= 7;
+        if (got) {
+            __cpuid_count(7, 0, a, b, c, d);
+            got = (b >> 29) & 1;   /* CPUID.(7,0):EBX bit 29, SHA */
+        }
+        __atomic_store_n(&known, got, __ATOMIC_RELAXED);   /* any thread finds the same */
+    }
+    return got;
+}
+#endif
+
+/* the plain code where the processor lacks the extensions, or when asked (tb_sha256_plain: the
+ * tests compare both) */
+static void sha256_blocks(uint32_t h[8], const uint8_t *p, uint64_t blocks, int plain)
+{
+#ifdef TB_SHA_NI
+    if (!plain && have_sha_ni()) {
+        sha256_blocks_ni(h, p, blocks);
+        return;
+    }
+#endif
+    (void)plain;
+    for (; blocks; blocks--, p += 64) sha256_block(h, p);
+}
+
+static void sha256_hex(const uint8_t *data, uint64_t n, char out[65], int plain)
 {
     uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     uint64_t full = n & ~(uint64_t)63;
-    for (uint64_t i = 0; i < full; i += 64) sha256_block(h, data + i);
+    sha256_blocks(h, data, full / 64, plain);
     uint8_t tail[128] = {0};
     size_t rest = (size_t)(n - full), len = rest < 56 ? 64 : 128;
     memcpy(tail, data + full, rest);
     tail[rest] = 0x80;
     for (int i = 0; i < 8; i++) tail[len - 1 - i] = (uint8_t)((n * 8) >> (8 * i));
-    sha256_block(h, tail);
-    if (len == 128) sha256_block(h, tail + 64);
+    sha256_blocks(h, tail, len / 64, plain);
     for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65]) { sha256_hex(data, n, out, 0); }
+
+void tb_sha256_plain(const uint8_t *data, uint64_t n, char out[65]) { sha256_hex(data, n, out, 1); }
+
+int tb_verify_file(const tb_file *f, char *err, size_t err_len)
+{
+    if (!f->sha256[0]) return TB_OK;
+    char got[65];
+    tb_sha256_hex(f->data, f->size, got);
+    if (strcmp(got, f->sha256) == 0) return TB_OK;
+    tb_seterr(err, err_len, "probe file '%s' is damaged: its SHA-256 is not its manifest's "
+              "(export it again: tbdb export)", f->what);
+    return TB_DAMAGED;
 }
 
 int tb_verify(const tb_base *tb, char *err, size_t err_len)
 {
     if (!tb) return TB_INVALID;
     for (int i = 0; i < tb->count; i++) {
-        const tb_file *f = tb->files[i];
-        if (!f->sha256[0]) continue;
-        char got[65];
-        tb_sha256_hex(f->data, f->size, got);
-        if (strcmp(got, f->sha256) != 0) {
-            tb_seterr(err, err_len, "probe file '%s' is damaged: its SHA-256 is not its manifest's "
-                      "(export it again: tbdb export)", f->what);
-            return TB_DAMAGED;
-        }
+        int rc = tb_verify_file(tb->files[i], err, err_len);
+        if (rc != TB_OK) return rc;
     }
     return TB_OK;
 }

@@ -2,8 +2,9 @@
  *   compare DIR GAME WIDTH ROWS OUT [M]
  * ROWS: n records of WIDTH int8 cells (Shogi: 81 squares, then the hands' 2 x 8), then int32 side (Oware: plies left) and int32
  * constraint (UTTT); OUT: n records of int32 status, result (Oware: score), distance, move.
- * Every row is probed twice, on a base opened plainly and on one opened with TB_OPEN_INDEX and
- * TB_OPEN_VERIFY: a row they answer differently exits 3 naming it. */
+ * Every row is probed three times, on a base opened plainly, on one opened with TB_OPEN_INDEX and
+ * TB_OPEN_VERIFY, and on a lazy one (TB_OPEN_LAZY | TB_OPEN_INDEX | TB_OPEN_VERIFY: each file
+ * opened by the first row that needs it): a row they answer differently exits 3 naming it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,12 @@ int main(int argc, char **argv)
     int width = atoi(argv[3]), m = argc > 6 ? atoi(argv[6]) : 0;
     int game = tb_game_of(argv[2]);
     char err[512];
-    tb_base *bases[2];
+    tb_base *bases[3];
     if (game < 0 || width <= 0 || width > 128) return 2;
     if (tb_open(argv[1], &bases[0], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 2; }
-    if (tb_open_flags(argv[1], TB_OPEN_INDEX | TB_OPEN_VERIFY, &bases[1], err, sizeof err)) {
+    if (tb_open_flags(argv[1], TB_OPEN_INDEX | TB_OPEN_VERIFY, &bases[1], err, sizeof err) ||
+        tb_open_flags(argv[1], TB_OPEN_LAZY | TB_OPEN_INDEX | TB_OPEN_VERIFY, &bases[2], err,
+                      sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
@@ -28,7 +31,7 @@ int main(int argc, char **argv)
     int32_t extra[2], res[4], first[4];
     long row = 0;
     while (fread(cells, 1, (size_t)width, in) == (size_t)width && fread(extra, 4, 2, in) == 2) {
-      for (int b = 0; b < 2; b++) {
+      for (int b = 0; b < 3; b++) {
         tb_base *tb = bases[b];
         tb_value v;
         switch (game) {
@@ -44,8 +47,9 @@ int main(int argc, char **argv)
         res[0] = v.status; res[1] = v.result; res[2] = v.distance; res[3] = v.move;
         if (b == 0) memcpy(first, res, sizeof res);
         else if (memcmp(first, res, sizeof res) != 0) {
-            fprintf(stderr, "row %ld: indexed base answers %d %d %d %d, plain base %d %d %d %d\n",
-                    row, res[0], res[1], res[2], res[3], first[0], first[1], first[2], first[3]);
+            fprintf(stderr, "row %ld: %s base answers %d %d %d %d, plain base %d %d %d %d\n",
+                    row, b == 1 ? "indexed" : "lazy", res[0], res[1], res[2], res[3], first[0],
+                    first[1], first[2], first[3]);
             return 3;
         }
       }
@@ -56,5 +60,6 @@ int main(int argc, char **argv)
     fclose(out);
     tb_close(bases[0]);
     tb_close(bases[1]);
+    tb_close(bases[2]);
     return 0;
 }

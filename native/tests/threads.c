@@ -1,15 +1,16 @@
 /* Probes from several threads at once (built with ThreadSanitizer by `make build/threads`):
  * every thread probes every position of TEXTS ("GAME<TAB>TEXT" lines) ROUNDS times on one
- * shared base and must get the single-threaded answers; the odd threads on a second base opened
- * with TB_OPEN_INDEX.  usage: threads DIR TEXTS THREADS ROUNDS -> prints "probes N
- * mismatches M" */
+ * shared base and must get the single-threaded answers; a third of the threads on a second base
+ * opened with TB_OPEN_INDEX, a third on a lazy base (TB_OPEN_LAZY | TB_OPEN_INDEX |
+ * TB_OPEN_VERIFY) whose files those threads open as they first need them, racing each other.
+ * usage: threads DIR TEXTS THREADS ROUNDS -> prints "probes N mismatches M" */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tbprobe.h"
 
-static tb_base *tb, *indexed;
+static tb_base *tb, *indexed, *lazy;
 static tb_position *pos;
 static tb_value *want;
 static size_t n;
@@ -23,7 +24,8 @@ static void *run(void *arg)
         for (size_t j = 0; j < n; j++) {
             size_t i = (j + start * 7919) % n;   /* each thread in its own order */
             tb_value v;
-            int st = tb_probe_position(start % 2 ? indexed : tb, &pos[i], -1, &v);
+            tb_base *b = start % 3 == 0 ? tb : start % 3 == 1 ? indexed : lazy;
+            int st = tb_probe_position(b, &pos[i], -1, &v);
             bad += st != want[i].status || v.result != want[i].result ||
                    v.distance != want[i].distance || v.move != want[i].move;
         }
@@ -35,7 +37,9 @@ int main(int argc, char **argv)
     if (argc < 5) return 2;
     char err[512], line[2048];
     if (tb_open(argv[1], &tb, err, sizeof err) ||
-        tb_open_flags(argv[1], TB_OPEN_INDEX, &indexed, err, sizeof err)) {
+        tb_open_flags(argv[1], TB_OPEN_INDEX, &indexed, err, sizeof err) ||
+        tb_open_flags(argv[1], TB_OPEN_LAZY | TB_OPEN_INDEX | TB_OPEN_VERIFY, &lazy, err,
+                      sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
@@ -66,5 +70,7 @@ int main(int argc, char **argv)
     }
     printf("probes %zu mismatches %ld\n", n * rounds * (size_t)threads, bad);
     tb_close(tb);
+    tb_close(indexed);
+    tb_close(lazy);
     return bad != 0;
 }
