@@ -78,11 +78,12 @@ class Tablebase:
         (``tbdb games`` lists them)."""
         self._check_open()
         g = self._game(position, game)
-        opts = resolve(f"{g.name} lookup", g.lookup_options, options)
+        opts = resolve(f"{g.name} lookup", g.lookup_options, options) \
+            if options or g.lookup_options else {}
         with self.prober._lock:  # not closed by another thread before it answers
             self._check_open()
             try:  # ``_reading`` written out: its generator cost a microsecond of ~20 a lookup
-                return self.prober.lookup(g, position, **opts)
+                return self.prober.lookup_held(g, position, **opts)
             except duckdb.Error as exc:
                 if is_damage(exc):
                     raise damaged(self.path, exc) from exc

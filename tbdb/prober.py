@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tbdb.errors import DamagedTableError, MissingTableError
-from tbdb.games.base import GameOver, Location
-from tbdb.results import LineStep, LookupResult, MoveResult
+from tbdb.games.base import Game, GameOver, Location
+from tbdb.results import OUTCOMES, LineStep, LookupResult, MoveResult
 from tbdb.solvers.retrograde import NONE
 from tbdb.storage import RowMissing, StoredTable, storage_of
 
@@ -55,6 +55,7 @@ class Prober:
         self.stats = ProbeStats()
         self._built_names: dict[str, list[str]] = {}  # games that search their tables
         self._lock = threading.RLock()
+        self._plans: dict = {}  # per game: how its single lookups go to libtbprobe (``_plan``)
 
     # ------------------------------------------------------------------ tables
 
@@ -207,6 +208,16 @@ class Prober:
         if native is None or game.by_children(position):
             return None
         got = native.probe(game.name, text)
+        if type(got) is str:
+            # a table C has not got: its file opened and checked as the Python path opens it
+            # (manifest, size, header, checksum) and handed to C, which answers from it, so a
+            # table's first lookup builds no Python decoder; a table the manifest does not
+            # list, or a file that fails a check, is the Python path's (and its error's)
+            if not self.store.native_open(game.name, got):
+                return None
+            got = native.probe(game.name, text)
+            if type(got) is not tuple:
+                return None
         if got is not None:
             self.stats.probes += 1
             self.stats.hits += 1
@@ -219,9 +230,59 @@ class Prober:
             self.store.native_add(game.name, loc.table)
         return loc, got
 
+    def _plan(self, game):
+        """How single lookups of ``game`` without options go to libtbprobe: (the prober, whether
+        the game adds lookup extras, whether it values some positions by their children), or
+        False (not served); worked out once per game."""
+        plan = self._plans.get(game.name)
+        if plan is None:
+            native = getattr(self.store, "native", None)
+            kind = type(game)
+            plan = self._plans[game.name] = (
+                native, kind.lookup_extras is not Game.lookup_extras,
+                kind.by_children is not Game.by_children) \
+                if native is not None and native.serving(game) else False
+        return plan
+
+    def _lookup_native(self, game, position) -> LookupResult | None:
+        """The lookup from one call into C where libtbprobe answers it (a stored value with a
+        stored best move), else None: the fewest Python steps around the probe, since on a
+        table not probed lately they cost more than the probe (each step meets cold caches)."""
+        plan = self._plan(game)
+        if not plan:
+            return None
+        native, extras, children = plan
+        if children and game.by_children(position):
+            return None
+        text = position.text
+        got = native.base.probe(game.name, text, -1)
+        if type(got) is str:  # a table C does not hold: see _fast
+            if not self.store.native_open(game.name, got):
+                return None
+            got = native.base.probe(game.name, text, -1)
+        if type(got) is not tuple or got[3] is None:
+            return None
+        native.answered += 1
+        stats = self.stats
+        stats.probes += 1
+        stats.hits += 1
+        r = LookupResult(game.name, text, OUTCOMES[got[0]], got[1], got[3])
+        if extras:
+            r.extras.update(game.lookup_extras(position, r))
+        r.__dict__["_source"] = (self, game, position, got[3], {})
+        return r
+
     @_locked
     def lookup(self, game, position, **options) -> LookupResult:
+        return self.lookup_held(game, position, **options)
+
+    def lookup_held(self, game, position, **options) -> LookupResult:
+        """``lookup`` for a caller that holds the lock (``Tablebase.lookup``)."""
         position = game.coerce(position)
+        if not options:
+            r = self._lookup_native(game, position)
+            if r is not None:
+                return r
         native = self._native_for(game, options)
         text = game.text(position)
         got = self._fast(native, game, position, text)
@@ -233,8 +294,8 @@ class Prober:
             best = self._best_move(game, position, loc, got, **options)
             r = storage_of(game).lookup_result(game, text, got, best, loc, options)
         r.extras.update(game.lookup_extras(position, r))
-        return r._attach(lambda: self.moves(game, position, best, **options),
-                         lambda: self.line(game, position, **options))
+        r.__dict__["_source"] = (self, game, position, best, options)
+        return r
 
     @_locked
     def moves(self, game, position, best: str | None = None, **options) -> list[MoveResult]:

@@ -94,26 +94,24 @@ class LookupResult(_Extras):
     best_move: str | None
     extras: dict = field(default_factory=dict)
 
-    def _attach(self, moves: Callable[[], list[MoveResult]],
-                line: Callable[[], list[LineStep]]) -> LookupResult:
-        # plain attributes, not fields: dataclasses.asdict and == see only the values
-        self.__dict__["_moves_fn"] = moves
-        self.__dict__["_line_fn"] = line
-        return self
+    # ``_source``: (prober, game, position, best move, options), set by the prober that made the
+    # result: a plain attribute, not a field (dataclasses.asdict and == see only the values),
+    # read when ``moves`` or ``line()`` is first asked for, so plain lookups stay fast
 
     @property
     def moves(self) -> list[MoveResult]:
         cached = self.__dict__.get("_moves")
         if cached is None:
-            fn = self.__dict__.get("_moves_fn")
-            cached = self.__dict__["_moves"] = fn() if fn else []
+            src = self.__dict__.get("_source")
+            cached = self.__dict__["_moves"] = \
+                src[0].moves(src[1], src[2], src[3], **src[4]) if src else []
         return cached
 
     def line(self) -> list[LineStep]:
         """The principal variation: best moves to the end of the game (a drawn line stops when
         a position repeats), with the value after each move."""
-        fn = self.__dict__.get("_line_fn")
-        return fn() if fn else []
+        src = self.__dict__.get("_source")
+        return src[0].line(src[1], src[2], **src[4]) if src else []
 
     def to_dict(self, moves: bool = True, line: bool = False) -> dict:
         """Plain data: game, position, value, best move and (``moves``) every move best first;

@@ -90,7 +90,12 @@ class ProbeDir:
         self.numbers = {(e["game"], e["table"]): i for i, e in enumerate(self.manifest["files"])}
         self.files: dict[tuple[str, str], ProbeFile] = {}
         # single lookups answered by libtbprobe where it is built (probe_files/native.py)
-        self.native = native.NativeProber() if native.available() else None
+        self.native = None
+        if native.available():
+            try:
+                self.native = native.NativeProber(self.path)
+            except ValueError:  # a manifest libtbprobe cannot read: lookups stay in Python
+                pass
 
     def tables(self, game: str | None = None) -> list[dict]:
         return [self._row(i, e) for i, e in enumerate(self.manifest["files"])
@@ -161,6 +166,18 @@ class ProbeDir:
         f = self.files.get((game, table))
         if f is not None and self.native is not None:
             self.native.add(f)
+
+    def native_open(self, game: str, table: str) -> bool:
+        """Open and check the file of a table libtbprobe asked for and hand it over; False
+        when the manifest does not list it or the file fails a check (the Python path then
+        raises the error it words) or libtbprobe refuses it."""
+        if self.native is None or (game, table) not in self.entries:
+            return False
+        try:
+            f = self.open_file(game, table)
+        except (ProbeFileError, OSError):
+            return False
+        return self.native.add(f)
 
     def gather_index(self, tables: list, rows: list, keys: np.ndarray):
         """The batch form over many index tables at once (``Prober.lookup_arrays``): ``tables``

@@ -4,11 +4,13 @@
 warm table, more than the probe itself.  The C library answers the same question from the
 text tbdb writes in one call (parse, find the table, decode, write the best move): the
 extension ``tbdb._tbprobe``, built by ``setup.py`` from ``native/src`` when a C compiler is at
-hand.  Each file is handed to it once the reader has opened and checked it (manifest, size,
-header, checksum for files up to 16 MiB), as the reader's own mapping: one mapping, whose pages
-``prefault`` maps for both.  It answers only what it can answer exactly as the Python path
+hand.  Its base is a lazy one over the directory (``TB_OPEN_LAZY``): a file of at most
+``LAZY_LIMIT`` bytes opens in C on the first probe that needs it, checked as the Python reader
+checks it (manifest, size, header, SHA-256) and indexed, with no Python object made for it;
+a larger file the reader opens, checks and maps ahead in the background, then hands to C as
+its own mapping (``add``).  C answers only what it can answer exactly as the Python path
 does: a stored value with a stored best move, for games whose lookups take no options; anything
-else (a table not opened yet, a finished or illegal position, a damaged block, a best move the
+else (a file C refused, a finished or illegal position, a damaged block, a best move the
 Python path would derive) goes the Python way, which opens the table or raises the error
 tbdb words.  ``test_native_lookups.py`` compares both on 1,500 slots of every example table
 (``test_native.py`` compares the C values with Python's on every slot).
@@ -18,6 +20,15 @@ Without the extension, or with ``TBDB_NATIVE=0``, nothing changes but the speed.
 from __future__ import annotations
 
 import os
+
+from tbdb.probe_files.header import CHECK_ON_OPEN
+
+#: Files up to this size (``CHECK_ON_OPEN``: those the Python reader checks whole when it opens
+#: them) libtbprobe opens itself on their first probe: their SHA-256 checked against the
+#: manifest and their checkpoints made (16 a block: a probe decodes a few codes, not its block
+#: up to its slot), about 1 ms for a CDC table of 150 KB.  Larger files the reader opens, checks
+#: and maps ahead in the background (``prefault``), then hands to C unindexed.
+LAZY_LIMIT = CHECK_ON_OPEN
 
 #: The games libtbprobe probes (the names its ``tb_game_of`` knows).
 C_GAMES = frozenset({"cdc", "chess", "chinese-checkers", "oware", "shogi", "tictactoe", "uttt"})
@@ -77,12 +88,15 @@ def _matches_checkout(built: str | None) -> bool:
 
 
 class NativeProber:
-    """A libtbprobe base over the files a ``ProbeDir`` has opened."""
+    """A lazy libtbprobe base over a directory of probe files (``ProbeDir.native``)."""
 
-    def __init__(self):
+    def __init__(self, path: str):
         from tbdb import _tbprobe
-        self.base = _tbprobe.Base()
-        self.added: set[str] = set()
+        # files up to the lazy limit open in C on their first probe (checked against the
+        # manifest and their SHA-256, indexed); larger ones through ``add``
+        self.base = _tbprobe.Base(path, LAZY_LIMIT)
+        self.added: set[str] = set()  # files offered
+        self.serving_files: set[str] = set()  # files C took
         self.answered = 0  # lookups it answered (the tests check that it is used)
         self.games: dict[str, bool] = {}  # ``serves`` by game name
 
@@ -92,24 +106,32 @@ class NativeProber:
             got = self.games[game.name] = serves(game)
         return got
 
-    def add(self, file) -> None:
-        """Probe ``file`` (a checked ``ProbeFile`` of an index table) from now on; a file the C
-        library refuses stays with the Python path."""
-        if file.path in self.added or file.storage != "index":
-            return
+    def add(self, file) -> bool:
+        """Probe ``file`` (a checked ``ProbeFile`` of an index table over the lazy limit) from
+        now on; a file the C library refuses stays with the Python path.  Whether C has it."""
+        if file.path in self.added:
+            return file.path in self.serving_files
         self.added.add(file.path)
+        if file.storage != "index" or len(file.buf) <= LAZY_LIMIT:
+            return False  # (C opens a small file itself, indexed, or has refused it)
         try:
             self.base.add_buffer(file.buf, file.path)
         except ValueError:
-            pass
+            return False
+        self.serving_files.add(file.path)
+        return True
 
     def probe(self, game: str, text: str):
-        """(result, distance, best move text) of a position's text, or None: ask Python."""
+        """(result, distance, best move text) of a position's text; the name of its table when
+        C has not got that file yet (``str``: the caller opens, checks and adds it, then asks
+        again); None: ask Python."""
         got = self.base.probe(game, text, -1)
-        if type(got) is not tuple or got[3] is None:
-            return None
-        self.answered += 1
-        return got[0], got[1], got[3]
+        if type(got) is tuple:
+            if got[3] is None:
+                return None
+            self.answered += 1
+            return got[0], got[1], got[3]
+        return got if type(got) is str else None
 
     def close(self) -> None:
         self.base = None  # tb_close, and the files' buffers released
