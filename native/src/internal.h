@@ -103,6 +103,8 @@ struct tb_base {
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
     struct tb_lazy *lazy;     /* TB_OPEN_LAZY: the manifest's files not opened yet (lazy.c) */
+    uint8_t *pool;            /* a lazy base's arena chunk being carved (base.c: new_arena) */
+    uint64_t pool_left;
     /* called by a probe whose table the base does not have (nor open lazily), with the name it
      * looked for: the Python binding's, which opens such a file its own way; NULL: none */
     void (*on_missing)(void *ctx, const char *name);

@@ -120,24 +120,41 @@ static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, uint64_t blocks)
     s1 = _mm_shuffle_epi32(s1, 0x1B);                  /* EFGH */
     __m128i s0 = _mm_alignr_epi8(t, s1, 8);            /* ABEF */
     s1 = _mm_blend_epi16(s1, t, 0xF0);                 /* CDGH */
+    /* four rounds of message words w (big-endian words + K), then the schedule's next words:
+     * m_next = msg2(msg1(m0, m1) + (m3:m2 >> 32 bits), m3), written out (no loop, no array:
+     * whatever the optimisation level, the words stay in registers) */
+#define R4(w, g) do {                                                                  \
+        __m128i k_ = _mm_add_epi32((w), _mm_loadu_si128((const __m128i *)&K256[4 * (g)])); \
+        s1 = _mm_sha256rnds2_epu32(s1, s0, k_);                                         \
+        s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k_, 0x0E));                \
+    } while (0)
+#define NEXT(m0, m1, m2, m3) \
+    m0 = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(m0, m1),             \
+                                            _mm_alignr_epi8(m3, m2, 4)), m3)
     for (; blocks; blocks--, p += 64) {
-        __m128i abef = s0, cdgh = s1, m[4];
-        for (int g = 0; g < 16; g++) {                 /* four rounds a step */
-            __m128i w;
-            if (g < 4) {
-                w = m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), swap);
-            } else {                                   /* W[t-16..] + s0, + W[t-7..], + s1 */
-                __m128i x = _mm_sha256msg1_epu32(m[g & 3], m[(g + 1) & 3]);
-                x = _mm_add_epi32(x, _mm_alignr_epi8(m[(g + 3) & 3], m[(g + 2) & 3], 4));
-                w = m[g & 3] = _mm_sha256msg2_epu32(x, m[(g + 3) & 3]);
-            }
-            __m128i k = _mm_add_epi32(w, _mm_loadu_si128((const __m128i *)&K256[4 * g]));
-            s1 = _mm_sha256rnds2_epu32(s1, s0, k);
-            s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k, 0x0E));
-        }
+        __m128i abef = s0, cdgh = s1;
+        __m128i m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 0)), swap);
+        __m128i m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), swap);
+        __m128i m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), swap);
+        __m128i m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), swap);
+        R4(m0, 0); R4(m1, 1); R4(m2, 2); R4(m3, 3);
+        NEXT(m0, m1, m2, m3); R4(m0, 4);
+        NEXT(m1, m2, m3, m0); R4(m1, 5);
+        NEXT(m2, m3, m0, m1); R4(m2, 6);
+        NEXT(m3, m0, m1, m2); R4(m3, 7);
+        NEXT(m0, m1, m2, m3); R4(m0, 8);
+        NEXT(m1, m2, m3, m0); R4(m1, 9);
+        NEXT(m2, m3, m0, m1); R4(m2, 10);
+        NEXT(m3, m0, m1, m2); R4(m3, 11);
+        NEXT(m0, m1, m2, m3); R4(m0, 12);
+        NEXT(m1, m2, m3, m0); R4(m1, 13);
+        NEXT(m2, m3, m0, m1); R4(m2, 14);
+        NEXT(m3, m0, m1, m2); R4(m3, 15);
         s0 = _mm_add_epi32(s0, abef);
         s1 = _mm_add_epi32(s1, cdgh);
     }
+#undef R4
+#undef NEXT
     t = _mm_shuffle_epi32(s0, 0x1B);                   /* FEBA */
     s1 = _mm_shuffle_epi32(s1, 0xB1);                  /* DCHG */
     s0 = _mm_blend_epi16(t, s1, 0xF0);                 /* DCBA */
