@@ -266,11 +266,21 @@ void tb_stream_move_tables(tb_stream *s, uint8_t *to)
     s->alphabet = to;
     to += pad64(4ull * k);
     if (compact(s)) {
-        uint16_t *node = (uint16_t *)to;    /* a pair: left, right, size of left (< a block) */
+        /* a pair: left, right, size of left (< a block).  A pair whose terminals are all one
+         * (a run of one value, the commonest pair there is) gets that terminal as both
+         * children: its descent is one step, one cache miss, not one a level.  Pairs name
+         * earlier symbols only, so one pass in order finds them (`same`, over the node array
+         * itself: a pair's own terminal, or 0xFFFF) */
+        uint16_t *node = (uint16_t *)to;
         for (uint32_t t = k; t < K; t++) {
-            uint16_t l = ld16(s->pairs + 4ull * (t - k));
-            node[3 * (t - k)] = l;
-            node[3 * (t - k) + 1] = ld16(s->pairs + 4ull * (t - k) + 2);
+            uint16_t l = ld16(s->pairs + 4ull * (t - k)), r = ld16(s->pairs + 4ull * (t - k) + 2);
+            uint32_t a = l < k ? l : (node[3 * (l - k)] == node[3 * (l - k) + 1] &&
+                                      node[3 * (l - k)] < k ? node[3 * (l - k)] : 0xFFFF);
+            uint32_t b = r < k ? r : (node[3 * (r - k)] == node[3 * (r - k) + 1] &&
+                                      node[3 * (r - k)] < k ? node[3 * (r - k)] : 0xFFFF);
+            int same = a == b && a != 0xFFFF;
+            node[3 * (t - k)] = same ? (uint16_t)a : l;
+            node[3 * (t - k) + 1] = same ? (uint16_t)a : r;
             node[3 * (t - k) + 2] = (uint16_t)s->size[l];
         }
         s->node = node;
