@@ -9,7 +9,9 @@ Differences from ``levels``, each for speed or for memory at 19-20 seeds:
 * **Compact moves** (``move_table``): one uint32 per move, bits 28-31 the seeds captured ``f``
   and bits 0-27 the child's cell (books 0 .. 20 hold C(32, 12) = 225,792,840 < 2^28 cells, so
   ``MAX_SOLVE_N`` = 20; a capture takes at most 15 seeds: five houses of 3, six would be a
-  grand slam).  A pseudo move's "child" is a constant cell.  Built on every core for big books.
+  grand slam).  A pseudo move's "child" is a constant cell.  Built from a small table of the
+  opponent's side's part of each child's rank (``child_table``: a load and an add per move, not
+  a sowing and a rank), on every core for big books.
 * **Replay windows** (``replay_count``, ``_replay_window``): the smaller books' score changes
   are listed in step order (5 bytes each, a sequential read when replayed) for a window of
   steps at a time, as many as keep the list within a budget, each window by one pass over
@@ -55,7 +57,8 @@ import numpy as np
 from numba.typed import List
 
 from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
-from tbdb.solvers.oware.index import BOOK_SIZES, HOUSES, next_position, rank_flipped_n, unrank
+from tbdb.solvers.oware.index import (_F, BOOK_SIZES, HOUSES, next_position, rank_flipped_n,
+                                      unrank)
 from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
 from tbdb.solvers.prefetch import prefetch
@@ -80,80 +83,187 @@ def cells(n: int, base: np.ndarray) -> tuple[int, int, int]:
 # --------------------------------------------------------------------------------------------
 
 
-@kernel
-def _short_move_cell(pos, h, s, n, base, out):
-    """The packed move (``move_table``) of house ``h`` holding ``1 <= s <= 11`` seeds, or
-    0xFFFFFFFF if it is illegal (it does not feed the opponent); ``out`` int8[12] scratch.
-    ``moves.sow`` without its general cases: no lap, so the move sows houses h + 1 .. h + s
-    (mod 12) once each, and only those from 6 to 11 feed or capture (a quarter less time for a
-    move table than sow and rank)."""
-    last = h + s  # <= 16: houses h + 1 .. last are sown, 0 .. last - 12 past house 11
-    hi = min(last, 11)
-    opp = 0
-    for j in range(6, 12):
-        opp += pos[j]
-    if hi >= 6:
-        opp += hi - 5
-    if opp == 0:
-        return np.uint32(0xFFFFFFFF)
-    for j in range(HOUSES):
-        out[j] = pos[j]
-    out[h] = 0
-    for j in range(h + 1, hi + 1):
-        out[j] += 1
-    for j in range(0, last - 11):
-        out[j] += 1
-    cap = 0
-    stop = last
-    if last <= 11:  # the last seed on the opponent's side: take 2s and 3s backwards
-        while stop >= 6 and (out[stop] == 2 or out[stop] == 3):
-            cap += out[stop]
-            stop -= 1
-    if cap == opp:  # a grand slam captures nothing
-        cap = 0
-    if cap != 0:
-        for j in range(stop + 1, last + 1):
-            out[j] = 0
-    return np.uint32((cap << CELL_BITS) | (base[n - cap] + rank_flipped_n(out, n - cap)))
+# A book's positions in rank order come in blocks: every position whose mover's side (houses
+# 0-5) is a given ``a`` is one run of consecutive ranks, its opponent's side ``o`` (houses 6-11,
+# the R = n - sum(a) remaining seeds) taking every value in lexicographic order.  A move of
+# house h holding s <= 11 seeds sows a fixed pattern: the mover's side after it (``m``) depends
+# on ``a`` and h only, and the opponent's side gets one seed in each of its first j houses
+# (j = 0 .. 6), the last seed landing on house 5 + j when 1 <= j and h + s <= 11 (a capture is
+# possible there), else on the mover's side.  The child's rank (seen by the opponent: ``o``
+# after the move, then ``m``) splits into a part of ``o``, j and the seeds of ``m`` only (with
+# the capture, the book the child lands in and the seeds taken) and a part of ``m`` only.  So
+# ``child_table`` computes the first part once per (variant, R, o): a few thousand entries at 9
+# seeds instead of six sowings and ranks per position, and the move table is one load and add
+# per move (``_moves_block``), about ten times less time.  Moves of 12 seeds or more (lap the
+# board; 12 seeds and up) take ``moves.sow`` and a rank, position by position.
+
+#: ``child_table`` variants: j = 0 .. 6 houses of the opponent sown with the last seed on the
+#: opponent's side for j >= 1 (variant j), or j = 6 with the last seed back on the mover's side
+#: (variant ``WRAP``: h + s >= 12, no capture).  Variant 0 has the last seed on the mover's side.
+WRAP = 7
+VARIANTS = 8
 
 
 @kernel
-def _moves_chunk(c, chunk, n, N, base, pos, out, packed):
-    """``move_table`` for positions ``c * chunk .. min(N, (c + 1) * chunk) - 1``; ``pos``/``out``
+def _side_rank(side, r, k0):
+    """The part of a rank (``index.rank``) that houses ``k0 .. k0 + 5`` contribute when they
+    hold ``side`` (int8[6]) and ``r`` seeds lie in them and the houses after them."""
+    idx = 0
+    for i in range(6):
+        k = 11 - k0 - i
+        if k == 0:
+            break
+        idx += _F[k, r] - _F[k, r - side[i]]
+        r -= side[i]
+    return idx
+
+
+@kernel
+def _next_side(o):
+    """``o`` (int8[6]) to the next composition of its seeds in lexicographic order (house 0 most
+    significant; ``index.next_position`` on six houses).  Must not be the last, ``(R, 0, ...)``."""
+    if o[5] > 0:
+        o[4] += 1
+        o[5] -= 1
+        return
+    j = 4
+    while o[j] == 0:
+        j -= 1
+    s = o[j]
+    o[j] = 0
+    o[j - 1] += 1
+    o[5] = s - 1
+
+
+@nogil_kernel
+def child_table(n, base):
+    """The opponent's-side part of every short move's packed child (layout above), for book
+    ``n``: ``tab uint32[VARIANTS, C(n + 6, 6)]``, entry ``(v, C(R + 5, 6) + q)`` for the q-th
+    opponent's side (lexicographic) of R seeds = ``f << 28 | base[n - f] + part`` (``f`` the
+    seeds captured), or 0xFFFFFFFF if the move is illegal (variant 0 with R = 0: it does not
+    feed the opponent).  A move's packed cell is this plus ``_side_rank`` of the mover's side
+    after it (houses 6-11 of the child: no carry into ``f``, every cell < 2^28)."""
+    total = _F[6, n]  # sum over R <= n of C(R + 5, 5)
+    tab = np.empty((VARIANTS, total), dtype=np.uint32)
+    o = np.empty(6, dtype=np.int8)
+    c = np.empty(6, dtype=np.int8)
+    for R in range(n + 1):
+        start = _F[6, R - 1] if R >= 1 else 0
+        for j in range(6):
+            o[j] = 0
+        o[5] = R
+        for q in range(_F[5, R]):
+            if q > 0:
+                _next_side(o)
+            for v in range(VARIANTS):
+                j = 6 if v == WRAP else v
+                if v == 0 and R == 0:
+                    tab[v, start + q] = np.uint32(0xFFFFFFFF)
+                    continue
+                for i in range(6):
+                    c[i] = o[i] + (1 if i < j else 0)
+                cap = 0
+                if 1 <= v <= 6:  # the last seed on house 5 + j: take 2s and 3s backwards
+                    i = j - 1
+                    while i >= 0 and (c[i] == 2 or c[i] == 3):
+                        cap += c[i]
+                        i -= 1
+                    if cap == R + j:  # a grand slam captures nothing
+                        cap = 0
+                    if cap != 0:
+                        for k in range(i + 1, j):
+                            c[k] = 0
+                part = _side_rank(c, n - cap, 0)
+                tab[v, start + q] = np.uint32((cap << CELL_BITS) | (base[n - cap] + part))
+    return tab
+
+
+@kernel
+def _moves_block(n, base, tab, a, q0, q1, i0, packed, pos, out):
+    """Rows ``i0 .. i0 + q1 - q0 - 1`` of ``packed``: the positions whose mover's side is ``a``
+    (int8[6]) and opponent's side the q0-th .. (q1 - 1)-th of its seeds; ``pos``/``out``
     int8[12] scratch."""
     neg = base[n + 1]
     illegal = np.uint32(neg + n + 1)  # HIGH
-    lo = c * chunk
-    hi = min(N, lo + chunk)
+    m = 0
+    for h in range(6):
+        m += a[h]
+    R = n - m
+    start = _F[6, R - 1] if R >= 1 else 0
+    legal = 0
+    for h in range(6):
+        s = np.int64(a[h])
+        if s == 0 or (s <= 5 - h and R == 0):  # empty, or does not feed the opponent
+            for q in range(q0, q1):
+                packed[i0 + q - q0, h] = illegal
+            continue
+        legal += 1
+        if s >= 12:  # laps the board: sow and rank each position
+            for i in range(6):
+                pos[i] = a[i]
+            for i in range(6, 12):
+                pos[i] = 0
+            pos[11] = R
+            for q in range(q1):
+                if q > 0:
+                    next_position(pos)  # only houses 6-11 change within the block
+                if q >= q0:
+                    cap = sow(pos, h, out)
+                    packed[i0 + q - q0, h] = np.uint32(
+                        (cap << CELL_BITS) | (base[n - cap] + rank_flipped_n(out, n - cap)))
+            continue
+        last = h + s
+        j = min(6, max(0, last - 5))
+        v = WRAP if last >= 12 else j
+        for i in range(6):
+            out[i] = a[i]
+        out[h] = 0
+        for i in range(h + 1, min(5, last) + 1):
+            out[i] += 1
+        for i in range(0, last - 11):
+            out[i] += 1
+        low = np.uint32(_side_rank(out, m - j, 6))
+        row = tab[v, start + q0: start + q1]
+        for q in range(q1 - q0):
+            packed[i0 + q, h] = row[q] + low
+    if legal == 0:  # no legal move: slot 0 reads NEG[own seeds]
+        for q in range(q1 - q0):
+            packed[i0 + q, 0] = np.uint32(neg + m)
+
+
+@kernel
+def _moves_range(lo, hi, n, base, tab, packed, a, pos, out):
+    """``move_table``'s rows ``lo .. hi - 1``, block by block; ``a`` int8[6], ``pos``/``out``
+    int8[12] scratch."""
+    if lo >= hi:
+        return
     unrank(n, lo, pos)
-    for i in range(lo, hi):
-        if i > lo:
-            next_position(pos)
-        legal = 0
-        for h in range(6):
-            s = pos[h]
-            if s == 0:
-                packed[i, h] = illegal
-            elif s <= 11:
-                x = _short_move_cell(pos, h, s, n, base, out)
-                if x == np.uint32(0xFFFFFFFF):
-                    packed[i, h] = illegal
-                else:
-                    packed[i, h] = x
-                    legal += 1
-            else:
-                cap = sow(pos, h, out)
-                if cap >= 0:
-                    packed[i, h] = np.uint32((cap << CELL_BITS)
-                                             | (base[n - cap] + rank_flipped_n(out, n - cap)))
-                    legal += 1
-                else:
-                    packed[i, h] = illegal
-        if legal == 0:
-            own = 0
-            for h in range(6):
-                own += pos[h]
-            packed[i, 0] = np.uint32(neg + own)  # NEG[own]
+    for i in range(6):
+        a[i] = pos[i]
+    R = n
+    for i in range(6):
+        R -= a[i]
+    q = _side_rank(pos[6:], R, 6)  # lo's rank among the opponent's sides of R seeds
+    i = lo
+    while i < hi:
+        size = _F[5, R]
+        q1 = min(size, q + hi - i)
+        _moves_block(n, base, tab, a, q, q1, i, packed, pos, out)
+        i += q1 - q
+        if i >= hi:
+            break
+        # the next mover's side (lexicographic; its last house takes the slack seeds)
+        if R > 0:
+            a[5] += 1
+            R -= 1
+        else:
+            k = 5
+            while a[k] == 0:
+                k -= 1
+            R = a[k] - 1
+            a[k] = 0
+            a[k - 1] += 1
+        q = 0
 
 
 @nogil_kernel
@@ -161,22 +271,23 @@ def move_table(n, base, chunk):
     """Every move of book ``n`` (layout in the module doc): ``packed uint32[N, 6]``."""
     N = BOOK_SIZES[n]
     packed = np.empty((N, 6), dtype=np.uint32)
+    tab = child_table(n, base)
+    a = np.empty(6, dtype=np.int8)
     pos = np.empty(HOUSES, dtype=np.int8)
     out = np.empty(HOUSES, dtype=np.int8)
-    for c in range((N + chunk - 1) // chunk):
-        _moves_chunk(c, chunk, n, N, base, pos, out, packed)
+    _moves_range(0, N, n, base, tab, packed, a, pos, out)
     return packed
 
 
 @nogil_kernel
-def move_rows(n, base, chunk, c0, c1, packed):
-    """``move_table``'s rows of chunks ``c0 .. c1 - 1`` written into ``packed`` (uint32[N, 6]):
-    parts of one table filled on separate Python threads."""
+def move_rows(n, base, tab, chunk, c0, c1, packed):
+    """``move_table``'s rows of chunks ``c0 .. c1 - 1`` written into ``packed`` (uint32[N, 6];
+    ``tab`` from ``child_table``): parts of one table filled on separate Python threads."""
     N = BOOK_SIZES[n]
+    a = np.empty(6, dtype=np.int8)
     pos = np.empty(HOUSES, dtype=np.int8)
     out = np.empty(HOUSES, dtype=np.int8)
-    for c in range(c0, c1):
-        _moves_chunk(c, chunk, n, N, base, pos, out, packed)
+    _moves_range(min(N, c0 * chunk), min(N, c1 * chunk), n, base, tab, packed, a, pos, out)
 
 
 @parallel_nogil_kernel
@@ -186,9 +297,11 @@ def move_table_parallel(n, base, chunk):
     N = BOOK_SIZES[n]
     nchunks = (N + chunk - 1) // chunk
     packed = np.empty((N, 6), dtype=np.uint32)
-    scratch = np.empty((nchunks, 2, HOUSES), dtype=np.int8)
+    tab = child_table(n, base)
+    scratch = np.empty((nchunks, 3, HOUSES), dtype=np.int8)
     for c in prange(nchunks):
-        _moves_chunk(c, chunk, n, N, base, scratch[c, 0], scratch[c, 1], packed)
+        _moves_range(c * chunk, min(N, (c + 1) * chunk), n, base, tab, packed,
+                     scratch[c, 0], scratch[c, 1], scratch[c, 2])
     return packed
 
 

@@ -210,7 +210,8 @@ class BookMoves:
         N = book_size(n)
         packed = np.empty((N, 6), dtype=np.uint32)
         nchunks = (N + CHUNK - 1) // CHUNK
-        parts = [pool.submit(changes.move_rows, n, base, CHUNK, c0, c1, packed)
+        tab = changes.child_table(n, base)
+        parts = [pool.submit(changes.move_rows, n, base, tab, CHUNK, c0, c1, packed)
                  for c0, c1 in ((0, nchunks // 2), (nchunks // 2, nchunks))]
 
         def finish() -> "BookMoves":
