@@ -18,7 +18,7 @@ Differences from ``levels``, each for speed or for memory at 19-20 seeds:
   their runs: the whole list at once for small books, a bounded slice of it at 19-20 seeds.
 * **Events in one array per group of chunks** (at most 64 groups; 3 bytes an event: uint16
   position in its chunk and move, int8 score), grown group by group, and
-  turned into runs group by group (``events_to_runs``), each group's events freed as soon as
+  turned into runs group by group (``fill_runs``), each group's events freed as soon as
   its runs are written: at most one copy of the book's runs is in memory, plus one group.
 * **Per-level work** (``solve_serial``'s ``work``): positions evaluated at each step.
 * **Prefetched steps**: a chunk's dirty positions are listed, then evaluated with their move
@@ -59,7 +59,6 @@ from numba.typed import List
 from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
 from tbdb.solvers.oware.index import (_F, BOOK_SIZES, HOUSES, next_position, rank_flipped_n,
                                       unrank)
-from tbdb.solvers.oware.levels import child_parents
 from tbdb.solvers.oware.moves import sow
 from tbdb.solvers.prefetch import prefetch
 
@@ -291,30 +290,76 @@ def move_rows(n, base, tab, chunk, c0, c1, packed):
 
 
 @parallel_nogil_kernel
-def move_table_parallel(n, base, chunk):
-    """``move_table`` on Numba's threads, ``chunk`` positions per task.  (Waking the threads
-    costs milliseconds on a busy machine: for big books only.)"""
+def move_rows_parallel(n, base, tab, chunk, packed):
+    """``move_table`` into ``packed`` (uint32[N, 6]; ``tab`` from ``child_table``) on Numba's
+    threads, ``chunk`` positions per task.  (Waking the threads costs milliseconds on a busy
+    machine: for big books only.)"""
     N = BOOK_SIZES[n]
     nchunks = (N + chunk - 1) // chunk
-    packed = np.empty((N, 6), dtype=np.uint32)
-    tab = child_table(n, base)
     scratch = np.empty((nchunks, 3, HOUSES), dtype=np.int8)
     for c in prange(nchunks):
         _moves_range(c * chunk, min(N, (c + 1) * chunk), n, base, tab, packed,
                      scratch[c, 0], scratch[c, 1], scratch[c, 2])
-    return packed
+
+
+@kernel
+def _parent_key(n, base, x):
+    """The reverse-edge key (``reverse_edges``) of the cell move ``x`` reads, or -1 for a
+    constant cell (a pseudo move: no child)."""
+    g = np.int64(x & CELL_MASK)
+    if g >= base[n + 1]:
+        return np.int64(-1)
+    lo = base[n - 1] if n >= 1 else 0
+    return g if g < lo else g - base[n] + lo
 
 
 @nogil_kernel
-def reverse_edges(n, base, packed):
+def parent_counts(n, base, packed, rev_off):
+    """``reverse_edges``, pass 1: ``rev_off`` (int32[lo + N + 1], any content) filled; the
+    number of edges is ``rev_off[-1]``."""
+    rev_off[:] = 0
+    N = packed.shape[0]
+    for i in range(N):
+        for h in range(6):
+            k = _parent_key(n, base, packed[i, h])
+            if k >= 0:
+                rev_off[k + 1] += 1
+    for k in range(rev_off.shape[0] - 1):
+        rev_off[k + 1] += rev_off[k]
+
+
+@nogil_kernel
+def parent_lists(n, base, packed, rev_off, rev_par):
+    """``reverse_edges``, pass 2: ``rev_par`` (int32[rev_off[-1]]) filled.  Each key's list is
+    filled from its end down, ``rev_off[k + 1]`` counting down to the list's start, then the
+    offsets shifted back: no copy of them (a megabyte at 9 seeds, first touched)."""
+    N = packed.shape[0]
+    for i in range(N - 1, -1, -1):
+        for h in range(6):
+            k = _parent_key(n, base, packed[i, h])
+            if k >= 0:
+                j = rev_off[k + 1] - 1
+                rev_off[k + 1] = j
+                rev_par[j] = i
+    for k in range(rev_off.shape[0] - 1):
+        rev_off[k] = rev_off[k + 1]
+    rev_off[rev_off.shape[0] - 1] = rev_par.shape[0]
+
+
+def reverse_edges(n, base, packed, empty=np.empty):
     """Parents of every cell a move of book ``n`` can read (``packed`` from ``move_table``).
 
     Keys: a cell ``p < lo = base[n - 1]`` (books 0 .. n - 2) keeps its index, position ``i`` of
     book ``n`` is ``lo + i``.  Returns ``(rev_off int32[lo + N + 1], rev_par int32[E])``: the
-    parents (positions of book n, one per move) of key ``k`` are ``rev_par[rev_off[k] ..
-    rev_off[k + 1] - 1]``.  Pseudo moves have no child.  (Int32 up to 20 seeds: about 4.5 moves
-    per position.)"""
-    return child_parents(n, base, packed, CELL_MASK)
+    parents (positions of book n, one per move, ascending) of key ``k`` are
+    ``rev_par[rev_off[k] .. rev_off[k + 1] - 1]``.  Pseudo moves have no child.  (Int32 up to
+    20 seeds: about 4.5 moves per position.)  ``empty(size, dtype)`` makes the two arrays."""
+    lo = int(base[n - 1]) if n >= 1 else 0
+    off = empty(lo + packed.shape[0] + 1, np.int32)
+    parent_counts(n, base, packed, off)
+    par = empty(int(off[-1]), np.int32)
+    parent_lists(n, base, packed, off, par)
+    return off, par
 
 
 # --------------------------------------------------------------------------------------------
@@ -670,13 +715,15 @@ STATE_SIZE = 7
 
 
 @nogil_kernel
-def core_state(n, base, chunk, runs_guess):
+def core_state(n, base, chunk, runs_guess, ev_buf, sc_buf):
     """The loop's arrays for book ``n`` (``chunk``: positions per task, a multiple of 8 and at
     most 8192; ``runs_guess``: initial event room per position).  Returns ``(state, vals,
     move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals, cnt_score,
     flagged, work, todo)``: ``vals`` the value array (cells: module doc), ``cur``/``nxt`` the dirty
     flags of this step and the next (every position at t = 1), the events in groups of ``cpg``
-    chunks (at most 64 groups)."""
+    chunks (at most 64 groups).  ``ev_buf``/``sc_buf`` (uint16/int8, ``event_room`` long, or
+    empty): the groups' first arrays are slices of them if given (the caller's huge pages),
+    else their own."""
     N = BOOK_SIZES[n]
     ncells = base[n + 1] + n + 2
     nchunks = (N + chunk - 1) // chunk
@@ -703,6 +750,8 @@ def core_state(n, base, chunk, runs_guess):
     used = np.zeros(nchunks, dtype=np.int64)
     evs = List()
     evs_sc = List()
+    given = ev_buf.shape[0] > 0
+    at = 0
     for g in range(ngroups):
         total = 0
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
@@ -710,8 +759,13 @@ def core_state(n, base, chunk, runs_guess):
             seg_start[c] = total
             seg_cap[c] = ln * runs_guess + 1
             total += seg_cap[c]
-        evs.append(np.empty(total, dtype=np.uint16))
-        evs_sc.append(np.empty(total, dtype=np.int8))
+        if given:
+            evs.append(ev_buf[at:at + total])
+            evs_sc.append(sc_buf[at:at + total])
+        else:
+            evs.append(np.empty(total, dtype=np.uint16))
+            evs_sc.append(np.empty(total, dtype=np.int8))
+        at += total
     step_cnt = np.zeros((nchunks, MAX_T + 1), dtype=np.int32)
     evals = np.zeros(nchunks, dtype=np.int64)
     cnt_score = np.zeros(nchunks, dtype=np.int64)
@@ -720,6 +774,13 @@ def core_state(n, base, chunk, runs_guess):
     todo = np.empty((ngroups, chunk), dtype=np.int32)  # a step's scratch: one row per task
     return (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt,
             evals, cnt_score, flagged, work, todo)
+
+
+def event_room(n, chunk, runs_guess):
+    """The events ``core_state`` makes room for at first: ``runs_guess`` per position plus one
+    per chunk."""
+    N = int(BOOK_SIZES[n])
+    return N * runs_guess + (N + chunk - 1) // chunk
 
 
 @nogil_kernel
@@ -794,15 +855,15 @@ def after_step(t, lower_stable, cnt_score, used, evals, flagged, work, state):
 
 @nogil_kernel
 def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
-                 runs_guess, window_changes):
+                 runs_guess, window_changes, ev_buf, sc_buf):
     """Iterate book ``n`` over t = 1 .. until stable (stopping rule: ``levels``), every step on
     this thread.
 
     ``base`` from ``book_bases(n)``; ``packed`` from ``move_table``; ``rev_*`` from
     ``reverse_edges``; ``offs``/``starts``/``scores``: typed lists of the replay forms
     (``score_changes``) of books 0 .. n - 2; ``lower_stable`` = their max stable_from (1 if
-    none); ``chunk``, ``runs_guess``: ``core_state`` (``chunk`` here a multiple of 64: the
-    dirty flags are bits); ``window_changes``: the smaller books'
+    none); ``chunk``, ``runs_guess``, ``ev_buf``, ``sc_buf``: ``core_state`` (``chunk`` here a
+    multiple of 64: the dirty flags are bits); ``window_changes``: the smaller books'
     score changes are listed (5 bytes each) for as many steps at a time as keep the list within
     this many changes (at least one step), each window by one pass over their replay forms.
 
@@ -815,7 +876,7 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
     moves_stable_from, ``state[S_T_END]`` the last step computed."""
     N = BOOK_SIZES[n]
     (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
-     cnt_score, flagged, work, todo) = core_state(n, base, chunk, runs_guess)
+     cnt_score, flagged, work, todo) = core_state(n, base, chunk, runs_guess, ev_buf, sc_buf)
     nchunks = seg_start.shape[0]
     # one thread: the dirty flags as bits (``_flag``), every position's set for t = 1
     words = (N + 63) // 64 + 1
@@ -844,30 +905,24 @@ def solve_serial(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_
     return evs, evs_sc, cpg, seg_start, step_cnt, work, state
 
 
-@nogil_kernel
-def run_offsets(N, chunk, evs, cpg, seg_start, step_cnt, t_end):
-    """``events_to_runs``, pass 1: ``run_offsets int64[N + 1]`` of the runs the events make."""
-    nchunks = seg_start.shape[0]
-    off = np.zeros(N + 1, dtype=np.int64)
-    for g in range(len(evs)):
-        ev = evs[g]
-        for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
-            lo = c * chunk
-            e = seg_start[c]
-            for t in range(1, t_end + 1):
-                for _ in range(step_cnt[c, t]):
-                    off[lo + np.int64(ev[e] >> 3) + 1] += 1
-                    e += 1
-    for i in range(N):
-        off[i + 1] += off[i]
-    return off
+def run_starts(step_cnt, t_end):
+    """``rstart int64[K + 1]``: the runs of chunk k (one per event) are the ``rstart[k]`` ..
+    ``rstart[k + 1] - 1``-th of the book (``step_cnt`` from ``solve_serial``)."""
+    rstart = np.zeros(step_cnt.shape[0] + 1, dtype=np.int64)
+    np.cumsum(step_cnt[:, 1:t_end + 1].sum(axis=1, dtype=np.int64), out=rstart[1:])
+    return rstart
 
 
 @nogil_kernel
-def fill_runs(g0, g1, N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, off, run_from,
-              run_score, run_move):
-    """``events_to_runs``, pass 2, for the groups ``g0 .. g1 - 1``: their runs written (into
-    the arrays of ``R = off[N]`` runs), their events freed."""
+def fill_runs(g0, g1, N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, rstart, off,
+              run_from, run_score, run_move):
+    """Sort the events of groups ``g0 .. g1 - 1`` (``solve_serial``'s) by position into runs
+    (layout: ``levels``), freeing each group's events once its runs are written: ``off``
+    (int64[N + 1]) and the run arrays (``R = rstart[-1]`` long) filled for their chunks.
+
+    A chunk's runs are its events (``rstart``: ``run_starts``), so each chunk is sorted on its
+    own in one pass: its events counted per position in a chunk-sized array (in the first-level
+    cache), then placed; groups may be filled on separate threads."""
     nchunks = seg_start.shape[0]
     fill = np.empty(chunk, dtype=np.int64)
     for g in range(g0, g1):
@@ -875,10 +930,19 @@ def fill_runs(g0, g1, N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, of
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             lo = c * chunk
-            hi = min(N, lo + chunk)
-            for i in range(lo, hi):
-                fill[i - lo] = off[i]
-            e = seg_start[c]
+            L = min(N, lo + chunk) - lo
+            e0 = seg_start[c]
+            e1 = e0 + rstart[c + 1] - rstart[c]
+            fill[:L] = 0
+            for e in range(e0, e1):
+                fill[ev[e] >> 3] += 1
+            at = rstart[c]
+            for k in range(L):
+                cnt = fill[k]
+                off[lo + k] = at
+                fill[k] = at
+                at += cnt
+            e = e0
             for t in range(1, t_end + 1):
                 for _ in range(step_cnt[c, t]):
                     x = ev[e]
@@ -891,19 +955,5 @@ def fill_runs(g0, g1, N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, of
                     e += 1
         evs[g] = np.empty(0, dtype=np.uint16)  # free this group's events
         evs_sc[g] = np.empty(0, dtype=np.int8)
-
-
-@nogil_kernel
-def events_to_runs(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end):
-    """Sort ``solve_serial``'s events by position into runs (layout: ``levels``), freeing each
-    group's events once its runs are written.  Returns ``(run_offsets int64[N + 1], run_from
-    int16[R], run_score int8[R], run_move int8[R])``.  (A big book's driver calls the two
-    passes itself, to give the freed events back to the system as it goes.)"""
-    off = run_offsets(N, chunk, evs, cpg, seg_start, step_cnt, t_end)
-    R = off[N]
-    run_from = np.empty(R, dtype=np.int16)
-    run_score = np.empty(R, dtype=np.int8)
-    run_move = np.empty(R, dtype=np.int8)
-    fill_runs(0, len(evs), N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, off,
-              run_from, run_score, run_move)
-    return off, run_from, run_score, run_move
+    if min(nchunks, g1 * cpg) == nchunks:
+        off[N] = rstart[nchunks]
