@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import mmap
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -236,7 +236,7 @@ class BookMoves:
 
 
 def solve_book(n: int, lower_books, parallel: bool | None = None,
-               moves: BookMoves | None = None) -> Book:
+               moves: BookMoves | None = None, helper: Executor | None = None) -> Book:
     """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds, with the
     change-list solver (``tbdb.solvers.oware.changes``).
 
@@ -245,7 +245,8 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
     runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
     Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
     has more than one thread).  The result does not depend on it.  ``moves``: book ``n``'s
-    ``BookMoves`` if already made (else made here)."""
+    ``BookMoves`` if already made (else made here).  ``helper``: an executor a book solved on
+    one thread may sort half of its runs on."""
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
     if moves is not None and moves.n != n:
@@ -294,13 +295,21 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
     R = int(rstart[-1])
     off = _empty(N + 1, np.int64)
     rf, rs, rm = _empty(R, np.int16), _empty(R, np.int8), _empty(R, np.int8)
-    # a big book: the events' memory back to the system as their runs are written
-    step = RELEASE_GROUPS if parallel else len(evs)
-    for g in range(0, len(evs), step):
-        changes.fill_runs(g, min(len(evs), g + step), N, CHUNK, evs, evs_sc, cpg, seg_start,
-                          step_cnt, t_end, rstart, off, rf, rs, rm)
-        if parallel:
+    if parallel:  # a big book: the events' memory back to the system as their runs are written
+        for g in range(0, len(evs), RELEASE_GROUPS):
+            changes.fill_runs(g, min(len(evs), g + RELEASE_GROUPS), N, CHUNK, evs, evs_sc, cpg,
+                              seg_start, step_cnt, t_end, rstart, off, rf, rs, rm)
             release_freed_memory()
+    else:  # half of the chunks on ``helper`` if given (the events are one buffer, freed after)
+        nchunks = len(seg_start)
+        half = nchunks // 2 if helper is not None else 0
+        other = helper.submit(changes.fill_runs_chunks, 0, half, N, CHUNK, evs, evs_sc, cpg,
+                              seg_start, step_cnt, t_end, rstart, off, rf, rs,
+                              rm) if half else None
+        changes.fill_runs_chunks(half, nchunks, N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt,
+                                 t_end, rstart, off, rf, rs, rm)
+        if other is not None:
+            other.result()
     return Book(n, int(state[changes.S_STABLE]), int(state[changes.S_MOVES_STABLE]), off, rf, rs,
                 rm, work)
 
@@ -440,8 +449,8 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
     def run(m):
         """Solve book ``m`` once the books it needs are (the lane's tasks wait here too)."""
         lower = [solved[k].result()[1] for k in range(m - 1)]
-        if m in moves:
-            b = solve(m, lower, False, moves[m].result())
+        if m in moves:  # the biggest, solved here when the lane is done: half its runs there
+            b = solve(m, lower, False, moves[m].result(), lane if m == top else None)
         else:
             b = solve(m, lower, False)
         solved[m].set_result((b, form(b)))
