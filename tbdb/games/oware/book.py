@@ -19,8 +19,10 @@ them run for run.  They validate their input and call the kernels, which trust t
 """
 from __future__ import annotations
 
+import math
 import mmap
 import threading
+import time
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -148,6 +150,8 @@ EARLY_MOVES = 3
 PAIR_MIN_POSITIONS = 10_000
 
 
+#: The item types of the replay forms' typed lists (made once: a type costs microseconds).
+_INT32S, _UINT8S, _INT8S = types.int32[::1], types.uint8[::1], types.int8[::1]
 #: Arrays of at least this many bytes are made in 2 MB pages (``_empty``).
 HUGE_MIN_BYTES = 1 << 20
 _HUGE_PAGE = 2 << 20
@@ -161,7 +165,7 @@ def _empty(shape, dtype) -> np.ndarray:
     pages (which also spare the random reads of the moves and parents most TLB misses).
     Where the system gives no huge page, the memory is ordinary pages, as ``np.empty``'s."""
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape if isinstance(shape, tuple) else (shape,)) * dtype.itemsize
     if nbytes < HUGE_MIN_BYTES or not hasattr(mmap, "MADV_HUGEPAGE"):
         return np.empty(shape, dtype)
     size = -(-nbytes // _HUGE_PAGE) * _HUGE_PAGE
@@ -245,8 +249,9 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
     runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
     Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
     has more than one thread).  The result does not depend on it.  ``moves``: book ``n``'s
-    ``BookMoves`` if already made (else made here).  ``helper``: an executor a book solved on
-    one thread may sort half of its runs on."""
+    ``BookMoves`` if already made (else made here).  ``helper``: an executor (one thread) a
+    book solved on one thread may share its steps with, from when that thread is free
+    (``changes.solve_shared``), and sort half of its runs on."""
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
     if moves is not None and moves.n != n:
@@ -259,9 +264,9 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
     runs_guess = _runs_guess(n, lower_books)
     lower_stable = max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
     replay = None
-    offs = List.empty_list(types.int32[::1])
-    starts = List.empty_list(types.uint8[::1])
-    scores = List.empty_list(types.int8[::1])
+    offs = List.empty_list(_INT32S)
+    starts = List.empty_list(_UINT8S)
+    scores = List.empty_list(_INT8S)
     for m in range(n - 1):
         replay = ReplayBook.of(by_n[m])
         if replay.size != book_size(m) or replay.run_offsets[-1] != len(replay.run_from):
@@ -281,12 +286,16 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
         evs, evs_sc, cpg, seg_start, step_cnt, work, state = _solve_parallel(
             n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
             runs_guess, REPLAY_WINDOW_CHANGES)
-    else:  # the events in one buffer of huge pages (a big book's groups grow and free apart)
+    elif helper is None:  # the events in one buffer of huge pages (a big book's grow apart)
         runs_guess += SERIAL_EXTRA_ROOM
         room = changes.event_room(n, CHUNK, runs_guess)
         evs, evs_sc, cpg, seg_start, step_cnt, work, state = changes.solve_serial(
             n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
             runs_guess, REPLAY_WINDOW_CHANGES, _empty(room, np.uint16), _empty(room, np.int8))
+    else:
+        evs, evs_sc, cpg, seg_start, step_cnt, work, state = _solve_shared(
+            n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
+            runs_guess + SERIAL_EXTRA_ROOM, helper)
     del packed, rev_off, rev_par, offs, starts, scores
     t_end = int(state[changes.S_T_END])
     if parallel:
@@ -300,18 +309,72 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
             changes.fill_runs(g, min(len(evs), g + RELEASE_GROUPS), N, CHUNK, evs, evs_sc, cpg,
                               seg_start, step_cnt, t_end, rstart, off, rf, rs, rm)
             release_freed_memory()
-    else:  # half of the chunks on ``helper`` if given (the events are one buffer, freed after)
-        nchunks = len(seg_start)
-        half = nchunks // 2 if helper is not None else 0
-        other = helper.submit(changes.fill_runs_chunks, 0, half, N, CHUNK, evs, evs_sc, cpg,
-                              seg_start, step_cnt, t_end, rstart, off, rf, rs,
-                              rm) if half else None
-        changes.fill_runs_chunks(half, nchunks, N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt,
-                                 t_end, rstart, off, rf, rs, rm)
-        if other is not None:
-            other.result()
+    else:  # with ``helper``, on both threads if it is free (the events are one buffer)
+        claims = np.zeros(3, dtype=np.int64)
+        if helper is not None:
+            helper.submit(changes.fill_runs_shared, N, CHUNK, evs, evs_sc, cpg, seg_start,
+                          step_cnt, t_end, rstart, off, rf, rs, rm, claims, False)
+        changes.fill_runs_shared(N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt, t_end, rstart,
+                                 off, rf, rs, rm, claims, True)
     return Book(n, int(state[changes.S_STABLE]), int(state[changes.S_MOVES_STABLE]), off, rf, rs,
                 rm, work)
+
+
+#: ``_help`` joins a book's steps only if at most this many threads are running on the machine
+#: (the book's and the helper's own), in each of ``IDLE_SAMPLES`` looks 1 ms apart.
+IDLE_RUNNING = 2
+IDLE_SAMPLES = 3
+
+
+def _machine_idle() -> bool:
+    """Whether no other work is running here (Linux's ``procs_running``; True where there is no
+    /proc/stat).  Two threads sharing a book's steps meet three times a step: when a third
+    party runs on one of the two cores, either thread may lose its core mid-step while the
+    other waits, and the shared book took 1.5 times as long as one thread alone (an idle second
+    core took it from 64 to 42 ms)."""
+    for i in range(IDLE_SAMPLES):
+        if i:
+            time.sleep(0.001)
+        try:
+            with open("/proc/stat", "rb") as f:
+                for line in f:
+                    if line.startswith(b"procs_running "):
+                        if int(line.split()[1]) > IDLE_RUNNING:
+                            return False
+                        break
+        except OSError:
+            return True
+    return True
+
+
+def _help(*args) -> int:
+    """``changes.help_shared`` if the machine has a core to spare, else nothing."""
+    if not _machine_idle():
+        return 0
+    return changes.help_shared(*args)
+
+
+def _solve_shared(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
+                  runs_guess, helper):
+    """``changes.solve_serial`` as ``changes.solve_shared`` on this thread, with
+    ``changes.help_shared`` queued on ``helper``: when that thread is free (its earlier tasks
+    done) it joins the steps still to come."""
+    room = changes.event_room(n, CHUNK, runs_guess)
+    (state, vals, move, _, _, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
+     cnt_score, flagged, work, _) = changes.core_state(n, base, CHUNK, runs_guess,
+                                                       _empty(room, np.uint16),
+                                                       _empty(room, np.int8))
+    flags = changes.shared_flags(n, CHUNK)
+    sync = np.zeros(changes.SYNC_SIZE, dtype=np.int64)
+    helper.submit(_help, n, base, packed, rev_off, rev_par, CHUNK, vals, move, evs, evs_sc, cpg,
+                  seg_start, used, step_cnt, evals, cnt_score, flagged, flags, sync)
+    try:
+        return changes.solve_shared(n, base, packed, rev_off, rev_par, offs, starts, scores,
+                                    lower_stable, CHUNK, REPLAY_WINDOW_CHANGES, state, vals,
+                                    move, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt,
+                                    evals, cnt_score, flagged, work, flags, sync)
+    finally:
+        sync[changes.Y_DONE] = 1  # (already, unless it failed): the helper must not wait on
 
 
 def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
