@@ -238,8 +238,12 @@ def test_shared_steps_agree(both, monkeypatch):
     new, _ = both
     monkeypatch.setattr(oware, "_machine_idle", lambda: True)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        # the first compiles the helper's kernel (with a fresh cache, after the book is done)
-        assert same_book(solve_book(8, new[:7], helper=_Recorder(pool)), new[8])
+        # the first compiles the helper's kernels (with a fresh cache, maybe after the book is
+        # done): waited for, so that the next ones find the helper free
+        warm = _Recorder(pool)
+        assert same_book(solve_book(8, new[:7], helper=warm), new[8])
+        for f in warm.futures:
+            f.result()
         for n in (9, 10):
             helper = _Recorder(pool)
             assert same_book(solve_book(n, new[:n - 1], helper=helper), new[n]), n
