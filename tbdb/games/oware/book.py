@@ -321,7 +321,8 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
 
 
 #: ``_help`` joins a book's steps only if at most this many threads are running on the machine
-#: (the book's and the helper's own), in each of ``IDLE_SAMPLES`` looks 1 ms apart.
+#: (the book's and the helper's own) in one of ``IDLE_SAMPLES`` looks 1 ms apart (one look
+#: could catch a kernel thread's moment, or a process just exiting).
 IDLE_RUNNING = 2
 IDLE_SAMPLES = 3
 
@@ -339,12 +340,12 @@ def _machine_idle() -> bool:
             with open("/proc/stat", "rb") as f:
                 for line in f:
                     if line.startswith(b"procs_running "):
-                        if int(line.split()[1]) > IDLE_RUNNING:
-                            return False
+                        if int(line.split()[1]) <= IDLE_RUNNING:
+                            return True
                         break
         except OSError:
             return True
-    return True
+    return False
 
 
 def _help(*args) -> int:
