@@ -5,6 +5,9 @@ article's algorithm as benchmarks/oware_reference.cpp runs it, written here with
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -150,7 +153,9 @@ def test_move_table_encodes_transitions():
     for n in list(range(0, 9)) + [12]:
         base = index.book_bases(n)
         packed = changes.move_table(n, base, 64)
-        assert np.array_equal(packed, changes.move_table_parallel(n, base, 64))
+        in_parallel = np.empty_like(packed)
+        changes.move_rows_parallel(n, base, changes.child_table(n, base), 64, in_parallel)
+        assert np.array_equal(packed, in_parallel)
         child, cap = moves.transitions(n)
         f = (packed >> changes.CELL_BITS).astype(np.int64)
         cell = (packed & changes.CELL_MASK).astype(np.int64)
@@ -213,6 +218,41 @@ def test_parallel_steps_agree(both, monkeypatch):
     new, _ = both
     monkeypatch.setattr(oware, "PARALLEL_MIN_DIRTY", 1)  # every step on the threads
     assert same_book(solve_book(9, new[:8], parallel=True), new[9])
+
+
+class _Recorder:
+    """An executor that keeps the futures of what it is given."""
+
+    def __init__(self, pool):
+        self.pool, self.futures = pool, []
+
+    def submit(self, *args):
+        self.futures.append(self.pool.submit(*args))
+        return self.futures[-1]
+
+
+def test_shared_steps_agree(both, monkeypatch):
+    """Books 9 and 10 with a second thread taking chunks of every step from the second on
+    (``changes.solve_shared``/``help_shared``) are the books one thread makes, run for run; a
+    helper that starts after the book is solved returns at once."""
+    new, _ = both
+    monkeypatch.setattr(oware, "_machine_idle", lambda: True)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # the first compiles the helper's kernels (with a fresh cache, maybe after the book is
+        # done): waited for, so that the next ones find the helper free
+        warm = _Recorder(pool)
+        assert same_book(solve_book(8, new[:7], helper=warm), new[8])
+        for f in warm.futures:
+            f.result()
+        for n in (9, 10):
+            helper = _Recorder(pool)
+            assert same_book(solve_book(n, new[:n - 1], helper=helper), new[n]), n
+            steps = helper.futures[0].result()
+            assert 0 < steps <= new[n].moves_stable_from + 1, (n, steps)
+        late = _Recorder(pool)
+        pool.submit(threading.Event().wait, 0.5)  # busy until the book is solved
+        assert same_book(solve_book(9, new[:8], helper=late), new[9])
+        assert late.futures[0].result() == 0
 
 
 def test_limits():

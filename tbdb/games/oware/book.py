@@ -19,8 +19,11 @@ them run for run.  They validate their input and call the kernels, which trust t
 """
 from __future__ import annotations
 
+import math
+import mmap
 import threading
-from concurrent.futures import Executor, ThreadPoolExecutor
+import time
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -136,11 +139,41 @@ REPLAY_WINDOW_CHANGES = 1 << 26
 #: events given back to the system in between (``tbdb.memory.release_freed_memory``): the
 #: events of 20 seeds take 5.8 GB and its runs 7.8 GB, and without it both are resident at once.
 RELEASE_GROUPS = 4
+#: A book solved on one thread gets this much more event room per position than
+#: ``_runs_guess``: a chunk with less than a position's worth of room left grows by half,
+#: copying its group's events (6 of book 9's 60 ms without it); untouched room costs nothing.
+SERIAL_EXTRA_ROOM = 4
 #: ``solve_books`` makes the moves of this many of the biggest one-thread books (1..3) early.
 EARLY_MOVES = 3
-#: ``solve_books`` solves books n and n + 1 side by side from this size of book n on (below,
-#: a book takes less time than handing it to a thread).
+#: ``solve_books`` hands the books of this many positions or more to its threads (below, a book
+#: takes less time than handing it to a thread: they are solved in turn first).
 PAIR_MIN_POSITIONS = 10_000
+
+
+#: The item types of the replay forms' typed lists (made once: a type costs microseconds).
+_INT32S, _UINT8S, _INT8S = types.int32[::1], types.uint8[::1], types.int8[::1]
+#: Arrays of at least this many bytes are made in 2 MB pages (``_empty``).
+HUGE_MIN_BYTES = 1 << 20
+_HUGE_PAGE = 2 << 20
+
+
+def _empty(shape, dtype) -> np.ndarray:
+    """``np.empty(shape, dtype)``, in memory of its own advised to be backed by 2 MB pages
+    (transparent huge pages) from ``HUGE_MIN_BYTES`` on.  The first touch of a 4 KB page costs
+    about 2.5 us here (a virtual machine): the 9-seed book's moves, parents, events and runs
+    are some 20 MB of fresh memory, 5,000 faults and a tenth of its time, and ten faults in 2 MB
+    pages (which also spare the random reads of the moves and parents most TLB misses).
+    Where the system gives no huge page, the memory is ordinary pages, as ``np.empty``'s."""
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape if isinstance(shape, tuple) else (shape,)) * dtype.itemsize
+    if nbytes < HUGE_MIN_BYTES or not hasattr(mmap, "MADV_HUGEPAGE"):
+        return np.empty(shape, dtype)
+    size = -(-nbytes // _HUGE_PAGE) * _HUGE_PAGE
+    buf = mmap.mmap(-1, size + _HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    skip = -raw.ctypes.data % _HUGE_PAGE  # a huge page must start on a 2 MB boundary
+    buf.madvise(mmap.MADV_HUGEPAGE, skip, size)
+    return raw[skip:skip + nbytes].view(dtype).reshape(shape)
 
 
 def _lower_runs(n: int, lower_books) -> tuple[list, int]:
@@ -195,35 +228,19 @@ class BookMoves:
         if not 0 <= n <= MAX_SOLVE_N:
             raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
         base = book_bases(n)
-        packed = (changes.move_table_parallel if parallel else changes.move_table)(n, base, CHUNK)
-        rev_off, rev_par = changes.reverse_edges(n, base, packed)
-        return cls(n, base, packed, rev_off, rev_par)
-
-    @classmethod
-    def started(cls, n: int, pool: Executor):
-        """Start making book ``n``'s moves on ``pool``, its move table in two halves (each a
-        task); returns a function that waits for them and finds the parents (on the calling
-        thread), returning the ``BookMoves``."""
-        if not 0 <= n <= MAX_SOLVE_N:
-            raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
-        base = book_bases(n)
         N = book_size(n)
-        packed = np.empty((N, 6), dtype=np.uint32)
-        nchunks = (N + CHUNK - 1) // CHUNK
-        parts = [pool.submit(changes.move_rows, n, base, CHUNK, c0, c1, packed)
-                 for c0, c1 in ((0, nchunks // 2), (nchunks // 2, nchunks))]
-
-        def finish() -> "BookMoves":
-            for part in parts:
-                part.result()
-            rev_off, rev_par = changes.reverse_edges(n, base, packed)
-            return cls(n, base, packed, rev_off, rev_par)
-
-        return finish
+        packed = _empty((N, 6), np.uint32)
+        tab = changes.child_table(n, base)
+        if parallel:
+            changes.move_rows_parallel(n, base, tab, CHUNK, packed)
+        else:
+            changes.move_rows(n, base, tab, CHUNK, 0, (N + CHUNK - 1) // CHUNK, packed)
+        rev_off, rev_par = changes.reverse_edges(n, base, packed, _empty)
+        return cls(n, base, packed, rev_off, rev_par)
 
 
 def solve_book(n: int, lower_books, parallel: bool | None = None,
-               moves: BookMoves | None = None) -> Book:
+               moves: BookMoves | None = None, helper: Executor | None = None) -> Book:
     """Solve the book of ``n`` seeds given the solved books of 0 .. n - 2 seeds, with the
     change-list solver (``tbdb.solvers.oware.changes``).
 
@@ -232,7 +249,9 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
     runs are replayed as value changes, not recomputed.  ``parallel``: run the big steps on
     Numba's threads (None: if the book has at least PARALLEL_MIN_POSITIONS positions and Numba
     has more than one thread).  The result does not depend on it.  ``moves``: book ``n``'s
-    ``BookMoves`` if already made (else made here)."""
+    ``BookMoves`` if already made (else made here).  ``helper``: an executor (one thread) a
+    book solved on one thread may share its steps with, from when that thread is free
+    (``changes.solve_shared``), and sort half of its runs on."""
     if not 0 <= n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {n!r}")
     if moves is not None and moves.n != n:
@@ -245,9 +264,9 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
     runs_guess = _runs_guess(n, lower_books)
     lower_stable = max([int(by_n[m].stable_from) for m in range(n - 1)], default=1)
     replay = None
-    offs = List.empty_list(types.int32[::1])
-    starts = List.empty_list(types.uint8[::1])
-    scores = List.empty_list(types.int8[::1])
+    offs = List.empty_list(_INT32S)
+    starts = List.empty_list(_UINT8S)
+    scores = List.empty_list(_INT8S)
     for m in range(n - 1):
         replay = ReplayBook.of(by_n[m])
         if replay.size != book_size(m) or replay.run_offsets[-1] != len(replay.run_from):
@@ -263,26 +282,100 @@ def solve_book(n: int, lower_books, parallel: bool | None = None,
         moves = BookMoves.of(n, parallel)
     base, packed, rev_off, rev_par = moves.base, moves.packed, moves.rev_off, moves.rev_par
     del moves
-    solve = _solve_parallel if parallel else changes.solve_serial
-    evs, evs_sc, cpg, seg_start, step_cnt, work, state = solve(
-        n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
-        runs_guess, REPLAY_WINDOW_CHANGES)
+    if parallel:
+        evs, evs_sc, cpg, seg_start, step_cnt, work, state = _solve_parallel(
+            n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
+            runs_guess, REPLAY_WINDOW_CHANGES)
+    elif helper is None:  # the events in one buffer of huge pages (a big book's grow apart)
+        runs_guess += SERIAL_EXTRA_ROOM
+        room = changes.event_room(n, CHUNK, runs_guess)
+        evs, evs_sc, cpg, seg_start, step_cnt, work, state = changes.solve_serial(
+            n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, CHUNK,
+            runs_guess, REPLAY_WINDOW_CHANGES, _empty(room, np.uint16), _empty(room, np.int8))
+    else:
+        evs, evs_sc, cpg, seg_start, step_cnt, work, state = _solve_shared(
+            n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
+            runs_guess + SERIAL_EXTRA_ROOM, helper)
     del packed, rev_off, rev_par, offs, starts, scores
     t_end = int(state[changes.S_T_END])
-    if parallel:  # a big book: the events' memory back to the system as their runs are written
+    if parallel:
         release_freed_memory()
-        off = changes.run_offsets(N, CHUNK, evs, cpg, seg_start, step_cnt, t_end)
-        R = int(off[N])
-        rf, rs, rm = np.empty(R, np.int16), np.empty(R, np.int8), np.empty(R, np.int8)
+    rstart = changes.run_starts(step_cnt, t_end)
+    R = int(rstart[-1])
+    off = _empty(N + 1, np.int64)
+    rf, rs, rm = _empty(R, np.int16), _empty(R, np.int8), _empty(R, np.int8)
+    if parallel:  # a big book: the events' memory back to the system as their runs are written
         for g in range(0, len(evs), RELEASE_GROUPS):
             changes.fill_runs(g, min(len(evs), g + RELEASE_GROUPS), N, CHUNK, evs, evs_sc, cpg,
-                              seg_start, step_cnt, t_end, off, rf, rs, rm)
+                              seg_start, step_cnt, t_end, rstart, off, rf, rs, rm)
             release_freed_memory()
-    else:
-        off, rf, rs, rm = changes.events_to_runs(N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt,
-                                                 t_end)
+    else:  # with ``helper``, on both threads if it is free (the events are one buffer)
+        claims = np.zeros(3, dtype=np.int64)
+        if helper is not None:
+            helper.submit(changes.fill_runs_shared, N, CHUNK, evs, evs_sc, cpg, seg_start,
+                          step_cnt, t_end, rstart, off, rf, rs, rm, claims, False)
+        changes.fill_runs_shared(N, CHUNK, evs, evs_sc, cpg, seg_start, step_cnt, t_end, rstart,
+                                 off, rf, rs, rm, claims, True)
     return Book(n, int(state[changes.S_STABLE]), int(state[changes.S_MOVES_STABLE]), off, rf, rs,
                 rm, work)
+
+
+#: ``_help`` joins a book's steps only if at most this many threads are running on the machine
+#: (the book's and the helper's own) in one of ``IDLE_SAMPLES`` looks 1 ms apart (one look
+#: could catch a kernel thread's moment, or a process just exiting).
+IDLE_RUNNING = 2
+IDLE_SAMPLES = 3
+
+
+def _machine_idle() -> bool:
+    """Whether no other work is running here (Linux's ``procs_running``; True where there is no
+    /proc/stat).  Two threads sharing a book's steps meet three times a step: when a third
+    party runs on one of the two cores, either thread may lose its core mid-step while the
+    other waits, and the shared book took 1.5 times as long as one thread alone (an idle second
+    core took it from 64 to 42 ms)."""
+    for i in range(IDLE_SAMPLES):
+        if i:
+            time.sleep(0.001)
+        try:
+            with open("/proc/stat", "rb") as f:
+                for line in f:
+                    if line.startswith(b"procs_running "):
+                        if int(line.split()[1]) <= IDLE_RUNNING:
+                            return True
+                        break
+        except OSError:
+            return True
+    return False
+
+
+def _help(*args) -> int:
+    """``changes.help_shared`` if the machine has a core to spare, else nothing."""
+    if not _machine_idle():
+        return 0
+    return changes.help_shared(*args)
+
+
+def _solve_shared(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable,
+                  runs_guess, helper):
+    """``changes.solve_serial`` as ``changes.solve_shared`` on this thread, with
+    ``changes.help_shared`` queued on ``helper``: when that thread is free (its earlier tasks
+    done) it joins the steps still to come."""
+    room = changes.event_room(n, CHUNK, runs_guess)
+    (state, vals, move, _, _, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
+     cnt_score, flagged, work, _) = changes.core_state(n, base, CHUNK, runs_guess,
+                                                       _empty(room, np.uint16),
+                                                       _empty(room, np.int8))
+    flags = changes.shared_flags(n, CHUNK)
+    sync = np.zeros(changes.SYNC_SIZE, dtype=np.int64)
+    helper.submit(_help, n, base, packed, rev_off, rev_par, CHUNK, vals, move, evs, evs_sc, cpg,
+                  seg_start, used, step_cnt, evals, cnt_score, flagged, flags, sync)
+    try:
+        return changes.solve_shared(n, base, packed, rev_off, rev_par, offs, starts, scores,
+                                    lower_stable, CHUNK, REPLAY_WINDOW_CHANGES, state, vals,
+                                    move, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt,
+                                    evals, cnt_score, flagged, work, flags, sync)
+    finally:
+        sync[changes.Y_DONE] = 1  # (already, unless it failed): the helper must not wait on
 
 
 def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
@@ -294,7 +387,9 @@ def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, low
     seconds, the loop's own calls tens of microseconds."""
     N = book_size(n)
     (state, vals, move, cur, nxt, evs, evs_sc, cpg, seg_start, seg_cap, used, step_cnt, evals,
-     cnt_score, flagged, work, todo) = changes.core_state(n, base, chunk, runs_guess)
+     cnt_score, flagged, work, todo) = changes.core_state(n, base, chunk, runs_guess,
+                                                          np.empty(0, np.uint16),
+                                                          np.empty(0, np.int8))
     nchunks = len(seg_start)
     base_n = int(base[n])
     rev_lo = int(base[n - 1]) if n >= 1 else 0
@@ -368,75 +463,97 @@ def solve_book_levels(n: int, lower_books, parallel: bool | None = None) -> Book
     return Book(n, int(stable_from), int(moves_stable_from), off, rf, rs, rm)
 
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
+_LANE: ThreadPoolExecutor | None = None
+_LANE_LOCK = threading.Lock()
 
 
-def _pool() -> ThreadPoolExecutor:
-    """The threads ``solve_books`` runs books and move tables on, started once per process: on a
-    busy machine starting a thread took milliseconds, four of them a tenth of the 9-seed build."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="oware-book")
-        return _POOL
+def _lane() -> ThreadPoolExecutor:
+    """The second thread ``solve_books`` runs moves and books on, in the order given, started
+    once per process: on a busy machine starting a thread took milliseconds."""
+    global _LANE
+    with _LANE_LOCK:
+        if _LANE is None:
+            _LANE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oware-lane")
+        return _LANE
 
 
 def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Book]:
     """Solve the books of 0 .. ``max_n`` seeds; ``result[n]`` is book ``n``.
 
-    Book n needs books 0 .. n - 2 only, so books n and n + 1 are solved at the same time on two
-    Python threads (the kernels release the GIL) while both are small enough to be solved on
-    one thread each (see ``solve_book``'s ``parallel``), the three biggest of those with their moves
-    made beforehand on more threads; bigger books go one at a time, each using Numba's threads.
-    ``solve``: ``solve_book`` (default) or ``solve_book_levels``."""
+    Book n needs books 0 .. n - 2 only.  The books small enough to be solved on one thread each
+    (see ``solve_book``'s ``parallel``) go on two threads, this one and a second (``_lane``;
+    the kernels release the GIL): the smallest in turn here, then the others by parity, the
+    biggest's here and the rest there, each started as soon as the books it needs are solved,
+    so that books n and n + 1 solve side by side and the biggest, which takes most of the time,
+    starts the moment the books two below it are done.  The moves of the three biggest need no
+    other book: the second thread makes them first, while the books below solve.  Bigger books
+    go one at a time after them, each using Numba's threads.  ``solve``: ``solve_book``
+    (default) or ``solve_book_levels``."""
     solve = solve_book if solve is None else solve
     if not 0 <= max_n <= MAX_SOLVE_N:
         raise ValueError(f"seed count must be in 0..{MAX_SOLVE_N}, got {max_n!r}")
-    books: list[Book] = []
-    # what the solves read of the books before: solve_book their replay forms, made once each
-    # for the books a bigger one still needs (0 .. max_n - 2)
-    lower = [] if solve is solve_book else books
-
-    def add(*solved):
-        books.extend(solved)
-        if lower is not books:
-            lower.extend(ReplayBook.of(b) for b in solved if b.n <= max_n - 2)
 
     def threaded(m):
         if parallel is not None:
             return not parallel
         return book_size(m) < PARALLEL_MIN_POSITIONS or numba.get_num_threads() == 1
 
-    pool = _pool()
-    # The biggest books solved on one thread take most of the time, and their moves need no
-    # other book: the three biggest's are made on the pool while the books below them solve
-    # (the one the chain of solves reaches first, then the biggest, the longest to make).
+    def form(b):
+        """What the bigger books read of ``b``: solve_book its replay form, made once, for
+        the books a bigger one still needs (0 .. max_n - 2)."""
+        return ReplayBook.of(b) if solve is solve_book and b.n <= max_n - 2 else b
+
     top = max_n
     while top >= 0 and not threaded(top):
         top -= 1
-    early = {}
-    if solve is solve_book:
+    solved = {m: Future() for m in range(top + 1)}  # m -> (book m, its form for the books above)
+    moves = {}  # m -> Future of BookMoves
+    lane = _lane()
+
+    def run(m):
+        """Solve book ``m`` once the books it needs are (the lane's tasks wait here too)."""
+        lower = [solved[k].result()[1] for k in range(m - 1)]
+        if m in moves:  # the biggest, solved here when the lane is done: half its runs there
+            b = solve(m, lower, False, moves[m].result(), lane if m == top else None)
+        else:
+            b = solve(m, lower, False)
+        solved[m].set_result((b, form(b)))
+
+    def on_lane(m):
+        try:
+            run(m)
+        except BaseException as e:
+            solved[m].set_exception(e)
+
+    if solve is solve_book:  # made on the lane, each before it is needed
         for m in (top - 2, top, top - 1)[3 - EARLY_MOVES:]:
             if m >= 0 and book_size(m) >= PAIR_MIN_POSITIONS:
-                early[m] = BookMoves.started(m, pool)
-
-    def submit(m):
-        if m in early:
-            return pool.submit(solve, m, lower, False, early.pop(m)())
-        return pool.submit(solve, m, lower, False)
-
-    n = 0
-    while n <= max_n:
-        if n + 1 <= max_n and threaded(n + 1) and book_size(n) >= PAIR_MIN_POSITIONS:
-            a = submit(n)
-            b = submit(n + 1)
-            add(a.result(), b.result())
-            n += 2
-        elif n in early:
-            add(submit(n).result())
-            n += 1
-        else:
-            add(solve(n, lower, parallel))
-            n += 1
+                moves[m] = None
+    # the lane: first the moves of the books solved here (top - 2 and top: the one the chain
+    # of solves reaches first, then the biggest), then its books, each after its moves
+    for m in (top - 2, top):
+        if m in moves:
+            moves[m] = lane.submit(BookMoves.of, m)
+    here = []
+    for m in range(top + 1):
+        if book_size(m) < PAIR_MIN_POSITIONS or (top - m) % 2 == 0:
+            here.append(m)
+            continue
+        if m in moves:
+            moves[m] = lane.submit(BookMoves.of, m)
+        lane.submit(on_lane, m)
+    try:
+        for m in here:
+            run(m)
+    except BaseException:  # the lane must not wait for a book that never comes
+        for m in here:
+            if not solved[m].done():
+                solved[m].set_exception(RuntimeError(f"book {m} was not solved"))
+        raise
+    books = [solved[m].result()[0] for m in range(top + 1)]
+    below = [solved[m].result()[1] for m in range(top + 1)]
+    for m in range(top + 1, max_n + 1):
+        b = solve(m, below, parallel)
+        books.append(b)
+        below.append(form(b))
     return books
