@@ -58,8 +58,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.typed import List
 
 from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
-from tbdb.solvers.oware.index import (_F, BOOK_SIZES, HOUSES, next_position, rank_flipped_n,
-                                      unrank)
+from tbdb.solvers.oware.index import (_F, BOOK_SIZES, HOUSES, next_composition, next_position,
+                                      rank_flipped_n, unrank)
 from tbdb.solvers.oware.moves import sow
 from tbdb.solvers.oware.sync import atomic_add, atomic_load, atomic_store, cycles, wait_until
 from tbdb.solvers.prefetch import prefetch
@@ -119,23 +119,6 @@ def _side_rank(side, r, k0):
     return idx
 
 
-@kernel
-def _next_side(o):
-    """``o`` (int8[6]) to the next composition of its seeds in lexicographic order (house 0 most
-    significant; ``index.next_position`` on six houses).  Must not be the last, ``(R, 0, ...)``."""
-    if o[5] > 0:
-        o[4] += 1
-        o[5] -= 1
-        return
-    j = 4
-    while o[j] == 0:
-        j -= 1
-    s = o[j]
-    o[j] = 0
-    o[j - 1] += 1
-    o[5] = s - 1
-
-
 @nogil_kernel
 def child_table(n, base):
     """The opponent's-side part of every short move's packed child (layout above), for book
@@ -155,7 +138,7 @@ def child_table(n, base):
         o[5] = R
         for q in range(_F[5, R]):
             if q > 0:
-                _next_side(o)
+                next_composition(o, 5)  # the next opponent's side (six houses)
             for v in range(VARIANTS):
                 j = 6 if v == WRAP else v
                 if v == 0 and R == 0:

@@ -109,20 +109,27 @@ def unrank(n, idx, out):
 
 
 @kernel
-def next_position(h):
-    """Advance ``h`` (int8[12]) in place to the next position of its book (lexicographic order).
-    Must not be called on the last position ``(n, 0, ..., 0)``."""
-    if h[11] > 0:
-        h[10] += 1
-        h[11] -= 1
+def next_composition(h, last):
+    """Advance ``h[0..last]`` (int8) in place to the next composition of its seeds in
+    lexicographic order (house 0 most significant).  Must not be the last, ``(n, 0, ..., 0)``."""
+    if h[last] > 0:
+        h[last - 1] += 1
+        h[last] -= 1
         return
-    j = 10
+    j = last - 1
     while h[j] == 0:
         j -= 1
     s = h[j]
     h[j] = 0
     h[j - 1] += 1
-    h[11] = s - 1
+    h[last] = s - 1
+
+
+@kernel
+def next_position(h):
+    """Advance ``h`` (int8[12]) in place to the next position of its book (lexicographic order).
+    Must not be called on the last position ``(n, 0, ..., 0)``."""
+    next_composition(h, 11)
 
 
 @kernel
