@@ -667,14 +667,14 @@ def step_parallel(ngroups, cpg, nchunks, chunk, N, base_n, rev_lo, packed, vals,
     ``todo``: row g for group g."""
     cur64 = cur.view(np.uint64)
     for g in prange(ngroups):
-        ev = evs[g]
-        ev_sc = evs_sc[g]
+        ev = evs[np.int64(g)]  # (prange's index is unsigned; the typed lists take int64)
+        ev_sc = evs_sc[np.int64(g)]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _eval_chunk(c, chunk, N, base_n, packed, vals, move, cur64, cur64, ev, ev_sc,
                         seg_start, used, step_cnt, evals, t, todo[g], False)
     for g in prange(ngroups):
-        ev = evs[g]
-        ev_sc = evs_sc[g]
+        ev = evs[np.int64(g)]
+        ev_sc = evs_sc[np.int64(g)]
         for c in range(g * cpg, min(nchunks, (g + 1) * cpg)):
             _apply_chunk(c, chunk, base_n, rev_lo, rev_off, rev_par, vals, nxt, ev, ev_sc,
                          seg_start, used, step_cnt, t, cnt_score, flagged, False)
