@@ -203,25 +203,30 @@ class Prober:
             return None
         return native
 
+    def _c_answer(self, native, name: str, text: str):
+        """libtbprobe's (result, distance, score, best move) for a position's text, or None:
+        the Python path's.  A table C does not hold yet (it names it) is opened and checked as
+        the Python path opens it and handed over, then asked again, so that a table's first
+        lookup builds no Python decoder; a table the manifest does not list, or a file that
+        fails a check, is the Python path's (and its error's)."""
+        got = native.base.probe(name, text, -1)
+        if type(got) is str:
+            if not self.store.native_open(name, got):
+                return None
+            got = native.base.probe(name, text, -1)
+        if type(got) is not tuple or got[3] is None:
+            return None
+        native.answered += 1
+        self.stats.probes += 1
+        self.stats.hits += 1
+        return got
+
     def _fast(self, native, game, position, text: str):
         """(result, distance, best move text) from libtbprobe, or None."""
         if native is None or game.by_children(position):
             return None
-        got = native.probe(game.name, text)
-        if type(got) is str:
-            # a table C has not got: its file opened and checked as the Python path opens it
-            # (manifest, size, header, checksum) and handed to C, which answers from it, so a
-            # table's first lookup builds no Python decoder; a table the manifest does not
-            # list, or a file that fails a check, is the Python path's (and its error's)
-            if not self.store.native_open(game.name, got):
-                return None
-            got = native.probe(game.name, text)
-            if type(got) is not tuple:
-                return None
-        if got is not None:
-            self.stats.probes += 1
-            self.stats.hits += 1
-        return got
+        got = self._c_answer(native, game.name, text)
+        return None if got is None else (got[0], got[1], got[3])
 
     def _slow(self, native, game, position, **options) -> tuple:
         """``value``, and the table it read handed to libtbprobe."""
@@ -255,17 +260,9 @@ class Prober:
         if children and game.by_children(position):
             return None
         text = position.text
-        got = native.base.probe(game.name, text, -1)
-        if type(got) is str:  # a table C does not hold: see _fast
-            if not self.store.native_open(game.name, got):
-                return None
-            got = native.base.probe(game.name, text, -1)
-        if type(got) is not tuple or got[3] is None:
+        got = self._c_answer(native, game.name, text)
+        if got is None:
             return None
-        native.answered += 1
-        stats = self.stats
-        stats.probes += 1
-        stats.hits += 1
         r = LookupResult(game.name, text, OUTCOMES[got[0]], got[1], got[3])
         if extras:
             r.extras.update(game.lookup_extras(position, r))

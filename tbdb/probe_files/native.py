@@ -121,17 +121,5 @@ class NativeProber:
         self.serving_files.add(file.path)
         return True
 
-    def probe(self, game: str, text: str):
-        """(result, distance, best move text) of a position's text; the name of its table when
-        C has not got that file yet (``str``: the caller opens, checks and adds it, then asks
-        again); None: ask Python."""
-        got = self.base.probe(game, text, -1)
-        if type(got) is tuple:
-            if got[3] is None:
-                return None
-            self.answered += 1
-            return got[0], got[1], got[3]
-        return got if type(got) is str else None
-
     def close(self) -> None:
         self.base = None  # tb_close, and the files' buffers released
