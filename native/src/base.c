@@ -108,8 +108,8 @@ static int check_size(const tb_manifest_entry *me, uint64_t size, const char *pa
 }
 
 /* the file at path mapped (or read) and prepared: TB_OK and *out, not yet in the base */
-int tb_map_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
-                tb_file **out, char *err, size_t err_len)
+static int map_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
+                    tb_file **out, char *err, size_t err_len)
 {
     *out = NULL;
     tb_file *f = calloc(1, sizeof *f);
@@ -174,9 +174,35 @@ static int add_file(tb_base *tb, const char *path, int want_game, const tb_manif
                     char *err, size_t err_len)
 {
     tb_file *f;
-    int rc = tb_map_file(tb, path, want_game, me, &f, err, err_len);
+    int rc = map_file(tb, path, want_game, me, &f, err, err_len);
     if (rc == TB_OK && (rc = tb_base_insert(tb, f, err, err_len)) != TB_OK) tb_free_file(f);
     return rc;
+}
+
+int tb_map_entry(tb_base *tb, const char *dir, const char *root, const tb_manifest_entry *me,
+                 int game, tb_file **out, char *err, size_t err_len)
+{
+    char path[4096 + 2 * TB_NAME_MAX + 256];
+    struct stat st;
+    *out = NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, me->path);
+    if (stat(path, &st) != 0) {
+        tb_seterr(err, err_len, "probe file '%s' of table '%s' of %s is missing from '%s' "
+                  "(export it again: tbdb export --out %s --game %s --table %s)", path,
+                  me->table, me->game, dir, dir, me->game, me->table);
+        return TB_IO;
+    }
+#ifdef TB_HAVE_MMAP
+    char real[PATH_MAX];
+    size_t rl = strlen(root);
+    if (!realpath(path, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
+        tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
+        return TB_IO;
+    }
+#else
+    (void)root;
+#endif
+    return map_file(tb, path, game, me, out, err, err_len);
 }
 
 int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
@@ -436,24 +462,13 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
         const tb_manifest_entry *me = &entries[i];
         int g = tb_game_of(me->game);
         if (g < 0) continue;               /* a game this library does not probe */
-        snprintf(path, sizeof path, "%s/%s", dir, me->path);
-        if (stat(path, &st) != 0) {
-            tb_seterr(err, err_len, "probe file '%s' of table '%s' of %s is missing from '%s' "
-                      "(export it again: tbdb export --out %s --game %s --table %s)", path,
-                      me->table, me->game, dir, dir, me->game, me->table);
-            rc = TB_IO;
-            break;
-        }
+        tb_file *f;
 #ifdef TB_HAVE_MMAP
-        char real[PATH_MAX];
-        size_t rl = strlen(root);
-        if (!realpath(path, real) || strncmp(real, root, rl) != 0 || real[rl] != '/') {
-            tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
-            rc = TB_IO;
-            break;
-        }
+        rc = tb_map_entry(tb, dir, root, me, g, &f, err, err_len);
+#else
+        rc = tb_map_entry(tb, dir, "", me, g, &f, err, err_len);
 #endif
-        rc = add_file(tb, path, g, me, err, err_len);
+        if (rc == TB_OK && (rc = tb_base_insert(tb, f, err, err_len)) != TB_OK) tb_free_file(f);
     }
     free(entries);
     if (rc == TB_OK && (flags & TB_OPEN_POPULATE)) populate(tb);

@@ -130,10 +130,12 @@ int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_
 void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65]);
 void tb_sha256_plain(const uint8_t *data, uint64_t n, char out[65]);   /* without SHA-NI */
 
-/* base.c: a file mapped (or read) and checked, not yet in the base; indexing one file into an
- * arena of its own before it is inserted (*f moves there); freeing one */
-int tb_map_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
-                tb_file **out, char *err, size_t err_len);
+/* base.c: a manifest entry's file (DIR/path: present, inside the directory whose real path is
+ * root, mapped or read, checked), not yet in the base, with tb_open's words for what is wrong;
+ * indexing one file into an arena of its own before it is inserted (*f moves there); freeing
+ * one */
+int tb_map_entry(tb_base *tb, const char *dir, const char *root, const tb_manifest_entry *me,
+                 int game, tb_file **out, char *err, size_t err_len);
 int tb_index_file(tb_base *tb, tb_file **f, char *err, size_t err_len);
 void tb_free_file(tb_file *f);
 int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len);

@@ -15,11 +15,8 @@
 #include "internal.h"
 
 #if !defined(__wasi__) && !defined(_WIN32)
-#define TB_HAVE_PATHS 1
-#include <errno.h>
-#include <limits.h>
+#define TB_HAVE_SCHED 1
 #include <sched.h>
-#include <sys/stat.h>
 #endif
 
 enum { NOT_TRIED = 0, OPENED = 1, REFUSED = 2, TOO_LARGE = 3 };
@@ -43,7 +40,7 @@ static void lock(struct tb_lazy *lz)
 #if defined(__GNUC__) || defined(__clang__)
     while (__atomic_exchange_n(&lz->lock, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&lz->lock, __ATOMIC_RELAXED)) {
-#ifdef TB_HAVE_PATHS
+#ifdef TB_HAVE_SCHED
             sched_yield();   /* the holder opens a file: a millisecond, not a spin's worth */
 #endif
         }
@@ -148,26 +145,10 @@ static const tb_file *open_entry(tb_base *tb, struct tb_lazy *lz, int e, char **
     *why = NULL;
     return NULL;
 #else
-    const tb_manifest_entry *me = &lz->entries[e];
-    char path[8192], err[512] = "";
-    snprintf(path, sizeof path, "%s/%s", lz->dir, me->path);
-    int rc = TB_OK;
-#ifdef TB_HAVE_PATHS
-    struct stat st;
-    char real[PATH_MAX];
-    size_t rl = strlen(lz->root);
-    if (stat(path, &st) != 0) {
-        tb_seterr(err, sizeof err, "probe file '%s' of table '%s' of %s is missing from '%s' "
-                  "(export it again: tbdb export --out %s --game %s --table %s)", path,
-                  me->table, me->game, lz->dir, lz->dir, me->game, me->table);
-        rc = TB_IO;
-    } else if (!realpath(path, real) || strncmp(real, lz->root, rl) != 0 || real[rl] != '/') {
-        tb_seterr(err, sizeof err, "probe file '%s' leaves '%s'", path, lz->dir);
-        rc = TB_IO;
-    }
-#endif
+    char err[512] = "";
     tb_file *f = NULL;
-    if (rc == TB_OK) rc = tb_map_file(tb, path, lz->games[e], me, &f, err, sizeof err);
+    int rc = tb_map_entry(tb, lz->dir, lz->root, &lz->entries[e], lz->games[e], &f, err,
+                          sizeof err);
     if (rc == TB_OK && (lz->flags & TB_OPEN_VERIFY)) rc = tb_verify_file(f, err, sizeof err);
     if (rc == TB_OK && (lz->flags & TB_OPEN_INDEX)) rc = tb_index_file(tb, &f, err, sizeof err);
     if (rc == TB_OK) rc = tb_base_insert(tb, f, err, sizeof err);
