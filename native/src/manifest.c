@@ -133,10 +133,9 @@ static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, uint64_t blocks)
                                             _mm_alignr_epi8(m3, m2, 4)), m3)
     for (; blocks; blocks--, p += 64) {
         __m128i abef = s0, cdgh = s1;
-        __m128i m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 0)), swap);
-        __m128i m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), swap);
-        __m128i m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), swap);
-        __m128i m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), swap);
+#define WORDS(i) _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * (i))), swap)
+        __m128i m0 = WORDS(0), m1 = WORDS(1), m2 = WORDS(2), m3 = WORDS(3);
+#undef WORDS
         R4(m0, 0); R4(m1, 1); R4(m2, 2); R4(m3, 3);
         NEXT(m0, m1, m2, m3); R4(m0, 4);
         NEXT(m1, m2, m3, m0); R4(m1, 5);

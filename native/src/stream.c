@@ -254,6 +254,15 @@ uint64_t tb_stream_tables_bytes(const tb_stream *s)
     return z;
 }
 
+/* the terminal every slot of symbol sym is, or 0xFFFF: a terminal itself, or a pair already
+ * written (tb_stream_move_tables) with one terminal as both children */
+static uint32_t one_terminal(const uint16_t *node, uint32_t k, uint32_t sym)
+{
+    if (sym < k) return sym;
+    const uint16_t *nd = node + 3 * (sym - k);
+    return nd[0] == nd[1] && nd[0] < k ? nd[0] : 0xFFFF;
+}
+
 void tb_stream_move_tables(tb_stream *s, uint8_t *to)
 {
     if (!s->fast_memory) return;
@@ -269,15 +278,12 @@ void tb_stream_move_tables(tb_stream *s, uint8_t *to)
         /* a pair: left, right, size of left (< a block).  A pair whose terminals are all one
          * (a run of one value, the commonest pair there is) gets that terminal as both
          * children: its descent is one step, one cache miss, not one a level.  Pairs name
-         * earlier symbols only, so one pass in order finds them (`same`, over the node array
-         * itself: a pair's own terminal, or 0xFFFF) */
+         * earlier symbols only, so one pass in order finds them (`one_terminal`, over the
+         * node array itself) */
         uint16_t *node = (uint16_t *)to;
         for (uint32_t t = k; t < K; t++) {
             uint16_t l = ld16(s->pairs + 4ull * (t - k)), r = ld16(s->pairs + 4ull * (t - k) + 2);
-            uint32_t a = l < k ? l : (node[3 * (l - k)] == node[3 * (l - k) + 1] &&
-                                      node[3 * (l - k)] < k ? node[3 * (l - k)] : 0xFFFF);
-            uint32_t b = r < k ? r : (node[3 * (r - k)] == node[3 * (r - k) + 1] &&
-                                      node[3 * (r - k)] < k ? node[3 * (r - k)] : 0xFFFF);
+            uint32_t a = one_terminal(node, k, l), b = one_terminal(node, k, r);
             int same = a == b && a != 0xFFFF;
             node[3 * (t - k)] = same ? (uint16_t)a : l;
             node[3 * (t - k) + 1] = same ? (uint16_t)a : r;
