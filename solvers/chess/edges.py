@@ -20,7 +20,7 @@ capture (into the table without the pawn taken).
 """
 import numpy as np
 
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.jit import inline_kernel, parallel_kernel, prange
 from tbdb.solvers.chess.ep import ep_right, ep_square, find_key
 from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
     PKPAIR_STAB, SYM, canonical, canonical_index, canonical_with, half_size, orbit, \
@@ -177,7 +177,7 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
             count[r] = m
 
 
-@kernel
+@inline_kernel
 def _emit(desc, half, keys, before, mover, idx, s, occ, parent, r, got):
     """Append the parent ``before`` (``mover`` to move; its canonical index ``idx`` through
     symmetry ``s``; ``occ`` its occupied squares) and its en passant slots, which have the

@@ -20,7 +20,7 @@ import numpy as np
 from tbdb.solvers.chess.index import MAX_PIECES, canonical, half_size, unrank
 from tbdb.solvers.chess.moves import BLACK_BIT, PAWN
 from tbdb.solvers.chess.pieces import attacked, bit, placement_occupancy
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.jit import inline_kernel, kernel, parallel_kernel, prange
 
 CHUNK = 4096
 
@@ -39,7 +39,7 @@ def both_pawns(desc):
     return white and black
 
 
-@kernel
+@inline_kernel
 def ep_right(desc, sq, side, occ, j):
     """Whether ``side`` to move in placement ``sq`` (occupied squares ``occ``) may capture the
     pawn of slot ``j`` en passant: an enemy pawn on its fourth rank, the squares it crossed
@@ -76,7 +76,7 @@ def ep_right(desc, sq, side, occ, j):
     return False
 
 
-@kernel
+@inline_kernel
 def ep_square(desc, half, key):
     """(ordinary slot, en passant square) of an en passant key."""
     slot = key >> 3
@@ -84,7 +84,7 @@ def ep_square(desc, half, key):
     return slot, (40 + f) if slot < half else (16 + f)
 
 
-@kernel
+@inline_kernel
 def find_key(keys, key):
     """The number of ``key`` in the sorted ``keys``, or -1."""
     lo = 0

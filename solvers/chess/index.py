@@ -18,7 +18,7 @@ last); without pawns all 8, with pawns 0 and 1 only.
 """
 import numpy as np
 
-from tbdb.solvers.jit import kernel
+from tbdb.solvers.jit import inline_kernel, kernel
 from tbdb.solvers.chess.moves import PAWN
 
 DESC_LEN = 8
@@ -117,7 +117,7 @@ def half_size(desc):
     return n
 
 
-@kernel
+@inline_kernel
 def _sort_groups(desc, t):
     """Sort the squares of each run of identical pieces ascending (insertion sort: runs are
     at most 4 long)."""
@@ -131,7 +131,7 @@ def _sort_groups(desc, t):
         t[j + 1] = v
 
 
-@kernel
+@inline_kernel
 def _index_of(desc, t, pair):
     k = desc[0]
     idx = np.int64(pair)
@@ -143,7 +143,7 @@ def _index_of(desc, t, pair):
     return idx
 
 
-@kernel
+@inline_kernel
 def canonical(desc, sq, t):
     """(index, symmetry) of the placement ``sq`` (int64[k], table slot order): the smallest
     index over the symmetries whose image puts the kings in a canonical pair; ``t`` is scratch
@@ -169,7 +169,7 @@ def canonical(desc, sq, t):
     return best, best_s
 
 
-@kernel
+@inline_kernel
 def canonical_index(desc, sq, t):
     """``canonical``'s index (not its symmetry) of ``sq``, the kings apart: the one symmetry
     that puts the kings in a pair no other symmetry keeps is looked up, not searched for."""
@@ -206,7 +206,7 @@ def pair_symmetries(desc, sq, syms, pairs):
     return n
 
 
-@kernel
+@inline_kernel
 def canonical_with(desc, sq, t, syms, pairs, n):
     """``canonical``'s index of ``sq`` when its kings stand as when ``pair_symmetries`` gave
     ``syms``/``pairs`` (n of them)."""

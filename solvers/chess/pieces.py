@@ -8,7 +8,7 @@ from-square, then direction; promotions queen, rook, bishop, knight), without en
 """
 import numpy as np
 
-from tbdb.solvers.jit import kernel
+from tbdb.solvers.jit import inline_kernel
 from tbdb.solvers.chess.moves import BISHOP, BLACK_BIT, KING, KING_TO, KNIGHT, KNIGHT_TO, PAWN, \
     QUEEN, RAYS, RAY_LEN, ROOK
 
@@ -45,12 +45,12 @@ def _build():
 ATT_N, ATT_K, ATT_P, LINE, BETWEEN = _build()
 
 
-@kernel
+@inline_kernel
 def bit(sq):
     return np.uint64(1) << np.uint64(sq)
 
 
-@kernel
+@inline_kernel
 def placement_occupancy(desc, sq, k):
     """The occupied squares of pieces ``sq[:k]`` (an unranked slot), or 0 when the slot is not
     a placement's canonical one: two pieces on a square, or identical pieces not ascending.
@@ -64,7 +64,7 @@ def placement_occupancy(desc, sq, k):
     return occ
 
 
-@kernel
+@inline_kernel
 def attacked(desc, sq, target, by, occ, skip):
     """Whether a piece of colour ``by`` among the table's pieces (squares ``sq``; slot ``skip``
     just captured, or -1) attacks ``target``, ``occ`` the occupied squares."""
@@ -94,7 +94,7 @@ def attacked(desc, sq, target, by, occ, skip):
     return False
 
 
-@kernel
+@inline_kernel
 def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank, safe):
     """Append piece ``i``'s move to ``to`` (taking slot ``victim`` or -1) if it leaves the king
     (on ``king`` after it) safe; returns the new count.  ``safe``: the move is known to leave
@@ -119,7 +119,7 @@ def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank, 
     return n + 1
 
 
-@kernel
+@inline_kernel
 def table_moves(desc, sq, side, ep, board, occ, out, victims, order):
     """Every legal move of ``side`` in the table position ``sq`` (``ep``: the en passant
     square, -1 none; ``board``: its slot number + 1 on each occupied square, 0 empty; ``occ``
@@ -197,7 +197,7 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order):
     return n
 
 
-@kernel
+@inline_kernel
 def fill(desc, sq, board):
     """``board``: slot number + 1 on each occupied square (cleared first); the occupancy."""
     board[:] = 0
@@ -208,7 +208,7 @@ def fill(desc, sq, board):
     return occ
 
 
-@kernel
+@inline_kernel
 def unfill(desc, sq, board):
     """Clear the squares ``fill`` set (cheaper than clearing the board)."""
     for i in range(desc[0]):
