@@ -276,20 +276,15 @@ class Prober:
     def lookup_held(self, game, position, **options) -> LookupResult:
         """``lookup`` for a caller that holds the lock (``Tablebase.lookup``)."""
         position = game.coerce(position)
-        if not options:
+        if not options:  # C is asked here or not at all (it serves no lookup with options)
             r = self._lookup_native(game, position)
             if r is not None:
                 return r
         native = self._native_for(game, options)
         text = game.text(position)
-        got = self._fast(native, game, position, text)
-        if got is not None:  # what the Python path below gives, from one call into C
-            best = got[2]
-            r = storage_of(game).lookup_result(game, text, got, best, None, options)
-        else:
-            loc, got = self._slow(native, game, position, **options)
-            best = self._best_move(game, position, loc, got, **options)
-            r = storage_of(game).lookup_result(game, text, got, best, loc, options)
+        loc, got = self._slow(native, game, position, **options)
+        best = self._best_move(game, position, loc, got, **options)
+        r = storage_of(game).lookup_result(game, text, got, best, loc, options)
         r.extras.update(game.lookup_extras(position, r))
         r.__dict__["_source"] = (self, game, position, best, options)
         return r
