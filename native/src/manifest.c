@@ -121,8 +121,8 @@ static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, uint64_t blocks)
     __m128i s0 = _mm_alignr_epi8(t, s1, 8);            /* ABEF */
     s1 = _mm_blend_epi16(s1, t, 0xF0);                 /* CDGH */
     /* four rounds of message words w (big-endian words + K), then the schedule's next words:
-     * m_next = msg2(msg1(m0, m1) + (m3:m2 >> 32 bits), m3), written out (no loop, no array:
-     * whatever the optimisation level, the words stay in registers) */
+     * m_next = msg2(msg1(m0, m1) + (m3:m2 >> 32 bits), m3); the words are four variables, not an
+     * array, so that they stay in registers whatever the optimisation level */
 #define R4(w, g) do {                                                                  \
         __m128i k_ = _mm_add_epi32((w), _mm_loadu_si128((const __m128i *)&K256[4 * (g)])); \
         s1 = _mm_sha256rnds2_epu32(s1, s0, k_);                                         \
@@ -137,18 +137,12 @@ static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, uint64_t blocks)
         __m128i m0 = WORDS(0), m1 = WORDS(1), m2 = WORDS(2), m3 = WORDS(3);
 #undef WORDS
         R4(m0, 0); R4(m1, 1); R4(m2, 2); R4(m3, 3);
-        NEXT(m0, m1, m2, m3); R4(m0, 4);
-        NEXT(m1, m2, m3, m0); R4(m1, 5);
-        NEXT(m2, m3, m0, m1); R4(m2, 6);
-        NEXT(m3, m0, m1, m2); R4(m3, 7);
-        NEXT(m0, m1, m2, m3); R4(m0, 8);
-        NEXT(m1, m2, m3, m0); R4(m1, 9);
-        NEXT(m2, m3, m0, m1); R4(m2, 10);
-        NEXT(m3, m0, m1, m2); R4(m3, 11);
-        NEXT(m0, m1, m2, m3); R4(m0, 12);
-        NEXT(m1, m2, m3, m0); R4(m1, 13);
-        NEXT(m2, m3, m0, m1); R4(m2, 14);
-        NEXT(m3, m0, m1, m2); R4(m3, 15);
+        for (int g = 4; g < 16; g += 4) {   /* rounds 16-63: the same four steps, thrice */
+            NEXT(m0, m1, m2, m3); R4(m0, g);
+            NEXT(m1, m2, m3, m0); R4(m1, g + 1);
+            NEXT(m2, m3, m0, m1); R4(m2, g + 2);
+            NEXT(m3, m0, m1, m2); R4(m3, g + 3);
+        }
         s0 = _mm_add_epi32(s0, abef);
         s1 = _mm_add_epi32(s1, cdgh);
     }
