@@ -46,6 +46,8 @@ class Tablebase:
             self._functions = sql_functions.register(self.store, Prober)
         self.prober = Prober(self.store)
         self.closed = False
+        # per game name: (position type, the prober's direct lookup) or None (``Prober.route``)
+        self._routes: dict = {}
 
     def _game(self, position: Any, game: str | None):
         if game is not None:
@@ -76,8 +78,20 @@ class Tablebase:
         """The value of one position: text (the game is recognised from its notation, or give
         ``game=``) or a game's position object.  Options are the game's lookup options
         (``tbdb games`` lists them)."""
+        # an engine's call (a position object, the game named) on probe files: the fewest
+        # Python steps to libtbprobe (``Prober.route``); each on a table not probed lately
+        # meets cold caches, and these few cost 2-3 us more than the call and its result
+        route = self._routes.get(game)
+        if route is not None and type(position) is route[0] and not options:
+            with self._lock:
+                if self.closed:
+                    self._check_open()
+                return route[1](position) or self.prober.lookup_python(route[2], position)
         self._check_open()
         g = self._game(position, game)
+        if game is not None and game not in self._routes and self.probe_files:
+            self._routes[game] = self.prober.route(g)
+            self._lock = self.prober._lock
         opts = resolve(f"{g.name} lookup", g.lookup_options, options) \
             if options or g.lookup_options else {}
         with self.prober._lock:  # not closed by another thread before it answers
@@ -163,6 +177,7 @@ class Tablebase:
                     self._functions.release()
                 self.store.close()
                 self.closed = True
+                self._routes.clear()  # they hold libtbprobe's base
 
     def __enter__(self) -> Tablebase:
         return self

@@ -47,11 +47,23 @@ def _texts(probe_dir: str, game: str) -> list[str]:
     return out
 
 
-def _answer(tb, text: str, game: str) -> str:
+def _answer(tb, text, game: str) -> str:
     try:
         return json.dumps(tb.lookup(text, game=game).to_dict(moves=False))
     except (InvalidPositionError, MissingTableError) as err:
         return f"{type(err).__name__}: {err}"
+
+
+def _objects(texts: list[str], game: str) -> dict:
+    """The position objects of the texts that parse, by text."""
+    g = games.get(game)
+    out = {}
+    for t in texts:
+        try:
+            out[t] = g.parse(t)
+        except ValueError:
+            pass
+    return out
 
 
 def _python(probe_dir: str, monkeypatch):
@@ -76,10 +88,20 @@ def test_lookups_through_libtbprobe_equal_the_python_path(probe_dir, game, monke
         assert tb.store.native is not None
         first = [_answer(tb, t, game) for t in texts]  # each table's first lookup: Python's
         again = [_answer(tb, t, game) for t in texts]
+        # an engine's call, a position object and the game named (``Prober.route``): the
+        # same answers, errors included, and C asked once a lookup
+        objects = _objects(texts, game)
+        before = tb.store.native.answered
+        direct = [_answer(tb, p, game) for p in objects.values()]
+        direct_hits = tb.store.native.answered - before
         answered = tb.store.native.answered
         hits = tb.stats().hits
     assert first == want
     assert again == want
+    by_text = dict(zip(texts, want))
+    assert direct == [by_text[t] for t in objects]
+    assert direct_hits == sum(1 for t in objects if by_text[t].startswith("{")
+                              and json.loads(by_text[t])["best_move"])
     # C answered every stored value with a stored best move the second time round
     with_moves = sum(1 for w in want if w.startswith("{") and json.loads(w)["best_move"])
     assert answered >= with_moves > 0
