@@ -15,7 +15,10 @@ cold for its table): the median in the array form (``tb_probe_position`` on a pa
 and from text (``tb_parse`` + probe), the median of a probe repeated at once (CPU caches warm:
 the decoding alone), and the rate of back-to-back probes; all of it twice, on a base opened
 with ``tb_open`` and on one opened with ``TB_OPEN_INDEX`` (checkpoints in every block, built at
-opening: the opening's time and memory beside).  ``native/wasm/bench.mjs`` measures the
+opening: the opening's time and memory beside), and the machine's floor under them: a load
+that depends on the one before, over memory as large as the files (a cold probe makes a few
+in a row: its block's checkpoint, the block's bits, the decoding tables), and the median probe
+counted in such loads.  ``native/wasm/bench.mjs`` measures the
 WebAssembly build under Node (back-to-back, the loop inside the module and one JavaScript call a
 probe).  Issue 25's targets,
 on CDC 4-piece and Chinese Checkers 7x7-3: median <= 0.5 us in the array form, <= 2 us from text;
@@ -82,6 +85,12 @@ def run(db: str, game: str, out: str, samples: int, rounds: int, texts: str | No
         ]
         rows.append({"name": f"{how}: memory besides the files", "value":
                      c["table_bytes"] / 2**20, "unit": "MB"})
+        # the floor under a cold probe: a load that waits for the one before, over memory as
+        # large as the files (a probe of a table not probed lately makes a few in a row)
+        rows += [{"name": f"{how}: machine, a dependent load over {c['file_bytes'] >> 20} MB",
+                  "value": c["dependent_load_ns"] / 1e3, "unit": "us"},
+                 {"name": f"{how}: array-form median in dependent loads", "value":
+                  c["array_median_ns"] / max(c["dependent_load_ns"], 1e-9), "unit": "loads"}]
     rows.append({"name": "probe files", "value": c["file_bytes"] / 2**20, "unit": "MB"})
     if shutil.which("node") and shutil.which("clang") and shutil.which("wasm-ld"):
         _make("wasm")

@@ -200,7 +200,23 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
     counters, then distance by distance the positions resolved at it are found by a scan and
     their ``parents`` updated.
     When ``parents`` also gives each move's code (``docs/kernel-contract.md``), best moves
-    are recorded on the way and ``children`` runs again only for drawn positions."""
+    are recorded on the way and ``children`` runs again only for drawn positions; a game
+    whose codes are not in its move order gives order keys for the solve (``keyed_moves``),
+    turned back into codes at its end."""
+    keyed = getattr(space, "keyed_moves", None)
+    if keyed is None:
+        return _edge_free(space, progress)
+    keyed(True)
+    try:
+        result, distance, best, multiplicity = _edge_free(space, progress)
+    finally:
+        keyed(False)
+    space.codes_of_keys(best)
+    return result, distance, best, multiplicity
+
+
+def _edge_free(space: IndexSpace, progress: Progress):
+    """``_solve_edge_free`` in the space's own move numbers."""
     size = space.size
     width = space.max_children
     result = np.empty(size, np.int8)
@@ -269,10 +285,16 @@ def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,
     size = space.size
     best = np.full(size, k.NO_MOVE, np.int32) if best is None else best
     step = children_batch(space.max_children)
+    # a game that finds a draw's first drawn move without indexing every child
+    first_draws = getattr(space, "first_draws", None) if only_draws else None
     for lo in range(0, size, CHUNK_SLOTS):
         hi = min(size, lo + CHUNK_SLOTS)
         rows = (lo + np.flatnonzero(result[lo:hi] == k.DRAW) if only_draws
                 else _real(result, lo, hi, solved=True))
+        if first_draws is not None:
+            first_draws(rows, result, best)
+            progress("best moves", hi, size)
+            continue
         for batch in _batches(rows, step):
             count, child, move, ext_result, ext_distance = space.children(batch)
             k.pick_best(batch, count, child, move, ext_result, ext_distance, result, distance,

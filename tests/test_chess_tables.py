@@ -186,3 +186,22 @@ def test_json_has_lichess_fields(three):
         ("Kxg2", True, "draw")
     lost = three.lookup("8/8/8/4k3/8/8/8/KQ6 b - - 0 1").to_dict()
     assert lost["category"] == "loss" and lost["dtm"] < 0
+
+
+def test_edge_free_records_the_best_moves_edges_picks():
+    """The edge-free solve records best moves on the way, through order keys
+    (``solvers/chess/keys.py``); a pawnless 4-piece table has positions that are their own
+    mirror image (kings and pieces on a diagonal), whose first move to a child is the smaller
+    key of two: every row equals the edges solve's, best moves included."""
+    import numpy as np
+
+    from tbdb import engine
+    deps = {}
+    for table in G.plan(material="KRvKN"):
+        space = G.space(table, {d: deps[d] for d in G.dependencies(table)})
+        want = engine.solve_index(space, "edges")
+        got = engine.solve_index(G.space(table, {d: deps[d] for d in G.dependencies(table)}),
+                                 "edge-free")
+        for field in ("result", "distance", "best", "multiplicity"):
+            assert np.array_equal(getattr(got, field), getattr(want, field)), (table, field)
+        deps[table] = G.from_stored(table, None, want)

@@ -199,7 +199,39 @@ def test_kernels_honour_the_contract(name):
                         smallest[p] = min(code, smallest.get(p, code))
                     for p in edges[c]:
                         assert smallest[p] == first_move[(p, c)], (table, c, p)
+            if hasattr(space, "keyed_moves"):
+                _check_order_keys(space, real, count.copy(), move.copy(), targets, edges)
         deps[table] = g.from_stored(table, None, engine.solve_index(space, "edges"))
+
+
+def _check_order_keys(space, real, count, codes, targets, edges):
+    """A space whose codes are not in its move order (docs/kernel-contract.md, "Order keys"):
+    with ``keyed_moves`` on, ``children`` gives keys that ascend along each row and turn back
+    into its codes, and ``parents`` gives keys, the smallest of a parent's entries its first
+    move to the child."""
+    space.keyed_moves(True)
+    try:
+        kcount, kchild, keys = [a.copy() for a in space.children(real)[:3]]
+        rows = space.parents(targets)
+    finally:
+        space.keyed_moves(False)
+    assert (kcount == count).all()
+    first_key = {}
+    for r, p in enumerate(real.tolist()):
+        row = keys[r, :count[r]]
+        assert (np.diff(row) > 0).all(), (p, row)  # the move order, ascending
+        back = row.copy()
+        space.codes_of_keys(back)
+        assert (back == codes[r, :count[r]]).all(), (p, row, codes[r, :count[r]])
+        for c, key in zip(kchild[r, :count[r]].tolist(), row.tolist()):
+            first_key.setdefault((p, c), key)
+    assert len(rows) == 3
+    for r, c in enumerate(targets.tolist()):
+        smallest = {}
+        for p, key in zip(rows[1][r, :rows[0][r]].tolist(), rows[2][r, :rows[0][r]].tolist()):
+            smallest[p] = min(key, smallest.get(p, key))
+        for p in edges[c]:
+            assert smallest[p] == first_key[(p, c)], (c, p)
 
 
 @pytest.mark.parametrize("name", NAMES)

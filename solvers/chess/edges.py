@@ -23,8 +23,9 @@ import numpy as np
 from tbdb.solvers.jit import inline_kernel, parallel_kernel, prange
 from tbdb.solvers.chess.ep import ep_right, ep_square, find_key
 from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
-    PKPAIR_STAB, SYM, canonical, canonical_index, canonical_with, half_size, orbit, \
-    pair_symmetries, set_board, slot_weights, unrank
+    PKPAIR_STAB, SYM, _index_of, _sort_groups, canonical, canonical_index, canonical_with, \
+    half_size, orbit, pair_symmetries, pair_symmetries_inline, set_board, slot_weights, unrank
+from tbdb.solvers.chess.keys import key_kind, move_key
 from tbdb.solvers.chess.pieces import attacked, bit, fill, placement_occupancy, table_moves, \
     unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
@@ -33,6 +34,7 @@ from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_
 NONE = np.int8(-3)
 ILLEGAL = np.int8(-2)
 DRAW = np.int8(0)
+NO_MOVE = np.int32(-1)
 CHUNK = 4096
 
 
@@ -79,10 +81,66 @@ def census(desc, keys, lo, hi, kind, mult):
             kind[r] = ILLEGAL if attacked(desc, sq, sq[1 - side], side, occ, -1) else 0
 
 
+@inline_kernel
+def _follow(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after, t, csq, syms, pairs,
+            nsym, weight, lone, change_table, change_map, cdesc, cflip, coff, chalf, cres, cdist):
+    """Where the move ``mv`` (taking slot ``victim``, -1 none) of the position ``sq`` (index
+    ``here``, ``side`` to move, ``occ`` its occupied squares; its kings' symmetries ``syms``/
+    ``pairs``, ``nsym`` of them) leads: (the move's number: its code, or with ``keyed`` its
+    order key; the in-table child slot, -1 outside; outside, the child's result and distance).
+    ``after``, ``t``, ``csq``: scratch."""
+    k = desc[0]
+    fr = mv & 63
+    to = (mv >> 6) & 63
+    promo = mv >> 12
+    mover = 0
+    for i in range(k):
+        after[i] = sq[i]
+        if sq[i] == fr:
+            mover = i
+    after[mover] = to
+    number = move_key(key_kind(desc[2 + mover], side), fr, to, promo) if keyed else mv
+    if victim < 0 and promo == 0:
+        if mover < 2:  # a king moved: the symmetries that fit change
+            idx = canonical_index(desc, after, t)
+        elif nsym == 1 and lone[mover]:
+            # only the identity keeps the kings canonical and no identical piece to reorder:
+            # the index changes in the mover's digit alone
+            idx = here + (to - fr) * weight[mover]
+        else:
+            idx = canonical_with(desc, after, t, syms, pairs, nsym)
+        c = (1 - side) * half + idx
+        if keys.shape[0] and (to - fr == 16 or fr - to == 16) and \
+                desc[2 + mover] & 7 == PAWN and \
+                ep_right(desc, after, 1 - side, (occ ^ bit(fr)) | bit(to), mover):
+            # the opponent may take en passant: its en passant slot (with pawns the one
+            # symmetry fitting the kings, syms[0], places the file)
+            got = find_key(keys, c * 8 + SYM[syms[0], to] % 8)
+            if got >= 0:  # always (the keys are these positions): see ep.py
+                c = 2 * half + got
+        return number, c, DRAW, np.int16(0)
+    if victim < 0:
+        victim = k
+    ch = victim * (k + 1) * 6 + (mover if promo else k) * 6 + promo
+    ct = change_table[ch]
+    if ct < 0:  # bare kings
+        return number, np.int64(-1), DRAW, np.int16(0)
+    flip = cflip[ct]
+    for i in range(k):
+        j = change_map[ch, i]
+        if j >= 0:
+            csq[j] = after[i] ^ 56 if flip else after[i]
+    idx = canonical_index(cdesc[ct], csq, t)
+    cside = side if flip else 1 - side
+    at = coff[ct] + cside * chalf[ct] + idx
+    return number, np.int64(-1), cres[at], cdist[at]
+
+
 @parallel_kernel
 def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres,
-             cdist, count, child, move, ext_result, ext_distance):
-    """Every legal move of each position, in move order (docs/kernel-contract.md)."""
+             cdist, keyed, count, child, move, ext_result, ext_distance):
+    """Every legal move of each position, in move order (docs/kernel-contract.md); with
+    ``keyed`` each move's order key (``keys.py``) in place of its code."""
     half = half_size(desc)
     k = desc[0]
     n = positions.shape[0]
@@ -124,65 +182,80 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
                 continue
             nsym = pair_symmetries(desc, sq, syms, pairs)
             for e in range(m):
-                mv = moves[e]
-                fr = mv & 63
-                to = (mv >> 6) & 63
-                promo = mv >> 12
-                victim = victims[e]
-                mover = 0
-                for i in range(k):
-                    after[i] = sq[i]
-                    if sq[i] == fr:
-                        mover = i
-                after[mover] = to
-                move[r, e] = mv
-                if victim < 0 and promo == 0:
-                    if mover < 2:  # a king moved: the symmetries that fit change
-                        idx = canonical_index(desc, after, t)
-                    elif nsym == 1 and lone[mover]:
-                        # only the identity keeps the kings canonical and no identical piece
-                        # to reorder: the index changes in the mover's digit alone
-                        idx = here + (to - fr) * weight[mover]
-                    else:
-                        idx = canonical_with(desc, after, t, syms, pairs, nsym)
-                    child[r, e] = (1 - side) * half + idx
-                    if keys.shape[0] and (to - fr == 16 or fr - to == 16) and \
-                            desc[2 + mover] & 7 == PAWN and \
-                            ep_right(desc, after, 1 - side, (occ ^ bit(fr)) | bit(to), mover):
-                        # the opponent may take en passant: its en passant slot (with pawns
-                        # the one symmetry fitting the kings, syms[0], places the file)
-                        got = find_key(keys, child[r, e] * 8 + SYM[syms[0], to] % 8)
-                        if got >= 0:  # always (the keys are these positions): see ep.py
-                            child[r, e] = 2 * half + got
-                    continue
-                if victim < 0:
-                    victim = k
-                ch = victim * (k + 1) * 6 + (mover if promo else k) * 6 + promo
-                ct = change_table[ch]
-                child[r, e] = -1
-                if ct < 0:  # bare kings
-                    ext_result[r, e] = DRAW
-                    ext_distance[r, e] = 0
-                    continue
-                flip = cflip[ct]
-                for i in range(k):
-                    j = change_map[ch, i]
-                    if j >= 0:
-                        csq[j] = after[i] ^ 56 if flip else after[i]
-                idx = canonical_index(cdesc[ct], csq, t)
-                cside = side if flip else 1 - side
-                at = coff[ct] + cside * chalf[ct] + idx
-                ext_result[r, e] = cres[at]
-                ext_distance[r, e] = cdist[at]
+                number, at, er, ed = _follow(desc, keys, half, here, sq, side, occ, moves[e],
+                                             victims[e], keyed, after, t, csq, syms, pairs,
+                                             nsym, weight, lone, change_table, change_map, cdesc,
+                                             cflip, coff, chalf, cres, cdist)
+                move[r, e] = number
+                child[r, e] = at
+                if at < 0:
+                    ext_result[r, e] = er
+                    ext_distance[r, e] = ed
             count[r] = m
 
 
+@parallel_kernel
+def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres,
+                cdist, keyed, result, best):
+    """best[p] of each drawn position p of ``positions``: its first move (code, or with
+    ``keyed`` order key) in move order to a drawn child, in the table (``result``) or out of
+    it; a stalemate's pseudo-move.  ``children``'s work, but a draw's first move nearly always
+    draws too, so the children after it are never indexed."""
+    half = half_size(desc)
+    k = desc[0]
+    n = positions.shape[0]
+    chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(chunks):
+        sq = np.empty(MAX_PIECES, np.int64)
+        after = np.empty(MAX_PIECES, np.int64)
+        csq = np.empty(MAX_PIECES, np.int64)
+        t = np.empty(MAX_PIECES, np.int64)
+        order = np.empty(MAX_PIECES, np.int64)
+        syms = np.empty(8, np.int64)
+        pairs = np.empty(8, np.int64)
+        board = np.zeros(64, np.int8)
+        moves = np.empty(MAX_MOVES, np.int32)
+        victims = np.empty(MAX_MOVES, np.int64)
+        weight = np.empty(MAX_PIECES, np.int64)
+        lone = np.empty(MAX_PIECES, np.bool_)
+        slot_weights(desc, weight, lone)
+        for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            slot = positions[r]
+            p = slot
+            ep = -1
+            if p >= 2 * half:
+                p, ep = ep_square(desc, half, keys[p - 2 * half])
+            side = p // half
+            here = p % half
+            unrank(desc, here, sq)
+            occ = fill(desc, sq, board)
+            m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
+            unfill(desc, sq, board)
+            b = NO_MOVE
+            if m == 0:
+                if not attacked(desc, sq, sq[side], 1 - side, occ, -1):
+                    b = STALEMATE_MOVE
+                best[slot] = b
+                continue
+            nsym = pair_symmetries(desc, sq, syms, pairs)
+            for e in range(m):
+                number, ch, er, _ = _follow(desc, keys, half, here, sq, side, occ, moves[e],
+                                            victims[e], keyed, after, t, csq, syms, pairs, nsym,
+                                            weight, lone, change_table, change_map, cdesc,
+                                            cflip, coff, chalf, cres, cdist)
+                if (result[ch] if ch >= 0 else er) == DRAW:
+                    b = number
+                    break
+            best[slot] = b
+
+
 @inline_kernel
-def _emit(desc, half, keys, before, mover, idx, s, occ, parent, r, got):
+def _emit(desc, half, keys, before, mover, idx, s, occ, key, parent, codes, r, got):
     """Append the parent ``before`` (``mover`` to move; its canonical index ``idx`` through
     symmetry ``s``; ``occ`` its occupied squares) and its en passant slots, which have the
-    same moves; returns the new count."""
+    same moves, each with the order key ``key`` of its move here; returns the new count."""
     parent[r, got] = mover * half + idx
+    codes[r, got] = key
     got += 1
     if keys.shape[0] == 0:
         return got
@@ -191,17 +264,46 @@ def _emit(desc, half, keys, before, mover, idx, s, occ, parent, r, got):
             e = find_key(keys, (mover * half + idx) * 8 + SYM[s, before[j]] % 8)
             if e >= 0:
                 parent[r, got] = 2 * half + e
+                codes[r, got] = key
                 got += 1
     return got
 
 
+@inline_kernel
+def _keyed_index(desc, sq, t, syms, pairs, n, kind, fr, to):
+    """``canonical_with``'s index of the parent ``sq`` (kings as ``syms``/``pairs`` found
+    them), the symmetry that gives it, and the smallest order key of its move ``fr`` -> ``to``
+    (by a piece of key kind ``kind``) over the symmetries that give it: more than one when the
+    parent is its own image, and then each image of the move leads to the same child, the
+    first of them in the move order being the one the best-move rule names."""
+    k = desc[0]
+    best = np.int64(-1)
+    best_s = syms[0]
+    key = np.int32(0)
+    for e in range(n):
+        s = syms[e]
+        for i in range(2, k):
+            t[i] = SYM[s, sq[i]]
+        _sort_groups(desc, t)
+        idx = _index_of(desc, t, pairs[e])
+        mk = move_key(kind, SYM[s, fr], SYM[s, to], 0)
+        if best < 0 or idx < best:
+            best = idx
+            best_s = s
+            key = mk
+        elif idx == best and mk < key:
+            key = mk
+    return best, best_s, key
+
+
 @parallel_kernel
-def parents(desc, keys, positions, count, parent):
+def parents(desc, keys, positions, count, parent, codes):
     """Every in-table parent slot of each (legal) position: the other side's last move undone
     (no uncaptures or unpromotions: those come from bigger tables), the parent legal (its side
-    not to move not in check), and each parent's en passant slots.  A double step after which
-    the side to move may take en passant led to an en passant slot, not here; an en passant
-    slot's one parent move is that double step.  Repeats possible (symmetric positions)."""
+    not to move not in check), and each parent's en passant slots; ``codes`` the order key
+    (``keys.py``) of the move from each parent here.  A double step after which the side to
+    move may take en passant led to an en passant slot, not here; an en passant slot's one
+    parent move is that double step.  Repeats possible (symmetric positions)."""
     half = half_size(desc)
     k = desc[0]
     n = positions.shape[0]
@@ -214,6 +316,8 @@ def parents(desc, keys, positions, count, parent):
         origins = np.empty(32, np.int64)
         syms = np.empty(8, np.int64)
         pairs = np.empty(8, np.int64)
+        ksyms = np.empty(8, np.int64)  # a king's move: the symmetries fitting its parent
+        kpairs = np.empty(8, np.int64)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
             ep = -1
@@ -239,9 +343,10 @@ def parents(desc, keys, positions, count, parent):
                         before[i] = f
                         bocc = (occ ^ bit(q)) | bit(f)
                         if not attacked(desc, before, sq[side], mover, bocc, -1):
-                            idx = canonical_with(desc, before, t, syms, pairs, nsym)
-                            got = _emit(desc, half, keys, before, mover, idx, syms[0], bocc,
-                                        parent, r, got)
+                            idx, s, key = _keyed_index(desc, before, t, syms, pairs, nsym,
+                                                       key_kind(desc[2 + i], mover), f, q)
+                            got = _emit(desc, half, keys, before, mover, idx, s, bocc, key,
+                                        parent, codes, r, got)
                 count[r] = got
                 continue
             for i in range(k):
@@ -293,9 +398,12 @@ def parents(desc, keys, positions, count, parent):
                     if attacked(desc, before, sq[side], mover, bocc, -1):
                         continue
                     if i < 2:  # a king moved: the symmetries that fit change
-                        idx, s = canonical(desc, before, t)
+                        kn = pair_symmetries_inline(desc, before, ksyms, kpairs)
+                        idx, s, key = _keyed_index(desc, before, t, ksyms, kpairs, kn, kind, f,
+                                                   q)
                     else:
-                        idx = canonical_with(desc, before, t, syms, pairs, nsym)
-                        s = syms[0]
-                    got = _emit(desc, half, keys, before, mover, idx, s, bocc, parent, r, got)
+                        idx, s, key = _keyed_index(desc, before, t, syms, pairs, nsym,
+                                                   key_kind(code, mover), f, q)
+                    got = _emit(desc, half, keys, before, mover, idx, s, bocc, key, parent,
+                                codes, r, got)
             count[r] = got

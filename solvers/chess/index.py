@@ -206,6 +206,10 @@ def pair_symmetries(desc, sq, syms, pairs):
     return n
 
 
+# the same, inlined into a loop over parents (a king's move changes the symmetries that fit)
+pair_symmetries_inline = inline_kernel(pair_symmetries.py_func)
+
+
 @inline_kernel
 def canonical_with(desc, sq, t, syms, pairs, n):
     """``canonical``'s index of ``sq`` when its kings stand as when ``pair_symmetries`` gave

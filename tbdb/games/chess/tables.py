@@ -16,6 +16,7 @@ from tbdb.games.chess.material import Material
 from tbdb.solvers.chess import edges as edge_kernels
 from tbdb.solvers.chess import ep as ep_kernels
 from tbdb.solvers.chess import index as index_kernels
+from tbdb.solvers.chess import keys as key_kernels
 
 # the most moves (and un-moves) a piece of each type has: pawn (3 targets x 4 promotions),
 # knight, bishop, rook, queen, king
@@ -44,6 +45,7 @@ class ChessSpace:
         self.ep_keys = en_passant_keys(m)
         self.size = 2 * m.half + len(self.ep_keys)
         self._held: dict[str, list[np.ndarray]] = {}
+        self.keyed = False  # ``keyed_moves``
         sides = [[c for c in m.codes if c < 8], [c for c in m.codes if c > 8]]
         # + 1: the stalemate pseudo-move; + 2: the en passant captures of an en passant slot
         self.max_children = 1 + 2 * (len(self.ep_keys) > 0) + \
@@ -106,6 +108,18 @@ class ChessSpace:
         """Drop the batch buffers (the engine calls this when a solve or a check ends)."""
         self._held.clear()
 
+    def keyed_moves(self, on: bool) -> None:
+        """While on, ``children`` gives each move's order key (``solvers/chess/keys.py``) in
+        place of its code and ``parents`` gives them too (docs/kernel-contract.md, "Order
+        keys"): the edge-free solve then records best moves on the way, which chess's codes,
+        not in its move order, cannot do; ``codes_of_keys`` turns them back."""
+        self.keyed = bool(on)
+
+    @staticmethod
+    def codes_of_keys(best: np.ndarray) -> None:
+        """Order keys (int32, in place) back into move codes."""
+        key_kernels.codes_of_keys(best)
+
     def children(self, positions: np.ndarray):
         w = self.max_children
         out = self._buffers("children", len(positions),
@@ -113,11 +127,21 @@ class ChessSpace:
                              (w, np.int16)])
         edge_kernels.children(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64),
                               self.change_table, self.change_map, self.cdesc, self.cflip,
-                              self.coff, self.chalf, self.cres, self.cdist, *out)
+                              self.coff, self.chalf, self.cres, self.cdist, self.keyed, *out)
         return tuple(out)
 
+    def first_draws(self, positions: np.ndarray, result: np.ndarray, best: np.ndarray) -> None:
+        """best[p] of each drawn position p: its first move to a drawn child (the code, or
+        the order key while ``keyed_moves`` is on); docs/kernel-contract.md."""
+        edge_kernels.first_draws(self.desc, self.ep_keys,
+                                 np.ascontiguousarray(positions, np.int64), self.change_table,
+                                 self.change_map, self.cdesc, self.cflip, self.coff, self.chalf,
+                                 self.cres, self.cdist, self.keyed, result, best)
+
     def parents(self, positions: np.ndarray):
+        w = self.max_parents
         out = self._buffers("parents", len(positions),
-                            [(0, np.int32), (self.max_parents, np.int64)])
-        edge_kernels.parents(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64), *out)
-        return tuple(out)
+                            [(0, np.int32), (w, np.int64), (w, np.int32)])
+        edge_kernels.parents(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64),
+                             *out)
+        return tuple(out) if self.keyed else tuple(out[:2])
