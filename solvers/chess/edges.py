@@ -26,6 +26,7 @@ from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAI
     PKPAIR_STAB, SYM, _index_of, _sort_groups, canonical, canonical_index, canonical_with, \
     half_size, orbit, pair_symmetries, pair_symmetries_inline, set_board, slot_weights, unrank
 from tbdb.solvers.chess.keys import key_kind, move_key
+from tbdb.solvers.retrograde.rows import sorted_unique
 from tbdb.solvers.chess.pieces import attacked, bit, fill, placement_occupancy, table_moves, \
     unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
@@ -34,7 +35,10 @@ from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_
 NONE = np.int8(-3)
 ILLEGAL = np.int8(-2)
 DRAW = np.int8(0)
+WIN = np.int8(1)
+LOSS = np.int8(-1)
 NO_MOVE = np.int32(-1)
+NO_EXT = np.int16(32767)
 CHUNK = 4096
 
 
@@ -192,6 +196,102 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
                     ext_result[r, e] = er
                     ext_distance[r, e] = ed
             count[r] = m
+
+
+@inline_kernel
+def _may_repeat(desc, sq, side):
+    """Whether two moves of ``side`` in ``sq`` can lead to one canonical child: to images of
+    each other under a symmetry, which must keep the king that does not move on its square:
+    only a diagonal reflection can, in a table without pawns, with that king on its diagonal
+    (with pawns the one symmetry, the mirror, keeps no square)."""
+    if desc[1]:
+        return False
+    s = sq[1 - side]
+    return s % 8 == s // 8 or s % 8 + s // 8 == 7
+
+
+@parallel_kernel
+def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres,
+              cdist, keyed, distinct, ext_loss, ext_loss_move, ext_win, ext_win_move, ext_draw):
+    """What the edge-free solve needs of each position's children (docs/kernel-contract.md),
+    without rows: the captures and promotions first, and where one leads to a lost child the
+    position is won and its in-table children are not indexed (``distinct`` 0); else they
+    are, and sorted to drop repeats only where two can meet (``_may_repeat``): the sort of
+    every row cost half as much as listing the children."""
+    half = half_size(desc)
+    n = positions.shape[0]
+    chunks = (n + CHUNK - 1) // CHUNK
+    for c in prange(chunks):
+        sq = np.empty(MAX_PIECES, np.int64)
+        after = np.empty(MAX_PIECES, np.int64)
+        csq = np.empty(MAX_PIECES, np.int64)
+        t = np.empty(MAX_PIECES, np.int64)
+        order = np.empty(MAX_PIECES, np.int64)
+        syms = np.empty(8, np.int64)
+        pairs = np.empty(8, np.int64)
+        board = np.zeros(64, np.int8)
+        moves = np.empty(MAX_MOVES, np.int32)
+        victims = np.empty(MAX_MOVES, np.int64)
+        found = np.empty(MAX_MOVES, np.int64)
+        unique = np.empty(MAX_MOVES, np.int64)
+        weight = np.empty(MAX_PIECES, np.int64)
+        lone = np.empty(MAX_PIECES, np.bool_)
+        slot_weights(desc, weight, lone)
+        for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+            p = positions[r]
+            ep = -1
+            if p >= 2 * half:
+                p, ep = ep_square(desc, half, keys[p - 2 * half])
+            side = p // half
+            here = p % half
+            unrank(desc, here, sq)
+            occ = fill(desc, sq, board)
+            m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
+            unfill(desc, sq, board)
+            lo = NO_EXT
+            lo_move = NO_MOVE
+            hi = np.int16(-1)
+            hi_move = NO_MOVE
+            dr = 0
+            if m == 0 and not attacked(desc, sq, sq[side], 1 - side, occ, -1):
+                dr = 1  # stalemate: its pseudo-move leads to a drawn child outside
+            nsym = pair_symmetries(desc, sq, syms, pairs) if m else 0
+            for e in range(m):
+                if victims[e] < 0 and moves[e] >> 12 == 0:
+                    continue  # a quiet move: a child in the table
+                number, _, er, ed = _follow(desc, keys, half, here, sq, side, occ, moves[e],
+                                            victims[e], keyed, after, t, csq, syms, pairs, nsym,
+                                            weight, lone, change_table, change_map, cdesc,
+                                            cflip, coff, chalf, cres, cdist)
+                if er == LOSS:
+                    if ed < lo:
+                        lo = ed
+                        lo_move = number
+                elif er == WIN:
+                    if ed > hi:
+                        hi = ed
+                        hi_move = number
+                else:
+                    dr = 1
+            got = 0
+            if lo == NO_EXT:
+                for e in range(m):
+                    if victims[e] >= 0 or moves[e] >> 12 != 0:
+                        continue
+                    _, at, _, _ = _follow(desc, keys, half, here, sq, side, occ, moves[e],
+                                          victims[e], keyed, after, t, csq, syms, pairs, nsym,
+                                          weight, lone, change_table, change_map, cdesc, cflip,
+                                          coff, chalf, cres, cdist)
+                    found[got] = at
+                    got += 1
+                if _may_repeat(desc, sq, side):
+                    got = sorted_unique(found, got, unique)
+            distinct[r] = got
+            ext_loss[r] = lo
+            ext_loss_move[r] = lo_move
+            ext_win[r] = hi
+            ext_win_move[r] = hi_move
+            ext_draw[r] = dr
 
 
 @parallel_kernel

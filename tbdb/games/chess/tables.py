@@ -130,6 +130,19 @@ class ChessSpace:
                               self.coff, self.chalf, self.cres, self.cdist, self.keyed, *out)
         return tuple(out)
 
+    def summaries(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What the edge-free solve needs of each position's children, without their rows
+        (docs/kernel-contract.md): no in-table child indexed where a capture or promotion
+        wins, repeats looked for only where they can be."""
+        out = self._buffers("summaries", len(positions),
+                            [(0, np.int16), (0, np.int16), (0, np.int32), (0, np.int16),
+                             (0, np.int32), (0, np.int8)])
+        edge_kernels.summaries(self.desc, self.ep_keys,
+                               np.ascontiguousarray(positions, np.int64), self.change_table,
+                               self.change_map, self.cdesc, self.cflip, self.coff, self.chalf,
+                               self.cres, self.cdist, self.keyed, *out)
+        return tuple(out)
+
     def first_draws(self, positions: np.ndarray, result: np.ndarray, best: np.ndarray) -> None:
         """best[p] of each drawn position p: its first move to a drawn child (the code, or
         the order key while ``keyed_moves`` is on); docs/kernel-contract.md."""
