@@ -370,6 +370,28 @@ def _emit(desc, half, keys, before, mover, idx, s, occ, key, parent, codes, r, g
 
 
 @inline_kernel
+def _drop_repeats(parent, codes, r, n):
+    """Row r's first n parents without repeated slots, each keeping its smallest key; the new
+    count (rows that may repeat are few: ``_may_repeat``, the king that does not move
+    being the side to move's here)."""
+    w = 0
+    for a in range(n):
+        p = parent[r, a]
+        seen = False
+        for b in range(w):
+            if parent[r, b] == p:
+                if codes[r, a] < codes[r, b]:
+                    codes[r, b] = codes[r, a]
+                seen = True
+                break
+        if not seen:
+            parent[r, w] = p
+            codes[r, w] = codes[r, a]
+            w += 1
+    return w
+
+
+@inline_kernel
 def _keyed_index(desc, sq, t, syms, pairs, n, kind, fr, to):
     """``canonical_with``'s index of the parent ``sq`` (kings as ``syms``/``pairs`` found
     them), the symmetry that gives it, and the smallest order key of its move ``fr`` -> ``to``
@@ -506,4 +528,6 @@ def parents(desc, keys, positions, count, parent, codes):
                                                    key_kind(code, mover), f, q)
                     got = _emit(desc, half, keys, before, mover, idx, s, bocc, key, parent,
                                 codes, r, got)
+            if _may_repeat(desc, sq, mover):
+                got = _drop_repeats(parent, codes, r, got)
             count[r] = got

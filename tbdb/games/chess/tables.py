@@ -37,6 +37,7 @@ class ChessSpace:
     """The index space of one material table (docs/kernel-contract.md); ``deps`` maps the
     canonical names of the tables its captures and promotions lead to to their solved values
     (anything with ``result`` and ``distance`` arrays)."""
+    parents_distinct = True  # the parents kernel drops the repeats of the rows that can have any
 
     def __init__(self, m: Material, deps: dict):
         self.m = m
