@@ -146,7 +146,6 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
     """Every legal move of each position, in move order (docs/kernel-contract.md); with
     ``keyed`` each move's order key (``keys.py``) in place of its code."""
     half = half_size(desc)
-    k = desc[0]
     n = positions.shape[0]
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
@@ -302,7 +301,6 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
     it; a stalemate's pseudo-move.  ``children``'s work, but a draw's first move nearly always
     draws too, so the children after it are never indexed."""
     half = half_size(desc)
-    k = desc[0]
     n = positions.shape[0]
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
