@@ -46,7 +46,7 @@ class Tablebase:
             self._functions = sql_functions.register(self.store, Prober)
         self.prober = Prober(self.store)
         self.closed = False
-        # per game name: (position type, the prober's direct lookup) or None (``Prober.route``)
+        # per game name as asked for: the prober's route to libtbprobe (``Prober.route``)
         self._routes: dict = {}
 
     def _game(self, position: Any, game: str | None):

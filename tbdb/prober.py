@@ -55,7 +55,7 @@ class Prober:
         self.stats = ProbeStats()
         self._built_names: dict[str, list[str]] = {}  # games that search their tables
         self._lock = threading.RLock()
-        self._plans: dict = {}  # per game: how its single lookups go to libtbprobe (``_plan``)
+        self._routes: dict = {}  # per game name: its single lookups' way to libtbprobe (``route``)
 
     # ------------------------------------------------------------------ tables
 
@@ -237,36 +237,30 @@ class Prober:
             self.store.native_add(game.name, loc.table)
         return loc, got
 
-    def _plan(self, game):
-        """How single lookups of ``game`` without options go to libtbprobe: (the prober, whether
-        the game adds lookup extras, whether it values some positions by their children), or
-        False (not served); worked out once per game."""
-        plan = self._plans.get(game.name)
-        if plan is None:
-            native = getattr(self.store, "native", None)
-            kind = type(game)
-            plan = self._plans[game.name] = (
-                native, kind.lookup_extras is not Game.lookup_extras,
-                kind.by_children is not Game.by_children) \
-                if native is not None and native.serving(game) else False
-        return plan
-
     def route(self, game):
-        """A direct lookup of ``game``'s position objects without options, for
-        ``Tablebase.lookup`` to call holding the lock: (the position type, ``route``, the
-        game), where ``route(position)`` is the ``LookupResult`` when libtbprobe answers it,
-        else None (``lookup_python``'s, which does not ask C again).  None for a game C does not
-        serve alone (lookup extras, values from the children).  On a table not probed lately
-        every Python step meets cold caches and costs more than the probe: the layers of the
-        full path (the game's lookup, its coercion, the plan) doubled a CDC lookup's median
-        (11.3-12.9 us against 5.5-6.7 for the bare call and the result)."""
-        plan = self._plan(game)
-        if not plan or plan[1] or plan[2]:
+        """How single lookups of ``game`` without options go to libtbprobe, worked out once per
+        game: (the position type, ``lookup``, the game), where ``lookup(position)`` (a position
+        object, the prober's lock held) is the ``LookupResult`` from one call into C where C
+        answers it (a stored value with a stored best move), else None (``lookup_python``'s,
+        which does not ask C again); None for a game C does not serve.  ``lookup_held`` calls
+        it, and ``Tablebase.lookup`` directly for an engine's call: on a table not probed lately
+        every Python step meets cold caches and costs more than the probe (the full path's
+        layers, the game's lookup, its coercion, the plan, doubled a CDC lookup's median:
+        11.3-12.9 us against 5.5-6.7 for the bare call and the result)."""
+        if game.name in self._routes:
+            return self._routes[game.name]
+        native = getattr(self.store, "native", None)
+        if native is None or not native.serving(game):
+            self._routes[game.name] = None
             return None
-        native = plan[0]
-        probe, name, kind, stats = native.base.probe, game.name, game.position_type, self.stats
+        kind = type(game)
+        extras = kind.lookup_extras is not Game.lookup_extras
+        children = kind.by_children is not Game.by_children
+        probe, name, stats = native.base.probe, game.name, self.stats
 
         def lookup(position):
+            if children and game.by_children(position):
+                return None
             text = position.text
             got = probe(name, text, -1)
             if type(got) is not tuple or got[3] is None:  # a table to open, or not C's
@@ -278,29 +272,12 @@ class Prober:
                 stats.probes += 1
                 stats.hits += 1
             r = LookupResult(name, text, OUTCOMES[got[0]], got[1], got[3])
+            if extras:
+                r.extras.update(game.lookup_extras(position, r))
             r.__dict__["_source"] = (self, game, position, got[3], {})
             return r
-        return kind, lookup, game
-
-    def _lookup_native(self, game, position) -> LookupResult | None:
-        """The lookup from one call into C where libtbprobe answers it (a stored value with a
-        stored best move), else None: the fewest Python steps around the probe, since on a
-        table not probed lately they cost more than the probe (each step meets cold caches)."""
-        plan = self._plan(game)
-        if not plan:
-            return None
-        native, extras, children = plan
-        if children and game.by_children(position):
-            return None
-        text = position.text
-        got = self._c_answer(native, game.name, text)
-        if got is None:
-            return None
-        r = LookupResult(game.name, text, OUTCOMES[got[0]], got[1], got[3])
-        if extras:
-            r.extras.update(game.lookup_extras(position, r))
-        r.__dict__["_source"] = (self, game, position, got[3], {})
-        return r
+        route = self._routes[game.name] = (game.position_type, lookup, game)
+        return route
 
     @_locked
     def lookup(self, game, position, **options) -> LookupResult:
@@ -309,8 +286,9 @@ class Prober:
     def lookup_held(self, game, position, **options) -> LookupResult:
         """``lookup`` for a caller that holds the lock (``Tablebase.lookup``)."""
         position = game.coerce(position)
-        if not options:  # C is asked here or not at all (it serves no lookup with options)
-            r = self._lookup_native(game, position)
+        route = self.route(game) if not options else None  # C serves no lookup with options
+        if route is not None:  # C is asked here or not at all
+            r = route[1](position)
             if r is not None:
                 return r
         return self.lookup_python(game, position, **options)
