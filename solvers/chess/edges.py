@@ -86,6 +86,39 @@ def census(desc, keys, lo, hi, kind, mult):
 
 
 @inline_kernel
+def _move_scratch(desc):
+    """The scratch of a kernel that lists moves and follows them (``_listed``, ``_follow``),
+    one set per chunk: sq, after, csq, t, order, syms, pairs, board, moves, victims, and the
+    table's slot weights and lone slots (``slot_weights``)."""
+    weight = np.empty(MAX_PIECES, np.int64)
+    lone = np.empty(MAX_PIECES, np.bool_)
+    slot_weights(desc, weight, lone)
+    return (np.empty(MAX_PIECES, np.int64), np.empty(MAX_PIECES, np.int64),
+            np.empty(MAX_PIECES, np.int64), np.empty(MAX_PIECES, np.int64),
+            np.empty(MAX_PIECES, np.int64), np.empty(8, np.int64), np.empty(8, np.int64),
+            np.zeros(64, np.int8), np.empty(MAX_MOVES, np.int32), np.empty(MAX_MOVES, np.int64),
+            weight, lone)
+
+
+@inline_kernel
+def _listed(desc, keys, half, slot, sq, board, moves, victims, order):
+    """The position of ``slot`` (an en passant slot's board and capture included) into
+    ``sq`` and its legal moves into ``moves``/``victims``: (side to move, its index, its
+    occupied squares, how many moves)."""
+    p = slot
+    ep = -1
+    if p >= 2 * half:
+        p, ep = ep_square(desc, half, keys[p - 2 * half])
+    side = p // half
+    here = p % half
+    unrank(desc, here, sq)
+    occ = fill(desc, sq, board)
+    m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
+    unfill(desc, sq, board)
+    return side, here, occ, m
+
+
+@inline_kernel
 def _follow(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after, t, csq, syms, pairs,
             nsym, weight, lone, change_table, change_map, cdesc, cflip, coff, chalf, cres, cdist):
     """Where the move ``mv`` (taking slot ``victim``, -1 none) of the position ``sq`` (index
@@ -149,30 +182,11 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
     n = positions.shape[0]
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
-        sq = np.empty(MAX_PIECES, np.int64)
-        after = np.empty(MAX_PIECES, np.int64)
-        csq = np.empty(MAX_PIECES, np.int64)
-        t = np.empty(MAX_PIECES, np.int64)
-        order = np.empty(MAX_PIECES, np.int64)
-        syms = np.empty(8, np.int64)
-        pairs = np.empty(8, np.int64)
-        board = np.zeros(64, np.int8)
-        moves = np.empty(MAX_MOVES, np.int32)
-        victims = np.empty(MAX_MOVES, np.int64)
-        weight = np.empty(MAX_PIECES, np.int64)
-        lone = np.empty(MAX_PIECES, np.bool_)
-        slot_weights(desc, weight, lone)
+        sq, after, csq, t, order, syms, pairs, board, moves, victims, weight, lone = \
+            _move_scratch(desc)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            p = positions[r]
-            ep = -1
-            if p >= 2 * half:
-                p, ep = ep_square(desc, half, keys[p - 2 * half])
-            side = p // half
-            here = p % half
-            unrank(desc, here, sq)
-            occ = fill(desc, sq, board)
-            m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
-            unfill(desc, sq, board)
+            side, here, occ, m = _listed(desc, keys, half, positions[r], sq, board, moves,
+                                         victims, order)
             if m == 0:
                 if attacked(desc, sq, sq[side], 1 - side, occ, -1):
                     count[r] = 0
@@ -221,32 +235,13 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
     n = positions.shape[0]
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
-        sq = np.empty(MAX_PIECES, np.int64)
-        after = np.empty(MAX_PIECES, np.int64)
-        csq = np.empty(MAX_PIECES, np.int64)
-        t = np.empty(MAX_PIECES, np.int64)
-        order = np.empty(MAX_PIECES, np.int64)
-        syms = np.empty(8, np.int64)
-        pairs = np.empty(8, np.int64)
-        board = np.zeros(64, np.int8)
-        moves = np.empty(MAX_MOVES, np.int32)
-        victims = np.empty(MAX_MOVES, np.int64)
+        sq, after, csq, t, order, syms, pairs, board, moves, victims, weight, lone = \
+            _move_scratch(desc)
         found = np.empty(MAX_MOVES, np.int64)
         unique = np.empty(MAX_MOVES, np.int64)
-        weight = np.empty(MAX_PIECES, np.int64)
-        lone = np.empty(MAX_PIECES, np.bool_)
-        slot_weights(desc, weight, lone)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            p = positions[r]
-            ep = -1
-            if p >= 2 * half:
-                p, ep = ep_square(desc, half, keys[p - 2 * half])
-            side = p // half
-            here = p % half
-            unrank(desc, here, sq)
-            occ = fill(desc, sq, board)
-            m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
-            unfill(desc, sq, board)
+            side, here, occ, m = _listed(desc, keys, half, positions[r], sq, board, moves,
+                                         victims, order)
             lo = NO_EXT
             lo_move = NO_MOVE
             hi = np.int16(-1)
@@ -304,31 +299,12 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
     n = positions.shape[0]
     chunks = (n + CHUNK - 1) // CHUNK
     for c in prange(chunks):
-        sq = np.empty(MAX_PIECES, np.int64)
-        after = np.empty(MAX_PIECES, np.int64)
-        csq = np.empty(MAX_PIECES, np.int64)
-        t = np.empty(MAX_PIECES, np.int64)
-        order = np.empty(MAX_PIECES, np.int64)
-        syms = np.empty(8, np.int64)
-        pairs = np.empty(8, np.int64)
-        board = np.zeros(64, np.int8)
-        moves = np.empty(MAX_MOVES, np.int32)
-        victims = np.empty(MAX_MOVES, np.int64)
-        weight = np.empty(MAX_PIECES, np.int64)
-        lone = np.empty(MAX_PIECES, np.bool_)
-        slot_weights(desc, weight, lone)
+        sq, after, csq, t, order, syms, pairs, board, moves, victims, weight, lone = \
+            _move_scratch(desc)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             slot = positions[r]
-            p = slot
-            ep = -1
-            if p >= 2 * half:
-                p, ep = ep_square(desc, half, keys[p - 2 * half])
-            side = p // half
-            here = p % half
-            unrank(desc, here, sq)
-            occ = fill(desc, sq, board)
-            m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
-            unfill(desc, sq, board)
+            side, here, occ, m = _listed(desc, keys, half, slot, sq, board, moves, victims,
+                                         order)
             b = NO_MOVE
             if m == 0:
                 if not attacked(desc, sq, sq[side], 1 - side, occ, -1):
