@@ -1,14 +1,46 @@
+import os
+import shutil
+
 import pytest
 
 import tbdb
+
+try:
+    import fcntl
+except ImportError:  # (not on Windows: each worker builds its own)
+    fcntl = None
+
+
+def _built_once(tmp_path_factory, name: str, build) -> str:
+    """A database ``build(path)`` makes, built once per test run rather than once per xdist
+    worker: the first worker to ask builds it under a lock in the run's shared temporary
+    directory, the others wait and reuse it.  Each worker gets its own copy, so no test of one
+    worker can see what a test of another did to its file.  (The every-game build is two to
+    three minutes of a worker's time in CI.)"""
+    own = tmp_path_factory.mktemp(name) / "tb.duckdb"
+    base = tmp_path_factory.getbasetemp()
+    if fcntl is None or not os.environ.get("PYTEST_XDIST_WORKER"):
+        build(str(own))
+        return str(own)
+    shared = base.parent / f"shared-{name}"
+    with open(base.parent / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (shared / "built").exists():
+            shutil.rmtree(shared, ignore_errors=True)  # (a worker that failed half way)
+            shared.mkdir()
+            build(str(shared / "tb.duckdb"))
+            (shared / "built").touch()
+    for f in os.listdir(shared):
+        if f.startswith("tb.duckdb"):  # (the database and any write-ahead log beside it)
+            shutil.copyfile(shared / f, own.parent / f)
+    return str(own)
 
 
 @pytest.fixture(scope="session")
 def kcvp_db(tmp_path_factory):
     """A small database: KCvP and what it needs (CvP), built once per test session."""
-    path = tmp_path_factory.mktemp("kcvp") / "tb.duckdb"
-    tbdb.build("cdc", db=str(path), material="KCvP", progress=False)
-    return str(path)
+    return _built_once(tmp_path_factory, "kcvp", lambda path: tbdb.build(
+        "cdc", db=path, material="KCvP", progress=False))
 
 
 @pytest.fixture(scope="session")
@@ -16,7 +48,8 @@ def every_game_db(tmp_path_factory):
     """Every registered game's example build in one file, built once per test session (the
     web tests)."""
     from tbdb import games
-    path = str(tmp_path_factory.mktemp("every-game") / "tb.duckdb")
-    for g in games.all_games():
-        tbdb.build(g.name, db=path, progress=False, **g.example_build)
-    return path
+
+    def build(path):
+        for g in games.all_games():
+            tbdb.build(g.name, db=path, progress=False, **g.example_build)
+    return _built_once(tmp_path_factory, "every-game", build)
