@@ -177,7 +177,8 @@ class Tablebase:
                     self._functions.release()
                 self.store.close()
                 self.closed = True
-                self._routes.clear()  # they hold libtbprobe's base
+                self._routes.clear()  # they hold libtbprobe's base: it closes with the last
+                self.prober.drop_routes()
 
     def __enter__(self) -> Tablebase:
         return self

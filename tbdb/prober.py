@@ -52,10 +52,24 @@ class Prober:
     def __init__(self, store):
         self.store = store
         self.tables: dict[tuple[str, str], StoredTable] = {}
-        self.stats = ProbeStats()
+        self._stats = ProbeStats()
+        self._counted = 0  # the routes' answers already in ``_stats``
         self._built_names: dict[str, list[str]] = {}  # games that search their tables
         self._lock = threading.RLock()
         self._routes: dict = {}  # per game name: its single lookups' way to libtbprobe (``route``)
+
+    @property
+    def stats(self) -> ProbeStats:
+        """What this prober has done, the lookups libtbprobe's routes answered in C included
+        (counted there: a Python counter each would cost every lookup a step)."""
+        native = getattr(self.store, "native", None)
+        if native is not None:
+            n = native.routed
+            if n != self._counted:
+                self._stats.probes += n - self._counted
+                self._stats.hits += n - self._counted
+                self._counted = n
+        return self._stats
 
     # ------------------------------------------------------------------ tables
 
@@ -218,7 +232,7 @@ class Prober:
             got = native.base.probe(name, text, -1)
         if type(got) is not tuple or got[3] is None:
             return None
-        native.answered += 1
+        native.asked += 1
         self.stats.probes += 1
         self.stats.hits += 1
         return got
@@ -243,10 +257,11 @@ class Prober:
         object, the prober's lock held) is the ``LookupResult`` from one call into C where C
         answers it (a stored value with a stored best move), else None (``lookup_python``'s,
         which does not ask C again); None for a game C does not serve.  ``lookup_held`` calls
-        it, and ``Tablebase.lookup`` directly for an engine's call: on a table not probed lately
-        every Python step meets cold caches and costs more than the probe (the full path's
-        layers, the game's lookup, its coercion, the plan, doubled a CDC lookup's median:
-        11.3-12.9 us against 5.5-6.7 for the bare call and the result)."""
+        it, and ``Tablebase.lookup`` directly for an engine's call.  The call is the
+        extension's ``Route``: text, probe, the table's file opened when C asks for it
+        (``native_open``), and the result with its ``_source`` made in C.  Why: on a table not
+        probed lately every Python step meets cold caches and costs more than the probe (the
+        Python route of the same steps took 1.3 us of a warm lookup's 3.2, 2-3 us cold)."""
         if game.name in self._routes:
             return self._routes[game.name]
         native = getattr(self.store, "native", None)
@@ -256,28 +271,27 @@ class Prober:
         kind = type(game)
         extras = kind.lookup_extras is not Game.lookup_extras
         children = kind.by_children is not Game.by_children
-        probe, name, stats = native.base.probe, game.name, self.stats
+        # (``_source``'s options: one empty dict for every result, read only as ``**options``)
+        lookup = native.base.route(game.name, LookupResult,
+                                   (OUTCOMES[-1], OUTCOMES[0], OUTCOMES[1]), self, game, {},
+                                   self.store.native_open)
+        if extras or children:
+            c_lookup = lookup
 
-        def lookup(position):
-            if children and game.by_children(position):
-                return None
-            text = position.text
-            got = probe(name, text, -1)
-            if type(got) is not tuple or got[3] is None:  # a table to open, or not C's
-                got = self._c_answer(native, name, text, got)
-                if got is None:
+            def lookup(position):
+                if children and game.by_children(position):
                     return None
-            else:
-                native.answered += 1
-                stats.probes += 1
-                stats.hits += 1
-            r = LookupResult(name, text, OUTCOMES[got[0]], got[1], got[3])
-            if extras:
-                r.extras.update(game.lookup_extras(position, r))
-            r.__dict__["_source"] = (self, game, position, got[3], {})
-            return r
+                r = c_lookup(position)
+                if r is not None and extras:
+                    r.extras.update(game.lookup_extras(position, r))
+                return r
         route = self._routes[game.name] = (game.position_type, lookup, game)
         return route
+
+    def drop_routes(self) -> None:
+        """Forget the routes (``Tablebase.close``): each holds libtbprobe's base, whose files
+        stay mapped until the last is gone."""
+        self._routes.clear()
 
     @_locked
     def lookup(self, game, position, **options) -> LookupResult:

@@ -22,6 +22,7 @@ typedef struct {
     Py_ssize_t nviews, cap;
     char missing[TB_NAME_MAX];   /* the table the last probe looked for and did not have */
     int has_missing;
+    unsigned long long answered;   /* lookups its routes answered (Base.answered) */
 } BaseObject;
 
 static void note_missing(void *ctx, const char *name)
@@ -138,6 +139,178 @@ static PyObject *Base_table_count(BaseObject *self, PyObject *unused)
     return PyLong_FromLong(tb_table_count(self->tb));
 }
 
+
+/* ---- Routes: an engine's single lookup, position object to LookupResult, in one call ----
+ *
+ * base.route(game, result_type, outcomes, prober, game_object, options, on_missing) makes a
+ * callable route(position) for tbdb's Prober.route: the position's text (its cached `_text`,
+ * else `text`), the probe, and the `LookupResult` built here, its `_source` set as the Python
+ * path sets it; None for anything C does not answer exactly as the Python path does (text C
+ * cannot parse, a value without a stored best move, a status), which the caller's Python path
+ * then answers or words as an error.  A table the base does not hold yet: on_missing(game,
+ * table) (the reader opens, checks and adds its file; True when C has it), then the probe again.
+ * Why in C: an engine's lookups meet cold caches (each on a table not probed lately), and every
+ * Python step between the call and the answer costs a microsecond or more there. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    BaseObject *base;
+    PyObject *game_name, *result_type, *outcomes[3], *prober, *game, *options, *on_missing;
+} RouteObject;
+
+static PyObject *s_text, *s__text, *s_game, *s_position, *s_outcome, *s_distance, *s_best_move,
+                *s_extras, *s__source, *s_empty;
+
+static PyObject *route_text(PyObject *position)
+{
+    PyObject *text = PyObject_GetAttr(position, s__text);   /* cached by most games' positions */
+    if (text && PyUnicode_Check(text)) return text;
+    Py_XDECREF(text);
+    PyErr_Clear();
+    return PyObject_GetAttr(position, s_text);
+}
+
+static PyObject *route_result(RouteObject *self, PyObject *position, PyObject *text,
+                              const tb_value *v, const char *move, int n)
+{
+    PyTypeObject *tp = (PyTypeObject *)self->result_type;
+    PyObject *r = tp->tp_new(tp, s_empty, NULL);   /* object.__new__: __init__ would check */
+    if (!r) return NULL;
+    PyObject *best = PyUnicode_FromStringAndSize(move, n), *distance = PyLong_FromLong(v->distance),
+             *extras = PyDict_New(), *source = NULL;
+    if (best && distance && extras)
+        source = PyTuple_Pack(5, self->prober, self->game, position, best, self->options);
+    int bad = !source ||
+        PyObject_GenericSetAttr(r, s_game, self->game_name) < 0 ||
+        PyObject_GenericSetAttr(r, s_position, text) < 0 ||
+        PyObject_GenericSetAttr(r, s_outcome, self->outcomes[v->result + 1]) < 0 ||
+        PyObject_GenericSetAttr(r, s_distance, distance) < 0 ||
+        PyObject_GenericSetAttr(r, s_best_move, best) < 0 ||
+        PyObject_GenericSetAttr(r, s_extras, extras) < 0 ||
+        PyObject_GenericSetAttr(r, s__source, source) < 0;
+    Py_XDECREF(best);
+    Py_XDECREF(distance);
+    Py_XDECREF(extras);
+    Py_XDECREF(source);
+    if (bad) Py_CLEAR(r);
+    return r;
+}
+
+static PyObject *Route_call(RouteObject *self, PyObject *const *args, size_t nargsf,
+                            PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames) {
+        PyErr_SetString(PyExc_TypeError, "route(position)");
+        return NULL;
+    }
+    BaseObject *base = self->base;
+    PyObject *text = route_text(args[0]);
+    if (!text) return NULL;
+    const char *game = PyUnicode_AsUTF8(self->game_name), *t = PyUnicode_AsUTF8(text);
+    if (!game || !t) {
+        Py_DECREF(text);
+        return NULL;
+    }
+    tb_position pos;
+    tb_value v;
+    char err[256], move[64];
+    int st = base->tb ? tb_parse(game, t, &pos, err, sizeof err) : TB_INVALID;
+    if (st == TB_OK) {
+        base->has_missing = 0;
+        st = tb_probe_position(base->tb, &pos, -1, &v);
+        if (st == TB_MISSING && base->has_missing) {
+            PyObject *ok = PyObject_CallFunction(self->on_missing, "ss", game, base->missing);
+            int took = ok ? PyObject_IsTrue(ok) : -1;
+            Py_XDECREF(ok);
+            if (took < 0) {
+                Py_DECREF(text);
+                return NULL;
+            }
+            if (took && base->tb) st = tb_probe_position(base->tb, &pos, -1, &v);
+        }
+    }
+    int n = st == TB_OK && v.move >= 0 && v.result >= -1 && v.result <= 1 ?
+        tb_move_text(&pos, v.move, move, sizeof move) : -1;
+    PyObject *r = n >= 0 ? route_result(self, args[0], text, &v, move, n) : Py_NewRef(Py_None);
+    if (r && r != Py_None) base->answered++;
+    Py_DECREF(text);
+    return r;
+}
+
+static void Route_dealloc(RouteObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->base);
+    Py_CLEAR(self->game_name);
+    Py_CLEAR(self->result_type);
+    for (int i = 0; i < 3; i++) Py_CLEAR(self->outcomes[i]);
+    Py_CLEAR(self->prober);
+    Py_CLEAR(self->game);
+    Py_CLEAR(self->options);
+    Py_CLEAR(self->on_missing);
+    PyObject_GC_Del(self);
+}
+
+static int Route_traverse(RouteObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->base);
+    Py_VISIT(self->result_type);
+    Py_VISIT(self->prober);
+    Py_VISIT(self->game);
+    Py_VISIT(self->options);
+    Py_VISIT(self->on_missing);
+    return 0;
+}
+
+static PyTypeObject RouteType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tbdb._tbprobe.Route",
+    .tp_basicsize = sizeof(RouteObject),
+    .tp_dealloc = (destructor)Route_dealloc,
+    .tp_traverse = (traverseproc)Route_traverse,
+    .tp_vectorcall_offset = offsetof(RouteObject, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "route(position) -> LookupResult, or None for the Python path (Base.route).",
+};
+
+/* route(game, result_type, outcomes, prober, game_object, options, on_missing) -> Route;
+ * outcomes: the texts of loss, draw and win */
+static PyObject *Base_route(BaseObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7 || !PyUnicode_Check(args[0]) || !PyType_Check(args[1]) ||
+            !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 3 || !PyCallable_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "route(game, result_type, (loss, draw, win), prober, "
+                        "game_object, options, on_missing)");
+        return NULL;
+    }
+    RouteObject *r = PyObject_GC_New(RouteObject, &RouteType);
+    if (!r) return NULL;
+    r->vectorcall = (vectorcallfunc)Route_call;
+    r->base = (BaseObject *)Py_NewRef(self);
+    r->game_name = Py_NewRef(args[0]);
+    r->result_type = Py_NewRef(args[1]);
+    for (int i = 0; i < 3; i++) r->outcomes[i] = Py_NewRef(PyTuple_GET_ITEM(args[2], i));
+    r->prober = Py_NewRef(args[3]);
+    r->game = Py_NewRef(args[4]);
+    r->options = Py_NewRef(args[5]);
+    r->on_missing = Py_NewRef(args[6]);
+    PyObject_GC_Track(r);
+    return (PyObject *)r;
+}
+
+/* answered -> lookups the base's routes answered */
+static PyObject *Base_answered(BaseObject *self, void *unused)
+{
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(self->answered);
+}
+
+static PyGetSetDef Base_getset[] = {
+    {"answered", (getter)Base_answered, NULL, "Lookups the base's routes answered.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
 static PyMethodDef Base_methods[] = {
     {"add_buffer", (PyCFunction)(void (*)(void))Base_add_buffer, METH_FASTCALL,
      "add_buffer(buffer, name): a probe file's bytes, held until the base is freed."},
@@ -145,6 +318,9 @@ static PyMethodDef Base_methods[] = {
      "probe(game, text, plies_left) -> (result, distance, score, best_move), the name of a table "
      "not added (str), or a status (int)."},
     {"table_count", (PyCFunction)Base_table_count, METH_NOARGS, "Tables added."},
+    {"route", (PyCFunction)(void (*)(void))Base_route, METH_FASTCALL,
+     "route(game, result_type, (loss, draw, win), prober, game_object, options, on_missing) -> "
+     "route(position): a LookupResult from one call, or None for the Python path."},
     {NULL, NULL, 0, NULL}
 };
 
@@ -156,6 +332,7 @@ static PyTypeObject BaseType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "libtbprobe's tb_base: probe files added one by one, probed from text.",
     .tp_methods = Base_methods,
+    .tp_getset = Base_getset,
     .tp_new = Base_new,
 };
 
@@ -166,7 +343,14 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__tbprobe(void)
 {
-    if (PyType_Ready(&BaseType) < 0) return NULL;
+    if (PyType_Ready(&BaseType) < 0 || PyType_Ready(&RouteType) < 0) return NULL;
+    static const char *names[] = {"text", "_text", "game", "position", "outcome", "distance",
+                                  "best_move", "extras", "_source"};
+    PyObject **interned[] = {&s_text, &s__text, &s_game, &s_position, &s_outcome, &s_distance,
+                             &s_best_move, &s_extras, &s__source};
+    for (int i = 0; i < 9; i++)
+        if (!(*interned[i] = PyUnicode_InternFromString(names[i]))) return NULL;
+    if (!(s_empty = PyTuple_New(0))) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&BaseType);

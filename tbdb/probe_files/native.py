@@ -97,8 +97,19 @@ class NativeProber:
         self.base = _tbprobe.Base(path, LAZY_LIMIT)
         self.added: set[str] = set()  # files offered
         self.serving_files: set[str] = set()  # files C took
-        self.answered = 0  # lookups it answered (the tests check that it is used)
+        self.asked = 0  # lookups answered through ``base.probe`` (its routes count their own)
+        self._routed_before_close = 0
         self.games: dict[str, bool] = {}  # ``serves`` by game name
+
+    @property
+    def routed(self) -> int:
+        """Lookups the base's routes (``Prober.route``) answered."""
+        return self._routed_before_close + (self.base.answered if self.base is not None else 0)
+
+    @property
+    def answered(self) -> int:
+        """Lookups C answered, by probe or by route (the tests check that it is used)."""
+        return self.asked + self.routed
 
     def serving(self, game) -> bool:
         got = self.games.get(game.name)
@@ -122,4 +133,5 @@ class NativeProber:
         return True
 
     def close(self) -> None:
+        self._routed_before_close = self.routed
         self.base = None  # tb_close, and the files' buffers released
