@@ -109,6 +109,33 @@ def test_lookups_through_libtbprobe_equal_the_python_path(probe_dir, game, monke
 
 
 @needs_native
+@pytest.mark.parametrize("lazy_limit", [None, 0])
+def test_an_engines_first_lookups_open_their_tables_in_the_route(probe_dir, lazy_limit,
+                                                                  monkeypatch):
+    """Position objects on a directory just opened, so that each table's first lookup is the
+    route's (``Prober.route``, the extension's ``Route``): C opens files up to the lazy limit
+    itself and asks the reader (``native_open``) for the others (limit 0: every file); the
+    answers, errors included, are the Python path's, and ``tb.stats()`` counts what C
+    answered."""
+    if lazy_limit is not None:
+        monkeypatch.setattr(native, "LAZY_LIMIT", lazy_limit)
+    for game in SERVED:
+        texts = _texts(probe_dir, game)[::7]
+        objects = _objects(texts, game)
+        with _python(probe_dir, monkeypatch) as py:
+            want = [_answer(py, t, game) for t in objects]
+        with tbdb.open(probe_dir) as tb:
+            got = [_answer(tb, p, game) for p in objects.values()]
+            routed = tb.store.native.routed
+            stats = tb.stats()
+            if lazy_limit == 0:  # every table handed over by the reader, none opened by C
+                assert len(tb.store.native.serving_files) == tb.store.native.base.table_count() > 0
+        assert got == want, game
+        assert routed == sum(1 for w in want if w.startswith("{") and json.loads(w)["best_move"])
+        assert stats.hits >= routed > 0 and stats.probes >= stats.hits
+
+
+@needs_native
 def test_moves_and_lines_of_a_native_lookup_are_the_python_ones(probe_dir, monkeypatch):
     texts = _texts(probe_dir, "cdc")[:200]
     with _python(probe_dir, monkeypatch) as py:
