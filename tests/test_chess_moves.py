@@ -123,3 +123,57 @@ def test_fen_forms():
         G.coerce("8/8/8/8/8/8/4P3/K6k w - - 0 1").push("e2e5")
     assert Position.parse("8/8/8/8/8/8/4P3/K6k w - - 0 1").push("e4").text == \
         "8/8/8/8/4P3/8/8/K6k b - - 0 1"
+
+
+@pytest.mark.parametrize("material", ["KRvKB", "KQvKR", "KBNvKQ", "KRPvKB", "KQBvKR"])
+def test_the_table_generator_lists_the_board_generators_moves(material):
+    """``pieces.table_moves`` (the table kernels' generator: attack maps for the king's steps,
+    tests only for pinned pieces and in check) against ``moves.legal_moves`` (the board
+    generator perft checks), move for move and in order, on random positions of tables whose
+    sliders pin, check and guard the kings' squares; a generator that skipped the test of a
+    pinned piece, or let a king step along a slider's line away from it, fails here."""
+    import numpy as np
+
+    from tbdb.games.chess.material import Material
+    from tbdb.solvers.chess import moves, pieces
+    from tbdb.solvers.chess.index import half_size, unrank
+    from tbdb.solvers.jit import kernel
+
+    @kernel
+    def both(desc, slots, got, want, counts):
+        k = desc[0]
+        half = half_size(desc)
+        sq = np.empty(8, np.int64)
+        order = np.empty(8, np.int64)
+        victims = np.empty(moves.MAX_MOVES, np.int64)
+        board = np.zeros(64, np.int8)
+        chessboard = np.zeros(64, np.int8)
+        done = 0
+        for r in range(slots.shape[0]):
+            side = slots[r] // half
+            unrank(desc, slots[r] % half, sq)
+            occ = pieces.placement_occupancy(desc, sq, k)
+            if occ == 0 or pieces.attacked(desc, sq, sq[1 - side], side, occ, -1):
+                continue  # not a placement, or the side not to move in check
+            occ = pieces.fill(desc, sq, board)
+            for i in range(k):
+                chessboard[sq[i]] = desc[2 + i]
+            counts[done, 0] = pieces.table_moves(desc, sq, side, -1, board, occ, got[done],
+                                                 victims, order)
+            counts[done, 1] = moves.legal_moves(chessboard, side, -1, want[done])
+            pieces.unfill(desc, sq, board)
+            for i in range(k):
+                chessboard[sq[i]] = 0
+            done += 1
+        return done
+
+    desc = Material.parse(material).desc
+    rng = np.random.default_rng(5)
+    slots = rng.integers(0, 2 * half_size(desc), 20_000)
+    got = np.zeros((len(slots), moves.MAX_MOVES), np.int32)
+    want = np.zeros_like(got)
+    counts = np.zeros((len(slots), 2), np.int64)
+    done = both(desc, slots, got, want, counts)
+    assert done > 5_000
+    assert (counts[:done, 0] == counts[:done, 1]).all()
+    assert (got[:done] == want[:done]).all()

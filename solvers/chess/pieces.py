@@ -120,6 +120,56 @@ def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank, 
 
 
 @inline_kernel
+def _attacks(desc, sq, by, occ, skip):
+    """The squares the pieces of colour ``by`` (squares ``sq``; slot ``skip`` left out, or -1)
+    attack, sliders stopping at the first occupied square of ``occ``."""
+    want = by * BLACK_BIT
+    out = np.uint64(0)
+    for i in range(desc[0]):
+        c = desc[2 + i]
+        if i == skip or (c & BLACK_BIT) != want:
+            continue
+        a = sq[i]
+        t = c & 7
+        if t == KNIGHT:
+            out |= ATT_N[a]
+        elif t == KING:
+            out |= ATT_K[a]
+        elif t == PAWN:
+            out |= ATT_P[by, a]
+        else:
+            d0 = 4 if t == BISHOP else 0
+            d1 = 4 if t == ROOK else 8
+            for d in range(d0, d1):
+                for j in range(RAY_LEN[a, d]):
+                    b = bit(RAYS[a, d, j])
+                    out |= b
+                    if occ & b:
+                        break
+    return out
+
+
+@inline_kernel
+def _pinned(desc, sq, side, occ, king):
+    """The squares that may hold a piece pinned to ``side``'s king (on ``king``): the one
+    occupied square between the king and an enemy slider that moves along their line."""
+    want = (1 - side) * BLACK_BIT
+    out = np.uint64(0)
+    for i in range(desc[0]):
+        c = desc[2 + i]
+        t = c & 7
+        if (c & BLACK_BIT) != want or t < BISHOP or t > QUEEN:
+            continue
+        ln = LINE[king, sq[i]]
+        if ln == 0 or (t == ROOK and ln == 2) or (t == BISHOP and ln == 1):
+            continue
+        inside = BETWEEN[king, sq[i]] & occ
+        if inside != 0 and inside & (inside - np.uint64(1)) == 0:  # exactly one
+            out |= inside
+    return out
+
+
+@inline_kernel
 def table_moves(desc, sq, side, ep, board, occ, out, victims, order):
     """Every legal move of ``side`` in the table position ``sq`` (``ep``: the en passant
     square, -1 none; ``board``: its slot number + 1 on each occupied square, 0 empty; ``occ``
@@ -138,16 +188,21 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order):
             order[j] = i
             m += 1
     king = sq[side]
-    # a side not in check whose piece stands on no line through its king cannot expose the
-    # king by moving that piece (it opens no line to the king; a capture only removes an
-    # attacker): such moves need no test
-    free = not attacked(desc, sq, king, 1 - side, occ, -1)
+    # what the other side attacks through the king's square (a king stepping back along a
+    # slider's line stays attacked): a king's step that takes nothing is legal where this
+    # is not; asking ``attacked`` of each step cost a third of listing a position's moves
+    threat = _attacks(desc, sq, 1 - side, occ ^ bit(king), -1)
+    free = threat & bit(king) == 0
+    # a side not in check whose piece is not pinned cannot expose its king by moving that
+    # piece (it opens no line to the king; a capture only removes an attacker): such moves
+    # need no test
+    pins = _pinned(desc, sq, side, occ, king) if free else np.uint64(0)
     n = 0
     for o in range(m):
         i = order[o]
         fr = sq[i]
         t = desc[2 + i] & 7
-        safe = free and t != KING and LINE[king, fr] == 0
+        safe = free and t != KING and pins & bit(fr) == 0
         if t == PAWN:
             step = 8 if side == 0 else -8
             to = fr + step
@@ -173,15 +228,27 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order):
                     gone = tc - step
                     n = _add(out, victims, n, desc, sq, side, i, tc, board[gone] - 1,
                              occ ^ bit(gone), king, False, False)
-        elif t == KNIGHT or t == KING:
+        elif t == KNIGHT:
             for d in range(8):
-                to = KNIGHT_TO[fr, d] if t == KNIGHT else KING_TO[fr, d]
+                to = KNIGHT_TO[fr, d]
                 if to < 0:
                     break
                 v = board[to] - 1
                 if v < 0 or (desc[2 + v] & BLACK_BIT) != own:
-                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king if t == KNIGHT
-                             else to, False, safe)
+                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False, safe)
+        elif t == KING:
+            for d in range(8):
+                to = KING_TO[fr, d]
+                if to < 0:
+                    break
+                v = board[to] - 1
+                if v < 0:
+                    if threat & bit(to) == 0:
+                        n = _add(out, victims, n, desc, sq, side, i, to, v, occ, to, False,
+                                 True)
+                elif (desc[2 + v] & BLACK_BIT) != own:
+                    # a capture: the map counted the taken piece's attacks, so ask
+                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, to, False, False)
         else:
             d0 = 4 if t == BISHOP else 0
             d1 = 4 if t == ROOK else 8
