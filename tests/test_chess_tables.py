@@ -188,6 +188,7 @@ def test_json_has_lichess_fields(three):
     assert lost["category"] == "loss" and lost["dtm"] < 0
 
 
+@pytest.mark.slow  # 1.5-3 minutes (two solves of five tables); the contract test checks keys in CI
 def test_edge_free_records_the_best_moves_edges_picks():
     """The edge-free solve records best moves on the way, through order keys
     (``solvers/chess/keys.py``); a pawnless 4-piece table has positions that are their own

@@ -20,7 +20,7 @@ capture (into the table without the pawn taken).
 """
 import numpy as np
 
-from tbdb.solvers.jit import inline_kernel, parallel_kernel, prange
+from tbdb.solvers.jit import inline_kernel, kernel, parallel_kernel, prange
 from tbdb.solvers.chess.ep import ep_right, ep_square, find_key
 from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
     PKPAIR_STAB, SYM, _index_of, _sort_groups, canonical, canonical_index, canonical_with, \
@@ -100,11 +100,15 @@ def _move_scratch(desc):
             weight, lone)
 
 
-@inline_kernel
+@kernel
 def _listed(desc, keys, half, slot, sq, board, moves, victims, order):
     """The position of ``slot`` (an en passant slot's board and capture included) into
     ``sq`` and its legal moves into ``moves``/``victims``: (side to move, its index, its
-    occupied squares, how many moves)."""
+    occupied squares, how many moves).  A called kernel, not inlined: the generator inside
+    (``table_moves``, its legality test inlined at each of its eight places) was copied into
+    every kernel that lists moves, and compiling a KPvK build took 133 s instead of 69; one
+    call a position costs little beside its twenty moves (a call a move cost six times the
+    time)."""
     p = slot
     ep = -1
     if p >= 2 * half:

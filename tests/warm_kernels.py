@@ -1,0 +1,54 @@
+"""Compile the Numba kernels of the test suite into the Numba cache ahead of it, games split
+over processes: ``.ci/run`` runs ``python tests/warm_kernels.py chess`` and ``python
+tests/warm_kernels.py --except chess`` side by side before pytest.
+
+Why: the suite's two xdist workers each compile what their tests need, and both need most
+kernels (chess's alone take two to five minutes to compile), so each compiled nearly all of
+them, at the same time, for one cache.  Warmed here once and split by game, the workers load
+them from the cache (``NUMBA_CACHE_DIR``, which the suite shares).  Only a speed-up: a kernel
+left out compiles in the test that needs it, as before.
+
+    python tests/warm_kernels.py [--except] GAME ...
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+
+
+def warm(name: str) -> None:
+    """Build the game's example tables in each retrograde mode it has, then verify them."""
+    import tbdb
+    from tbdb import engine, games
+    g = games.get(name)
+    modes = [m for m in g.modes if m in engine.MODES] or [None]
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in modes:
+            db = f"{tmp}/{mode}.duckdb"
+            opts = dict(g.example_build)
+            if mode is not None:
+                opts["mode"] = mode
+            tbdb.build(name, db=db, progress=False, **opts)
+        tbdb.verify(db, name, progress=False)
+
+
+def main(argv: list[str]) -> int:
+    from tbdb import games
+    left_out = argv[:1] == ["--except"]
+    named = set(argv[1:] if left_out else argv)
+    every = [g.name for g in games.all_games()]
+    unknown = named - set(every)
+    if unknown:
+        print(f"warm_kernels: unknown game {sorted(unknown)[0]!r}", file=sys.stderr)
+        return 2
+    for name in every:
+        if (name in named) != left_out:
+            t = time.perf_counter()
+            warm(name)
+            print(f"warm_kernels: {name} {time.perf_counter() - t:.0f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
