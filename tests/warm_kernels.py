@@ -4,9 +4,9 @@ tests/warm_kernels.py --except chess`` side by side before pytest.
 
 Why: the suite's two xdist workers each compile what their tests need, and both need most
 kernels (chess's take three and a half minutes to compile here, every other game's together
-as long), so each compiled nearly all of them, at the same time, for one cache.  Warmed here once and split by game, the workers load
-them from the cache (``NUMBA_CACHE_DIR``, which the suite shares).  Only a speed-up: a kernel
-left out compiles in the test that needs it, as before.
+as long), so each compiled nearly all of them, at the same time, for one cache.  Warmed here
+once and split by game, the workers load them from the cache (``NUMBA_CACHE_DIR``, which the
+suite shares).  Only a speed-up: a kernel left out compiles in the test that needs it.
 
     python tests/warm_kernels.py [--except] GAME ...
 """
