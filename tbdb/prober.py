@@ -80,14 +80,14 @@ class Prober:
             try:
                 row = self.store.require_table(game.name, name, what, game.build_command(name))
             except MissingTableError:
-                self.stats.misses += 1
+                self._stats.misses += 1
                 raise
             t = self.tables[(game.name, name)] = self.store.open_table(
                 row, load=storage_of(row).size(row) <= self.LOAD_LIMIT)
-            self.stats.tables_loaded += t.loaded
+            self._stats.tables_loaded += t.loaded
         if full and not t.loaded:
             t.load()
-            self.stats.tables_loaded += 1
+            self._stats.tables_loaded += 1
         return t
 
     def _damaged(self, game, t: StoredTable, what: str, key) -> DamagedTableError:
@@ -113,7 +113,7 @@ class Prober:
             got = self.table(game, name, what).probe(loc.key, loc.plies)
             if got is not None:
                 return Location(name, loc.key, loc.sym, loc.plies), got
-        self.stats.misses += 1
+        self._stats.misses += 1
         raise MissingTableError(f"{what} is in no built {game.name} table of {self.store.path!r}"
                                 + self._cover(game, loc.key, text, **options))
 
@@ -133,19 +133,19 @@ class Prober:
         games; best codes are on the stored position (map them with ``game.move_text``)."""
         if game.by_children(position):
             return self._value_by_children(game, position, **options)
-        self.stats.probes += 1
+        self._stats.probes += 1
         try:
             loc = game.locate(position, **options)
         except MissingTableError:  # a position no table of the game can hold: a miss too
-            self.stats.misses += 1
+            self._stats.misses += 1
             raise
         if isinstance(loc, GameOver):
-            self.stats.hits += 1
+            self._stats.hits += 1
             return loc, storage_of(game).over_value(loc)
         if loc.table is None:  # the game keeps positions in several tables: find the one
             text = game.text(position)
             loc, got = self.search(game, loc, f"position {text!r}", text, **options)
-            self.stats.hits += 1
+            self._stats.hits += 1
             return loc, got
         t = self.tables.get((game.name, loc.table))  # the text only when a message needs it
         if t is None:
@@ -153,7 +153,7 @@ class Prober:
         got = t.probe(loc.key, loc.plies)
         if got is None:
             raise self._damaged(game, t, f"position {game.text(position)!r}", loc.key)
-        self.stats.hits += 1
+        self._stats.hits += 1
         return loc, got
 
     def _value_by_children(self, game, position, **options) -> tuple:
@@ -233,8 +233,8 @@ class Prober:
         if type(got) is not tuple or got[3] is None:
             return None
         native.asked += 1
-        self.stats.probes += 1
-        self.stats.hits += 1
+        self._stats.probes += 1
+        self._stats.hits += 1
         return got
 
     def _fast(self, native, game, position, text: str):
@@ -390,7 +390,7 @@ class Prober:
                                                      t.best[at[hit]])
             todo = todo[~hit]
         if len(todo):
-            self.stats.misses += 1
+            self._stats.misses += 1
             key = tuple(int(x) for x in keys[todo[0]])
             raise MissingTableError(f"row {int(rows[todo[0]])} is in no built {game.name} table "
                                     f"of {self.store.path!r}"
@@ -405,7 +405,7 @@ class Prober:
         best move int32[n]).  Best moves are codes on each row's own position (-1: none)."""
         loc = game.batch_locate(*arrays, **options)
         n = len(loc.which)
-        self.stats.probes += n
+        self._stats.probes += n
         cols = storage_of(game).batch_columns(loc.over)  # the value columns, best move last
         # the rows of each table, from one sort (a scan of ``which`` per table made a batch
         # spread over a thousand CDC tables cost a thousand passes over it)
@@ -452,5 +452,5 @@ class Prober:
         for row, position in loc.by_children:
             for col, got in zip(cols, self._value_by_children(game, position)[1]):
                 col[row] = got
-        self.stats.hits += n
+        self._stats.hits += n
         return (*cols[:-1], game.batch_moves(cols[-1], loc.sym))
