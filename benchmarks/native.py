@@ -5,10 +5,13 @@ WebAssembly build's beside it, and the library's size.
     python benchmarks/native.py --db cdc4.duckdb --game cdc      # the issue's CDC 4-piece target
     python benchmarks/native.py --db cc.duckdb --game chinese-checkers --out /tmp/cc-probe
     python benchmarks/native.py --db probe/ --game cdc --texts cdc.txt   # files exported already
+    python benchmarks/native.py --db cdc4.duckdb --game cdc --direct     # in direct cells
 
 Each database is exported to probe files (``--out``, kept if given; ``--db`` may also be such a
-directory, with ``--texts`` a file of "GAME<TAB>POSITION" lines to probe), ``--samples`` random
-stored positions are drawn (``benchmarks/probe_files.py``'s sampler), and
+directory, with ``--texts`` a file of "GAME<TAB>POSITION" lines to probe; ``--direct``: index
+tables exported in direct cells, a slot's value read with one load, where the compressed streams
+wait on a chain of cache misses), ``--samples`` random stored positions are drawn
+(``benchmarks/probe_files.py``'s sampler), and
 ``native/tests/bench.c`` times every probe on its own after a warm-up pass (page cache warm),
 each form in passes of its own (a position was last probed a whole pass earlier: CPU caches
 cold for its table): the median in the array form (``tb_probe_position`` on a parsed position)
@@ -50,14 +53,15 @@ def _bench(out: str, lines: str, rounds: int, flags: int) -> dict:
                                      check=True).stdout)
 
 
-def run(db: str, game: str, out: str, samples: int, rounds: int, texts: str | None) -> list[dict]:
+def run(db: str, game: str, out: str, samples: int, rounds: int, texts: str | None,
+        direct: bool = False) -> list[dict]:
     if os.path.isdir(db):
         if not texts:
             raise SystemExit("--db DIR (probe files) needs --texts FILE (GAME<TAB>POSITION lines)")
         out = db
     else:
         from tbdb.probe_files import export
-        export(db, out, game, progress=False)
+        export(db, out, game, progress=False, direct=direct)
     if texts:
         lines = texts
     else:
@@ -119,6 +123,8 @@ def main() -> int:
     ap.add_argument("--out", help="probe file directory (default: a temporary one)")
     ap.add_argument("--texts", action="append", help="positions to probe for each --db "
                     "(GAME<TAB>POSITION lines; default: --samples drawn from the database)")
+    ap.add_argument("--direct", action="store_true", help="export index tables in direct "
+                    "cells (tbdb export --direct)")
     ap.add_argument("--samples", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", action="store_true")
@@ -138,7 +144,7 @@ def main() -> int:
         for i, (db, game) in enumerate(pairs):
             out = os.path.join(args.out or tmp, game)
             rows += run(db, game, out, args.samples, args.rounds,
-                        texts[i] if i < len(texts) else None)
+                        texts[i] if i < len(texts) else None, args.direct)
         report(rows, args.json)
         if not args.json:
             print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: on a "

@@ -164,6 +164,10 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--no-moves", action="store_true",
                     help="leave out best moves of index and key tables (lookups derive them "
                          "with one ply of probes)")
+    ex.add_argument("--direct", action="store_true",
+                    help="index tables in direct cells: a probe reads one fixed-width cell "
+                         "instead of decoding a block (engines probing from C: one cache miss), "
+                         "for 3-6 times the size (docs/probe-format.md, layout 3)")
     ex.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     im = sub.add_parser("import", help="copy tables a cluster build left in Parquet files "
@@ -561,7 +565,7 @@ def _export(args) -> int:
     if args.table and not args.game:
         raise ValueError("--table needs --game (table names are per game)")
     print(export(args.db, args.out, args.game, args.table, moves=not args.no_moves,
-                 progress="lines" if args.no_progress else True))
+                 progress="lines" if args.no_progress else True, direct=args.direct))
     return 0
 
 

@@ -14,6 +14,7 @@ import pytest
 import tbdb
 from tbdb import games
 from tbdb.errors import InvalidPositionError, MissingTableError
+from tbdb.games.base import GameOver
 from tbdb.probe_files import ProbeDir, export
 
 from tests.native_lib import NATIVE, STATUS, Lib, make
@@ -30,6 +31,14 @@ def lib():
 def probe_dir(every_game_db, tmp_path_factory):
     out = str(tmp_path_factory.mktemp("native") / "probe")
     export(every_game_db, out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def direct_dir(every_game_db, tmp_path_factory):
+    """The same tables with index tables in direct cells (``tbdb export --direct``)."""
+    out = str(tmp_path_factory.mktemp("native-direct") / "probe")
+    export(every_game_db, out, progress=False, direct=True)
     return out
 
 
@@ -358,7 +367,9 @@ def test_text_parsers_under_sanitizers_with_random_and_mutated_inputs():
     assert accepted > 50 and refused > 10_000  # both paths exercised
 
 
-def test_truncated_and_corrupt_files_never_crash(probe_dir):
+@pytest.mark.parametrize("coding", ["probe_dir", "direct_dir"])
+def test_truncated_and_corrupt_files_never_crash(coding, request):
+    probe_dir = request.getfixturevalue(coding)
     tool = _sanitized("corrupt")
     files = [os.path.join(root, f) for root, _, fs in os.walk(probe_dir) for f in fs
              if f.endswith(".tbp") and os.path.getsize(os.path.join(root, f)) < 100_000]
@@ -551,8 +562,10 @@ def _sample_lines(probe_dir: str, per_table: int = 150) -> list[str]:
     return lines
 
 
-def test_webassembly_answers_like_the_c_tool(probe_dir):
+@pytest.mark.parametrize("coding", ["probe_dir", "direct_dir"])
+def test_webassembly_answers_like_the_c_tool(coding, request):
     import shutil
+    probe_dir = request.getfixturevalue(coding)
     if not (shutil.which("clang") and shutil.which("wasm-ld") and shutil.which("node")
             and os.path.exists("/usr/lib/wasm32-wasi/libc.a")):
         pytest.skip("no clang, wasm-ld, wasi-libc or node (apt-get install clang lld wasi-libc "
@@ -872,3 +885,89 @@ def test_probes_from_many_threads_under_threadsanitizer(probe_dir, tmp_path):
                           "3"], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr[-2000:]
     assert "mismatches 0" in run.stdout and "ThreadSanitizer" not in run.stderr
+
+
+def test_direct_cells_answer_every_slot_as_the_streams_do(lib, both, direct_dir):
+    """Index tables exported in direct cells (layout 3): every slot of every CDC, Chinese
+    Checkers and Shogi table, and random chess slots with their images, probed by C in the
+    array form and from text, equal the Python path over the compressed files."""
+    from tbdb.games.shogi.game import _table
+    _, tb = both
+    base = lib.open(direct_dir)
+    try:
+        for game in ("cdc", "chinese-checkers"):
+            n = 0
+            for table, texts in _slot_texts(direct_dir, game):
+                m = int(table.split("x")[0]) if game == "chinese-checkers" else 0
+                n += _compare_texts(lib, base, tb, game, texts, m)
+            assert n > (1000 if game == "cdc" else 100)
+        for (game, table), e in sorted(ProbeDir(direct_dir).entries.items()):
+            if game == "shogi":
+                assert e["direct"]
+                boards = np.zeros((e["slots"], 81), np.int8)
+                hands = np.zeros((e["slots"], 2, 8), np.int8)
+                real = _shogi_positions(_table(table).desc, boards, hands)
+                assert _shogi_compare(base, tb, boards[real], hands[real],
+                                      np.zeros(int(real.sum()), np.int8)) > 0
+        rows = [p for p in _chess_rows(direct_dir, 100, random.Random(26))
+                if not isinstance(games.get("chess").locate(p), GameOver)]
+        assert _compare_texts(lib, base, tb, "chess", [p.text for p in rows]) == len(rows) > 1000
+    finally:
+        base.close()
+
+
+def test_a_direct_cell_outside_its_alphabet_is_damaged_in_c_and_python(lib, direct_dir,
+                                                                       every_game_db, tmp_path):
+    """A cell whose value symbol is past its alphabet (in a file whose checksums agree: its
+    writer was wrong): C answers TB_DAMAGED for that slot only, where reading past the
+    alphabet would give a draw at a move code's distance; Python raises its one-line error
+    naming the file; ``tbdb verify --against`` names the file."""
+    import hashlib
+    import shutil
+    from tbdb.probe_files import ProbeFileError, compare_dir
+    from tbdb.probe_files.direct import Cells
+    from tbdb.probe_files.format import ProbeFile
+    from tests.test_probe_streamed import replace_table_file
+    out = str(tmp_path / "probe")
+    shutil.copytree(direct_dir, out)
+    for (game, table), e in sorted(ProbeDir(out).entries.items()):
+        f = ProbeFile(os.path.join(out, e["path"]))
+        cells = Cells.parse(f.section("CALP"), f.moves, e["path"]) if f.direct else None
+        off, length, _ = f.sections.get("CELL", (0, 0, 0))
+        data = bytearray(bytes(f.buf))
+        f.close()
+        if cells is not None and len(cells.values) < 1 << cells.value_bits:
+            break
+    else:
+        pytest.fail("no table with room past its value alphabet")
+    g = games.get(game)
+    slot = next(s for s in range(0, e["slots"], 8) if _legal(g, g.slot_text(table, s)))
+    at = off + slot * cells.width // 8  # slot % 8 == 0: its cell starts at a byte's bit 0
+    word = int.from_bytes(data[at:at + 5], "little") | ((1 << cells.value_bits) - 1)
+    data[at:at + 5] = word.to_bytes(5, "little")
+    meta = int.from_bytes(data[44:48], "little")
+    entry = 48 + meta + -meta % 8 + 56  # CELL, the second section: its checksum made to agree
+    data[entry + 24:entry + 56] = hashlib.sha256(data[off:off + length]).digest()
+    replace_table_file(out, table, bytes(data))
+    text = g.slot_text(table, slot)
+    base = lib.open(out)
+    try:
+        assert STATUS[base.probe_text(game, text)[0]] == "damaged", text
+        neighbour = g.slot_text(table, slot + 1)
+        if _legal(g, neighbour):
+            assert STATUS[base.probe_text(game, neighbour)[0]] in ("ok", "illegal")
+    finally:
+        base.close()
+    with tbdb.open(out) as tb:
+        with pytest.raises(ProbeFileError, match=rf"{table}.tbp.* is damaged at slot"):
+            tb.lookup(text, game=game)
+    checked, problems = compare_dir(out, every_game_db, game)
+    assert checked >= 1 and len(problems) == 1 and problems[0].startswith(e["path"]), problems
+
+
+def _legal(g, text) -> bool:
+    try:
+        g.locate(g.parse(text))
+        return True
+    except (InvalidPositionError, ValueError):
+        return False

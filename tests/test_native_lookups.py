@@ -108,15 +108,24 @@ def test_lookups_through_libtbprobe_equal_the_python_path(probe_dir, game, monke
     assert hits >= answered
 
 
+@pytest.fixture(scope="module")
+def direct_dir(every_game_db, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("native-lookups-direct") / "probe")
+    export(every_game_db, out, progress=False, direct=True)
+    return out
+
+
 @needs_native
+@pytest.mark.parametrize("coding", ["probe_dir", "direct_dir"])
 @pytest.mark.parametrize("lazy_limit", [None, 0])
-def test_an_engines_first_lookups_open_their_tables_in_the_route(probe_dir, lazy_limit,
-                                                                  monkeypatch):
+def test_an_engines_first_lookups_open_their_tables_in_the_route(coding, lazy_limit,
+                                                                  monkeypatch, request):
     """Position objects on a directory just opened, so that each table's first lookup is the
     route's (``Prober.route``, the extension's ``Route``): C opens files up to the lazy limit
     itself and asks the reader (``native_open``) for the others (limit 0: every file); the
     answers, errors included, are the Python path's, and ``tb.stats()`` counts what C
-    answered."""
+    answered.  Index tables in streams and in direct cells (``export --direct``) alike."""
+    probe_dir = request.getfixturevalue(coding)
     if lazy_limit is not None:
         monkeypatch.setattr(native, "LAZY_LIMIT", lazy_limit)
     for game in SERVED:

@@ -24,10 +24,12 @@ from tbdb.storage import storage_of
 from tbdb.store import Store
 
 
-@pytest.fixture(scope="module")
-def exported(every_game_db, tmp_path_factory):
+# every test on files of both codings of index tables: compressed streams (layout 0) and
+# direct cells (layout 3, ``tbdb export --direct``)
+@pytest.fixture(scope="module", params=["streams", "direct"])
+def exported(every_game_db, tmp_path_factory, request):
     out = str(tmp_path_factory.mktemp("probe") / "probe")
-    export(every_game_db, out, progress=False)
+    export(every_game_db, out, progress=False, direct=request.param == "direct")
     return every_game_db, out
 
 
@@ -207,10 +209,10 @@ def test_lookups_through_probe_files_equal_the_database(exported, name):
     assert got == expect
 
 
-@pytest.fixture(scope="module")
-def exported_without_moves(every_game_db, tmp_path_factory):
+@pytest.fixture(scope="module", params=["streams", "direct"])
+def exported_without_moves(every_game_db, tmp_path_factory, request):
     out = str(tmp_path_factory.mktemp("probe-no-moves") / "probe")
-    export(every_game_db, out, moves=False, progress=False)
+    export(every_game_db, out, moves=False, progress=False, direct=request.param == "direct")
     return every_game_db, out
 
 
@@ -272,14 +274,15 @@ def test_cli_lookup_on_a_directory_prints_what_the_database_does(exported, capsy
 
 def test_export_twice_gives_byte_identical_files_and_skips_current_ones(exported, tmp_path):
     db, out = exported
+    direct = any(e.get("direct") for e in ProbeDir(out).manifest["files"])
     again = str(tmp_path / "again")
-    s = export(db, again, progress=False)
+    s = export(db, again, progress=False, direct=direct)
     assert s.written and not s.skipped
     for e in ProbeDir(out).manifest["files"]:
         with open(os.path.join(out, e["path"]), "rb") as f1, \
                 open(os.path.join(again, e["path"]), "rb") as f2:
             assert f1.read() == f2.read(), e["path"]
-    s = export(db, again, progress=False)
+    s = export(db, again, progress=False, direct=direct)
     assert not s.written and len(s.skipped) == len(ProbeDir(out).entries)
     assert verify_dir(again) == (len(s.skipped), [])
     # a flipped byte in a kept file: exporting again finds it and writes the file afresh
@@ -290,11 +293,19 @@ def test_export_twice_gives_byte_identical_files_and_skips_current_ones(exported
         f.seek(200)
         f.write(bytes([byte[0] ^ 0x10]))
     assert verify_dir(again)[1]
-    s = export(db, again, progress=False)
+    s = export(db, again, progress=False, direct=direct)
     assert s.written == s.damaged == [rel] and len(s.skipped) == len(ProbeDir(out).entries) - 1
     assert "1 of them damaged and rewritten: " + rel in str(s)
     with open(os.path.join(out, rel), "rb") as f1, open(os.path.join(again, rel), "rb") as f2:
         assert f1.read() == f2.read()
+    assert verify_dir(again) == (len(ProbeDir(out).entries), [])
+    # the other coding: every index table's file is written again, the others are current
+    s = export(db, again, progress=False, direct=not direct)
+    index = {e["path"] for e in ProbeDir(out).manifest["files"] if e["storage"] == "index"}
+    assert index and set(s.written) == index
+    assert len(s.skipped) == len(ProbeDir(out).entries) - len(index)
+    assert {e["path"] for e in ProbeDir(again).manifest["files"] if e.get("direct")} == \
+        (set() if direct else index)
     assert verify_dir(again) == (len(ProbeDir(out).entries), [])
 
 

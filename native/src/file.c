@@ -190,12 +190,13 @@ int tb_json_int(const char *obj, const char *end, const char *key, long long *ou
 
 /* ------------------------------------------------------------------ the header */
 
-static const char *const LAYOUT_TAGS[3][4] = {
+static const char *const LAYOUT_TAGS[4][4] = {
     {"ORDR", "VALS", "MOVE", NULL},
     {"KEYS", "KRES", "KDIS", "KMOV"},
     {"ROFF", "RSTA", "RSCO", "RMOV"},
+    {"CALP", "CELL", NULL, NULL},
 };
-static const char *const STORAGE_NAMES[3] = {"index", "key", "runs"};
+static const char *const STORAGE_NAMES[4] = {"index", "key", "runs", "index"};
 
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
@@ -246,6 +247,47 @@ static inline uint64_t order_position(const tb_file *f, uint64_t slot)
     return pos;
 }
 
+/* bits of a column of k symbols (0 for one, or none) */
+static uint32_t symbol_bits(uint32_t k)
+{
+    uint32_t b = 0;
+    while (k > 1 && (1ull << b) < k) b++;
+    return b;
+}
+
+/* Direct cells (docs/probe-format.md, layout 3): CALP's alphabets, ascending, and widths as
+ * their sizes imply; CELL as long as the slots' cells and 8 bytes (a probe loads a word at any
+ * cell).  0 ok, -1 with the reason in *why. */
+static int direct_open(tb_file *f, const tb_section *calp, const tb_section *cell, const char **why)
+{
+    const uint8_t *d = calp->data;
+    if (calp->length < 16) { *why = "CALP: shorter than its counts"; return -1; }
+    uint32_t kv = tb_ld32(d), km = tb_ld32(d + 4), vb = tb_ld32(d + 8), mb = tb_ld32(d + 12);
+    if (kv < 1 || kv > TB_MAX_CELL_SYMBOLS || km > TB_MAX_CELL_SYMBOLS || (km > 0) != f->moves ||
+        calp->length != 16 + 4ull * (kv + km) || vb != symbol_bits(kv) || mb != symbol_bits(km)) {
+        *why = "CALP: alphabet sizes, widths or length do not agree";
+        return -1;
+    }
+    for (uint32_t i = 1; i < kv + km; i++)
+        if (i != kv && (int32_t)tb_ld32(d + 16 + 4 * i) <= (int32_t)tb_ld32(d + 12 + 4 * i)) {
+            *why = "CALP: an alphabet out of order";
+            return -1;
+        }
+    f->value_symbols = kv;
+    f->move_symbols = km;
+    f->value_bits = vb;
+    f->cell_bits = vb + mb;
+    f->value_alphabet = d + 16;
+    f->move_alphabet = d + 16 + 4ull * kv;
+    f->cells = cell->data;
+    if (f->slots > (UINT64_MAX - 7) / 64 ||
+        cell->length != (f->slots * f->cell_bits + 7) / 8 + 8) {
+        *why = "CELL: not as long as the table's cells";
+        return -1;
+    }
+    return 0;
+}
+
 int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char *what,
                         char *err, size_t err_len)
 {
@@ -266,11 +308,12 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
     f->slots = tb_ld64(d + 24);
     f->rows = tb_ld64(d + 32);
     uint32_t nsec = tb_ld32(d + 40), meta = tb_ld32(d + 44);
-    if (layout > 2) BAD("unknown layout %u", layout);
+    if (layout > 3) BAD("unknown layout %u", layout);
     if (flags & ~1u) BAD("unknown flags %u", flags);
-    f->layout = (int)layout;
+    f->direct = layout == TB_LAYOUT_DIRECT;
+    f->layout = f->direct ? TB_LAYOUT_INDEX : (int)layout;
     f->moves = flags & 1;
-    int want = layout == 0 ? 2 + f->moves : layout == 1 ? 3 + f->moves : 4;
+    int want = layout == 0 ? 2 + f->moves : layout == 1 ? 3 + f->moves : layout == 2 ? 4 : 2;
     if (nsec != (uint32_t)want) BAD("%u sections, expected %d", nsec, want);
     if (header_bytes != 48 + pad8(meta) + 56ull * nsec || header_bytes > size)
         BAD("header length %llu does not match", (unsigned long long)header_bytes);
@@ -312,7 +355,9 @@ int tb_file_open_buffer(tb_file *f, const uint8_t *d, uint64_t size, const char 
     if (at != size) BAD("file of %llu bytes, sections end at %llu", (unsigned long long)size,
                         (unsigned long long)at);
     const char *why = NULL;
-    if (layout == TB_LAYOUT_INDEX) {
+    if (f->direct) {
+        if (direct_open(f, section(f, "CALP"), section(f, "CELL"), &why)) BAD("%s", why);
+    } else if (layout == TB_LAYOUT_INDEX) {
         const tb_section *s = section(f, "ORDR");
         if (order_open(f, s->data, s->length)) BAD("ORDR: slot order does not match the table");
         s = section(f, "VALS");
@@ -415,7 +460,8 @@ const tb_file *tb_find_held(const tb_base *tb, tb_game game, const char *name)
                 const tb_file *f = sl->file;
                 for (int j = 0; j < 192; j += 64) __builtin_prefetch((const char *)&f->g + j);
                 for (int j = 0; j < 136; j += 64) __builtin_prefetch((const char *)&f->digits + j);
-                for (int j = 0; j < 128; j += 64) {
+                if (f->direct) __builtin_prefetch((const char *)&f->direct);
+                else for (int j = 0; j < 128; j += 64) {
                     __builtin_prefetch((const char *)&f->vals + j);
                     __builtin_prefetch((const char *)&f->mov + j);
                 }
@@ -492,11 +538,38 @@ const char *tb_table_name(const tb_base *tb, int i, tb_game *game)
 
 /* ------------------------------------------------------------------ values */
 
+/* the value of a slot from its cell: one load, then the alphabets (asked for beside it) */
+static int direct_value(const tb_file *f, uint64_t slot, int32_t *x, int32_t *m)
+{
+    uint64_t p = slot * f->cell_bits;
+    const uint8_t *at = f->cells + (p >> 3);
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(at);
+    __builtin_prefetch(f->value_alphabet);
+    __builtin_prefetch(f->move_alphabet);
+#endif
+    uint64_t cell = tb_ld64(at) >> (p & 7);
+    uint32_t vs = (uint32_t)cell & ((1u << f->value_bits) - 1);
+    if (vs >= f->value_symbols) return -1;
+    *x = (int32_t)tb_ld32(f->value_alphabet + 4 * vs);
+    if (f->moves) {
+        uint32_t ms = (uint32_t)(cell >> f->value_bits) &
+                      (uint32_t)((1ull << (f->cell_bits - f->value_bits)) - 1);
+        if (ms >= f->move_symbols) return -1;
+        *m = (int32_t)tb_ld32(f->move_alphabet + 4 * ms);
+    }
+    return 0;
+}
+
 int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
 {
     int32_t x, m = -1;
     tb_cursor cv, cm;
     if (slot >= f->slots) return tb_finish(v, TB_DAMAGED);
+    if (f->direct) {
+        if (direct_value(f, slot, &x, &m)) return tb_finish(v, TB_DAMAGED);
+        goto found;
+    }
     slot = order_position(f, slot);
     /* both streams ask for their memory before either decodes: their misses overlap */
     tb_stream_prefetch(&f->vals, slot);
@@ -507,6 +580,7 @@ int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
     if (f->moves) tb_stream_prefetch_tables(&f->mov);
     if (f->moves ? tb_stream_decode2(&f->vals, &cv, &f->mov, &cm, &x, &m)
                  : tb_stream_decode(&f->vals, &cv, &x)) return tb_finish(v, TB_DAMAGED);
+found:;
     int r = x >> 16;
     v->result = r;
     v->distance = (int16_t)(x & 0xFFFF);

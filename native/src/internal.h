@@ -13,8 +13,9 @@ static inline uint16_t tb_ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2);
 static inline uint32_t tb_ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline uint64_t tb_ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-enum { TB_LAYOUT_INDEX = 0, TB_LAYOUT_KEYS = 1, TB_LAYOUT_RUNS = 2 };
+enum { TB_LAYOUT_INDEX = 0, TB_LAYOUT_KEYS = 1, TB_LAYOUT_RUNS = 2, TB_LAYOUT_DIRECT = 3 };
 #define TB_MAX_SECTIONS 8
+#define TB_MAX_CELL_SYMBOLS 65536   /* of each column of direct cells: a cell is <= 32 bits */
 #define TB_MAX_DIGITS 8      /* digits of an index table's slot order */
 #define TB_NAME_MAX 64
 
@@ -77,6 +78,10 @@ typedef struct tb_file {
     tb_stream vals, mov;
     int digits;              /* the slot order (ORDR): per digit of the game's index, most */
     uint64_t radix[TB_MAX_DIGITS], place[TB_MAX_DIGITS];   /* significant first */
+    /* layout 3, direct cells (layout stays TB_LAYOUT_INDEX: the games locate slots alike) */
+    int direct;
+    uint32_t value_symbols, move_symbols, value_bits, cell_bits;
+    const uint8_t *cells, *value_alphabet, *move_alphabet;   /* CELL; i32[] of CALP */
     /* layout 1 */
     const uint8_t *keys, *kres, *kdis, *kmov;
     /* layout 2 */

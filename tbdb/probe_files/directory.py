@@ -22,7 +22,8 @@ from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUF
 from tbdb.probe_files.streamed import (IndexRanges, bounded_reads, chunk_runs, chunk_slots,
                                        sample_slots, stream_slots, streamed, write_index_file)
 from tbdb.probe_files.streamed_runs import write_runs_file
-from tbdb.probe_files.tables import TABLE_TYPES
+from tbdb.probe_files.direct import write_direct_file
+from tbdb.probe_files.tables import table_type
 
 
 def file_name(game: str, table: str) -> str:
@@ -158,7 +159,7 @@ class ProbeDir:
     def open_table(self, row: dict, load: bool = False) -> StoredTable:
         e = self.manifest["files"][row["table_id"]]  # rows are numbered by manifest entry
         f = self.open_file(e["game"], e["table"])
-        return TABLE_TYPES[f.storage](storage_of(row), self, row, f)
+        return table_type(f)(storage_of(row), self, row, f)
 
     def native_add(self, game: str, table: str) -> None:
         """Hand an opened table's file to libtbprobe (``native``): after the Python path
@@ -181,8 +182,8 @@ class ProbeDir:
 
     def gather_index(self, tables: list, rows: list, keys: np.ndarray):
         """The batch form over many index tables at once (``Prober.lookup_arrays``): ``tables``
-        (``ProbeIndexTable``) each with its batch rows ``rows`` (arrays), ``keys`` the slots of
-        the rows concatenated.  One sort, one unpacking and one check for the whole batch, and
+        (``ProbeIndexTable``, ``ProbeDirectTable``) each with its batch rows ``rows``
+        (arrays), ``keys`` the slots of the rows concatenated.  One sort, one unpacking and one check for the whole batch, and
         a kernel call per table on its share of it: a batch spread over a thousand CDC tables
         spent most of its time in each table's own sorting and checks.  Returns (result,
         distance, best move), or raises ``RowMissing`` (its row: the place in the
@@ -224,6 +225,11 @@ class ProbeDir:
             for i in which:
                 lo, hi = row_bounds[i], row_bounds[i + 1]
                 t = tables[i]
+                if t.file.direct:  # a cell each: nothing to share between rows
+                    t.values.gather_into(ordered[lo:hi], values[lo:hi])
+                    if t.moves is not None:
+                        t.moves.gather_into(ordered[lo:hi], best[lo:hi])
+                    continue
                 decode(t.values.buf, t.values.table, ordered, values, lo, hi, DAMAGED)
                 if t.moves is not None:
                     decode(t.moves.buf, t.moves.table, ordered, best, lo, hi, DAMAGED)
@@ -307,10 +313,11 @@ def _write_file(path: str, data) -> None:
 
 
 def export(db: str | None, out: str, game: str | None = None, tables=None, moves: bool = True,
-           progress=True) -> ExportSummary:
+           progress=True, direct: bool = False) -> ExportSummary:
     """Write a probe file per built table of ``db`` (of ``game``, named ``tables``) under
     ``out`` and the manifest; files already current (same source table, same options) are
-    kept.  The database is opened read-only."""
+    kept.  ``direct``: index tables in direct cells (``tbdb.probe_files.direct``: a probe
+    reads one cell, for several times the size).  The database is opened read-only."""
     from tbdb import games
     from tbdb.database import default_db_path
     from tbdb.progress import Progress
@@ -374,7 +381,8 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                 "game": g, "table": row["table_name"], "path": rel, "size": size,
                 "sha256": sha256, "format_version": VERSION,
                 **{k: v for k, v in meta_of(g, row).items() if k not in ("game", "table")},
-                "moves": source["moves"], "source": source}
+                "moves": source["moves"], "source": source,
+                **({"direct": True} if source.get("direct") else {})}
             summary.written.append(rel)
             summary.bytes += size
             bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
@@ -386,6 +394,8 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                 built = built_at[row["table_id"]]
                 source = {"table_id": int(row["table_id"]), "built": built,
                           "moves": bool(moves) or row["storage"] == "runs"}
+                if direct and row["storage"] == "index":  # (absent otherwise: files written
+                    source["direct"] = True                # before direct cells stay current)
                 rel = file_name(g, row["table_name"])
                 path = os.path.join(out, rel)
                 e = old.get((g, row["table_name"]))
@@ -405,6 +415,14 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
                     continue
                 bar.note(f"{g} {row['table_name']}")
+                if direct and row["storage"] == "index" and streamed(row):
+                    while pending:
+                        finish(*pending.pop(0))
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    size, sha256, _ = write_direct_file(store, g, row, moves, path,
+                                                        note=bar.note)
+                    record(g, row, rel, source, size, sha256)
+                    continue
                 if streamed(row) or row["storage"] == "runs":
                     # alone, a chunk at a time (``streamed``, ``streamed_runs``)
                     while pending:
@@ -421,7 +439,7 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                 while len(pending) > 1:  # at most two tables coding while one is read
                     finish(*pending.pop(0))
                 pending.append((g, row, rel, path, source,
-                                start_table(g, row, values, moves, pool)))
+                                start_table(g, row, values, moves, pool, direct)))
             while pending:
                 finish(*pending.pop(0))
             for w in writes:
@@ -488,7 +506,7 @@ def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[
                 continue
             f = d.open_file(g, t)
             try:
-                table = TABLE_TYPES[f.storage](storage_of(row), d, row, f)
+                table = table_type(f)(storage_of(row), d, row, f)
                 if streamed(row):  # a chunk at a time, as it was exported
                     with IndexRanges(store, row).bounded() as reader:
                         wrong = _chunk_differences(table, f, reader, chunk_slots())

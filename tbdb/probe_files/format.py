@@ -14,8 +14,9 @@ from tbdb.safe_files import kind as file_kind
 from tbdb.probe_files.coder import encode_stream, pack_values
 from tbdb.probe_files.order import SlotOrder, choose_order
 from tbdb.probe_files.prefault import NO_PREFAULT, Prefault
-from tbdb.probe_files.header import (BLOCK_SLOTS, FLAG_MOVES, HEADER, LAYOUTS, MAGIC,
-                                     MOVE_BLOCK_SLOTS, SECTION, VERSION, ProbeFileError, pad8)
+from tbdb.probe_files.header import (BLOCK_SLOTS, DIRECT, FLAG_MOVES, HEADER, LAYOUTS, MAGIC,
+                                     MOVE_BLOCK_SLOTS, SECTION, STORAGE_OF_LAYOUT, VERSION,
+                                     ProbeFileError, pad8)
 
 
 # --------------------------------------------------------------------------- writing
@@ -27,11 +28,12 @@ def meta_of(game: str, row: dict) -> dict:
             "positions": int(row["positions"])}
 
 
-def write_table(game: str, row: dict, values, moves: bool = True) -> bytes:
+def write_table(game: str, row: dict, values, moves: bool = True, direct: bool = False) -> bytes:
     """The probe file of a built table: catalogue row ``row``, ``values`` what
-    ``storage_of(row).load(store, row)`` returned.  Same input, same bytes."""
+    ``storage_of(row).load(store, row)`` returned; an index table in direct cells if
+    ``direct``.  Same input, same bytes."""
     with ThreadPoolExecutor(2) as pool:  # the coder's kernels release the GIL
-        return b"".join(start_table(game, row, values, moves, pool)())
+        return b"".join(start_table(game, row, values, moves, pool, direct)())
 
 
 def _bytes_of(a: np.ndarray, dtype: str) -> np.ndarray:
@@ -39,7 +41,8 @@ def _bytes_of(a: np.ndarray, dtype: str) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype).reshape(-1).view(np.uint8)
 
 
-def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
+def start_table(game: str, row: dict, values, moves: bool, pool: Executor,
+                direct: bool = False):
     """``write_table`` in two steps: its streams are handed to ``pool`` now; the function
     returned waits for them and gives the file as the buffers that make it up, in order.  An
     export keeps two threads coding streams of consecutive tables while it reads the next
@@ -52,10 +55,15 @@ def start_table(game: str, row: dict, values, moves: bool, pool: Executor):
         streams = [pack_values(values.result, values.distance)]
         if moves:
             streams.append(np.where(values.result == NONE, -1, values.best).astype(np.int32))
+        slots, rows = len(values.result), int(np.count_nonzero(values.result != NONE))
+        if direct:
+            from tbdb.probe_files.direct import direct_sections
+            job = pool.submit(direct_sections, streams[0], streams[1] if moves else None,
+                              f"{game} table {row['table_name']!r}")
+            return lambda: _file(game, row, moves, slots, rows, job.result(), DIRECT)
         order = index_order(game, row, streams[0])
         coding = [pool.submit(encode_stream, order.to_stream(s), block)
                   for s, block in zip(streams, (BLOCK_SLOTS, MOVE_BLOCK_SLOTS))]
-        slots, rows = len(values.result), int(np.count_nonzero(values.result != NONE))
         return lambda: _file(game, row, moves, slots, rows, [(b"ORDR", order.to_bytes())] + list(
             zip((b"VALS", b"MOVE"), (c.result() for c in coding))))
     elif storage == "key":
@@ -88,21 +96,23 @@ def index_order(game: str, row: dict, values: np.ndarray) -> SlotOrder:
     return choose_order(values, digits)
 
 
-def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> list:
+def _file(game: str, row: dict, moves: bool, slots: int, rows: int, sections,
+          layout: int | None = None) -> list:
     """A probe file as its buffers in order: header, JSON, section table, then ``sections``
-    (tag, bytes or a byte view)."""
+    (tag, bytes or a byte view); ``layout`` the storage kind's unless given."""
     body = []
     for _, data in sections:
         body += [data, b"\0" * pad8(len(data))]
     return file_head(game, row, moves, slots, rows,
                      [(tag, len(data), hashlib.sha256(data).digest())
-                      for tag, data in sections]) + body
+                      for tag, data in sections], layout) + body
 
 
-def file_head(game: str, row: dict, moves: bool, slots: int, rows: int, sections) -> list:
+def file_head(game: str, row: dict, moves: bool, slots: int, rows: int, sections,
+              layout: int | None = None) -> list:
     """A probe file's buffers before its first section: header, JSON, section table;
     ``sections`` (tag, length, sha256 digest) in order (``streamed`` writes a file whose
-    sections it has not held whole)."""
+    sections it has not held whole); ``layout`` the storage kind's unless given."""
     storage = row["storage"]
     meta = json.dumps(meta_of(game, row), sort_keys=True, separators=(",", ":")).encode()
     head_bytes = HEADER.size + len(meta) + pad8(len(meta)) + SECTION.size * len(sections)
@@ -110,7 +120,7 @@ def file_head(game: str, row: dict, moves: bool, slots: int, rows: int, sections
     for tag, length, digest in sections:
         table.append(SECTION.pack(tag, 0, at, length, digest))
         at += length + pad8(length)
-    head = HEADER.pack(MAGIC, VERSION, head_bytes, LAYOUTS[storage],
+    head = HEADER.pack(MAGIC, VERSION, head_bytes, LAYOUTS[storage] if layout is None else layout,
                        FLAG_MOVES if moves else 0, slots, rows, len(sections), len(meta))
     return [head, meta, b"\0" * pad8(len(meta)), *table]
 
@@ -174,10 +184,10 @@ class ProbeFile:
         except ValueError:
             raise ProbeFileError(f"probe file {path!r} is damaged (its header's JSON does not "
                                  f"parse)") from None
-        kinds = {v: k for k, v in LAYOUTS.items()}
-        if layout not in kinds or kinds[layout] != self.meta.get("storage"):
+        if STORAGE_OF_LAYOUT.get(layout) != self.meta.get("storage"):
             raise ProbeFileError(f"probe file {path!r} is damaged (layout {layout})")
-        self.storage = kinds[layout]
+        self.storage = STORAGE_OF_LAYOUT[layout]
+        self.direct = layout == DIRECT  # an index table in direct cells
         self.moves = bool(flags & FLAG_MOVES)
         self.sections: dict[str, tuple[int, int, bytes]] = {}
         at = head_bytes - SECTION.size * n_sections

@@ -13,6 +13,8 @@ VERSION = 3
 MANIFEST = "manifest.json"
 SUFFIX = ".tbp"
 LAYOUTS = {"index": 0, "key": 1, "runs": 2}  # storage kind -> the header's layout number
+DIRECT = 3  # the layout of an index table in direct cells (``tbdb export --direct``)
+STORAGE_OF_LAYOUT = {0: "index", 1: "key", 2: "runs", DIRECT: "index"}
 FLAG_MOVES = 1
 BLOCK_SLOTS = 1024  # slots per block of a stream: a probe decodes codes of at most this many
 # The best moves' blocks are shorter: most of their slots take a code of their own (pairs of

@@ -104,6 +104,51 @@ class ProbeIndexTable(StoredTable):
         return result, distance, best
 
 
+class ProbeDirectTable(ProbeIndexTable):
+    """An index table read from its probe file's direct cells (layout 3): a probe reads one
+    cell.  The columns answer as streams do, so gathers and checks are the parent's."""
+
+    def __init__(self, storage, store, row, file: ProbeFile):
+        StoredTable.__init__(self, storage, store, row)
+        from tbdb.probe_files.direct import Cells, Column
+        from tbdb.solvers.probe_direct import column_at, pair_at
+        from tbdb.solvers.retrograde import NONE
+        self.none = int(NONE)
+        self.file = file
+        self.slots = file.slots
+        self.order = SlotOrder.identity(file.slots)  # cells are in the game's own order
+        self.order_array = np.array([self.order.radix, self.order.place], np.int64).T.copy()
+        layout = Cells.parse(file.section("CALP"), file.moves, file.path)
+        cells = file.section("CELL")
+        if len(cells) != layout.cell_bytes(file.slots):
+            raise ProbeFileError(f"probe file {file.path!r}: CELL holds {len(cells)} bytes, "
+                                 f"{layout.cell_bytes(file.slots)} for {file.slots} slots "
+                                 f"(damaged)")
+        self.layout = layout
+        self.values = Column(cells, layout, "values", file.slots)
+        self.moves = Column(cells, layout, "moves", file.slots) if file.moves else None
+        self.pair_at, self.column_at = pair_at, column_at
+        self.loaded = True
+        self.gathers_with_others = True
+
+    def probe(self, key, plies=None):
+        if not 0 <= key < self.slots:
+            return None
+        key, v = int(key), self.values
+        if self.moves is not None:
+            v, best = self.pair_at(v.buf, v.width, v.bits, v.alphabet, self.moves.alphabet,
+                                   key, DAMAGED)
+        else:
+            v, best = self.column_at(v.buf, v.width, 0, v.bits, v.alphabet, key, DAMAGED), -1
+        if v == DAMAGED or best == DAMAGED:
+            raise ProbeFileError(f"probe file {self.file.path!r} is damaged at slot {key}; "
+                                 f"run: tbdb verify --db {os.path.dirname(self.file.path)}")
+        r, d = v >> 16, ((v & 0xFFFF) ^ 0x8000) - 0x8000
+        if r == self.none:
+            return None
+        return r, d, best
+
+
 class ProbeKeyTable(KeyTable):
     """A key table read from its probe file: its sorted keys and values are views of it."""
 
@@ -150,3 +195,8 @@ class ProbeRunTable(RunTable):
 
 
 TABLE_TYPES = {"index": ProbeIndexTable, "key": ProbeKeyTable, "runs": ProbeRunTable}
+
+
+def table_type(file: ProbeFile) -> type:
+    """The class that reads ``file``'s table: its storage kind's, or direct cells'."""
+    return ProbeDirectTable if file.direct else TABLE_TYPES[file.storage]
