@@ -21,6 +21,9 @@ ALPHABETS = struct.Struct("<IIII")  # value symbols, move symbols, value bits, m
 MAX_SYMBOLS = 1 << 16  # of each column: a cell is at most 32 bits
 
 
+_NONE_VALUE = np.array([-3 << 16], np.int32)  # (NONE, 0) packed: no position at the slot
+
+
 def symbol_bits(k: int) -> int:
     """Bits of a column of ``k`` symbols (0 for one symbol, or none)."""
     return max(0, int(k) - 1).bit_length()
@@ -30,8 +33,11 @@ class Cells:
     """The cells' layout: its alphabets and widths, as ``CALP`` holds them."""
 
     def __init__(self, values: np.ndarray, moves: np.ndarray | None, where: str = "a table"):
-        self.values = np.asarray(values, np.int32)
-        self.moves = np.asarray(moves, np.int32) if moves is not None else None
+        # a table of no slots still names a value (NONE's) and a move (none): a column has
+        # at least one symbol
+        self.values = np.asarray(values, np.int32) if len(values) else _NONE_VALUE
+        self.moves = None if moves is None else np.asarray(moves, np.int32) if len(moves) \
+            else np.full(1, -1, np.int32)
         for what, a in (("values", self.values), ("best moves", self.moves)):
             if a is not None and len(a) > MAX_SYMBOLS:
                 raise ProbeFileError(f"{where} has {len(a):,} distinct {what}; direct cells "

@@ -183,11 +183,11 @@ class ProbeDir:
     def gather_index(self, tables: list, rows: list, keys: np.ndarray):
         """The batch form over many index tables at once (``Prober.lookup_arrays``): ``tables``
         (``ProbeIndexTable``, ``ProbeDirectTable``) each with its batch rows ``rows``
-        (arrays), ``keys`` the slots of the rows concatenated.  One sort, one unpacking and one check for the whole batch, and
-        a kernel call per table on its share of it: a batch spread over a thousand CDC tables
-        spent most of its time in each table's own sorting and checks.  Returns (result,
-        distance, best move), or raises ``RowMissing`` (its row: the place in the
-        concatenation) / ``ProbeFileError``."""
+        (arrays), ``keys`` the slots of the rows concatenated.  One sort, one unpacking and one
+        check for the whole batch, and a kernel call per table on its share of it: a batch
+        spread over a thousand CDC tables spent most of its time in each table's own sorting
+        and checks.  Returns (result, distance, best move), or raises ``RowMissing`` (its
+        row: the place in the concatenation) / ``ProbeFileError``."""
         from tbdb.probe_files.coder import DAMAGED, PARALLEL_SLOTS, SPLIT_SLOTS, unpack_values
         from tbdb.solvers.probe_files import decode_rows, decode_rows_parallel
         from tbdb.solvers.retrograde import NONE

@@ -60,15 +60,18 @@ class ProbeIndexTable(StoredTable):
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged; run: tbdb verify "
                                  f"--db {os.path.dirname(self.file.path)}") from None
 
+    def _decode(self, key: int) -> tuple[int, int]:
+        """(packed value, best move) at game slot ``key``, ``DAMAGED`` where unreadable."""
+        if self.moves is not None:
+            return self.decode_pair(*self.pair_args, key, DAMAGED)
+        return self.decode_one(self.values.buf, self.values.table, self.order_array, key,
+                               DAMAGED), -1
+
     def probe(self, key, plies=None):
         if not 0 <= key < self.slots:
             return None
         key = int(key)
-        if self.moves is not None:
-            v, best = self.decode_pair(*self.pair_args, key, DAMAGED)
-        else:
-            v, best = self.decode_one(self.values.buf, self.values.table, self.order_array,
-                                      key, DAMAGED), -1
+        v, best = self._decode(key)
         if v == DAMAGED or best == DAMAGED:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged at slot {key}; "
                                  f"run: tbdb verify --db {os.path.dirname(self.file.path)}")
@@ -106,7 +109,7 @@ class ProbeIndexTable(StoredTable):
 
 class ProbeDirectTable(ProbeIndexTable):
     """An index table read from its probe file's direct cells (layout 3): a probe reads one
-    cell.  The columns answer as streams do, so gathers and checks are the parent's."""
+    cell.  The columns answer as streams do, so probes, gathers and checks are the parent's."""
 
     def __init__(self, storage, store, row, file: ProbeFile):
         StoredTable.__init__(self, storage, store, row)
@@ -131,22 +134,12 @@ class ProbeDirectTable(ProbeIndexTable):
         self.loaded = True
         self.gathers_with_others = True
 
-    def probe(self, key, plies=None):
-        if not 0 <= key < self.slots:
-            return None
-        key, v = int(key), self.values
+    def _decode(self, key: int) -> tuple[int, int]:
+        v = self.values
         if self.moves is not None:
-            v, best = self.pair_at(v.buf, v.width, v.bits, v.alphabet, self.moves.alphabet,
-                                   key, DAMAGED)
-        else:
-            v, best = self.column_at(v.buf, v.width, 0, v.bits, v.alphabet, key, DAMAGED), -1
-        if v == DAMAGED or best == DAMAGED:
-            raise ProbeFileError(f"probe file {self.file.path!r} is damaged at slot {key}; "
-                                 f"run: tbdb verify --db {os.path.dirname(self.file.path)}")
-        r, d = v >> 16, ((v & 0xFFFF) ^ 0x8000) - 0x8000
-        if r == self.none:
-            return None
-        return r, d, best
+            return self.pair_at(v.buf, v.width, v.bits, v.alphabet, self.moves.alphabet, key,
+                                DAMAGED)
+        return self.column_at(v.buf, v.width, 0, v.bits, v.alphabet, key, DAMAGED), -1
 
 
 class ProbeKeyTable(KeyTable):
