@@ -115,19 +115,20 @@ def current() -> int | None:
 
 def choose(space, mode: str, modes=ORDER, name: str | None = None) -> tuple[str, int]:
     """(mode, estimated peak of the process) for ``space``: ``mode`` itself, or for "auto" the
-    fastest of ``modes`` that fits the budget; ``MemoryBudgetError`` if the one asked for, or
-    every one, would not fit."""
+    fastest of ``modes`` (in their order, fastest first) that fits the budget;
+    ``MemoryBudgetError`` if the one asked for, or every one, would not fit."""
     budget = current()
     base = rss()
-    candidates = [m for m in ORDER if m in modes] if mode == "auto" else [mode]
+    # fastest first: the order ``modes`` gives (a space may put its own: ``fastest_modes``)
+    candidates = [m for m in modes if m in ORDER] if mode == "auto" else [mode]
     if "edges" in candidates and space.size >= 1 << 31:
         candidates.remove("edges")  # int32 slots in the edge list
     if budget is None:
-        # no budget: the old rule, edges below 2 GB of estimated edges, else edge-free
+        # no budget: the fastest, edges only below 2 GB of estimated edges, else edge-free
         if mode != "auto":
             return mode, base + estimate(space, mode)
-        pick = "edges" if "edges" in candidates and estimate(space, "edges") <= 2 << 30 \
-            else "edge-free"
+        pick = next((m for m in candidates if m != "compact" and (
+            m != "edges" or estimate(space, "edges") <= 2 << 30)), "edge-free")
         return pick, base + estimate(space, pick)
     for m in candidates:
         need = base + estimate(space, m)

@@ -108,7 +108,9 @@ def choose_mode(space: IndexSpace, mode: str = "auto") -> tuple[str, int]:
     if mode != "auto" and mode not in MODES:
         raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "
                          f"{', '.join(MODES)} or 'auto'")
-    return budget.choose(space, mode, MODES, getattr(space, "name", None))
+    # a space may know its modes' speeds better than the default order (chess: edge-free)
+    order = getattr(space, "fastest_modes", MODES)
+    return budget.choose(space, mode, order, getattr(space, "name", None))
 
 
 def solve_index(space: IndexSpace, mode: str = "auto",
