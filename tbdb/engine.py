@@ -108,7 +108,7 @@ def choose_mode(space: IndexSpace, mode: str = "auto") -> tuple[str, int]:
     if mode != "auto" and mode not in MODES:
         raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "
                          f"{', '.join(MODES)} or 'auto'")
-    # a space may know its modes' speeds better than the default order (chess: edge-free)
+    # a space may know its modes' speeds better than the default order (``fastest_modes``)
     order = getattr(space, "fastest_modes", MODES)
     return budget.choose(space, mode, order, getattr(space, "name", None))
 

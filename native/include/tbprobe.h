@@ -3,7 +3,10 @@
  * A tb_base holds the probe files of one directory (`tbdb export --out DIR`), memory-mapped
  * (or read into memory where mmap is not available; or given as buffers, for WebAssembly).
  * Opening validates every file's header and section layout; a probe allocates nothing,
- * writes only to its output and may run on any number of threads at once.
+ * writes only to its output and may run on any number of threads at once.  Index tables come
+ * in compressed streams (decoded a part of a block a probe; TB_OPEN_INDEX makes that part
+ * small) or, exported with `tbdb export --direct`, in direct cells (one load a probe, several
+ * times the size, nothing to index): the calls are the same.
  *
  *     tb_base *tb;
  *     char err[256];
