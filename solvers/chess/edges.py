@@ -220,11 +220,30 @@ def _may_repeat(desc, sq, side):
     """Whether two moves of ``side`` in ``sq`` can lead to one canonical child: to images of
     each other under a symmetry, which must keep the king that does not move on its square:
     only a diagonal reflection can, in a table without pawns, with that king on its diagonal
-    (with pawns the one symmetry, the mirror, keeps no square)."""
+    (with pawns the one symmetry, the mirror, keeps no square).  And only in a position that
+    reflection nearly keeps: if moves a -> b and a' -> b' of position P meet, S(P - a + b) =
+    P - a' + b', so the pieces of P that S sends where P has no piece of their kind are among
+    S(a) and b': at most two.  Most positions with the king on a diagonal have three or more
+    (every one of them was indexed and sorted for nothing; the same holds of a child's
+    unmoves in ``parents``)."""
     if desc[1]:
         return False
     s = sq[1 - side]
-    return s % 8 == s // 8 or s % 8 + s // 8 == 7
+    main = s % 8 == s // 8
+    if not main and s % 8 + s // 8 != 7:
+        return False
+    k = desc[0]
+    off = 0
+    for j in range(k):
+        a = sq[j]
+        r = (a % 8) * 8 + a // 8 if main else (7 - a % 8) * 8 + 7 - a // 8
+        kept = False
+        for i in range(k):
+            if sq[i] == r and desc[2 + i] == desc[2 + j]:
+                kept = True
+        if not kept:
+            off += 1
+    return off <= 2
 
 
 @parallel_kernel
@@ -234,7 +253,8 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
     without rows: the captures and promotions first, and where one leads to a lost child the
     position is won and its in-table children are not indexed (``distinct`` 0); else they
     are, and sorted to drop repeats only where two can meet (``_may_repeat``): the sort of
-    every row cost half as much as listing the children."""
+    every row cost half as much as listing the children.  Where none can meet, the count is
+    that of the quiet moves, and they are not indexed at all."""
     half = half_size(desc)
     n = positions.shape[0]
     chunks = (n + CHUNK - 1) // CHUNK
@@ -253,7 +273,7 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
             dr = 0
             if m == 0 and not attacked(desc, sq, sq[side], 1 - side, occ, -1):
                 dr = 1  # stalemate: its pseudo-move leads to a drawn child outside
-            nsym = pair_symmetries(desc, sq, syms, pairs) if m else 0
+            nsym = 0  # the kings' symmetries: only quiet moves' children need them
             for e in range(m):
                 if victims[e] < 0 and moves[e] >> 12 == 0:
                     continue  # a quiet move: a child in the table
@@ -272,7 +292,8 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
                 else:
                     dr = 1
             got = 0
-            if lo == NO_EXT:
+            if lo == NO_EXT and _may_repeat(desc, sq, side):
+                nsym = pair_symmetries(desc, sq, syms, pairs)
                 for e in range(m):
                     if victims[e] >= 0 or moves[e] >> 12 != 0:
                         continue
@@ -282,8 +303,14 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
                                           coff, chalf, cres, cdist)
                     found[got] = at
                     got += 1
-                if _may_repeat(desc, sq, side):
-                    got = sorted_unique(found, got, unique)
+                got = sorted_unique(found, got, unique)
+            elif lo == NO_EXT:
+                # no two quiet moves can meet in one child (``_may_repeat``), so the distinct
+                # children are the quiet moves: counted, not indexed (indexing them was most
+                # of this pass's work beside listing the moves)
+                for e in range(m):
+                    if victims[e] < 0 and moves[e] >> 12 == 0:
+                        got += 1
             distinct[r] = got
             ext_loss[r] = lo
             ext_loss_move[r] = lo_move
@@ -418,6 +445,9 @@ def parents(desc, keys, positions, count, parent, codes):
         pairs = np.empty(8, np.int64)
         ksyms = np.empty(8, np.int64)  # a king's move: the symmetries fitting its parent
         kpairs = np.empty(8, np.int64)
+        weight = np.empty(MAX_PIECES, np.int64)
+        lone = np.empty(MAX_PIECES, np.bool_)
+        slot_weights(desc, weight, lone)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             p = positions[r]
             ep = -1
@@ -425,7 +455,8 @@ def parents(desc, keys, positions, count, parent, codes):
                 p, ep = ep_square(desc, half, keys[p - 2 * half])
             side = p // half
             mover = 1 - side
-            unrank(desc, p % half, sq)
+            here = p % half
+            unrank(desc, here, sq)
             set_board(desc, sq, board)
             occ = np.uint64(0)
             for j in range(k):
@@ -501,6 +532,12 @@ def parents(desc, keys, positions, count, parent, codes):
                         kn = pair_symmetries_inline(desc, before, ksyms, kpairs)
                         idx, s, key = _keyed_index(desc, before, t, ksyms, kpairs, kn, kind, f,
                                                    q)
+                    elif nsym == 1 and lone[i]:
+                        # only the identity keeps the kings canonical (the position is stored
+                        # canonically) and no identical piece to reorder: the parent's index
+                        # differs in this piece's digit alone, as ``_follow``'s children do
+                        idx, s = here + (f - q) * weight[i], syms[0]
+                        key = move_key(key_kind(code, mover), f, q, 0)
                     else:
                         idx, s, key = _keyed_index(desc, before, t, syms, pairs, nsym,
                                                    key_kind(code, mover), f, q)
