@@ -251,9 +251,15 @@ def _edge_free(space: IndexSpace, progress: Progress):
     with_codes = None  # known after the first parents() call
     level = 0
     backed_up = 0  # every won or lost position is backed up once (draws never are)
+    threads = numba.get_num_threads()
+    blocks = (size + (1 << k.BLOCK_SHIFT) - 1) >> k.BLOCK_SHIFT
+    pending = np.empty(blocks, np.int32)  # per block: the next distance it holds to back up
+    pending_by = np.empty((threads, blocks), np.int32)
+    k.ef_pending(result, distance, pending, pending_by)
     while level <= top:
         for lo in range(0, size, CHUNK_SLOTS << 2):
-            frontier = k.ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)))
+            frontier = k.ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)),
+                                 pending, pending_by)
             backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
                 rows = space.parents(batch)
@@ -268,7 +274,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
                 if not distinct:
                     k.dedupe_rows(count, parent, codes, with_codes)
                 top = max(top, k.ef_apply(batch, count, parent, codes, result, distance,
-                                           remaining, best, level, numba.get_num_threads()))
+                                           remaining, best, level, threads, pending_by))
             progress("levels", backed_up, real)
         level += 1
     progress("levels", real, real)
