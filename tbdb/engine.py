@@ -253,9 +253,10 @@ def _edge_free(space: IndexSpace, progress: Progress):
     backed_up = 0  # every won or lost position is backed up once (draws never are)
     threads = numba.get_num_threads()
     blocks = (size + (1 << k.BLOCK_SHIFT) - 1) >> k.BLOCK_SHIFT
-    pending = np.empty(blocks, np.int32)  # per block: the next distance it holds to back up
-    pending_by = np.empty((threads, blocks), np.int32)
-    k.ef_pending(result, distance, pending, pending_by)
+    # per block: the next distance it holds to back up (0: unknown until level 0 reads it),
+    # and what each of ef_apply's threads resolved in it since its last scan
+    pending = np.zeros(blocks, np.int32)
+    pending_by = np.full((threads, blocks), k.NO_PENDING, np.int32)
     while level <= top:
         for lo in range(0, size, CHUNK_SLOTS << 2):
             frontier = k.ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)),

@@ -214,7 +214,7 @@ int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
  * keep a block's checkpoints side by side (two adjacent 64-byte lines) when their blocks agree */
 static uint64_t index_words(const tb_file *f, int *shared)
 {
-    if (f->layout != TB_LAYOUT_INDEX || f->direct || f->vals.dir) return 0;
+    if (f->layout != TB_LAYOUT_INDEX || f->vals.dir) return 0;
     uint64_t v = tb_stream_index_words(&f->vals), m = f->moves ? tb_stream_index_words(&f->mov) : 0;
     *shared = v && m && f->vals.blocks == f->mov.blocks;
     return v + m;
@@ -222,7 +222,7 @@ static uint64_t index_words(const tb_file *f, int *shared)
 
 static uint64_t tables_bytes(const tb_file *f)
 {
-    if (f->layout != TB_LAYOUT_INDEX || f->direct) return 0;
+    if (f->layout != TB_LAYOUT_INDEX) return 0;
     return tb_stream_tables_bytes(&f->vals) + (f->moves ? tb_stream_tables_bytes(&f->mov) : 0);
 }
 
@@ -231,7 +231,7 @@ static uint64_t arena_need(const tb_file *f)
 {
     int shared;
     const uint64_t file_bytes = (sizeof(tb_file) + 63) & ~(uint64_t)63;
-    if (f->direct) return 0;
+    if (f->direct) return 0;   /* no streams to index, and left where it is (index_into) */
     return 4 * ((index_words(f, &shared) + 15) & ~(uint64_t)15) + tables_bytes(f) +
            (f->in_arena ? 0 : file_bytes);
 }
@@ -306,7 +306,7 @@ static int index_into(tb_file **fp, uint8_t **at, char *err, size_t err_len)
         p += file_bytes;
     }
     *at = p;
-    if (f->layout != TB_LAYOUT_INDEX || f->direct) return TB_OK;
+    if (f->layout != TB_LAYOUT_INDEX) return TB_OK;
     uint64_t w = index_words(f, &shared), tv = tb_stream_tables_bytes(&f->vals),
              tm = f->moves ? tb_stream_tables_bytes(&f->mov) : 0;
     uint32_t *dir = (uint32_t *)(p + tv + tm);
@@ -357,7 +357,7 @@ int tb_index(tb_base *tb, char *err, size_t err_len)
 
 int tb_index_file(tb_base *tb, tb_file **f, char *err, size_t err_len)
 {
-    if ((*f)->layout != TB_LAYOUT_INDEX || (*f)->direct) return TB_OK;
+    if ((*f)->layout != TB_LAYOUT_INDEX) return TB_OK;
     uint64_t need = 64 + arena_need(*f);
     if (need == 64) return TB_OK;
     uint8_t *at = new_arena(tb, need, err, err_len);

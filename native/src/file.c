@@ -544,7 +544,6 @@ static int direct_value(const tb_file *f, uint64_t slot, int32_t *x, int32_t *m)
     uint64_t p = slot * f->cell_bits;
     const uint8_t *at = f->cells + (p >> 3);
 #if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(at);
     __builtin_prefetch(f->value_alphabet);
     __builtin_prefetch(f->move_alphabet);
 #endif

@@ -274,8 +274,10 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
             if m == 0 and not attacked(desc, sq, sq[side], 1 - side, occ, -1):
                 dr = 1  # stalemate: its pseudo-move leads to a drawn child outside
             nsym = 0  # the kings' symmetries: only quiet moves' children need them
+            quiet = 0
             for e in range(m):
                 if victims[e] < 0 and moves[e] >> 12 == 0:
+                    quiet += 1
                     continue  # a quiet move: a child in the table
                 number, _, er, ed = _follow(desc, keys, half, here, sq, side, occ, moves[e],
                                             victims[e], keyed, after, t, csq, syms, pairs, nsym,
@@ -308,9 +310,7 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
                 # no two quiet moves can meet in one child (``_may_repeat``), so the distinct
                 # children are the quiet moves: counted, not indexed (indexing them was most
                 # of this pass's work beside listing the moves)
-                for e in range(m):
-                    if victims[e] < 0 and moves[e] >> 12 == 0:
-                        got += 1
+                got = quiet
             distinct[r] = got
             ext_loss[r] = lo
             ext_loss_move[r] = lo_move

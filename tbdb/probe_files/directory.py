@@ -415,14 +415,6 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
                     continue
                 bar.note(f"{g} {row['table_name']}")
-                if direct and row["storage"] == "index" and streamed(row):
-                    while pending:
-                        finish(*pending.pop(0))
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    size, sha256, _ = write_direct_file(store, g, row, moves, path,
-                                                        note=bar.note)
-                    record(g, row, rel, source, size, sha256)
-                    continue
                 if streamed(row) or row["storage"] == "runs":
                     # alone, a chunk at a time (``streamed``, ``streamed_runs``)
                     while pending:
@@ -430,6 +422,9 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
                     os.makedirs(os.path.dirname(path), exist_ok=True)
                     if row["storage"] == "runs":
                         size, sha256, _ = write_runs_file(store, g, row, path, note=bar.note)
+                    elif direct:
+                        size, sha256, _ = write_direct_file(store, g, row, moves, path,
+                                                            note=bar.note)
                     else:
                         size, sha256, _ = write_index_file(store, g, row, moves, path,
                                                            note=bar.note)
