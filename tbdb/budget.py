@@ -86,7 +86,9 @@ def estimate(space, mode: str) -> int:
         # per-slot arrays of the solve and the output
         per_slot = 30 + min(space.max_children, 12) * 12
     elif mode == "edge-free":
-        per_slot = OUTPUT_BYTES + counter  # the output arrays and the counter, all solve long
+        # the output arrays and the counter, all solve long, and the levels' queues: at most
+        # one entry (int32 below 2^31 slots) per slot won or lost and not yet backed up
+        per_slot = OUTPUT_BYTES + counter + (4 if size < 1 << 31 else 8)
     else:
         # the state and counter while solving (a widened state: one byte more); then the
         # output: whole narrow arrays where the game reads them whole, else the state and the

@@ -249,18 +249,17 @@ def _edge_free(space: IndexSpace, progress: Progress):
     no_codes = None  # zeros standing in for codes, made only for a game that gives none
     distinct = getattr(space, "parents_distinct", False)  # rows already free of repeats
     with_codes = None  # known after the first parents() call
-    level = 0
     backed_up = 0  # every won or lost position is backed up once (draws never are)
     threads = numba.get_num_threads()
-    blocks = (size + (1 << k.BLOCK_SHIFT) - 1) >> k.BLOCK_SHIFT
-    # per block: the next distance it holds to back up (0: unknown until level 0 reads it),
-    # and what each of ef_apply's threads resolved in it since its last scan
-    pending = np.zeros(blocks, np.int32)
-    pending_by = np.full((threads, blocks), k.NO_PENDING, np.int32)
+    queues = LevelQueues(size)
+    for lo in range(0, size, CHUNK_SLOTS << 2):
+        queues.add(*k.ef_resolved(result, distance, lo, min(size, lo + (CHUNK_SLOTS << 2))))
+    fresh = fresh_distance = None  # what each of ef_apply's threads resolves in a batch
+    fresh_count = np.zeros(threads, np.int64)
+    level = 0
     while level <= top:
-        for lo in range(0, size, CHUNK_SLOTS << 2):
-            frontier = k.ef_scan(result, distance, level, lo, min(size, lo + (CHUNK_SLOTS << 2)),
-                                 pending, pending_by)
+        for entries in queues.take(level):
+            frontier = k.ef_live(entries, result, distance, level)
             backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
                 rows = space.parents(batch)
@@ -274,8 +273,15 @@ def _edge_free(space: IndexSpace, progress: Progress):
                     codes = no_codes
                 if not distinct:
                     k.dedupe_rows(count, parent, codes, with_codes)
+                need = int(count.sum())
+                if fresh is None or fresh.shape[1] < need:
+                    fresh = np.empty((threads, need), queues.dtype)
+                    fresh_distance = np.empty((threads, need), np.int16)
                 top = max(top, k.ef_apply(batch, count, parent, codes, result, distance,
-                                           remaining, best, level, threads, pending_by))
+                                           remaining, best, level, threads, fresh,
+                                           fresh_distance, fresh_count))
+                for t in range(threads):
+                    queues.add(fresh[t], fresh_distance[t], int(fresh_count[t]))
             progress("levels", backed_up, real)
         level += 1
     progress("levels", real, real)
@@ -283,6 +289,31 @@ def _edge_free(space: IndexSpace, progress: Progress):
     k.ef_finish(result, distance)
     best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))
     return result, distance, best, multiplicity
+
+
+class LevelQueues:
+    """The edge-free levels' work list: per distance, the slots won or lost at it and not yet
+    backed up (int32 where the table's slots fit), appended as the first pass and each backup
+    find them, taken level by level.  A win found shorter later is queued again, and its old
+    entry dropped when its level comes (``ef_live``)."""
+
+    def __init__(self, size: int):
+        self.dtype = np.int32 if size < 1 << 31 else np.int64
+        self.by_level: dict[int, list[np.ndarray]] = {}
+
+    def add(self, slots: np.ndarray, distances: np.ndarray, n: int | None = None) -> None:
+        n = len(slots) if n is None else n
+        if n == 0:
+            return
+        first = np.zeros(int(distances[:n].max()) + 2, np.int64)
+        grouped = np.empty(n, self.dtype)
+        k.by_distance(slots, distances, n, grouped, first)
+        for d in np.flatnonzero(first[1:] > first[:-1]):
+            # copied: a view would keep every level's entries alive until the last is taken
+            self.by_level.setdefault(int(d), []).append(grouped[first[d]:first[d + 1]].copy())
+
+    def take(self, level: int) -> list[np.ndarray]:
+        return self.by_level.pop(level, [])
 
 
 def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,

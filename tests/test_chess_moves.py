@@ -131,7 +131,8 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
     tests only for pinned pieces and in check) against ``moves.legal_moves`` (the board
     generator perft checks), move for move and in order, on random positions of tables whose
     sliders pin, check and guard the kings' squares; a generator that skipped the test of a
-    pinned piece, or let a king step along a slider's line away from it, fails here."""
+    pinned piece, or let a king step along a slider's line away from it, fails here.  Listed
+    with a limit of one move (a draw's best move), it lists the same first move."""
     import numpy as np
 
     from tbdb.games.chess.material import Material
@@ -140,7 +141,7 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
     from tbdb.solvers.jit import kernel
 
     @kernel
-    def both(desc, slots, got, want, counts):
+    def both(desc, slots, got, want, counts, first):
         k = desc[0]
         half = half_size(desc)
         sq = np.empty(8, np.int64)
@@ -159,7 +160,9 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
             for i in range(k):
                 chessboard[sq[i]] = desc[2 + i]
             counts[done, 0] = pieces.table_moves(desc, sq, side, -1, board, occ, got[done],
-                                                 victims, order)
+                                                 victims, order, moves.MAX_MOVES)
+            counts[done, 2] = pieces.table_moves(desc, sq, side, -1, board, occ, first[done],
+                                                 victims, order, 1)
             counts[done, 1] = moves.legal_moves(chessboard, side, -1, want[done])
             pieces.unfill(desc, sq, board)
             for i in range(k):
@@ -172,8 +175,13 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
     slots = rng.integers(0, 2 * half_size(desc), 20_000)
     got = np.zeros((len(slots), moves.MAX_MOVES), np.int32)
     want = np.zeros_like(got)
-    counts = np.zeros((len(slots), 2), np.int64)
-    done = both(desc, slots, got, want, counts)
+    counts = np.zeros((len(slots), 3), np.int64)
+    first = np.zeros_like(got)
+    done = both(desc, slots, got, want, counts, first)
     assert done > 5_000
     assert (counts[:done, 0] == counts[:done, 1]).all()
     assert (got[:done] == want[:done]).all()
+    some = counts[:done, 0] > 0
+    assert ((counts[:done, 2] >= 1) == some).all()
+    assert (counts[:done, 2] <= counts[:done, 0]).all()
+    assert (first[:done][some, 0] == want[:done][some, 0]).all()

@@ -101,10 +101,10 @@ def _move_scratch(desc):
 
 
 @kernel
-def _listed(desc, keys, half, slot, sq, board, moves, victims, order):
+def _listed(desc, keys, half, slot, sq, board, moves, victims, order, limit):
     """The position of ``slot`` (an en passant slot's board and capture included) into
-    ``sq`` and its legal moves into ``moves``/``victims``: (side to move, its index, its
-    occupied squares, how many moves).  A called kernel, not inlined: the generator inside
+    ``sq`` and its legal moves into ``moves``/``victims`` (the first ``limit`` or more:
+    ``table_moves``): (side to move, its index, its occupied squares, how many moves).  A called kernel, not inlined: the generator inside
     (``table_moves``, its legality test inlined at each of its eight places) was copied into
     every kernel that lists moves, and compiling a KPvK build took 133 s instead of 69; one
     call a position costs little beside its twenty moves (a call a move cost six times the
@@ -117,7 +117,7 @@ def _listed(desc, keys, half, slot, sq, board, moves, victims, order):
     here = p % half
     unrank(desc, here, sq)
     occ = fill(desc, sq, board)
-    m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order)
+    m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order, limit)
     unfill(desc, sq, board)
     return side, here, occ, m
 
@@ -190,7 +190,7 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
             _move_scratch(desc)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             side, here, occ, m = _listed(desc, keys, half, positions[r], sq, board, moves,
-                                         victims, order)
+                                         victims, order, MAX_MOVES)
             if m == 0:
                 if attacked(desc, sq, sq[side], 1 - side, occ, -1):
                     count[r] = 0
@@ -265,7 +265,7 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
         unique = np.empty(MAX_MOVES, np.int64)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             side, here, occ, m = _listed(desc, keys, half, positions[r], sq, board, moves,
-                                         victims, order)
+                                         victims, order, MAX_MOVES)
             lo = NO_EXT
             lo_move = NO_MOVE
             hi = np.int16(-1)
@@ -334,8 +334,9 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
             _move_scratch(desc)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             slot = positions[r]
+            # the first piece's moves only: the first move nearly always draws
             side, here, occ, m = _listed(desc, keys, half, slot, sq, board, moves, victims,
-                                         order)
+                                         order, 1)
             b = NO_MOVE
             if m == 0:
                 if not attacked(desc, sq, sq[side], 1 - side, occ, -1):
@@ -343,7 +344,18 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
                 best[slot] = b
                 continue
             nsym = pair_symmetries(desc, sq, syms, pairs)
-            for e in range(m):
+            listed_all = False
+            e = 0
+            while True:
+                if e == m:
+                    if listed_all:
+                        break
+                    # no move of the first piece draws: every move (the same ones first)
+                    _, _, _, m = _listed(desc, keys, half, slot, sq, board, moves, victims,
+                                         order, MAX_MOVES)
+                    listed_all = True
+                    if e == m:
+                        break
                 number, ch, er, _ = _follow(desc, keys, half, here, sq, side, occ, moves[e],
                                             victims[e], keyed, after, t, csq, syms, pairs, nsym,
                                             weight, lone, change_table, change_map, cdesc,
@@ -351,6 +363,7 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
                 if (result[ch] if ch >= 0 else er) == DRAW:
                     b = number
                     break
+                e += 1
             best[slot] = b
 
 
