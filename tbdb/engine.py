@@ -258,7 +258,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
     fresh_count = np.zeros(threads, np.int64)
     level = 0
     while level <= top:
-        for entries in queues.take(level):
+        for entries in queues.take(level, CHUNK_SLOTS):
             frontier = k.ef_live(entries, result, distance, level)
             backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
@@ -294,8 +294,11 @@ def _edge_free(space: IndexSpace, progress: Progress):
 class LevelQueues:
     """The edge-free levels' work list: per distance, the slots won or lost at it and not yet
     backed up (int32 where the table's slots fit), appended as the first pass and each backup
-    find them, taken level by level.  A win found shorter later is queued again, and its old
-    entry dropped when its level comes (``ef_live``)."""
+    find them, taken level by level in blocks of 2^16 slots ascending (``group_by``).  A win
+    found shorter later is queued again, and its old entry dropped when its level comes
+    (``ef_live``)."""
+
+    BLOCK_SHIFT = 16
 
     def __init__(self, size: int):
         self.dtype = np.int32 if size < 1 << 31 else np.int64
@@ -307,13 +310,25 @@ class LevelQueues:
             return
         first = np.zeros(int(distances[:n].max()) + 2, np.int64)
         grouped = np.empty(n, self.dtype)
-        k.by_distance(slots, distances, n, grouped, first)
+        k.group_by(slots, distances, n, grouped, first)
         for d in np.flatnonzero(first[1:] > first[:-1]):
             # copied: a view would keep every level's entries alive until the last is taken
             self.by_level.setdefault(int(d), []).append(grouped[first[d]:first[d + 1]].copy())
 
-    def take(self, level: int) -> list[np.ndarray]:
-        return self.by_level.pop(level, [])
+    def take(self, level: int, piece: int) -> Iterator[np.ndarray]:
+        """Level ``level``'s slots by blocks ascending, ``piece`` at a time."""
+        parts = self.by_level.pop(level, [])
+        if not parts:
+            return
+        entries = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        del parts
+        blocks = entries >> self.BLOCK_SHIFT
+        first = np.zeros(int(blocks.max()) + 2, np.int64)
+        ordered = np.empty_like(entries)
+        k.group_by(entries, blocks, len(entries), ordered, first)
+        del entries, blocks
+        for lo in range(0, len(ordered), piece):
+            yield ordered[lo:lo + piece]
 
 
 def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,

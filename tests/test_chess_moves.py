@@ -132,7 +132,9 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
     generator perft checks), move for move and in order, on random positions of tables whose
     sliders pin, check and guard the kings' squares; a generator that skipped the test of a
     pinned piece, or let a king step along a slider's line away from it, fails here.  Listed
-    with a limit of one move (a draw's best move), it lists the same first move."""
+    with a limit of one move (a draw's best move), it lists the same first move; counting the
+    quiet moves (the first pass), it lists the captures and promotions in the same order and
+    counts the others."""
     import numpy as np
 
     from tbdb.games.chess.material import Material
@@ -141,7 +143,7 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
     from tbdb.solvers.jit import kernel
 
     @kernel
-    def both(desc, slots, got, want, counts, first):
+    def both(desc, slots, got, want, counts, first, loud, takes):
         k = desc[0]
         half = half_size(desc)
         sq = np.empty(8, np.int64)
@@ -159,10 +161,15 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
             occ = pieces.fill(desc, sq, board)
             for i in range(k):
                 chessboard[sq[i]] = desc[2 + i]
-            counts[done, 0] = pieces.table_moves(desc, sq, side, -1, board, occ, got[done],
-                                                 victims, order, moves.MAX_MOVES)
-            counts[done, 2] = pieces.table_moves(desc, sq, side, -1, board, occ, first[done],
-                                                 victims, order, 1)
+            counts[done, 0], _ = pieces.table_moves(desc, sq, side, -1, board, occ, got[done],
+                                                    victims, order, moves.MAX_MOVES, False)
+            for e in range(counts[done, 0]):
+                takes[done, e] = victims[e] >= 0
+            counts[done, 2], _ = pieces.table_moves(desc, sq, side, -1, board, occ,
+                                                    first[done], victims, order, 1, False)
+            counts[done, 3], counts[done, 4] = pieces.table_moves(
+                desc, sq, side, -1, board, occ, loud[done], victims, order, moves.MAX_MOVES,
+                True)
             counts[done, 1] = moves.legal_moves(chessboard, side, -1, want[done])
             pieces.unfill(desc, sq, board)
             for i in range(k):
@@ -175,9 +182,11 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
     slots = rng.integers(0, 2 * half_size(desc), 20_000)
     got = np.zeros((len(slots), moves.MAX_MOVES), np.int32)
     want = np.zeros_like(got)
-    counts = np.zeros((len(slots), 3), np.int64)
+    counts = np.zeros((len(slots), 5), np.int64)
     first = np.zeros_like(got)
-    done = both(desc, slots, got, want, counts, first)
+    loud = np.zeros_like(got)
+    takes = np.zeros(got.shape, np.bool_)
+    done = both(desc, slots, got, want, counts, first, loud, takes)
     assert done > 5_000
     assert (counts[:done, 0] == counts[:done, 1]).all()
     assert (got[:done] == want[:done]).all()
@@ -185,3 +194,8 @@ def test_the_table_generator_lists_the_board_generators_moves(material):
     assert ((counts[:done, 2] >= 1) == some).all()
     assert (counts[:done, 2] <= counts[:done, 0]).all()
     assert (first[:done][some, 0] == want[:done][some, 0]).all()
+    for r in range(done):
+        listed = got[r, :counts[r, 0]]
+        not_quiet = listed[(listed >> 12 != 0) | takes[r, :counts[r, 0]]]
+        assert list(loud[r, :counts[r, 3]]) == list(not_quiet)
+        assert counts[r, 3] + counts[r, 4] == counts[r, 1]

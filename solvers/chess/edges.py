@@ -27,8 +27,8 @@ from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAI
     half_size, orbit, pair_symmetries, pair_symmetries_inline, set_board, slot_weights, unrank
 from tbdb.solvers.chess.keys import key_kind, move_key
 from tbdb.solvers.retrograde.rows import sorted_unique
-from tbdb.solvers.chess.pieces import attacked, bit, fill, placement_occupancy, table_moves, \
-    unfill
+from tbdb.solvers.chess.pieces import attacked, bit, fill, piece_attacks, placement_occupancy, \
+    table_moves, unfill
 from tbdb.solvers.chess.moves import BLACK_BIT, KING_TO, KNIGHT, KNIGHT_TO, MAX_MOVES, PAWN, \
     RAYS, RAY_LEN, ROOK, BISHOP, STALEMATE_MOVE
 
@@ -101,10 +101,11 @@ def _move_scratch(desc):
 
 
 @kernel
-def _listed(desc, keys, half, slot, sq, board, moves, victims, order, limit):
+def _listed(desc, keys, half, slot, sq, board, moves, victims, order, limit, count_quiet):
     """The position of ``slot`` (an en passant slot's board and capture included) into
-    ``sq`` and its legal moves into ``moves``/``victims`` (the first ``limit`` or more:
-    ``table_moves``): (side to move, its index, its occupied squares, how many moves).  A called kernel, not inlined: the generator inside
+    ``sq`` and its legal moves into ``moves``/``victims`` (the first ``limit`` or more; with
+    ``count_quiet`` the quiet ones counted, not listed: ``table_moves``): (side to move, its
+    index, its occupied squares, how many moves listed, how many counted).  A called kernel, not inlined: the generator inside
     (``table_moves``, its legality test inlined at each of its eight places) was copied into
     every kernel that lists moves, and compiling a KPvK build took 133 s instead of 69; one
     call a position costs little beside its twenty moves (a call a move cost six times the
@@ -117,9 +118,10 @@ def _listed(desc, keys, half, slot, sq, board, moves, victims, order, limit):
     here = p % half
     unrank(desc, here, sq)
     occ = fill(desc, sq, board)
-    m = table_moves(desc, sq, side, ep, board, occ, moves, victims, order, limit)
+    m, quiet = table_moves(desc, sq, side, ep, board, occ, moves, victims, order, limit,
+                           count_quiet)
     unfill(desc, sq, board)
-    return side, here, occ, m
+    return side, here, occ, m, quiet
 
 
 @inline_kernel
@@ -189,8 +191,8 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
         sq, after, csq, t, order, syms, pairs, board, moves, victims, weight, lone = \
             _move_scratch(desc)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            side, here, occ, m = _listed(desc, keys, half, positions[r], sq, board, moves,
-                                         victims, order, MAX_MOVES)
+            side, here, occ, m, _ = _listed(desc, keys, half, positions[r], sq, board, moves,
+                                            victims, order, MAX_MOVES, False)
             if m == 0:
                 if attacked(desc, sq, sq[side], 1 - side, occ, -1):
                     count[r] = 0
@@ -264,21 +266,18 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
         found = np.empty(MAX_MOVES, np.int64)
         unique = np.empty(MAX_MOVES, np.int64)
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
-            side, here, occ, m = _listed(desc, keys, half, positions[r], sq, board, moves,
-                                         victims, order, MAX_MOVES)
+            # the quiet moves counted, not listed (most positions need only their number)
+            side, here, occ, m, quiet = _listed(desc, keys, half, positions[r], sq, board,
+                                                moves, victims, order, MAX_MOVES, True)
             lo = NO_EXT
             lo_move = NO_MOVE
             hi = np.int16(-1)
             hi_move = NO_MOVE
             dr = 0
-            if m == 0 and not attacked(desc, sq, sq[side], 1 - side, occ, -1):
+            if m + quiet == 0 and not attacked(desc, sq, sq[side], 1 - side, occ, -1):
                 dr = 1  # stalemate: its pseudo-move leads to a drawn child outside
             nsym = 0  # the kings' symmetries: only quiet moves' children need them
-            quiet = 0
-            for e in range(m):
-                if victims[e] < 0 and moves[e] >> 12 == 0:
-                    quiet += 1
-                    continue  # a quiet move: a child in the table
+            for e in range(m):  # captures and promotions: children in other tables
                 number, _, er, ed = _follow(desc, keys, half, here, sq, side, occ, moves[e],
                                             victims[e], keyed, after, t, csq, syms, pairs, nsym,
                                             weight, lone, change_table, change_map, cdesc,
@@ -294,7 +293,10 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
                 else:
                     dr = 1
             got = 0
-            if lo == NO_EXT and _may_repeat(desc, sq, side):
+            if lo == NO_EXT and quiet > 0 and _may_repeat(desc, sq, side):
+                # listed again, the quiet moves too, to index their children
+                _, _, _, m, _ = _listed(desc, keys, half, positions[r], sq, board, moves,
+                                        victims, order, MAX_MOVES, False)
                 nsym = pair_symmetries(desc, sq, syms, pairs)
                 for e in range(m):
                     if victims[e] >= 0 or moves[e] >> 12 != 0:
@@ -335,8 +337,8 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
         for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
             slot = positions[r]
             # the first piece's moves only: the first move nearly always draws
-            side, here, occ, m = _listed(desc, keys, half, slot, sq, board, moves, victims,
-                                         order, 1)
+            side, here, occ, m, _ = _listed(desc, keys, half, slot, sq, board, moves, victims,
+                                            order, 1, False)
             b = NO_MOVE
             if m == 0:
                 if not attacked(desc, sq, sq[side], 1 - side, occ, -1):
@@ -351,8 +353,8 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
                     if listed_all:
                         break
                     # no move of the first piece draws: every move (the same ones first)
-                    _, _, _, m = _listed(desc, keys, half, slot, sq, board, moves, victims,
-                                         order, MAX_MOVES)
+                    _, _, _, m, _ = _listed(desc, keys, half, slot, sq, board, moves,
+                                            victims, order, MAX_MOVES, False)
                     listed_all = True
                     if e == m:
                         break
@@ -532,14 +534,18 @@ def parents(desc, keys, positions, count, parent, codes):
                                 break
                             origins[no] = f
                             no += 1
+                # the parent is legal if the side that did not move was not in check.  When
+                # no other piece of the mover attacks that king with this one gone, putting it
+                # back on f can only block lines: then only the piece itself on f can check
+                alone = not attacked(desc, sq, sq[side], mover, occ ^ bit(q), i)
                 for o in range(no):
                     f = origins[o]
                     for j in range(k):
                         before[j] = sq[j]
                     before[i] = f
                     bocc = (occ ^ bit(q)) | bit(f)
-                    # the parent is legal if the side that did not move was not in check
-                    if attacked(desc, before, sq[side], mover, bocc, -1):
+                    if piece_attacks(kind, mover, f, sq[side], bocc) if alone else \
+                            attacked(desc, before, sq[side], mover, bocc, -1):
                         continue
                     if i < 2:  # a king moved: the symmetries that fit change
                         kn = pair_symmetries_inline(desc, before, ksyms, kpairs)

@@ -7,7 +7,9 @@ from-square, then direction; promotions queen, rook, bishop, knight), without en
 (table positions have no en passant right).
 """
 import numpy as np
+from numba import types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
 
 from tbdb.solvers.jit import inline_kernel
 from tbdb.solvers.chess.moves import BISHOP, BLACK_BIT, KING, KING_TO, KNIGHT, KNIGHT_TO, PAWN, \
@@ -75,29 +77,30 @@ def attacked(desc, sq, target, by, occ, skip):
     """Whether a piece of colour ``by`` among the table's pieces (squares ``sq``; slot ``skip``
     just captured, or -1) attacks ``target``, ``occ`` the occupied squares."""
     want = by * BLACK_BIT
-    tb = bit(target)
     for i in range(desc[0]):
         c = desc[2 + i]
         if i == skip or (c & BLACK_BIT) != want:
             continue
-        a = sq[i]
-        t = c & 7
-        if t == KNIGHT:
-            if ATT_N[a] & tb:
-                return True
-        elif t == KING:
-            if ATT_K[a] & tb:
-                return True
-        elif t == PAWN:
-            if ATT_P[by, a] & tb:
-                return True
-        else:
-            ln = LINE[a, target]
-            if ln == 0 or (t == ROOK and ln == 2) or (t == BISHOP and ln == 1):
-                continue
-            if BETWEEN[a, target] & occ == 0:
-                return True
+        if piece_attacks(c & 7, by, sq[i], target, occ):
+            return True
     return False
+
+
+@inline_kernel
+def piece_attacks(t, by, a, target, occ):
+    """Whether a piece of type ``t`` and colour ``by`` on ``a`` attacks ``target``, ``occ``
+    the occupied squares."""
+    tb = bit(target)
+    if t == KNIGHT:
+        return ATT_N[a] & tb != 0
+    if t == KING:
+        return ATT_K[a] & tb != 0
+    if t == PAWN:
+        return ATT_P[by, a] & tb != 0
+    ln = LINE[a, target]
+    if ln == 0 or (t == ROOK and ln == 2) or (t == BISHOP and ln == 1):
+        return False
+    return BETWEEN[a, target] & occ == 0
 
 
 @inline_kernel
@@ -188,12 +191,16 @@ def _pinned(desc, sq, side, occ, king):
 
 
 @inline_kernel
-def table_moves(desc, sq, side, ep, board, occ, out, victims, order, limit):
+def table_moves(desc, sq, side, ep, board, occ, out, victims, order, limit, count_quiet):
     """Every legal move of ``side`` in the table position ``sq`` (``ep``: the en passant
     square, -1 none; ``board``: its slot number + 1 on each occupied square, 0 empty; ``occ``
     the occupied squares) into ``out``, and the slot each takes (-1 none) into ``victims``;
-    returns how many (``order``: scratch, int64[>= k]).  Stops after the first piece whose
-    moves make ``limit`` or more: the first moves in the order are listed all the same."""
+    returns (how many listed, how many counted) (``order``: scratch, int64[>= k]).  Stops
+    after the first piece whose moves make ``limit`` or more: the first moves in the order are
+    listed all the same.  With ``count_quiet`` the quiet moves (no capture, no promotion) are
+    counted, not listed: the others are listed in their order, and an unpinned piece's quiet
+    moves are counted from its attack set without walking them (listing them was most of the
+    first pass's work, which only needs their number)."""
     k = desc[0]
     own = side * BLACK_BIT
     # own pieces by square: the move order is by from-square
@@ -216,24 +223,33 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order, limit):
     # piece (it opens no line to the king; a capture only removes an attacker): such moves
     # need no test
     pins = _pinned(desc, sq, side, occ, king) if free else np.uint64(0)
+    empty = ~occ
     n = 0
+    quiet = 0
     for o in range(m):
-        if n >= limit:
+        if n + quiet >= limit:
             break
         i = order[o]
         fr = sq[i]
         t = desc[2 + i] & 7
         safe = free and t != KING and pins & bit(fr) == 0
+        fast = count_quiet and safe  # quiet moves counted from the attack set
         if t == PAWN:
             step = 8 if side == 0 else -8
             to = fr + step
             last = (to // 8 == 7) if side == 0 else (to // 8 == 0)
             if board[to] == 0:
-                n = _add(out, victims, n, desc, sq, side, i, to, -1, occ, king, last, safe)
+                if count_quiet and not last:
+                    quiet += _legal(desc, sq, side, i, to, occ, king, safe)
+                else:
+                    n = _add(out, victims, n, desc, sq, side, i, to, -1, occ, king, last, safe)
                 start = (fr // 8 == 1) if side == 0 else (fr // 8 == 6)
                 if start and board[to + step] == 0:
-                    n = _add(out, victims, n, desc, sq, side, i, to + step, -1, occ, king,
-                             False, safe)
+                    if count_quiet:
+                        quiet += _legal(desc, sq, side, i, to + step, occ, king, safe)
+                    else:
+                        n = _add(out, victims, n, desc, sq, side, i, to + step, -1, occ, king,
+                                 False, safe)
             f = fr % 8
             for df in (-1, 1):
                 if (df < 0 and f == 0) or (df > 0 and f == 7):
@@ -250,21 +266,35 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order, limit):
                     n = _add(out, victims, n, desc, sq, side, i, tc, board[gone] - 1,
                              occ ^ bit(gone), king, False, False)
         elif t == KNIGHT:
+            if fast:
+                quiet += popcount(ATT_N[fr] & empty)
+                if ATT_N[fr] & occ == 0:
+                    continue
             for d in range(8):
                 to = KNIGHT_TO[fr, d]
                 if to < 0:
                     break
                 v = board[to] - 1
-                if v < 0 or (desc[2 + v] & BLACK_BIT) != own:
+                if v < 0:
+                    if fast:
+                        continue
+                    if count_quiet:
+                        quiet += _legal(desc, sq, side, i, to, occ, king, safe)
+                    else:
+                        n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False,
+                                 safe)
+                elif (desc[2 + v] & BLACK_BIT) != own:
                     n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False, safe)
         elif t == KING:
+            if count_quiet:
+                quiet += popcount(ATT_K[fr] & empty & ~threat)
             for d in range(8):
                 to = KING_TO[fr, d]
                 if to < 0:
                     break
                 v = board[to] - 1
                 if v < 0:
-                    if threat & bit(to) == 0:
+                    if threat & bit(to) == 0 and not count_quiet:
                         n = _add(out, victims, n, desc, sq, side, i, to, v, occ, to, False,
                                  True)
                 elif (desc[2 + v] & BLACK_BIT) != own:
@@ -274,15 +304,54 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order, limit):
             d0 = 4 if t == BISHOP else 0
             d1 = 4 if t == ROOK else 8
             for d in range(d0, d1):
+                if fast:
+                    reach = _ray_attacks(fr, d, occ)
+                    quiet += popcount(reach & empty)
+                    hit = reach & occ
+                    if hit != 0:
+                        to = np.int64(trailing_zeros(hit))
+                        v = board[to] - 1
+                        if (desc[2 + v] & BLACK_BIT) != own:
+                            n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king,
+                                     False, True)
+                    continue
                 for j in range(RAY_LEN[fr, d]):
                     to = RAYS[fr, d, j]
                     v = board[to] - 1
                     if v >= 0 and (desc[2 + v] & BLACK_BIT) == own:
                         break
-                    n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False, safe)
+                    if v < 0 and count_quiet:
+                        quiet += _legal(desc, sq, side, i, to, occ, king, safe)
+                    else:
+                        n = _add(out, victims, n, desc, sq, side, i, to, v, occ, king, False,
+                                 safe)
                     if v >= 0:
                         break
-    return n
+    return n, quiet
+
+
+@inline_kernel
+def _legal(desc, sq, side, i, to, occ, king, safe):
+    """1 if piece ``i``'s quiet move to ``to`` leaves the king (on ``king``) safe, else 0."""
+    if safe:
+        return 1
+    old = sq[i]
+    sq[i] = to
+    bad = attacked(desc, sq, king, 1 - side, (occ ^ bit(old)) | bit(to), -1)
+    sq[i] = old
+    return 0 if bad else 1
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The set bits of a 64-bit word (LLVM's ctpop: one instruction)."""
+    if not isinstance(x, types.Integer) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(x), codegen
 
 
 @inline_kernel
