@@ -21,7 +21,6 @@ from tbdb.errors import InvalidOptionError, TbdbError, quote
 # DuckDB's write buffers (tbdb.database.WRITE_MEMORY_LIMIT) and the Arrow batches of a write
 WRITE_BYTES = 640 << 20
 BATCH_BUFFERS = 3 * (96 << 20)  # children/parents batches and their kernels' scratch
-OUTPUT_BYTES = 9  # per slot: result 1, distance 2, best move 4, multiplicity 2
 # compact's output where a game reads the values whole: best moves int16 and multiplicities int8
 # where they fit (CDC move codes do; a game whose codes do not takes 2 bytes a slot more) and
 # the state word they were unpacked from
@@ -80,15 +79,16 @@ def estimate(space, mode: str) -> int:
     """Bytes ``mode`` is expected to add at its peak, solve and write of ``space``'s table."""
     from tbdb.compact import bytes_per_slot
     size = space.size
-    counter = 1 if space.max_children < 255 else 2
     if mode == "edges":
         # 12 bytes per move (target, code, reverse edge; about 12 moves a position) and the
         # per-slot arrays of the solve and the output
         per_slot = 30 + min(space.max_children, 12) * 12
     elif mode == "edge-free":
-        # the output arrays and the counter, all solve long, and the levels' queues: at most
-        # one entry (int32 below 2^31 slots) per slot won or lost and not yet backed up
-        per_slot = OUTPUT_BYTES + counter + (4 if size < 1 << 31 else 8)
+        from tbdb.solvers.retrograde import state_dtype
+        # a record per slot (the output and the counter) and the multiplicities, all solve
+        # long, and the levels' queues: at most one entry (int32 below 2^31 slots) per slot
+        # won or lost and not yet backed up; they are gone when the records are unpacked
+        per_slot = state_dtype(space.max_children).itemsize + 2 + (4 if size < 1 << 31 else 8)
     else:
         # the state and counter while solving (a widened state: one byte more); then the
         # output: whole narrow arrays where the game reads them whole, else the state and the

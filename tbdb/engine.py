@@ -7,6 +7,7 @@ level by level for key tables) and returns plain arrays.
 """
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 from typing import Callable, Iterator, Protocol
 
@@ -221,10 +222,10 @@ def _edge_free(space: IndexSpace, progress: Progress):
     """``_solve_edge_free`` in the space's own move numbers."""
     size = space.size
     width = space.max_children
-    result = np.empty(size, np.int8)
-    distance = np.zeros(size, np.int16)
-    best = np.full(size, k.NO_MOVE, np.int32)
-    remaining = np.zeros(size, np.uint8 if width <= 255 else np.uint16)
+    records = RecordArray(size, k.state_dtype(width))
+    state = records.array
+    state["best"] = k.NO_MOVE
+    result = state["result"]  # a view, until the records are unpacked
     multiplicity = np.empty(size, np.int16)
     step = children_batch(width)
     summaries = getattr(space, "summaries", None)  # the counters without listing every move
@@ -238,12 +239,11 @@ def _edge_free(space: IndexSpace, progress: Progress):
         real += int(np.count_nonzero(kind == 0))
         for batch in _batches(_real(result, lo, hi), step):
             if summaries is not None:
-                top = max(top, k.ef_init_summaries(batch, *summaries(batch), result, distance,
-                                                    remaining, best))
+                top = max(top, k.ef_init_summaries(batch, *summaries(batch), state))
                 continue
             count, child, move, ext_result, ext_distance = space.children(batch)
             top = max(top, k.ef_init(batch, count, child, move, ext_result, ext_distance,
-                                      width, result, distance, remaining, best))
+                                      width, state))
         progress("children", hi, size)
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
     no_codes = None  # zeros standing in for codes, made only for a game that gives none
@@ -253,13 +253,13 @@ def _edge_free(space: IndexSpace, progress: Progress):
     threads = numba.get_num_threads()
     queues = LevelQueues(size)
     for lo in range(0, size, CHUNK_SLOTS << 2):
-        queues.add(*k.ef_resolved(result, distance, lo, min(size, lo + (CHUNK_SLOTS << 2))))
+        queues.add(*k.ef_resolved(state, lo, min(size, lo + (CHUNK_SLOTS << 2))))
     fresh = fresh_distance = None  # what each of ef_apply's threads resolves in a batch
     fresh_count = np.zeros(threads, np.int64)
     level = 0
     while level <= top:
         for entries in queues.take(level, CHUNK_SLOTS):
-            frontier = k.ef_live(entries, result, distance, level)
+            frontier = k.ef_live(entries, state, level)
             backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
                 rows = space.parents(batch)
@@ -277,18 +277,53 @@ def _edge_free(space: IndexSpace, progress: Progress):
                 if fresh is None or fresh.shape[1] < need:
                     fresh = np.empty((threads, need), queues.dtype)
                     fresh_distance = np.empty((threads, need), np.int16)
-                top = max(top, k.ef_apply(batch, count, parent, codes, result, distance,
-                                           remaining, best, level, threads, fresh,
-                                           fresh_distance, fresh_count))
+                top = max(top, k.ef_apply(batch, count, parent, codes, state, level, threads,
+                                           fresh, fresh_distance, fresh_count))
                 for t in range(threads):
                     queues.add(fresh[t], fresh_distance[t], int(fresh_count[t]))
             progress("levels", backed_up, real)
         level += 1
     progress("levels", real, real)
-    del remaining, no_codes
-    k.ef_finish(result, distance)
+    del no_codes, queues
+    k.ef_finish(state)
+    del state
+    result = np.empty(size, np.int8)
+    distance = np.empty(size, np.int16)
+    best = np.empty(size, np.int32)
+    records.unpack(lambda state, lo, hi: k.ef_unpack(state, lo, hi, result, distance, best))
+    del records
     best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))
     return result, distance, best, multiplicity
+
+
+class RecordArray:
+    """A record array in anonymous memory that is given back a chunk at a time as its fields
+    are copied out (``unpack``): the edge-free records become the output arrays with no
+    second copy of them at the peak (it would add 7 bytes a slot: 5 GB on a 710M-slot
+    table)."""
+
+    CHUNK = 1 << 22  # records: a whole number of pages whatever the record's size
+
+    def __init__(self, size: int, dtype: np.dtype):
+        self.size = size
+        self.dtype = dtype
+        self.map = mmap.mmap(-1, max(1, size * dtype.itemsize))
+        if hasattr(mmap, "MADV_HUGEPAGE"):  # as NumPy asks for its own large arrays
+            self.map.madvise(mmap.MADV_HUGEPAGE)
+        self.array = np.frombuffer(self.map, dtype, count=size)
+
+    def unpack(self, copy) -> None:
+        """``copy(records, lo, hi)`` chunk by chunk, each chunk's memory given back after it
+        (the records must not be read again)."""
+        for lo in range(0, self.size, self.CHUNK):
+            hi = min(self.size, lo + self.CHUNK)
+            copy(self.array, lo, hi)
+            start, end = lo * self.dtype.itemsize, hi * self.dtype.itemsize
+            if hi == self.size:
+                end = len(self.map)
+            if hasattr(mmap, "MADV_DONTNEED"):
+                self.map.madvise(mmap.MADV_DONTNEED, start, end - start)
+        del self.array
 
 
 class LevelQueues:
