@@ -1,5 +1,5 @@
 """Debian's Stockfish as an independent engine (slow): on random positions of 4-piece tables
-where tbdb says "win in d plies" (d <= 15), Stockfish's mate search finds mate in (d + 1) / 2
+and a 5-piece one (KRBvKR: 242M slots, about a minute to build) where tbdb says "win in d plies" (d <= 15), Stockfish's mate search finds mate in (d + 1) / 2
 moves; where tbdb says "loss in d plies", Stockfish mates within d / 2 moves after every
 defence, and in exactly d / 2 after tbdb's best one; where tbdb says draw, Stockfish finds no
 mate at a fixed depth.  Skipped without a ``stockfish`` binary (``.ci/run`` installs Debian's
@@ -14,7 +14,7 @@ import tbdb
 from tbdb import games
 
 STOCKFISH = shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
-TABLES = ["KQvKR", "KRvKN", "KBNvK", "KQvKP"]
+TABLES = ["KQvKR", "KRvKN", "KBNvK", "KQvKP", "KRBvKR"]
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(STOCKFISH is None, reason="no stockfish binary")]
