@@ -11,7 +11,7 @@ from numba import types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-from tbdb.solvers.jit import inline_kernel
+from tbdb.solvers.jit import inline_kernel, kernel
 from tbdb.solvers.chess.moves import BISHOP, BLACK_BIT, KING, KING_TO, KNIGHT, KNIGHT_TO, PAWN, \
     QUEEN, RAYS, RAY_LEN, ROOK
 
@@ -109,13 +109,8 @@ def _add(out, victims, n, desc, sq, side, i, to, victim, occ, king, promo_rank, 
     (on ``king`` after it) safe; returns the new count.  ``safe``: the move is known to leave
     the king safe (see ``table_moves``), no test needed."""
     old = sq[i]
-    if not safe:
-        after = (occ ^ bit(old)) | bit(to)
-        sq[i] = to
-        bad = attacked(desc, sq, king, 1 - side, after, victim)
-        sq[i] = old
-        if bad:
-            return n
+    if not safe and exposes(desc, sq, side, i, to, occ, king, victim):
+        return n
     m = np.int32(old + 64 * to)
     if promo_rank:
         for p in (QUEEN, ROOK, BISHOP, KNIGHT):
@@ -330,16 +325,25 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order, limit, coun
     return n, quiet
 
 
+@kernel
+def exposes(desc, sq, side, i, to, occ, king, victim):
+    """Whether piece ``i``'s move to ``to`` (taking slot ``victim``, or -1) leaves its king (on
+    ``king`` after it) attacked.  A called kernel, not inlined: only unsafe moves (in check, a
+    pinned piece, a king's capture) ask, and the generator asks at thirteen places, each of
+    which inlined would be compiled again."""
+    old = sq[i]
+    sq[i] = to
+    bad = attacked(desc, sq, king, 1 - side, (occ ^ bit(old)) | bit(to), victim)
+    sq[i] = old
+    return bad
+
+
 @inline_kernel
 def _legal(desc, sq, side, i, to, occ, king, safe):
     """1 if piece ``i``'s quiet move to ``to`` leaves the king (on ``king``) safe, else 0."""
-    if safe:
+    if safe or not exposes(desc, sq, side, i, to, occ, king, -1):
         return 1
-    old = sq[i]
-    sq[i] = to
-    bad = attacked(desc, sq, king, 1 - side, (occ ^ bit(old)) | bit(to), -1)
-    sq[i] = old
-    return 0 if bad else 1
+    return 0
 
 
 @intrinsic
