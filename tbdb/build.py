@@ -53,12 +53,20 @@ class BuildSummary:
 
 
     def __str__(self) -> str:
-        size = os.path.getsize(self.db) / 1e6 if os.path.exists(self.db) else 0.0
+        size = _bytes_at(self.db) / 1e6
         return (f"{self.game}: {self.tables} tables in {self.db!r} ({size:.1f} MB): "
                 f"{len(self.built)} built ({self.rows:,} rows"
                 + (f", {self.reused:,} reused" if self.reused else "")
                 + f") in {self.seconds:.1f} s, "
                 f"{self.skipped} already done")
+
+
+def _bytes_at(path: str) -> int:
+    """The size of a database file, or of every file under a directory of probe files."""
+    if os.path.isdir(path):
+        return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path)
+                   for f in files)
+    return os.path.getsize(path) if os.path.exists(path) else 0
 
 
 def load_table(g, store: Store, table: str, needed_by: str | None = None):
@@ -123,7 +131,8 @@ def _budget(g, tables, memory) -> int | None:
 
 
 def build(game: str, db: str | None = None, *, progress: bool | str = True,
-          mode: str = "auto", rebuild=(), memory=None, **options) -> BuildSummary:
+          mode: str = "auto", rebuild=(), memory=None, probe_files: str | None = None,
+          **options) -> BuildSummary:
     """Build the tables of ``game`` that ``options`` select into ``db`` (default: $TBDB_DB or
     ./tbdb.duckdb).  Options are the game's (``tbdb games`` lists them); ``rebuild`` names
     tables to build again even if done.  ``memory``: a budget ('8G'; default 80% of the RAM)
@@ -131,12 +140,20 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
     ``MemoryBudgetError`` before it is written.  Bad options raise before the database is
     touched.
     ``progress``: True a bar on stderr (lines on a log), "lines" one line per finished table,
-    False silent."""
+    False silent.  ``probe_files``: a directory to build into instead of a database, each
+    table coded into its probe file as it is solved (no rows: ``tbdb.probe_files.build_dir``)."""
     g, mode, tables, rebuild, limit = plan(game, mode, rebuild, memory, **options)
-    path = str(db) if db is not None else default_db_path()
+    if probe_files is not None:
+        from tbdb.probe_files.build_dir import ProbeBuild
+        _check_probe_build(g, db)
+        path = str(probe_files)
+        opened = ProbeBuild(path, g.name)
+    else:
+        path = str(db) if db is not None else default_db_path()
+        opened = Store(path)
     reuse_freed_memory()
     start = time.perf_counter()
-    with Store(path) as store:
+    with opened as store:
         store.plan(g.name, tables)
         states = store.states(g.name)
         todo = [t for t in tables if states.get(t) != "done" or t in rebuild]
@@ -157,7 +174,8 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         try:
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache, solving=True)
-                if i == 0 or kind.by_levels or not g.solve_beside_write(t):
+                if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
+                        or not getattr(store, "write_beside_solve", True):
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                     if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "1":
@@ -207,6 +225,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     needed[d] -= 1
                     if needed[d] == 0:
                         cache.pop(d, None)
+                _trim_cache(g, cache, todo[i + 1:], limit)
                 bar.finished(weight[t], f"{t} ({time.perf_counter() - t0:.1f} s{_memory(data)})")
                 # the writer and the cache hold what they still need: keep no other reference
                 # to this table through the next one's solve (Oware's 19-seed book is 5 GB)
@@ -218,6 +237,53 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
             _drop_empty(f"{path}.solving")
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _check_probe_build(g, db) -> None:
+    """Refuse a build into probe files that cannot be one, before anything is written."""
+    kind = storage_of(g)
+    if db is not None:
+        raise InvalidOptionError(f"give --db {db!r} or --probe-files, not both (a build into "
+                                 f"probe files writes no database)")
+    if kind.name != "index" or kind.by_levels:
+        raise InvalidOptionError(f"{g.name} tables are stored as {kind.name!r}: only index "
+                                 f"tables build straight into probe files (build into a "
+                                 f"database, then: tbdb export)")
+
+
+# the tables a build keeps in memory for the tables still to build may take this share of its
+# memory budget; beyond it, those read furthest ahead are dropped and read again when needed
+# (chess's 60 pawnless 5-piece tables, which the pawn tables promote into, take 44 GB)
+CACHE_SHARE = 4
+
+
+def _trim_cache(g, cache: dict, ahead: list[str], limit: int | None) -> None:
+    """Drop cached tables, the one next read furthest ahead first (never one the next table
+    reads), until the cache holds at most ``limit // CACHE_SHARE`` bytes."""
+    if limit is None:
+        return
+    sizes = {t: _nbytes(v) for t, v in cache.items()}
+    total = sum(sizes.values())
+    if total <= limit // CACHE_SHARE:
+        return
+    first_use = {}
+    for i, t in enumerate(ahead):
+        for d in g.dependencies(t):
+            first_use.setdefault(d, i)
+    keep = set(g.dependencies(ahead[0])) if ahead else set()
+    for t in sorted(cache, key=lambda t: -first_use.get(t, len(ahead))):
+        if total <= limit // CACHE_SHARE:
+            break
+        if t not in keep:
+            total -= sizes[t]
+            del cache[t]
+
+
+def _nbytes(value) -> int:
+    """The bytes of the arrays a cached table holds (its fields' arrays, one level down)."""
+    import numpy as np
+    fields = vars(value).values() if hasattr(value, "__dict__") else ()
+    return sum(f.nbytes for f in fields if isinstance(f, np.ndarray))
 
 
 class _Writer:

@@ -73,6 +73,13 @@ def _parser() -> argparse.ArgumentParser:
             gb.add_argument("--memory", metavar="SIZE", help="memory budget, e.g. 8G: auto "
                             "picks per table the fastest mode whose estimated peak fits, and a "
                             "table that fits none is refused (default: 80%% of the RAM)")
+        kind = storage_of(g)
+        if kind.name == "index" and not kind.by_levels:
+            gb.add_argument("--probe-files", metavar="DIR",
+                            help="build into this directory of probe files (what tbdb export "
+                                 "writes), each table coded as it is solved, instead of into a "
+                                 "database: no rows, about a tenth of the disk; lookup, serve "
+                                 "and the native prober read it with --db DIR")
         gb.add_argument("--rebuild", action="append", default=[], metavar="TABLE",
                         help="build this table again even if it is done (repeatable)")
         gb.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -302,13 +309,18 @@ def _build(args) -> int:
     else:
         summary = tbdb.build(g.name, db=args.db, progress=progress,
                              mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,
-                             memory=getattr(args, "memory", None), **options)
+                             memory=getattr(args, "memory", None),
+                             probe_files=getattr(args, "probe_files", None), **options)
     print(summary)
-    with tbdb.open(summary.db) as tb:
-        rows = tb.sql(
-            "SELECT pieces, sum(positions), sum(wins), sum(draws), sum(losses), "
-            "max(longest_win) FROM draw_analysis WHERE game = ? GROUP BY pieces "
-            "ORDER BY pieces", [g.name]).fetchall()
+    if getattr(args, "probe_files", None):
+        from tbdb.probe_files.build_dir import per_pieces
+        rows = per_pieces(summary.db, g.name)
+    else:
+        with tbdb.open(summary.db) as tb:
+            rows = tb.sql(
+                "SELECT pieces, sum(positions), sum(wins), sum(draws), sum(losses), "
+                "max(longest_win) FROM draw_analysis WHERE game = ? GROUP BY pieces "
+                "ORDER BY pieces", [g.name]).fetchall()
     if rows:  # tables outside draw_analysis (distance tables) have no per-piece summary
         _print_rows(["pieces", "positions", "wins", "draws", "losses", "longest win"],
                     [(p, f"{n:,}", f"{w:,}", f"{d:,}", f"{lo:,}", lw)

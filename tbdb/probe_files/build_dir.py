@@ -1,0 +1,306 @@
+"""A build straight into a directory of probe files (``tbdb build GAME --probe-files DIR``).
+
+A build keeps its rows in DuckDB (about 3.5 bytes a row for chess) and ``tbdb export`` codes
+them into probe files afterwards (about 6 bits a slot with best moves).  Chess's 110 tables of
+five pieces hold 4.7·10^10 slots: about 140 GB of rows, on a disk that holds the 37 GB of their
+probe files.  So a build may skip the rows: each table is coded from its solved arrays as it
+is solved, the file renamed into place whole, then the manifest rewritten to list it.
+
+``ProbeBuild`` is what the build driver writes to in place of the DuckDB ``Store``:
+
+- a table is done when the manifest lists it and its file has the listed size, so a build
+  killed at any moment resumes at the first table not listed (a file written but not yet listed
+  is written again);
+- the tables a later table reads (captures, promotions) are decoded from their files;
+- the file of a table is the file ``tbdb export`` writes of the same rows, byte for byte
+  (``tests/test_build_probe_files.py``); its manifest entry also records the table's statistics
+  (``stats``: what ``draw_analysis`` shows of a database) and its solve.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from tbdb.errors import DamagedTableError, MissingTableError
+from tbdb.probe_files.coder import Stream, pack_values, unpack_values
+from tbdb.probe_files.directory import file_name, read_manifest, _write_file
+from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
+from tbdb.probe_files.header import MANIFEST, VERSION, ProbeFileError
+from tbdb.probe_files.order import SlotOrder
+from tbdb.probe_files.streamed import (_write, chunk_slots, sample_ranges, sample_slots,
+                                       stream_slots)
+from tbdb.safe_files import remove_stale_temporaries
+
+# slots decoded at a time when a table another one reads is loaded from its file
+DECODE_SLOTS = 1 << 24
+
+
+class ProbeBuild:
+    """A directory of probe files as a build's store: ``states``, ``write_table`` and
+    ``load_table`` as ``tbdb.store.Store`` has them, for index tables."""
+
+    # a table is coded before the next one solves, not beside it: coding takes both cores
+    # about as long as a DuckDB write took one, and a 5-piece chess table with pawns held
+    # beside the next one's solve (9 bytes a slot: 6.4 GB) would not fit 24 GB with it
+    write_beside_solve = False
+
+    def __init__(self, path: str, game: str):
+        self.path = str(path)
+        self.game = game
+        if os.path.exists(self.path) and not os.path.isdir(self.path):
+            raise ProbeFileError(f"--probe-files {self.path!r} exists and is not a directory")
+        os.makedirs(os.path.join(self.path, game), exist_ok=True)
+        for d in ("", game):  # what a build or export killed midway left under temporary names
+            remove_stale_temporaries(os.path.join(self.path, d))
+        try:
+            self.entries = {(e["game"], e["table"]): e
+                            for e in read_manifest(self.path)["files"]}
+        except ProbeFileError:
+            if os.path.exists(os.path.join(self.path, MANIFEST)):
+                raise  # a manifest that does not parse is not overwritten
+            self.entries = {}
+        self.lock = threading.Lock()  # the writer thread and the solving thread
+
+    # the Store interface the build driver uses
+    def __enter__(self) -> ProbeBuild:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pass
+
+    def sibling(self) -> ProbeBuild:
+        return self  # writes are whole files and a manifest rewritten under a lock
+
+    def plan(self, game: str, tables: list[str]) -> None:
+        pass  # the manifest lists what is done; nothing else is recorded
+
+    def mark_building(self, game: str, table: str) -> None:
+        pass
+
+    def states(self, game: str) -> dict[str, str]:
+        """{table: "done"} for every listed table whose file has its listed size (one that
+        does not is built again)."""
+        out = {}
+        with self.lock:
+            for (g, t), e in self.entries.items():
+                path = os.path.join(self.path, e["path"])
+                if g == game and os.path.isfile(path) and os.path.getsize(path) == e["size"]:
+                    out[t] = "done"
+        return out
+
+    def table(self, game: str, table: str) -> dict | None:
+        e = self.entries.get((game, table))
+        if e is None:
+            return None
+        return {"table_id": -1, "game": game, "table_name": table, "storage": e["storage"],
+                "params": e["params"], "layout": e.get("layout"), "slots": e["slots"],
+                "positions": e["positions"]}
+
+    def require_table(self, game: str, table: str, what: str, how: str) -> dict:
+        row = self.table(game, table)
+        if row is None:
+            raise MissingTableError(f"{what} needs table {table!r} of {game}, which is not in "
+                                    f"the probe files of {self.path!r}; build it with: {how} "
+                                    f"--probe-files {self.path}")
+        return row
+
+    def write_table(self, game: str, table: str, data, seconds: float,
+                    next_table: str | None = None) -> int:
+        """Code solved ``table`` into its probe file and list it in the manifest; its rows."""
+        if data.storage != "index":
+            raise ValueError(f"{game} tables are stored as {data.storage!r}: only index tables "
+                             f"are built straight into probe files")
+        rel = file_name(game, table)
+        path = os.path.join(self.path, rel)
+        row = {"table_id": -1, "table_name": table, "storage": "index",
+               "params": json.loads(json.dumps(data.params, sort_keys=True)),  # as the catalogue
+               "layout": data.layout,
+               "slots": data.slots, "positions": 0}
+        reader = SolvedRanges(data.values, data.slots, f"{game} {table}")
+        try:
+            reader.census()  # the rows: the header's position count
+            row["positions"] = reader.rows
+            if data.slots > stream_slots():
+                size, sha256, rows = _write(reader, game, row, True, path, lambda text: None,
+                                            chunk_slots(), sample_slots())
+            else:
+                with ThreadPoolExecutor(2) as pool:
+                    parts = start_table(game, row, data.values, True, pool)()
+                digest = hashlib.sha256()
+                for part in parts:
+                    digest.update(part)
+                _write_file(path, parts)
+                size, sha256, rows = sum(len(p) for p in parts), digest.hexdigest(), reader.rows
+        finally:
+            release = getattr(data.values, "release", None)
+            if release is not None:
+                release()
+        entry = {"game": game, "table": table, "path": rel, "size": size, "sha256": sha256,
+                 "format_version": VERSION,
+                 **{k: v for k, v in meta_of(game, row).items() if k not in ("game", "table")},
+                 "moves": True,
+                 "source": {"build": "probe-files", "moves": True,
+                            "built": dt.datetime.now().isoformat(sep=" ", timespec="seconds")},
+                 "solve": {"mode": data.mode, "seconds": round(float(seconds), 1),
+                           "raw_positions": int(data.raw_positions),
+                           "positions_answered": int(data.positions_answered),
+                           "illegal": int(data.illegal)},
+                 "stats": [_stat(s) for s in data.stats]}
+        with self.lock:
+            self.entries[(game, table)] = entry
+            manifest = {"format": "tbdb-probe-files", "version": VERSION,
+                        "files": [self.entries[k] for k in sorted(self.entries)]}
+            _write_file(os.path.join(self.path, MANIFEST),
+                        (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+        stored = getattr(data.values, "stored", None)
+        if stored is not None:
+            stored()  # a compact solve's saved state: kept until the table is listed
+        return rows
+
+    def load_table(self, row: dict):
+        """A listed table's values decoded from its file (``IndexValues``: a build reads the
+        tables its table's moves lead to)."""
+        from tbdb.engine import IndexValues
+        e = self.entries[(self.game, row["table_name"])]
+        path = os.path.join(self.path, e["path"])
+        what = f"probe file {path!r} of {self.game} table {row['table_name']!r}"
+        try:
+            check_inside(path, self.path, "probe file")
+            f = ProbeFile(path)
+        except (FileNotFoundError, ProbeFileError) as exc:
+            raise DamagedTableError(f"{what} cannot be read ({exc}); build it again with "
+                                    f"--rebuild {row['table_name']}") from None
+        if os.path.getsize(path) != e["size"] or f.slots != e["slots"] or not f.moves:
+            raise DamagedTableError(f"{what} is not the file its manifest lists; build it "
+                                    f"again with --rebuild {row['table_name']}")
+        order = SlotOrder.parse(f.section("ORDR"), f.slots, path)
+        values = Stream.parse(f.section("VALS"), path)
+        moves = Stream.parse(f.section("MOVE"), path)
+        packed = _decode(values, f.slots)
+        best = _decode(moves, f.slots)
+        if not order.is_identity:
+            packed, best = order.to_slots(packed), order.to_slots(best)
+        result, distance = unpack_values(packed)
+        del packed
+        return IndexValues(result, distance, best, np.ones(f.slots, np.int16))
+
+
+def _decode(stream: Stream, slots: int) -> np.ndarray:
+    """Every value of ``stream`` in stream order (int32), decoded ``DECODE_SLOTS`` at a time."""
+    out = np.empty(slots, np.int32)
+    for lo in range(0, slots, DECODE_SLOTS):
+        hi = min(slots, lo + DECODE_SLOTS)
+        out[lo:hi] = stream.gather(np.arange(lo, hi, dtype=np.int64))
+    return out
+
+
+def _stat(s) -> dict:
+    return {"label": s.label, "pieces": int(s.pieces), "side_to_move": s.side_to_move,
+            **{c: int(getattr(s, c)) for c in ("positions", "wins", "draws", "losses",
+                                                "illegal")},
+            "longest_win": None if s.longest_win is None else int(s.longest_win),
+            "longest_loss": None if s.longest_loss is None else int(s.longest_loss)}
+
+
+class SolvedRanges:
+    """A solved table's values read as the streamed coder reads a database table's rows
+    (``tbdb.probe_files.streamed.IndexRanges``): the values' ``chunks`` in slot order, and the
+    sample's ranges kept on the first pass, so a compact solve's values are never made whole."""
+
+    def __init__(self, values, slots: int, name: str):
+        self.values = values
+        self.slots = slots
+        self.name = name
+        self.table_id = -1
+        self.store = self  # the coder asks its reader's store for a damage report
+        self.rows = None
+        self.samples: dict[tuple[int, int], list] = {}
+        self._census = None
+
+    def damaged_table(self, table_id: int, what: str, name: str) -> Exception:
+        return DamagedTableError(f"{name}: {what} (while coding its probe file)")
+
+    def chunks(self, step: int):
+        """(lo, result, distance, best) of slots lo..lo+step, in order."""
+        from tbdb.solvers.retrograde import NONE
+        rows = 0
+        for lo, result, distance, best, _ in self.values.chunks(step):
+            rows += int(np.count_nonzero(result != NONE))
+            yield lo, result, distance, best
+        self.rows_read = rows
+
+    def census(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(the value stream's terminals, the move stream's, rows), as ``IndexRanges.census``;
+        one pass, which also keeps the sample ranges' values for ``read``."""
+        if self._census is not None:
+            return self._census
+        from tbdb.solvers.retrograde import NONE
+        ranges = sample_ranges(self.slots, sample_slots())
+        parts: dict[tuple[int, int], list] = {r: [] for r in ranges}
+        seen_values = np.zeros(0, np.int64)
+        seen_moves = np.zeros(0, np.int64)
+        rows = 0
+        for lo, result, distance, best in self.chunks(chunk_slots()):
+            hi = lo + len(result)
+            for a, b in ranges:
+                if a < hi and b > lo:
+                    s, e = max(a, lo) - lo, min(b, hi) - lo
+                    parts[(a, b)].append((result[s:e].copy(), distance[s:e].copy(),
+                                          best[s:e].copy()))
+            filled = result != NONE
+            n = int(np.count_nonzero(filled))
+            rows += n
+            if n:
+                seen_values = np.union1d(seen_values, _distinct(
+                    pack_values(result[filled], distance[filled]).astype(np.int64)))
+                seen_moves = np.union1d(seen_moves, _distinct(best[filled].astype(np.int64)))
+        if rows < self.slots:  # slots without a row: NONE, and no best move
+            seen_values = np.union1d(seen_values, pack_values(
+                np.array([NONE], np.int8), np.zeros(1, np.int16)).astype(np.int64))
+            seen_moves = np.union1d(seen_moves, np.array([-1], np.int64))
+        self.samples = {r: [np.concatenate(c) for c in zip(*p)] for r, p in parts.items()}
+        self.rows = rows
+        self._census = (seen_values, seen_moves, rows)
+        return self._census
+
+    def read(self, lo: int, hi: int):
+        """(result, distance, best, rows) of a sample range (``census`` kept them)."""
+        from tbdb.solvers.retrograde import NONE
+        result, distance, best = self.samples.pop((lo, hi))
+        best = np.where(result == NONE, -1, best).astype(np.int32)
+        return result, distance, best, int(np.count_nonzero(result != NONE))
+
+
+def _distinct(v: np.ndarray) -> np.ndarray:
+    """The distinct values of int64 ``v``: by counting when they span a small range (a chunk
+    of 8M slots: about 30 ms, against 0.6 s for a sort)."""
+    lo, hi = int(v.min()), int(v.max())
+    if hi - lo < 1 << 24:
+        return np.flatnonzero(np.bincount(v - lo, minlength=hi - lo + 1)) + lo
+    return np.unique(v)
+
+
+def per_pieces(path: str, game: str) -> list[tuple]:
+    """(pieces, positions, wins, draws, losses, longest win) per number of pieces over the
+    tables of ``game`` in directory ``path``, from the statistics their manifest entries keep
+    (what ``tbdb build`` prints of ``draw_analysis`` after a build into a database)."""
+    sums: dict[int, list] = {}
+    for e in read_manifest(path)["files"]:
+        if e["game"] != game:
+            continue
+        for s in e.get("stats", ()):
+            row = sums.setdefault(s["pieces"], [0, 0, 0, 0, None])
+            for i, c in enumerate(("positions", "wins", "draws", "losses")):
+                row[i] += s[c]
+            if s["longest_win"] is not None:
+                row[4] = max(row[4] or 0, s["longest_win"])
+    return [(p, *sums[p]) for p in sorted(sums)]
