@@ -253,7 +253,8 @@ def _check_probe_build(g, db) -> None:
 
 # the tables a build keeps in memory for the tables still to build may take this share of its
 # memory budget; beyond it, those read furthest ahead are dropped and read again when needed
-# (chess's 60 pawnless 5-piece tables, which the pawn tables promote into, take 44 GB)
+# (a game's big tables that many later tables read, kept whole, may not fit: 44 GB of them in
+# the largest set built here)
 CACHE_SHARE = 4
 
 

@@ -14,7 +14,7 @@ is solved, the file renamed into place whole, then the manifest rewritten to lis
 - the tables a later table reads (captures, promotions) are decoded from their files;
 - the file of a table is the file ``tbdb export`` writes of the same rows, byte for byte
   (``tests/test_build_probe_files.py``); its manifest entry also records the table's statistics
-  (``stats``: what ``draw_analysis`` shows of a database) and its solve.
+  (``stats``: the rows of ``draw_analysis`` a database would show) and its solve.
 """
 from __future__ import annotations
 
@@ -204,7 +204,7 @@ def _decode(stream: Stream, slots: int) -> np.ndarray:
 
 
 def _stat(s) -> dict:
-    return {"label": s.label, "pieces": int(s.pieces), "side_to_move": s.side_to_move,
+    return {"material": s.label, "pieces": int(s.pieces), "side_to_move": s.side_to_move,
             **{c: int(getattr(s, c)) for c in ("positions", "wins", "draws", "losses",
                                                 "illegal")},
             "longest_win": None if s.longest_win is None else int(s.longest_win),

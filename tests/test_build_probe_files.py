@@ -1,0 +1,211 @@
+"""Builds straight into probe files (``tbdb build GAME --probe-files DIR``,
+``tbdb.probe_files.build_dir``): every file is byte for byte the file ``tbdb export`` writes of
+the same table built into a database (whole and streamed), a build resumes from the files (the
+tables a table reads decoded from them), a killed build leaves no partial file behind, the
+build's table cache is trimmed to its share of --memory, and bad input is refused in one line."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+import tbdb
+from tbdb import games
+from tbdb.build import DIE_IN_FIRST_TABLE, _trim_cache
+from tbdb.cli import main
+from tbdb.probe_files import ProbeDir, export, verify_dir
+from tbdb.probe_files.header import BLOCK_SLOTS
+from tbdb.probe_files.streamed import ENV
+
+# games whose tables are index tables (the ones a build can code into probe files), each with
+# a build small enough for the default run
+INDEX_BUILDS = {"cdc": {"material": "KCvP"}, "chess": {"material": "KRvKN"},
+                "chinese-checkers": {"board": 4, "pieces": 1}, "shogi": {"table": "KGK"}}
+
+
+def _entries(directory) -> dict:
+    with open(os.path.join(directory, "manifest.json")) as f:
+        return {(e["game"], e["table"]): e for e in json.load(f)["files"]}
+
+
+def _streamed(m: pytest.MonkeyPatch) -> None:
+    """Every index table coded by the streamed coder, two blocks a chunk, a four-block sample."""
+    m.setenv(ENV["stream"], "0")
+    m.setenv(ENV["chunk"], str(2 * BLOCK_SLOTS))
+    m.setenv(ENV["sample"], str(4 * BLOCK_SLOTS))
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("game", sorted(INDEX_BUILDS))
+def test_a_build_into_probe_files_writes_what_export_writes(game, streamed, tmp_path,
+                                                            monkeypatch):
+    opts = INDEX_BUILDS[game]
+    db, exported, built = tmp_path / "tb.duckdb", tmp_path / "exported", tmp_path / "built"
+    with monkeypatch.context() as m:
+        if streamed:
+            _streamed(m)
+        tbdb.build(game, db=str(db), progress=False, **opts)
+        export(str(db), str(exported), progress=False)
+        summary = tbdb.build(game, probe_files=str(built), progress=False, **opts)
+    want, got = _entries(exported), _entries(built)
+    assert sorted(got) == sorted(want) and got
+    for key, e in want.items():
+        assert (got[key]["sha256"], got[key]["size"]) == (e["sha256"], e["size"]), key
+        with open(os.path.join(built, got[key]["path"]), "rb") as f, \
+                open(os.path.join(exported, e["path"]), "rb") as g:
+            assert f.read() == g.read(), key
+    assert summary.rows == sum(e["positions"] for e in want.values())
+    assert verify_dir(str(built)) == (len(want), [])
+    # the statistics the manifest keeps are the database's draw_analysis rows
+    with tbdb.open(str(db)) as tb:
+        rows = sorted(tb.sql("SELECT material, side_to_move, positions, wins, draws, losses, "
+                             "longest_win FROM draw_analysis WHERE game = ?", [game]).fetchall())
+    stats = sorted((s["material"], s["side_to_move"], s["positions"], s["wins"], s["draws"],
+                    s["losses"], s["longest_win"])
+                   for e in got.values() for s in e["stats"])
+    assert stats == rows
+
+
+def test_a_build_resumes_from_its_files(tmp_path, monkeypatch):
+    """A table whose entry is gone is built again with the tables it reads decoded from their
+    files (nothing in memory): the same file.  A listed file of the wrong size is rebuilt."""
+    game, opts = "cdc", INDEX_BUILDS["cdc"]
+    ref, out = tmp_path / "ref", tmp_path / "out"
+    tbdb.build(game, probe_files=str(ref), progress=False, **opts)
+    want = _entries(ref)
+    last = games.get(game).plan(**opts)[-1]
+    tbdb.build(game, probe_files=str(out), progress=False, **opts)
+    m = json.load(open(out / "manifest.json"))
+    m["files"] = [e for e in m["files"] if e["table"] != last]
+    json.dump(m, open(out / "manifest.json", "w"))
+    os.remove(out / want[(game, last)]["path"])
+    loads = []
+    from tbdb.probe_files import build_dir
+    real = build_dir.ProbeBuild.load_table
+    monkeypatch.setattr(build_dir.ProbeBuild, "load_table",
+                        lambda self, row: loads.append(row["table_name"]) or real(self, row))
+    summary = tbdb.build(game, probe_files=str(out), progress=False, **opts)
+    assert summary.built == [last]
+    assert sorted(loads) == sorted(games.get(game).dependencies(last))
+    assert _entries(out) == {k: {**e, "source": _entries(out)[k]["source"],
+                                 "solve": _entries(out)[k]["solve"]} for k, e in want.items()}
+    # a listed file cut short is built again
+    first = games.get(game).plan(**opts)[0]
+    path = out / want[(game, first)]["path"]
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) - 8)
+    summary = tbdb.build(game, probe_files=str(out), progress=False, **opts)
+    assert summary.built == [first]
+    assert _entries(out)[(game, first)]["sha256"] == want[(game, first)]["sha256"]
+
+
+def test_a_killed_build_leaves_no_partial_file_and_resumes(tmp_path):
+    game, opts = "cdc", INDEX_BUILDS["cdc"]
+    ref, out = tmp_path / "ref", tmp_path / "out"
+    tbdb.build(game, probe_files=str(ref), progress=False, **opts)
+    args = [sys.executable, "-m", "tbdb.cli", "build", game, "--material", opts["material"],
+            "--probe-files", str(out), "--no-progress"]
+    r = subprocess.run(args, capture_output=True, text=True,
+                       env={**os.environ, DIE_IN_FIRST_TABLE: "1"})
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    assert not os.path.exists(out / "manifest.json")  # nothing listed: nothing done
+    # what a kill while coding leaves: a temporary of a process that is gone
+    stale = out / game / f".{opts['material']}.tbp.tbdb-partial-999999999-x1"
+    stale.write_bytes(b"half a file")
+    r = subprocess.run(args, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not stale.exists()
+    assert {k: e["sha256"] for k, e in _entries(out).items()} == \
+        {k: e["sha256"] for k, e in _entries(ref).items()}
+    assert sorted(os.listdir(out / game)) == sorted(os.listdir(ref / game))
+    # and the directory answers lookups as an exported one does
+    with tbdb.open(str(out)) as tb:
+        assert isinstance(tb.store, ProbeDir)
+
+
+class _Deps:
+    """A game of tables 'a'..: each table's dependencies as given."""
+
+    def __init__(self, deps: dict):
+        self.deps = deps
+
+    def dependencies(self, t):
+        return self.deps.get(t, [])
+
+
+class _Values:
+    def __init__(self, n):
+        import numpy as np
+        self.result = np.zeros(n, np.int8)
+
+
+def test_the_cache_drops_the_table_read_furthest_ahead_first():
+    g = _Deps({"x": ["a", "b"], "y": ["c"], "z": ["b"]})
+    cache = {t: _Values(100) for t in "abcd"}
+    _trim_cache(g, cache, ["x", "y", "z"], limit=4 * 250)  # a quarter: 250 bytes
+    # 'd' is never read again, 'c' is read after 'a' and 'b' (which the next table reads)
+    assert sorted(cache) == ["a", "b"]
+    cache = {t: _Values(100) for t in "abcd"}
+    _trim_cache(g, cache, ["x", "y", "z"], limit=4 * 50)  # never what the next table reads
+    assert sorted(cache) == ["a", "b"]
+    cache = {t: _Values(100) for t in "abcd"}
+    _trim_cache(g, cache, ["x"], limit=None)  # no budget: nothing dropped
+    assert sorted(cache) == list("abcd")
+
+
+def test_a_build_whose_cache_holds_nothing_reads_its_tables_again(tmp_path, monkeypatch):
+    """With no room for a cache, a table read by a table that is not the next one is dropped
+    and read again from the database or the files when it is needed: the same tables."""
+    import importlib
+    build_module = importlib.import_module("tbdb.build")  # (tbdb.build is the function)
+    game, opts = "chess", INDEX_BUILDS["chess"]  # KNvK, KRvK, then KRvKN reads both
+    tbdb.build(game, db=str(tmp_path / "a.duckdb"), progress=False, **opts)
+    loads = []
+    real = build_module.load_table
+    monkeypatch.setattr(build_module, "load_table",
+                        lambda g, store, t, needed_by=None:
+                        loads.append(t) or real(g, store, t, needed_by))
+    monkeypatch.setattr(build_module, "CACHE_SHARE", 1 << 62)
+    tbdb.build(game, db=str(tmp_path / "b.duckdb"), progress=False, **opts)
+    assert loads == ["KNvK"]  # dropped while KRvK solved; KRvK was still held
+    tbdb.build(game, probe_files=str(tmp_path / "files"), progress=False, **opts)
+    assert loads == ["KNvK", "KNvK"]
+    export(str(tmp_path / "a.duckdb"), str(tmp_path / "a"), progress=False)
+    export(str(tmp_path / "b.duckdb"), str(tmp_path / "b"), progress=False)
+    sha = [{k: e["sha256"] for k, e in _entries(tmp_path / d).items()}
+           for d in ("a", "b", "files")]
+    assert sha[0] == sha[1] == sha[2]
+
+
+def _cli(capsys, *argv) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().err
+
+
+def test_bad_input_is_refused_in_one_line(tmp_path, capsys):
+    plain = tmp_path / "plain.txt"
+    plain.write_text("not a directory")
+    code, err = _cli(capsys, "build", "cdc", "--material", "KCvP", "--probe-files", str(plain))
+    assert code == 2 and str(plain) in err and len(err.strip().splitlines()) == 1, err
+    assert plain.read_text() == "not a directory"
+    db = tmp_path / "x.duckdb"
+    code, err = _cli(capsys, "build", "cdc", "--material", "KCvP", "--probe-files",
+                     str(tmp_path / "d"), "--db", str(db))
+    assert code == 2 and "not both" in err and len(err.strip().splitlines()) == 1, err
+    assert not db.exists() and not (tmp_path / "d").exists()
+    # a manifest that does not parse is neither read as empty nor overwritten
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "manifest.json").write_text("{ not json")
+    code, err = _cli(capsys, "build", "cdc", "--material", "KCvP", "--probe-files",
+                     str(tmp_path / "m"))
+    assert code == 2 and "does not parse" in err and len(err.strip().splitlines()) == 1, err
+    assert (tmp_path / "m" / "manifest.json").read_text() == "{ not json"
+    # a game whose tables are not index tables has no --probe-files
+    with pytest.raises(SystemExit) as exc:
+        main(["build", "oware", "--probe-files", str(tmp_path / "o")])
+    assert exc.value.code == 2 and "--probe-files" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
