@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -126,6 +127,7 @@ class ProbeBuild:
                "layout": data.layout,
                "slots": data.slots, "positions": 0}
         reader = SolvedRanges(data.values, data.slots, f"{game} {table}")
+        t0 = time.perf_counter()
         try:
             reader.census()  # the rows: the header's position count
             row["positions"] = reader.rows
@@ -151,6 +153,9 @@ class ProbeBuild:
                  "source": {"build": "probe-files", "moves": True,
                             "built": dt.datetime.now().isoformat(sep=" ", timespec="seconds")},
                  "solve": {"mode": data.mode, "seconds": round(float(seconds), 1),
+                           "coding_seconds": round(time.perf_counter() - t0, 1),
+                           "estimate_bytes": data.estimate_bytes,
+                           "peak_bytes": data.peak_bytes,
                            "raw_positions": int(data.raw_positions),
                            "positions_answered": int(data.positions_answered),
                            "illegal": int(data.illegal)},
