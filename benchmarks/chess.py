@@ -17,6 +17,11 @@ that already holds the tables is not rebuilt (its build times are the catalogue'
 ``--syzygy DIR`` (python-chess's 3-4 piece Syzygy files: ``python tests/fetch_syzygy.py DIR``):
 their size beside tbdb's, python-chess's Syzygy probes beside ``tb.lookup`` on ``--samples``
 random positions per material, and the agreement of every value.
+``--probe-files DIR``: build into a directory of probe files instead (``tbdb build
+--probe-files``: no database; each table coded as it is solved), and report from its manifest:
+per table the solve's and the coding's seconds and the file's size, and the bits a slot and a
+position of every table by pieces beside Syzygy's and Nalimov's published sizes.  With
+``--report`` nothing is built: the report of a directory another build made (or is making).
 When 5-piece tables were built, the time of the whole 5-piece set (110 tables) is extrapolated
 from their seconds a slot, by the number of pawns (a class not measured takes the nearest one's
 rate, and says so): the issue's target is 3 hours.
@@ -51,7 +56,14 @@ def main() -> None:
                     "DIR): sizes, probe times and agreement beside tbdb's")
     ap.add_argument("--samples", type=int, default=2000,
                     help="random positions per material for --syzygy")
+    ap.add_argument("--probe-files", metavar="DIR",
+                    help="build into this directory of probe files, not a database")
+    ap.add_argument("--report", action="store_true",
+                    help="with --probe-files: build nothing, report the directory")
     args = ap.parse_args()
+    if args.probe_files:
+        _probe_build(args)
+        return
     tmp = tempfile.mkdtemp(prefix="tbdb-chess-bench-")
     db = args.db or os.path.join(tmp, "chess.duckdb")
     what = ["--material", args.material] if args.material else \
@@ -87,6 +99,74 @@ def main() -> None:
     if args.syzygy:
         _against_syzygy(db, probe if args.export else None, args.syzygy, args.samples)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+# published sizes of the complete 3-5 piece sets (145 materials)
+SYZYGY_BYTES = 939 * 2**20  # WDL + DTZ
+NALIMOV_BYTES = int(7.1 * 2**30)  # DTM
+
+
+def _probe_build(args) -> None:
+    """Build into (or only report) a directory of probe files: per table the solve's and the
+    coding's seconds, the file's bytes and bits a slot; per number of pieces the sizes."""
+    import json
+    from tbdb.games.chess.material import all_materials
+    print(machine_line())
+    if not args.report:
+        print(f"load average before: {os.getloadavg()[0]:.1f}")
+        what = ["--material", args.material] if args.material else \
+            ["--max-pieces", str(args.max_pieces)]
+        wall, cpu, peak = cli_child(["build", "chess", *what, "--probe-files",
+                                     args.probe_files, "--memory", args.memory,
+                                     "--no-progress"])
+        print(f"build: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak / 2**30:.2f} GiB")
+    with open(os.path.join(args.probe_files, "manifest.json")) as f:
+        entries = [e for e in json.load(f)["files"] if e["game"] == "chess"]
+    print(f"\n{'table':<8} {'slots':>13} {'mode':<10} {'solve s':>8} {'coding s':>9} "
+          f"{'peak GiB':>9} {'MiB':>9} {'bits/slot':>9} {'longest':>8} {'published':>9}")
+    rows = []
+    for e in entries:
+        solve = e.get("solve", {})
+        longest = max((s["longest_win"] for s in e.get("stats", ()) if s["longest_win"]),
+                      default=None)
+        pub = PUBLISHED.get(e["table"])
+        coding = solve.get("coding_seconds")
+        peak = solve.get("peak_bytes")
+        print(f"{e['table']:<8} {e['slots']:>13,} {solve.get('mode', '-'):<10} "
+              f"{solve.get('seconds', 0):>8.1f} {'-' if coding is None else f'{coding:.1f}':>9} "
+              f"{'-' if peak is None else f'{peak / 2**30:.2f}':>9} {e['size'] / 2**20:>9.1f} "
+              f"{8 * e['size'] / e['slots']:>9.2f} {'-' if longest is None else longest:>8} "
+              f"{'' if pub is None else pub:>9}{'  DIFFERS' if pub and longest != pub else ''}")
+        rows.append((e["table"], e["slots"], solve.get("mode"), solve.get("seconds"), peak))
+    by = {e["table"]: e for e in entries}
+    print(f"\n{'pieces':<7} {'tables':>12} {'bytes':>16} {'bits/slot':>10} "
+          f"{'bits/legal':>11} {'bits/answered':>14}")
+    for pieces in (3, 4, 5):
+        want = [m.name for m in all_materials(pieces) if m.pieces == pieces]
+        have = [by[t] for t in want if t in by]
+        if not have:
+            continue
+        size = sum(e["size"] for e in have)
+        slots = sum(e["slots"] for e in have)
+        raw = sum(e["solve"]["raw_positions"] for e in have if "solve" in e)
+        answered = sum(e["solve"]["positions_answered"] for e in have if "solve" in e)
+        print(f"{pieces:<7} {len(have):>5} of {len(want):<4} {size:>16,} {8 * size / slots:>10.2f} "
+              f"{8 * size / raw if raw else 0:>11.2f} "
+              f"{8 * size / answered if answered else 0:>14.2f}")
+    total = sum(e["size"] for e in entries)
+    done = len(entries)
+    print(f"\nall: {done} of 145 tables, {total / 2**30:.2f} GiB of probe files (DTM and best "
+          f"moves); Syzygy's 145 (WDL+DTZ): {SYZYGY_BYTES / 2**30:.2f} GiB, Nalimov's (DTM): "
+          f"{NALIMOV_BYTES / 2**30:.1f} GiB")
+    _five_piece_set(rows)
+    coded = [(by[t]["slots"], by[t]["solve"]["coding_seconds"]) for t in by
+             if by[t].get("solve", {}).get("coding_seconds") is not None
+             and by[t]["slots"] > 10**8]
+    if coded:
+        us = 1e6 * sum(c for _, c in coded) / sum(n for n, _ in coded)
+        five = sum(2 * m.half for m in all_materials(5) if m.pieces == 5)
+        print(f"coding the files: {us:.3f} us a slot over {len(coded)} big tables: the 5-piece "
+              f"set's {five:,} slots {five * us / 3.6e9:.2f} hours on top of solving")
 
 
 def _five_piece_set(rows) -> None:

@@ -115,6 +115,22 @@ def current() -> int | None:
     return _budget.get()
 
 
+# what frees the memory a build holds beside a solve (the previous table, still being written)
+_settle: contextvars.ContextVar = contextvars.ContextVar("tbdb_settle", default=None)
+
+
+@contextlib.contextmanager
+def settling(settle, held):
+    """Solves in this block call ``settle()`` (once) when the ``held()`` bytes it frees would
+    let them take a faster mode than they can beside it (or any mode rather than be refused);
+    ``rss`` is then measured again."""
+    token = _settle.set((settle, held))
+    try:
+        yield
+    finally:
+        _settle.reset(token)
+
+
 def choose(space, mode: str, modes=ORDER, name: str | None = None) -> tuple[str, int]:
     """(mode, estimated peak of the process) for ``space``: ``mode`` itself, or for "auto" the
     fastest of ``modes`` (in their order, fastest first) that fits the budget;
@@ -132,10 +148,17 @@ def choose(space, mode: str, modes=ORDER, name: str | None = None) -> tuple[str,
         pick = next((m for m in candidates if m != "compact" and (
             m != "edges" or estimate(space, "edges") <= 2 << 30)), "edge-free")
         return pick, base + estimate(space, pick)
-    for m in candidates:
-        need = base + estimate(space, m)
-        if need <= budget:
-            return m, need
+    fits = [m for m in candidates if base + estimate(space, m) <= budget]
+    if _settle.get() is not None:
+        settle, held = _settle.get()
+        freed = base - held()
+        if [m for m in candidates if freed + estimate(space, m) <= budget][:1] != fits[:1]:
+            settle()  # waiting for the previous table's write beats a slower mode
+            _settle.set(None)
+            base = rss()
+            fits = [m for m in candidates if base + estimate(space, m) <= budget]
+    if fits:
+        return fits[0], base + estimate(space, fits[0])
     lean = min(candidates, key=lambda m: estimate(space, m))
     need = base + estimate(space, lean)
     what = "this table" if name is None else f"table {quote(name)}"

@@ -19,7 +19,7 @@ from tbdb import budget, games, level_store
 from tbdb.compact import resume_in
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
-from tbdb.memory import reuse_freed_memory
+from tbdb.memory import release_freed_memory, reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
@@ -174,8 +174,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         try:
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache, solving=True)
-                if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
-                        or not getattr(store, "write_beside_solve", True):
+                if i == 0 or kind.by_levels or not g.solve_beside_write(t):
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                     if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "1":
@@ -210,8 +209,11 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)
                 else:
-                    with budget.within(limit), resume_in(saves_of(path, g.name, t),
-                                                         fresh=t in rebuild), \
+                    # the previous table's write runs beside this solve, unless the memory
+                    # it holds would let this table take a faster mode (``budget.choose``)
+                    settle = budget.settling(lambda: writer.settle(summary), writer.holding)
+                    with budget.within(limit), settle, \
+                            resume_in(saves_of(path, g.name, t), fresh=t in rebuild), \
                             budget.PeakMeter() as meter:
                         data = g.solve(t, deps, mode, progress=stage)
                     data.estimate_bytes = getattr(data.values, "estimate", None)
@@ -296,17 +298,30 @@ class _Writer:
         self.store = store.sibling()
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="tbdb-writer")
         self.pending: Future | None = None
+        self.held = 0
 
     def write(self, summary: BuildSummary, game: str, table: str, data, seconds: float,
               next_table: str | None) -> None:
         self.wait(summary)
         self.pending = self.pool.submit(self.store.write_table, game, table, data, seconds,
                                         next_table)
+        self.held = _nbytes(data.values)
 
     def wait(self, summary: BuildSummary) -> None:
         if self.pending is not None:
             pending, self.pending = self.pending, None
             summary.rows += pending.result()
+
+    def holding(self) -> int:
+        """The bytes of the arrays of the table being written (0 if none)."""
+        return self.held if self.pending is not None else 0
+
+    def settle(self, summary: BuildSummary) -> None:
+        """Wait for the write in flight and give the memory it held back to the system (the
+        next table's solve asks, rather than take a slower mode beside it)."""
+        if self.pending is not None:
+            self.wait(summary)
+            release_freed_memory()
 
     def close(self) -> None:
         """Let a write in flight finish (an error on the way out is not the one to report)

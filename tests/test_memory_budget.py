@@ -73,6 +73,38 @@ def test_a_space_may_name_its_fastest_mode_first():
             assert engine.choose_mode(big)[0] == want
 
 
+def test_a_solve_waits_for_the_write_beside_it_only_when_that_buys_a_faster_mode():
+    """``budget.settling``: the memory the previous table's write holds is given back (the
+    write waited for) when, without it, the table would take a faster mode; not otherwise."""
+    space = _Space(200_000_000)
+    budget.estimate(space, "compact")
+    base = budget.rss()
+    need = {m: base + budget.estimate(space, m) for m in budget.ORDER}
+    slack = 32 << 20
+    held = [0]
+    settled = []
+
+    def settle():
+        settled.append(True)
+        held[0] = 0  # (this process frees nothing: rss stays, so the choice stays too)
+
+    # a write holding more than the gap between edge-free's need and the budget: waited for
+    with budget.within(need["edge-free"] - slack), budget.settling(settle, lambda: held[0]):
+        held[0] = 4 * slack
+        assert budget.choose(space, "auto")[0] == "compact"
+    assert settled == [True]
+    # a write holding too little to make edge-free fit: not waited for
+    settled.clear()
+    with budget.within(need["edge-free"] - 4 * slack), budget.settling(settle, lambda: held[0]):
+        held[0] = slack
+        assert budget.choose(space, "auto")[0] == "compact"
+    assert settled == []
+    # the fastest fits anyway: not waited for
+    with budget.within(need["edges"] + slack), budget.settling(settle, lambda: 10 * slack):
+        assert budget.choose(space, "auto")[0] == "edges"
+    assert settled == []
+
+
 def _tbdb(*args):
     return subprocess.run([sys.executable, "-m", "tbdb.cli", *args], capture_output=True,
                           text=True, timeout=300)

@@ -46,11 +46,6 @@ class ProbeBuild:
     """A directory of probe files as a build's store: ``states``, ``write_table`` and
     ``load_table`` as ``tbdb.store.Store`` has them, for index tables."""
 
-    # a table is coded before the next one solves, not beside it: coding takes both cores
-    # about as long as a DuckDB write took one, and a 5-piece chess table with pawns held
-    # beside the next one's solve (9 bytes a slot: 6.4 GB) would not fit 24 GB with it
-    write_beside_solve = False
-
     def __init__(self, path: str, game: str):
         self.path = str(path)
         self.game = game
