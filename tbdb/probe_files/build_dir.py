@@ -38,7 +38,9 @@ from tbdb.probe_files.streamed import (_write, chunk_slots, sample_ranges, sampl
                                        stream_slots)
 from tbdb.safe_files import remove_stale_temporaries
 
-# slots decoded at a time when a table another one reads is loaded from its file
+# a table another one reads is decoded from its file whole up to this many slots (an int64
+# per slot while it decodes), above it this many slots at a time
+WHOLE_DECODE_SLOTS = 1 << 28
 DECODE_SLOTS = 1 << 24
 
 
@@ -167,40 +169,70 @@ class ProbeBuild:
         return rows
 
     def load_table(self, row: dict):
-        """A listed table's values decoded from its file (``IndexValues``: a build reads the
-        tables its table's moves lead to)."""
-        from tbdb.engine import IndexValues
+        """A listed table's values decoded from its file (a build reads the tables its table's
+        moves lead to): result and distance now, best moves on first use."""
         e = self.entries[(self.game, row["table_name"])]
         path = os.path.join(self.path, e["path"])
         what = f"probe file {path!r} of {self.game} table {row['table_name']!r}"
         try:
             check_inside(path, self.path, "probe file")
             f = ProbeFile(path)
+            if os.path.getsize(path) != e["size"] or f.slots != e["slots"] or not f.moves:
+                raise ProbeFileError("not the file its manifest lists")
+            return FileValues(f)
         except (FileNotFoundError, ProbeFileError) as exc:
             raise DamagedTableError(f"{what} cannot be read ({exc}); build it again with "
                                     f"--rebuild {row['table_name']}") from None
-        if os.path.getsize(path) != e["size"] or f.slots != e["slots"] or not f.moves:
-            raise DamagedTableError(f"{what} is not the file its manifest lists; build it "
-                                    f"again with --rebuild {row['table_name']}")
-        order = SlotOrder.parse(f.section("ORDR"), f.slots, path)
-        values = Stream.parse(f.section("VALS"), path)
-        moves = Stream.parse(f.section("MOVE"), path)
-        packed = _decode(values, f.slots)
-        best = _decode(moves, f.slots)
-        if not order.is_identity:
-            packed, best = order.to_slots(packed), order.to_slots(best)
-        result, distance = unpack_values(packed)
-        del packed
-        return IndexValues(result, distance, best, np.ones(f.slots, np.int16))
 
 
-def _decode(stream: Stream, slots: int) -> np.ndarray:
-    """Every value of ``stream`` in stream order (int32), decoded ``DECODE_SLOTS`` at a time."""
-    out = np.empty(slots, np.int32)
-    for lo in range(0, slots, DECODE_SLOTS):
-        hi = min(slots, lo + DECODE_SLOTS)
-        out[lo:hi] = stream.gather(np.arange(lo, hi, dtype=np.int64))
-    return out
+class FileValues:
+    """An index table's values (``tbdb.engine.IndexValues``' fields) decoded from its probe
+    file: result and distance at once, best moves when first asked for (a build's tables read
+    only the first two of the tables they lead to: 3 bytes a slot, not 9), multiplicities as
+    ones (a probe file keeps none)."""
+
+    mode = ""
+    estimate = None
+
+    def __init__(self, f: ProbeFile):
+        self.file = f
+        self.order = SlotOrder.parse(f.section("ORDR"), f.slots, f.path)
+        self.result, self.distance = unpack_values(self._decoded("VALS"))
+        self._best = None
+
+    def _decoded(self, tag: str) -> np.ndarray:
+        """Every value of section ``tag``'s stream (int32), in the game's slot order."""
+        stream = Stream.parse(self.file.section(tag), self.file.path)
+        n = self.file.slots
+        if n <= WHOLE_DECODE_SLOTS:  # every block at once, on every core
+            out = stream.all()
+        else:  # a chunk at a time: no int64 copy of the whole stream beside it
+            out = np.empty(n, np.int32)
+            for lo in range(0, n, DECODE_SLOTS):
+                hi = min(n, lo + DECODE_SLOTS)
+                out[lo:hi] = stream.gather(np.arange(lo, hi, dtype=np.int64))
+        return out if self.order.is_identity else self.order.to_slots(out)
+
+    @property
+    def size(self) -> int:
+        return self.file.slots
+
+    @property
+    def best(self) -> np.ndarray:
+        if self._best is None:
+            self._best = self._decoded("MOVE")
+        return self._best
+
+    @property
+    def multiplicity(self) -> np.ndarray:
+        return np.ones(self.size, np.int16)
+
+    def chunks(self, step: int, best: bool = True):
+        """As ``IndexValues.chunks``."""
+        for lo in range(0, self.size, step):
+            hi = min(self.size, lo + step)
+            yield (lo, self.result[lo:hi], self.distance[lo:hi],
+                   self.best[lo:hi] if best else None, np.ones(hi - lo, np.int16))
 
 
 def _stat(s) -> dict:
