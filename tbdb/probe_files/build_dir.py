@@ -130,7 +130,7 @@ class ProbeBuild:
             row["positions"] = reader.rows
             if data.slots > stream_slots():
                 size, sha256, rows = _write(reader, game, row, True, path, lambda text: None,
-                                            chunk_slots(), sample_slots())
+                                            chunk_slots(), sample_slots(), keep=True)
             else:
                 with ThreadPoolExecutor(2) as pool:
                     parts = start_table(game, row, data.values, True, pool)()

@@ -247,6 +247,7 @@ class SampledStream:
         self.starts = np.zeros((n + block_slots - 1) // block_slots + 1, np.uint64)
         self.blocks = 0  # blocks coded so far
         self.bytes = 0  # bytes of bits written so far
+        self.kept: list | None = None  # each chunk's substituted symbols, if kept (``count``)
 
     def places(self, values: np.ndarray) -> np.ndarray:
         """``values`` (int32) as terminal symbols (int32): through ``place`` (8 bytes a slot
@@ -268,11 +269,17 @@ class SampledStream:
             raise changed
         return at.astype(np.int32)
 
-    def count(self, values: np.ndarray) -> None:
-        """Count the symbols of a chunk (its first slot a block's)."""
+    def count(self, values: np.ndarray, keep: bool = False) -> None:
+        """Count the symbols of a chunk (its first slot a block's); ``keep`` its substituted
+        symbols for ``code_chunk`` (4 bytes a symbol, 0.04-0.5 symbols a slot on chess) rather
+        than substitute it again there."""
         from tbdb.solvers import probe_files as kernels
         seq = self.grammar.replay(self.places(values), self.block_slots)
         self.used += kernels.symbol_counts(seq, len(seq), self.grammar.symbols)
+        if keep:
+            if self.kept is None:
+                self.kept = []
+            self.kept.append((len(values), seq.copy()))
 
     def head(self) -> list[bytes]:
         """The section's bytes before its block starts (after ``count``ing every chunk)."""
@@ -284,7 +291,12 @@ class SampledStream:
         """Code the next chunk (its first slot a block's) and append its bits to ``out``."""
         from tbdb.solvers import probe_files as kernels
         code = self.code
-        seq = self.grammar.replay(self.places(values), self.block_slots)
+        if self.kept:
+            n, seq = self.kept.pop(0)
+            if n != len(values):
+                raise AssertionError(f"a chunk of {len(values)} slots coded, {n} counted")
+        else:
+            seq = self.grammar.replay(self.places(values), self.block_slots)
         blocks = (len(values) + self.block_slots - 1) // self.block_slots
         size = self.grammar.size
         starts = kernels.block_starts(seq, len(seq), size, code.lengths, self.block_slots,
@@ -324,7 +336,10 @@ def write_index_file(store, game: str, row: dict, moves: bool, path: str,
 
 
 def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, note, chunk: int,
-           sample: int) -> tuple[int, str, int]:
+           sample: int, keep: bool = False) -> tuple[int, str, int]:
+    """``write_index_file`` from ``reader``; ``keep``: each chunk's substituted symbols kept
+    from counting to coding (``SampledStream.count``: a build holds its table in memory
+    anyway, an export reads it a chunk at a time and keeps its memory a chunk's)."""
     from tbdb.probe_files.format import file_head
     from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
     store = reader.store
@@ -363,7 +378,7 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
                 raise store.damaged_table(reader.table_id, f"{rows} rows, {reader.rows_read} of "
                                           f"them in its {n} slots", reader.name)
 
-        each_chunk(SampledStream.count, "counting")
+        each_chunk(lambda s, v: s.count(v, keep), "counting")
         tmps, outs = [], []
         try:
             for _ in streams:
