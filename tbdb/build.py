@@ -289,6 +289,12 @@ def _nbytes(value) -> int:
     return sum(f.nbytes for f in fields if isinstance(f, np.ndarray))
 
 
+def _db_write(data) -> int:
+    """The bytes a write into a database holds beside the table's values (DuckDB's buffers
+    and the Arrow batches)."""
+    return budget.WRITE_BYTES
+
+
 class _Writer:
     """Commits each solved table on a second connection while the next table solves, so the
     store's share of a table (Arrow load, commit, fsync) overlaps the solve.  One table waits at
@@ -305,7 +311,8 @@ class _Writer:
         self.wait(summary)
         self.pending = self.pool.submit(self.store.write_table, game, table, data, seconds,
                                         next_table)
-        self.held = _nbytes(data.values)
+        # its values, and what the write itself holds at its peak
+        self.held = _nbytes(data.values) + getattr(self.store, "write_bytes", _db_write)(data)
 
     def wait(self, summary: BuildSummary) -> None:
         if self.pending is not None:

@@ -38,6 +38,7 @@ from tbdb.probe_files.streamed import (_write, chunk_slots, sample_ranges, sampl
                                        stream_slots)
 from tbdb.safe_files import remove_stale_temporaries
 
+WHOLE_CODING_BYTES = 40  # a slot, while a table of at most ``stream_slots()`` is coded
 # a table another one reads is decoded from its file whole up to this many slots (an int64
 # per slot while it decodes), above it this many slots at a time
 WHOLE_DECODE_SLOTS = 1 << 28
@@ -64,6 +65,15 @@ class ProbeBuild:
                 raise  # a manifest that does not parse is not overwritten
             self.entries = {}
         self.lock = threading.Lock()  # the writer thread and the solving thread
+
+    def write_bytes(self, data) -> int:
+        """The bytes coding a table's file holds at its peak beside the values: the
+        whole-table coder about 40 a slot (``tbdb.probe_files.streamed``); the streamed one the
+        substituted symbols it keeps (4 bytes a symbol, at most a symbol a slot) and its
+        chunks."""
+        if data.slots > stream_slots():
+            return 4 * data.slots + 64 * chunk_slots()
+        return WHOLE_CODING_BYTES * data.slots
 
     # the Store interface the build driver uses
     def __enter__(self) -> ProbeBuild:
