@@ -174,7 +174,8 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         try:
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache, solving=True)
-                if i == 0 or kind.by_levels or not g.solve_beside_write(t):
+                if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
+                        or not getattr(store, "write_beside_solve", True):
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                     if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "1":

@@ -49,6 +49,12 @@ class ProbeBuild:
     """A directory of probe files as a build's store: ``states``, ``write_table`` and
     ``load_table`` as ``tbdb.store.Store`` has them, for index tables."""
 
+    # a table's file is coded before the next table solves, not beside it: the coder's two
+    # threads and a solve's parallel kernels on two cores slow each other more than they
+    # overlap (chess KBNvKQ, 242M slots: 139 s a table beside the previous one's coding,
+    # against about 62 s of solve and 35 of coding one after the other)
+    write_beside_solve = False
+
     def __init__(self, path: str, game: str):
         self.path = str(path)
         self.game = game
