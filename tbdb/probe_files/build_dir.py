@@ -142,12 +142,13 @@ class ProbeBuild:
         reader = SolvedRanges(data.values, data.slots, f"{game} {table}")
         t0 = time.perf_counter()
         try:
-            reader.census()  # the rows: the header's position count
-            row["positions"] = reader.rows
             if data.slots > stream_slots():
+                reader.census()  # its rows: the header's position count
+                row["positions"] = reader.rows
                 size, sha256, rows = _write(reader, game, row, True, path, lambda text: None,
                                             chunk_slots(), sample_slots(), keep=True)
             else:
+                row["positions"] = reader.rows = _rows(data.values)
                 with ThreadPoolExecutor(2) as pool:
                     parts = start_table(game, row, data.values, True, pool)()
                 digest = hashlib.sha256()
@@ -249,6 +250,13 @@ class FileValues:
             hi = min(self.size, lo + step)
             yield (lo, self.result[lo:hi], self.distance[lo:hi],
                    self.best[lo:hi] if best else None, np.ones(hi - lo, np.int16))
+
+
+def _rows(values) -> int:
+    """The slots of ``values`` that hold a value (the rows a database would store)."""
+    from tbdb.solvers.retrograde import NONE
+    return sum(int(np.count_nonzero(result != NONE))
+               for _, result, _, _, _ in values.chunks(chunk_slots(), best=False))
 
 
 def _stat(s) -> dict:
