@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(games.names())}", file=sys.stderr)
         return 2
     args = _parser().parse_args(args_in)
-    if args.command in ("sql", "status") and args.db and os.path.isdir(args.db):
+    if args.command == "sql" and args.db and os.path.isdir(args.db):
         print(f"tbdb {args.command}: error: {args.db!r} is a directory of probe files, which "
               f"answer lookups only: {args.command} needs the DuckDB database they were "
               f"exported from", file=sys.stderr)
@@ -482,6 +482,8 @@ def _status(args) -> int:
     from tbdb import games
     path = args.db or default_db_path()
     game = games.get(args.game).name if args.game else None
+    if os.path.isdir(path):
+        return _status_dir(path, game, args.all)
     with tbdb.open(path) as tb:
         where, params = ("WHERE game = ?", [game]) if game else ("", None)
         if args.all:
@@ -506,6 +508,37 @@ def _status(args) -> int:
                       f"build of {g} resumes it there")
             else:
                 print(f"{g} {table}: interrupted mid-build; the next build of {g} rebuilds it")
+    return 0
+
+
+def _status_dir(path: str, game: str | None, every: bool) -> int:
+    """``tbdb status --db DIR``: the tables a directory of probe files lists (what a build into
+    it has finished), per game or (``--all``) per table, with their solve where it recorded
+    one (``tbdb build --probe-files``)."""
+    from tbdb.probe_files import read_manifest
+    entries = [e for e in read_manifest(path)["files"] if game is None or e["game"] == game]
+
+    def bits(size, slots):
+        return f"{8 * size / slots:.2f}" if slots else "-"
+    if every:
+        cols = ["game", "table_name", "slots", "bytes", "bits_a_slot", "mode", "seconds",
+                "coding_seconds"]
+        rows = [(e["game"], e["table"], f"{e['slots']:,}", f"{e['size']:,}",
+                 bits(e["size"], e["slots"]), e.get("solve", {}).get("mode", "-"),
+                 e.get("solve", {}).get("seconds", "-"),
+                 e.get("solve", {}).get("coding_seconds", "-")) for e in entries]
+    else:
+        cols = ["game", "tables", "slots", "bytes", "bits_a_slot", "seconds", "coding_seconds"]
+        rows = []
+        for g in sorted({e["game"] for e in entries}):
+            of = [e for e in entries if e["game"] == g]
+            slots, size = sum(e["slots"] for e in of), sum(e["size"] for e in of)
+            rows.append((g, len(of), f"{slots:,}", f"{size:,}", bits(size, slots),
+                         round(sum(e.get("solve", {}).get("seconds", 0) for e in of), 1),
+                         round(sum(e.get("solve", {}).get("coding_seconds", 0) for e in of), 1)))
+    print(f"{path} (probe files: the tables finished; seconds where a build into the directory "
+          f"recorded them):")
+    _print_rows(cols, rows)
     return 0
 
 

@@ -215,3 +215,19 @@ def test_bad_input_is_refused_in_one_line(tmp_path, capsys):
         main(["build", "oware", "--probe-files", str(tmp_path / "o")])
     assert exc.value.code == 2 and "--probe-files" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_status_lists_what_a_build_into_probe_files_finished(tmp_path, capsys):
+    out = tmp_path / "out"
+    tbdb.build("chess", probe_files=str(out), progress=False, material="KRvK")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert main(["status", "--db", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert [line.split()[:2] for line in text.splitlines() if line.startswith("chess")] == \
+        [["chess", "1"]]  # one game, one table
+    assert main(["status", "--db", str(out), "--all", "--game", "chess"]) == 0
+    text = capsys.readouterr().out
+    assert "KRvK" in text and "edge-free" in text
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    code, err = _cli(capsys, "status", "--db", str(tmp_path))
+    assert code == 2 and "manifest.json" in err and len(err.strip().splitlines()) == 1
