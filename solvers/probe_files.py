@@ -258,6 +258,25 @@ def replay(seq, m, k, block_slots, left, right, size, rounds, n_rounds, where, l
 
 
 @nogil_kernel
+def value_places(values, lo, span):
+    """(counts int64[span] of each value ``lo + v``, each element's place among the values
+    present in ascending order, int32[n]): ``values`` all in ``lo .. lo + span - 1``."""
+    counts = np.zeros(span, np.int64)
+    for i in range(len(values)):
+        counts[np.int64(values[i]) - lo] += 1
+    place = np.full(span, -1, np.int32)
+    k = 0
+    for v in range(span):
+        if counts[v]:
+            place[v] = k
+            k += 1
+    out = np.empty(len(values), np.int32)
+    for i in range(len(values)):
+        out[i] = place[np.int64(values[i]) - lo]
+    return counts, out
+
+
+@nogil_kernel
 def symbol_counts(seq, m, n_symbols):
     out = np.zeros(n_symbols, np.int64)
     for i in range(m):
