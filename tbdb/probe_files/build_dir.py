@@ -277,13 +277,13 @@ class SolvedRanges:
         self.slots = slots
         self.name = name
         self.table_id = -1
-        self.store = self  # the coder asks its reader's store for a damage report
+        # the coder asks its reader's store for a damage report (not ``self``: a reference
+        # cycle would keep the table's values alive until Python's cycle collector ran, which
+        # a build that allocates few Python objects seldom makes it do: 2 GB a 5-piece table)
+        self.store = _DamageReports()
         self.rows = None
         self.samples: dict[tuple[int, int], list] = {}
         self._census = None
-
-    def damaged_table(self, table_id: int, what: str, name: str) -> Exception:
-        return DamagedTableError(f"{name}: {what} (while coding its probe file)")
 
     def chunks(self, step: int):
         """(lo, result, distance, best) of slots lo..lo+step, in order."""
@@ -334,6 +334,15 @@ class SolvedRanges:
         result, distance, best = self.samples.pop((lo, hi))
         best = np.where(result == NONE, -1, best).astype(np.int32)
         return result, distance, best, int(np.count_nonzero(result != NONE))
+
+
+class _DamageReports:
+    """The ``store`` of a ``SolvedRanges``: what the coder raises if the rows it counted and
+    the rows it coded differ."""
+
+    @staticmethod
+    def damaged_table(table_id: int, what: str, name: str) -> Exception:
+        return DamagedTableError(f"{name}: {what} (while coding its probe file)")
 
 
 def _distinct(v: np.ndarray) -> np.ndarray:
