@@ -158,7 +158,7 @@ def _probe_build(args) -> None:
     print(f"\nall: {done} of 145 tables, {total / 2**30:.2f} GiB of probe files (DTM and best "
           f"moves); Syzygy's 145 (WDL+DTZ): {SYZYGY_BYTES / 2**30:.2f} GiB, Nalimov's (DTM): "
           f"{NALIMOV_BYTES / 2**30:.1f} GiB")
-    _five_piece_set(rows, "the files' coding")
+    _five_piece_set(rows, "the coding of the files comes")
     coded = [(by[t]["slots"], by[t]["solve"]["coding_seconds"]) for t in by
              if by[t].get("solve", {}).get("coding_seconds") is not None
              and by[t]["slots"] > 10**8]
@@ -169,7 +169,7 @@ def _probe_build(args) -> None:
               f"set's {five:,} slots {five * us / 3.6e9:.2f} hours on top of solving")
 
 
-def _five_piece_set(rows, on_top: str = "the writes to the database") -> None:
+def _five_piece_set(rows, on_top: str = "the writes to the database come") -> None:
     """The 5-piece set's solving time from the 5-piece tables of ``rows`` (the catalogue's
     seconds of each table's own solve), class by class of pawns."""
     from tbdb.games.chess.material import Material, all_materials
@@ -199,7 +199,7 @@ def _five_piece_set(rows, on_top: str = "the writes to the database") -> None:
         print(f"{pawns} pawns{'':<3} {len(of):>6} {n:>16,} {us:>10.3f} {n * us / 3.6e9:>6.2f}"
               f"{note}")
     print(f"the 5-piece set, solving alone: about {total / 3600:.2f} hours (target: <= 3 h; "
-          f"{on_top} come on top)")
+          f"{on_top} on top)")
 
 
 def _export_sizes(db: str, out: str) -> None:
