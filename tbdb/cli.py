@@ -299,6 +299,11 @@ def _build(args) -> int:
     options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
                       defaults=False, text=True)
     progress = "lines" if args.no_progress else True
+    from tbdb.errors import InvalidOptionError
+    if getattr(args, "probe_files", None) and (getattr(args, "cluster", None)
+                                               or getattr(args, "out", None)):
+        raise InvalidOptionError(f"--probe-files {args.probe_files!r} builds on this machine: "
+                                 f"not with --cluster or --out")
     if getattr(args, "cluster", None) or getattr(args, "out", None):
         from tbdb.cluster import build_cluster
         summary = build_cluster(g.name, db=args.db, out=args.out, cluster=args.cluster,

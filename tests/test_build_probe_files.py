@@ -203,6 +203,10 @@ def test_bad_input_is_refused_in_one_line(tmp_path, capsys):
                      str(tmp_path / "d"), "--db", str(db))
     assert code == 2 and "not both" in err and len(err.strip().splitlines()) == 1, err
     assert not db.exists() and not (tmp_path / "d").exists()
+    code, err = _cli(capsys, "build", "cdc", "--material", "KCvP", "--probe-files",
+                     str(tmp_path / "d"), "--cluster", "local")
+    assert code == 2 and "--cluster" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "d").exists()
     # a manifest that does not parse is neither read as empty nor overwritten
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "manifest.json").write_text("{ not json")
