@@ -192,7 +192,7 @@ def _cli(capsys, *argv) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
-def test_bad_input_is_refused_in_one_line(tmp_path, capsys):
+def test_bad_input_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
     plain = tmp_path / "plain.txt"
     plain.write_text("not a directory")
     code, err = _cli(capsys, "build", "cdc", "--material", "KCvP", "--probe-files", str(plain))
@@ -203,6 +203,10 @@ def test_bad_input_is_refused_in_one_line(tmp_path, capsys):
                      str(tmp_path / "d"), "--db", str(db))
     assert code == 2 and "not both" in err and len(err.strip().splitlines()) == 1, err
     assert not db.exists() and not (tmp_path / "d").exists()
+    monkeypatch.chdir(tmp_path)
+    code, err = _cli(capsys, "build", "cdc", "--material", "KCvP", "--probe-files", "")
+    assert code == 2 and "give a directory" in err, err
+    assert sorted(os.listdir(tmp_path)) == ["plain.txt"]
     code, err = _cli(capsys, "build", "cdc", "--material", "KCvP", "--probe-files",
                      str(tmp_path / "d"), "--cluster", "local")
     assert code == 2 and "--cluster" in err and len(err.strip().splitlines()) == 1, err

@@ -58,6 +58,8 @@ class ProbeBuild:
     def __init__(self, path: str, game: str):
         self.path = str(path)
         self.game = game
+        if not self.path.strip():
+            raise ProbeFileError(f"--probe-files {self.path!r}: give a directory")
         if os.path.exists(self.path) and not os.path.isdir(self.path):
             raise ProbeFileError(f"--probe-files {self.path!r} exists and is not a directory")
         os.makedirs(os.path.join(self.path, game), exist_ok=True)
