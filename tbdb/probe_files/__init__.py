@@ -13,6 +13,8 @@ The format is ``docs/probe-format.md`` (version 2).  The modules:
     directory.py   ``ProbeDir`` (a directory and its ``manifest.json``, standing in for the DuckDB
                    store under the prober: ``tbdb.open(DIR)``), ``export`` (``tbdb export``) and
                    ``verify_dir`` (``tbdb verify --db DIR``), ``compare_dir`` (``--against DB``)
+    build_dir.py   ``ProbeBuild``: a directory as a build's store (``tbdb build --probe-files``),
+                   each table coded as it is solved
 """
 from tbdb.probe_files.header import (BLOCK_SLOTS, MAGIC, MANIFEST, SUFFIX, VERSION,
                                      ProbeFileError)
