@@ -149,8 +149,9 @@ def choose(space, mode: str, modes=ORDER, name: str | None = None) -> tuple[str,
             m != "edges" or estimate(space, "edges") <= 2 << 30)), "edge-free")
         return pick, base + estimate(space, pick)
     fits = [m for m in candidates if base + estimate(space, m) <= budget]
-    if _settle.get() is not None:
-        settle, held = _settle.get()
+    waiting = _settle.get()
+    if waiting is not None:
+        settle, held = waiting
         freed = base - held()
         if [m for m in candidates if freed + estimate(space, m) <= budget][:1] != fits[:1]:
             settle()  # waiting for the previous table's write beats a slower mode

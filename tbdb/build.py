@@ -175,7 +175,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache, solving=True)
                 if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
-                        or not getattr(store, "write_beside_solve", True):
+                        or not store.write_beside_solve:
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                     if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "1":
@@ -290,12 +290,6 @@ def _nbytes(value) -> int:
     return sum(f.nbytes for f in fields if isinstance(f, np.ndarray))
 
 
-def _db_write(data) -> int:
-    """The bytes a write into a database holds beside the table's values (DuckDB's buffers
-    and the Arrow batches)."""
-    return budget.WRITE_BYTES
-
-
 class _Writer:
     """Commits each solved table on a second connection while the next table solves, so the
     store's share of a table (Arrow load, commit, fsync) overlaps the solve.  One table waits at
@@ -313,7 +307,7 @@ class _Writer:
         self.pending = self.pool.submit(self.store.write_table, game, table, data, seconds,
                                         next_table)
         # its values, and what the write itself holds at its peak
-        self.held = _nbytes(data.values) + getattr(self.store, "write_bytes", _db_write)(data)
+        self.held = _nbytes(data.values) + self.store.write_bytes(data)
 
     def wait(self, summary: BuildSummary) -> None:
         if self.pending is not None:

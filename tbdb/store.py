@@ -22,6 +22,14 @@ from tbdb.storage.parquet import ValuesFile
 class Store(Catalogue, Database):
     """One open tbdb database file: see ``tbdb.database`` for the two ways to open it."""
 
+    write_beside_solve = True  # a table is committed while the next one solves
+
+    def write_bytes(self, data) -> int:
+        """The bytes a write holds beside the table's values at its peak (DuckDB's buffers
+        and the Arrow batches)."""
+        from tbdb.budget import WRITE_BYTES
+        return WRITE_BYTES
+
     def write_table(self, game: str, table: str, data, seconds: float,
                     next_table: str | None = None, values_file: ValuesFile | None = None) -> int:
         """Replace a table (catalogue row, statistics, values, texts) and mark it done, all in

@@ -19,7 +19,6 @@ is solved, the file renamed into place whole, then the manifest rewritten to lis
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 import threading
@@ -29,14 +28,17 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from tbdb.errors import DamagedTableError, MissingTableError
-from tbdb.probe_files.coder import Stream, pack_values, unpack_values
-from tbdb.probe_files.directory import file_name, read_manifest, _write_file
-from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
-from tbdb.probe_files.header import MANIFEST, VERSION, ProbeFileError
+from tbdb.probe_files.coder import Stream, pack_values, symbols_of, unpack_values
+from tbdb.probe_files.directory import (_write_file, file_name, manifest_entries,
+                                        manifest_entry, read_manifest, size_and_sha256,
+                                        write_manifest)
+from tbdb.probe_files.format import ProbeFile, check_inside, start_table
+from tbdb.probe_files.header import ProbeFileError
 from tbdb.probe_files.order import SlotOrder
 from tbdb.probe_files.streamed import (_write, chunk_slots, sample_ranges, sample_slots,
                                        stream_slots)
 from tbdb.safe_files import remove_stale_temporaries
+from tbdb.storage import storage_of
 
 WHOLE_CODING_BYTES = 40  # a slot, while a table of at most ``stream_slots()`` is coded
 # a table another one reads is decoded from its file whole up to this many slots (an int64
@@ -65,13 +67,7 @@ class ProbeBuild:
         os.makedirs(os.path.join(self.path, game), exist_ok=True)
         for d in ("", game):  # what a build or export killed midway left under temporary names
             remove_stale_temporaries(os.path.join(self.path, d))
-        try:
-            self.entries = {(e["game"], e["table"]): e
-                            for e in read_manifest(self.path)["files"]}
-        except ProbeFileError:
-            if os.path.exists(os.path.join(self.path, MANIFEST)):
-                raise  # a manifest that does not parse is not overwritten
-            self.entries = {}
+        self.entries = manifest_entries(self.path)
         self.lock = threading.Lock()  # the writer thread and the solving thread
 
     def write_bytes(self, data) -> int:
@@ -141,33 +137,26 @@ class ProbeBuild:
                "params": json.loads(json.dumps(data.params, sort_keys=True)),  # as the catalogue
                "layout": data.layout,
                "slots": data.slots, "positions": 0}
-        reader = SolvedRanges(data.values, data.slots, f"{game} {table}")
         t0 = time.perf_counter()
         try:
             if data.slots > stream_slots():
-                reader.census()  # its rows: the header's position count
-                row["positions"] = reader.rows
+                reader = SolvedRanges(data.values, data.slots, f"{game} {table}")
+                row["positions"] = reader.census()[2]  # the header's position count
                 size, sha256, rows = _write(reader, game, row, True, path, lambda text: None,
                                             chunk_slots(), sample_slots(), keep=True)
             else:
-                row["positions"] = reader.rows = _rows(data.values)
+                row["positions"] = rows = storage_of(data).row_count(data)
                 with ThreadPoolExecutor(2) as pool:
                     parts = start_table(game, row, data.values, True, pool)()
-                digest = hashlib.sha256()
-                for part in parts:
-                    digest.update(part)
                 _write_file(path, parts)
-                size, sha256, rows = sum(len(p) for p in parts), digest.hexdigest(), reader.rows
+                size, sha256 = size_and_sha256(parts)
         finally:
             release = getattr(data.values, "release", None)
             if release is not None:
                 release()
-        entry = {"game": game, "table": table, "path": rel, "size": size, "sha256": sha256,
-                 "format_version": VERSION,
-                 **{k: v for k, v in meta_of(game, row).items() if k not in ("game", "table")},
-                 "moves": True,
-                 "source": {"build": "probe-files", "moves": True,
-                            "built": dt.datetime.now().isoformat(sep=" ", timespec="seconds")},
+        source = {"build": "probe-files", "moves": True,
+                  "built": dt.datetime.now().isoformat(sep=" ", timespec="seconds")}
+        entry = {**manifest_entry(game, row, rel, size, sha256, source),
                  "solve": {"mode": data.mode, "seconds": round(float(seconds), 1),
                            "coding_seconds": round(time.perf_counter() - t0, 1),
                            "estimate_bytes": data.estimate_bytes,
@@ -178,10 +167,7 @@ class ProbeBuild:
                  "stats": [_stat(s) for s in data.stats]}
         with self.lock:
             self.entries[(game, table)] = entry
-            manifest = {"format": "tbdb-probe-files", "version": VERSION,
-                        "files": [self.entries[k] for k in sorted(self.entries)]}
-            _write_file(os.path.join(self.path, MANIFEST),
-                        (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+            write_manifest(self.path, self.entries)
         stored = getattr(data.values, "stored", None)
         if stored is not None:
             stored()  # a compact solve's saved state: kept until the table is listed
@@ -254,13 +240,6 @@ class FileValues:
                    self.best[lo:hi] if best else None, np.ones(hi - lo, np.int16))
 
 
-def _rows(values) -> int:
-    """The slots of ``values`` that hold a value (the rows a database would store)."""
-    from tbdb.solvers.retrograde import NONE
-    return sum(int(np.count_nonzero(result != NONE))
-               for _, result, _, _, _ in values.chunks(chunk_slots(), best=False))
-
-
 def _stat(s) -> dict:
     return {"material": s.label, "pieces": int(s.pieces), "side_to_move": s.side_to_move,
             **{c: int(getattr(s, c)) for c in ("positions", "wins", "draws", "losses",
@@ -283,7 +262,6 @@ class SolvedRanges:
         # cycle would keep the table's values alive until Python's cycle collector ran, which
         # a build that allocates few Python objects seldom makes it do: 2 GB a 5-piece table)
         self.store = _DamageReports()
-        self.rows = None
         self.samples: dict[tuple[int, int], list] = {}
         self._census = None
 
@@ -306,7 +284,6 @@ class SolvedRanges:
         parts: dict[tuple[int, int], list] = {r: [] for r in ranges}
         seen_values = np.zeros(0, np.int64)
         seen_moves = np.zeros(0, np.int64)
-        rows = 0
         for lo, result, distance, best in self.chunks(chunk_slots()):
             hi = lo + len(result)
             for a, b in ranges:
@@ -315,18 +292,16 @@ class SolvedRanges:
                     parts[(a, b)].append((result[s:e].copy(), distance[s:e].copy(),
                                           best[s:e].copy()))
             filled = result != NONE
-            n = int(np.count_nonzero(filled))
-            rows += n
-            if n:
-                seen_values = np.union1d(seen_values, _distinct(
-                    pack_values(result[filled], distance[filled]).astype(np.int64)))
-                seen_moves = np.union1d(seen_moves, _distinct(best[filled].astype(np.int64)))
+            if filled.any():
+                seen_values = np.union1d(seen_values, symbols_of(
+                    pack_values(result[filled], distance[filled]))[0])
+                seen_moves = np.union1d(seen_moves, symbols_of(best[filled])[0])
+        rows = self.rows_read
         if rows < self.slots:  # slots without a row: NONE, and no best move
             seen_values = np.union1d(seen_values, pack_values(
                 np.array([NONE], np.int8), np.zeros(1, np.int16)).astype(np.int64))
             seen_moves = np.union1d(seen_moves, np.array([-1], np.int64))
         self.samples = {r: [np.concatenate(c) for c in zip(*p)] for r, p in parts.items()}
-        self.rows = rows
         self._census = (seen_values, seen_moves, rows)
         return self._census
 
@@ -345,15 +320,6 @@ class _DamageReports:
     @staticmethod
     def damaged_table(table_id: int, what: str, name: str) -> Exception:
         return DamagedTableError(f"{name}: {what} (while coding its probe file)")
-
-
-def _distinct(v: np.ndarray) -> np.ndarray:
-    """The distinct values of int64 ``v``: by counting when they span a small range (a chunk
-    of 8M slots: about 30 ms, against 0.6 s for a sort)."""
-    lo, hi = int(v.min()), int(v.max())
-    if hi - lo < 1 << 24:
-        return np.flatnonzero(np.bincount(v - lo, minlength=hi - lo + 1)) + lo
-    return np.unique(v)
 
 
 def per_pieces(path: str, game: str) -> list[tuple]:

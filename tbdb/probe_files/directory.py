@@ -312,6 +312,44 @@ def _write_file(path: str, data) -> None:
         raise
 
 
+def size_and_sha256(parts) -> tuple[int, str]:
+    """(bytes, sha256) of a file made of the buffers ``parts`` in order."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
+    return sum(len(part) for part in parts), digest.hexdigest()
+
+
+def manifest_entries(out: str) -> dict:
+    """The entries of directory ``out``'s manifest by (game, table); none if it has no
+    manifest (one that does not parse raises: it is never taken for empty and overwritten)."""
+    try:
+        return {(e["game"], e["table"]): e for e in read_manifest(out)["files"]}
+    except ProbeFileError:
+        if os.path.exists(os.path.join(out, MANIFEST)):
+            raise
+        return {}
+
+
+def manifest_entry(game: str, row: dict, rel: str, size: int, sha256: str,
+                   source: dict) -> dict:
+    """The manifest entry of table ``row``'s file at ``rel``, written from ``source``."""
+    return {"game": game, "table": row["table_name"], "path": rel, "size": size,
+            "sha256": sha256, "format_version": VERSION,
+            **{k: v for k, v in meta_of(game, row).items() if k not in ("game", "table")},
+            "moves": source["moves"], "source": source,
+            **({"direct": True} if source.get("direct") else {})}
+
+
+def write_manifest(out: str, entries: dict) -> None:
+    """Write ``out``'s manifest of ``entries`` (by (game, table), listed in that order), by
+    way of a temporary file renamed over the old one."""
+    manifest = {"format": "tbdb-probe-files", "version": VERSION,
+                "files": [entries[k] for k in sorted(entries)]}
+    _write_file(os.path.join(out, MANIFEST),
+                (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+
+
 def export(db: str | None, out: str, game: str | None = None, tables=None, moves: bool = True,
            progress=True, direct: bool = False) -> ExportSummary:
     """Write a probe file per built table of ``db`` (of ``game``, named ``tables``) under
@@ -348,12 +386,7 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
         # only ever renamed into place whole)
         for g in sorted({"", *(g for g, _ in want)}):
             remove_stale_temporaries(os.path.join(out, g))
-        try:
-            old = {(e["game"], e["table"]): e for e in read_manifest(out)["files"]}
-        except ProbeFileError:
-            if os.path.exists(os.path.join(out, MANIFEST)):
-                raise
-            old = {}
+        old = manifest_entries(out)
         bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
                        unit="slots")
         entries = dict(old)
@@ -367,22 +400,13 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
         def finish(g, row, rel, path, source, coded) -> None:
             parts = coded()
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            digest = hashlib.sha256()
-            for part in parts:
-                digest.update(part)
-            size = sum(len(part) for part in parts)
             while len(writes) > 3:  # a few files' bytes in flight at most
                 writes.pop(0).result()
             writes.append(writer.submit(_write_file, path, parts))
-            record(g, row, rel, source, size, digest.hexdigest())
+            record(g, row, rel, source, *size_and_sha256(parts))
 
         def record(g, row, rel, source, size, sha256) -> None:
-            entries[(g, row["table_name"])] = {
-                "game": g, "table": row["table_name"], "path": rel, "size": size,
-                "sha256": sha256, "format_version": VERSION,
-                **{k: v for k, v in meta_of(g, row).items() if k not in ("game", "table")},
-                "moves": source["moves"], "source": source,
-                **({"direct": True} if source.get("direct") else {})}
+            entries[(g, row["table_name"])] = manifest_entry(g, row, rel, size, sha256, source)
             summary.written.append(rel)
             summary.bytes += size
             bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
@@ -440,10 +464,7 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
             for w in writes:
                 w.result()
         bar.close()
-    manifest = {"format": "tbdb-probe-files", "version": VERSION,
-                "files": [entries[k] for k in sorted(entries)]}
-    _write_file(os.path.join(out, MANIFEST),
-                (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+    write_manifest(out, entries)
     summary.seconds = time.perf_counter() - t0
     return summary
 
