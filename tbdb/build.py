@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
@@ -77,17 +78,47 @@ def load_table(g, store: Store, table: str, needed_by: str | None = None):
     return g.from_stored(table, row, store.load_table(row))
 
 
-def _dependencies(g, table: str, store: Store, cache: dict, solving: bool = False) -> dict:
+def _dependencies(g, table: str, store: Store, cache: dict, solving: bool = False):
     """The solved tables ``table`` reads, from ``cache`` or else loaded (and cached); in the
     form the game's solver keeps them (``Game.dependency_form``) if ``solving``, else whole
-    (``verify`` re-derives a table from its dependencies' every field)."""
-    deps = {}
-    for d in g.dependencies(table):
-        if d not in cache:
-            loaded = load_table(g, store, d, needed_by=table)
-            cache[d] = g.dependency_form(d, loaded) if solving else loaded
-        deps[d] = cache[d]
-    return deps
+    (``verify`` re-derives a table from its dependencies' every field).  Solving, they load
+    as the solver reads them (``Dependencies``); else all of them now."""
+    deps = Dependencies(g, table, store, cache, solving)
+    return deps if solving else {d: deps[d] for d in deps}
+
+
+class Dependencies(Mapping):
+    """The solved tables a table reads, by name, each loaded when first read and cached for
+    the tables after it.  A solver that reads them one at a time and keeps only a part (chess
+    tables with pawns on both sides: their children weigh 17 GB whole) ``borrow``s them, so
+    at most one is held at once.  A table missing from the store is refused at once."""
+
+    def __init__(self, g, table: str, store: Store, cache: dict, solving: bool):
+        self.g, self.table, self.store, self.cache, self.solving = g, table, store, cache, solving
+        self.names = g.dependencies(table)
+        for d in self.names:
+            if d not in cache:
+                store.require_table(g.name, d, f"table {table!r}", g.build_command(d))
+
+    def __getitem__(self, name: str):
+        if name not in self.cache:
+            self.cache[name] = self.borrow(name)
+        return self.cache[name]
+
+    def borrow(self, name: str):
+        """Table ``name``'s values, cached or loaded, not kept in the cache if not there."""
+        if name not in self.names:
+            raise KeyError(name)
+        if name in self.cache:
+            return self.cache[name]
+        loaded = load_table(self.g, self.store, name, needed_by=self.table)
+        return self.g.dependency_form(name, loaded) if self.solving else loaded
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
 
 
 def plan(game: str, mode: str = "auto", rebuild=(), memory=None, **options):

@@ -26,6 +26,7 @@ from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAI
     PKPAIR_STAB, SYM, _index_of, _sort_groups, canonical, canonical_index, canonical_with, \
     half_size, orbit, pair_symmetries, pair_symmetries_inline, set_board, slot_weights, unrank
 from tbdb.solvers.chess.keys import key_kind, move_key
+from tbdb.solvers.retrograde.exits import exit_value
 from tbdb.solvers.retrograde.rows import sorted_unique
 from tbdb.solvers.chess.pieces import attacked, bit, fill, piece_attacks, placement_occupancy, \
     table_moves, unfill
@@ -126,12 +127,28 @@ def _listed(desc, keys, half, slot, sq, board, moves, victims, order, limit, cou
 
 @inline_kernel
 def _follow(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after, t, csq, syms, pairs,
-            nsym, weight, lone, change_table, change_map, cdesc, cflip, coff, chalf, cres, cdist):
+            nsym, weight, lone, change_table, change_map, cdesc, cflip, coff, chalf, cres, cdist,
+            crank):
     """Where the move ``mv`` (taking slot ``victim``, -1 none) of the position ``sq`` (index
     ``here``, ``side`` to move, ``occ`` its occupied squares; its kings' symmetries ``syms``/
     ``pairs``, ``nsym`` of them) leads: (the move's number: its code, or with ``keyed`` its
-    order key; the in-table child slot, -1 outside; outside, the child's result and distance).
-    ``after``, ``t``, ``csq``: scratch."""
+    order key; the in-table child slot, -1 outside; outside, the child's result and distance,
+    read whole or through ``crank``: ``solvers/retrograde/exits.py``).  ``after``, ``t``,
+    ``csq``: scratch."""
+    number, c, at = _follow_slot(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after,
+                                 t, csq, syms, pairs, nsym, weight, lone, change_table,
+                                 change_map, cdesc, cflip, coff, chalf)
+    if c >= 0 or at < 0:  # in the table, or bare kings
+        return number, c, DRAW, np.int16(0)
+    r, d = exit_value(cres, cdist, crank, at)
+    return number, np.int64(-1), r, d
+
+
+@inline_kernel
+def _follow_slot(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after, t, csq, syms,
+                 pairs, nsym, weight, lone, change_table, change_map, cdesc, cflip, coff, chalf):
+    """``_follow`` up to the value: (the move's number, the in-table child slot or -1, the
+    child's slot among the child tables' or -1 for bare kings)."""
     k = desc[0]
     fr = mv & 63
     to = (mv >> 6) & 63
@@ -161,13 +178,13 @@ def _follow(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after, t, 
             got = find_key(keys, c * 8 + SYM[syms[0], to] % 8)
             if got >= 0:  # always (the keys are these positions): see ep.py
                 c = 2 * half + got
-        return number, c, DRAW, np.int16(0)
+        return number, c, np.int64(-1)
     if victim < 0:
         victim = k
     ch = victim * (k + 1) * 6 + (mover if promo else k) * 6 + promo
     ct = change_table[ch]
     if ct < 0:  # bare kings
-        return number, np.int64(-1), DRAW, np.int16(0)
+        return number, np.int64(-1), np.int64(-1)
     flip = cflip[ct]
     for i in range(k):
         j = change_map[ch, i]
@@ -175,13 +192,12 @@ def _follow(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after, t, 
             csq[j] = after[i] ^ 56 if flip else after[i]
     idx = canonical_index(cdesc[ct], csq, t)
     cside = side if flip else 1 - side
-    at = coff[ct] + cside * chalf[ct] + idx
-    return number, np.int64(-1), cres[at], cdist[at]
+    return number, np.int64(-1), coff[ct] + cside * chalf[ct] + idx
 
 
 @parallel_kernel
 def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres,
-             cdist, keyed, count, child, move, ext_result, ext_distance):
+             cdist, crank, keyed, count, child, move, ext_result, ext_distance):
     """Every legal move of each position, in move order (docs/kernel-contract.md); with
     ``keyed`` each move's order key (``keys.py``) in place of its code."""
     half = half_size(desc)
@@ -208,7 +224,7 @@ def children(desc, keys, positions, change_table, change_map, cdesc, cflip, coff
                 number, at, er, ed = _follow(desc, keys, half, here, sq, side, occ, moves[e],
                                              victims[e], keyed, after, t, csq, syms, pairs,
                                              nsym, weight, lone, change_table, change_map, cdesc,
-                                             cflip, coff, chalf, cres, cdist)
+                                             cflip, coff, chalf, cres, cdist, crank)
                 move[r, e] = number
                 child[r, e] = at
                 if at < 0:
@@ -250,7 +266,8 @@ def _may_repeat(desc, sq, side):
 
 @parallel_kernel
 def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres,
-              cdist, keyed, distinct, ext_loss, ext_loss_move, ext_win, ext_win_move, ext_draw):
+              cdist, crank, keyed, distinct, ext_loss, ext_loss_move, ext_win, ext_win_move,
+              ext_draw):
     """What the edge-free solve needs of each position's children (docs/kernel-contract.md),
     without rows: the captures and promotions first, and where one leads to a lost child the
     position is won and its in-table children are not indexed (``distinct`` 0); else they
@@ -281,7 +298,7 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
                 number, _, er, ed = _follow(desc, keys, half, here, sq, side, occ, moves[e],
                                             victims[e], keyed, after, t, csq, syms, pairs, nsym,
                                             weight, lone, change_table, change_map, cdesc,
-                                            cflip, coff, chalf, cres, cdist)
+                                            cflip, coff, chalf, cres, cdist, crank)
                 if er == LOSS:
                     if ed < lo:
                         lo = ed
@@ -304,7 +321,7 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
                     _, at, _, _ = _follow(desc, keys, half, here, sq, side, occ, moves[e],
                                           victims[e], keyed, after, t, csq, syms, pairs, nsym,
                                           weight, lone, change_table, change_map, cdesc, cflip,
-                                          coff, chalf, cres, cdist)
+                                          coff, chalf, cres, cdist, crank)
                     found[got] = at
                     got += 1
                 got = sorted_unique(found, got, unique)
@@ -323,7 +340,7 @@ def summaries(desc, keys, positions, change_table, change_map, cdesc, cflip, cof
 
 @parallel_kernel
 def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf, cres,
-                cdist, keyed, result, best):
+                cdist, crank, keyed, result, best):
     """best[p] of each drawn position p of ``positions``: its first move (code, or with
     ``keyed`` order key) in move order to a drawn child, in the table (``result``) or out of
     it; a stalemate's pseudo-move.  ``children``'s work, but a draw's first move nearly always
@@ -361,12 +378,41 @@ def first_draws(desc, keys, positions, change_table, change_map, cdesc, cflip, c
                 number, ch, er, _ = _follow(desc, keys, half, here, sq, side, occ, moves[e],
                                             victims[e], keyed, after, t, csq, syms, pairs, nsym,
                                             weight, lone, change_table, change_map, cdesc,
-                                            cflip, coff, chalf, cres, cdist)
+                                            cflip, coff, chalf, cres, cdist, crank)
                 if (result[ch] if ch >= 0 else er) == DRAW:
                     b = number
                     break
                 e += 1
             best[slot] = b
+
+
+@parallel_kernel
+def exit_marks(desc, keys, positions, change_table, change_map, cdesc, cflip, coff, chalf,
+               marks):
+    """Mark the child slot of every capture and promotion of each position (``positions``,
+    every legal one of the table) among the child tables' slots laid end to end: the slots
+    the table's kernels will read (``solvers/retrograde/exits.py``).  Row t of ``marks``
+    (int64 bit words) is part t's: parts take chunks in turn and never write the same row,
+    so no bit is lost to another thread's write (``merge_marks`` joins the rows)."""
+    half = half_size(desc)
+    n = positions.shape[0]
+    chunks = (n + CHUNK - 1) // CHUNK
+    parts = marks.shape[0]
+    for part in prange(parts):
+        sq, after, csq, t, order, syms, pairs, board, moves, victims, weight, lone = \
+            _move_scratch(desc)
+        for c in range(part, chunks, parts):
+            for r in range(c * CHUNK, min(n, (c + 1) * CHUNK)):
+                # the quiet moves counted, not listed: only captures and promotions leave
+                side, here, occ, m, _ = _listed(desc, keys, half, positions[r], sq, board,
+                                                moves, victims, order, MAX_MOVES, True)
+                for e in range(m):
+                    _, _, at = _follow_slot(desc, keys, half, here, sq, side, occ, moves[e],
+                                            victims[e], False, after, t, csq, syms, pairs, 0,
+                                            weight, lone, change_table, change_map, cdesc,
+                                            cflip, coff, chalf)
+                    if at >= 0:
+                        marks[part, at >> 6] |= np.int64(1) << (at & 63)
 
 
 @inline_kernel

@@ -24,6 +24,22 @@ _MOST_MOVES = {1: 12, 2: 8, 3: 13, 4: 14, 5: 27, 6: 8}
 _MOST_UNMOVES = {1: 2, 2: 8, 3: 13, 4: 14, 5: 27, 6: 8}
 
 
+def table_slots(m: Material) -> int:
+    """A table's slots: both sides' placements and its en passant slots."""
+    return 2 * m.half + len(en_passant_keys(m))
+
+
+# the child tables' values are kept whole (3 bytes a slot; the build also caches them) up to
+# this share of the memory budget, else only those the captures and promotions reach
+DENSE_SHARE = 4
+
+
+def dense_limit() -> int:
+    """Bytes of child values a table keeps whole (``DENSE_SHARE`` of the budget)."""
+    from tbdb import budget
+    return (budget.current() or budget.default_memory()) // DENSE_SHARE
+
+
 @lru_cache(maxsize=8)
 def en_passant_keys(m: Material) -> np.ndarray:
     """The table's en passant keys, sorted (``solvers/chess/ep.py``; empty without pawns of
@@ -36,13 +52,15 @@ def en_passant_keys(m: Material) -> np.ndarray:
 class ChessSpace:
     """The index space of one material table (docs/kernel-contract.md); ``deps`` maps the
     canonical names of the tables its captures and promotions lead to to their solved values
-    (anything with ``result`` and ``distance`` arrays)."""
+    (anything with ``result`` and ``distance`` arrays).  ``sparse``: keep only the values its
+    moves reach (``_exit_values``), as it is when they would weigh more than ``dense_limit``
+    whole (None: decide so)."""
     parents_distinct = True  # the parents kernel drops the repeats of the rows that can have any
     # edge-free first: with order keys and summaries it beats edges (every 3-4 piece table
     # 97 s wall against 123 s, peak 1.7 GiB against 3.2, the same rows; 2026-11-29)
     fastest_modes = ("edge-free", "edges", "compact")
 
-    def __init__(self, m: Material, deps: dict):
+    def __init__(self, m: Material, deps, sparse: bool | None = None):
         self.m = m
         self.desc = m.desc
         self.half = m.half
@@ -63,17 +81,16 @@ class ChessSpace:
         self.change_table = np.full(n_changes, -1, np.int64)
         self.change_map = np.full((n_changes, k), -1, np.int64)
         children: dict[tuple[str, bool], int] = {}  # (table, colours swapped) -> number
-        values_at: dict[str, int] = {}  # table -> where its values start in cres/cdist
-        cdesc, cflip, coff, chalf, res, dist = [], [], [], [], [], []
+        values_at: dict[str, int] = {}  # table -> where its values start among the children's
+        child_slots = 0
+        cdesc, cflip, coff, chalf = [], [], [], []
         for number, (child, flip, slots) in m.changes().items():
             self.change_map[number] = slots
             if child is None:
                 continue
             if child.name not in values_at:
-                solved = deps[child.name]
-                values_at[child.name] = sum(len(r) for r in res)
-                res.append(solved.result)
-                dist.append(solved.distance)
+                values_at[child.name] = child_slots
+                child_slots += table_slots(child)
             key = (child.name, flip)
             if key not in children:
                 children[key] = len(cdesc)
@@ -88,8 +105,47 @@ class ChessSpace:
         self.cflip = np.array(cflip or [0], np.int64)
         self.coff = np.array(coff or [0], np.int64)
         self.chalf = np.array(chalf or [1], np.int64)
-        self.cres = np.concatenate(res) if res else np.zeros(1, np.int8)
-        self.cdist = np.concatenate(dist) if dist else np.zeros(1, np.int16)
+        self.crank = np.zeros(0, np.int64)  # empty: the children's values whole
+        if sparse is None:
+            sparse = 3 * child_slots > dense_limit()
+        self.sparse = bool(sparse)
+        if self.sparse:
+            self.cres, self.cdist = self._exit_values(values_at, child_slots, deps)
+        elif values_at:
+            self.cres = np.concatenate([deps[c].result for c in values_at])
+            self.cdist = np.concatenate([deps[c].distance for c in values_at])
+        else:
+            self.cres, self.cdist = np.zeros(1, np.int8), np.zeros(1, np.int16)
+
+    def _exit_values(self, values_at: dict, child_slots: int, deps) -> tuple:
+        """The children's values at the slots this table's captures and promotions reach, and
+        ``crank`` to find them (``solvers/retrograde/exits.py``): each child table read in
+        turn (``borrow``: not kept for later tables) and dropped."""
+        import numba
+        from tbdb.engine import CHUNK_SLOTS
+        from tbdb.solvers.retrograde import exits
+        marks = np.zeros((numba.get_num_threads(), (child_slots + 63) // 64), np.int64)
+        for lo in range(0, self.size, CHUNK_SLOTS):
+            kind, _ = self.census(lo, min(self.size, lo + CHUNK_SLOTS))
+            positions = lo + np.flatnonzero(kind == 0)
+            edge_kernels.exit_marks(self.desc, self.ep_keys, positions, self.change_table,
+                                    self.change_map, self.cdesc, self.cflip, self.coff,
+                                    self.chalf, marks)
+        exits.merge_marks(marks)
+        self.crank, marked = exits.rank_words(marks[0])
+        del marks
+        cres = np.empty(max(1, marked), np.int8)
+        cdist = np.empty(max(1, marked), np.int16)
+        borrow = getattr(deps, "borrow", deps.__getitem__)
+        ends = list(values_at.values())[1:] + [child_slots]
+        for (name, lo), end in zip(values_at.items(), ends):
+            solved = borrow(name)
+            if len(solved.result) != end - lo:
+                raise ValueError(f"table {name!r}: {len(solved.result):,} values, expected "
+                                 f"{end - lo:,}")
+            exits.gather_marked(self.crank, lo, solved.result, solved.distance, cres, cdist)
+            del solved
+        return cres, cdist
 
     def census(self, lo: int, hi: int):
         kind = np.empty(hi - lo, np.int8)
@@ -131,7 +187,8 @@ class ChessSpace:
                              (w, np.int16)])
         edge_kernels.children(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64),
                               self.change_table, self.change_map, self.cdesc, self.cflip,
-                              self.coff, self.chalf, self.cres, self.cdist, self.keyed, *out)
+                              self.coff, self.chalf, self.cres, self.cdist, self.crank,
+                              self.keyed, *out)
         return tuple(out)
 
     def summaries(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -144,7 +201,7 @@ class ChessSpace:
         edge_kernels.summaries(self.desc, self.ep_keys,
                                np.ascontiguousarray(positions, np.int64), self.change_table,
                                self.change_map, self.cdesc, self.cflip, self.coff, self.chalf,
-                               self.cres, self.cdist, self.keyed, *out)
+                               self.cres, self.cdist, self.crank, self.keyed, *out)
         return tuple(out)
 
     def first_draws(self, positions: np.ndarray, result: np.ndarray, best: np.ndarray) -> None:
@@ -153,7 +210,7 @@ class ChessSpace:
         edge_kernels.first_draws(self.desc, self.ep_keys,
                                  np.ascontiguousarray(positions, np.int64), self.change_table,
                                  self.change_map, self.cdesc, self.cflip, self.coff, self.chalf,
-                                 self.cres, self.cdist, self.keyed, result, best)
+                                 self.cres, self.cdist, self.crank, self.keyed, result, best)
 
     def parents(self, positions: np.ndarray):
         w = self.max_parents

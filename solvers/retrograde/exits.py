@@ -1,0 +1,85 @@
+"""The values of the other tables' slots a table's moves reach, kept sparse.
+
+A table's captures and promotions (its *exits*) lead into other, solved tables; its kernels
+read the child's result and distance there.  Kept whole, those tables can outweigh the table
+itself many times: a chess table with a pawn on each side reads eight tables with a pawn, 17 GB
+at 3 bytes a slot, of which its promotions reach about one slot in eight (the new piece stands
+on the last rank).  So the exits can be marked first (a bit a slot, over the child tables'
+slots laid end to end) and only the marked slots' values kept, found by the rank of their bit:
+
+    ``rank`` int64[2 * words]: at ``2 * w`` the marked slots before word w, at ``2 * w + 1``
+    word w's bits (slot ``64 * w + b`` is marked if bit b is set).
+
+16 bytes a 64 slots (2 bits a slot) and the values' 3 bytes a marked slot: a lookup is a word
+read and a popcount.  ``exit_value`` reads either form (an empty ``rank``: values whole).
+"""
+import numpy as np
+
+from tbdb.solvers.jit import inline_kernel, kernel
+
+_M1 = np.int64(0x5555555555555555)
+_M2 = np.int64(0x3333333333333333)
+_M4 = np.int64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.int64(0x0101010101010101)
+
+
+@inline_kernel
+def popcount(x):
+    """The set bits of int64 ``x`` (all 64 bits: the masks clear what an arithmetic shift of a
+    negative word brings in; the arithmetic wraps as two's complement)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return (x * _H01) >> 56
+
+
+@inline_kernel
+def exit_value(cres, cdist, rank, at):
+    """(result, distance) of child slot ``at``: ``cres[at]`` if ``rank`` is empty, else the
+    value of the marked slot ``at`` (which must be marked)."""
+    if rank.shape[0] == 0:
+        return cres[at], cdist[at]
+    w = at >> 6
+    below = rank[2 * w + 1] & ((np.int64(1) << (at & 63)) - 1)
+    j = rank[2 * w] + popcount(below)
+    return cres[j], cdist[j]
+
+
+@kernel
+def rank_words(words):
+    """The ``rank`` array of the marked bits ``words`` (int64[words]), and how many are set."""
+    n = words.shape[0]
+    rank = np.empty(2 * n, np.int64)
+    total = np.int64(0)
+    for w in range(n):
+        rank[2 * w] = total
+        rank[2 * w + 1] = words[w]
+        total += popcount(words[w])
+    return rank, total
+
+
+@kernel
+def gather_marked(rank, lo, result, distance, out_result, out_distance):
+    """The values of the marked slots ``lo .. lo + len(result)`` (a child table's, which start
+    at slot ``lo`` of the marks) into ``out_*`` at their ranks; how many there were."""
+    n = result.shape[0]
+    if n == 0:
+        return 0
+    w = lo >> 6
+    j = rank[2 * w] + popcount(rank[2 * w + 1] & ((np.int64(1) << (lo & 63)) - 1))
+    first = j
+    for s in range(n):
+        at = lo + s
+        if (rank[2 * (at >> 6) + 1] >> (at & 63)) & 1:
+            out_result[j] = result[s]
+            out_distance[j] = distance[s]
+            j += 1
+    return j - first
+
+
+@kernel
+def merge_marks(marks):
+    """marks[0] |= every other row (each thread of a marking kernel sets its own row)."""
+    for t in range(1, marks.shape[0]):
+        for w in range(marks.shape[1]):
+            marks[0, w] |= marks[t, w]

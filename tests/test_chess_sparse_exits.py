@@ -1,0 +1,106 @@
+"""Chess tables that keep only the child values their captures and promotions reach (sparse
+exits, ``solvers/retrograde/exits.py``) answer exactly as with the child tables whole."""
+import importlib
+
+import numpy as np
+import pytest
+
+import tbdb
+from tbdb.games.chess import tables as chess_tables
+from tbdb.games.chess.material import Material
+from tbdb.games.chess.tables import ChessSpace, table_slots
+from tbdb.solvers.retrograde import exits
+
+build_module = importlib.import_module("tbdb.build")
+
+
+@pytest.fixture(scope="module")
+def knvkp(tmp_path_factory):
+    """KNvKP (KPvKN) and the tables it reads: its promotions lead to KQvKN, KRvKN, KBvKN
+    and KNvKN."""
+    path = tmp_path_factory.mktemp("sparse") / "tb.duckdb"
+    tbdb.build("chess", db=str(path), material="KNvKP", progress=False)
+    return str(path)
+
+
+def _children_tables(path: str, table: str) -> dict:
+    from tbdb.build import load_table
+    from tbdb.store import Store
+    g = tbdb.games.get("chess")
+    with Store(path, read_only=True) as store:
+        return {d: g.dependency_form(d, load_table(g, store, d)) for d in g.dependencies(table)}
+
+
+def _stored(path: str, table: str):
+    from tbdb.build import load_table
+    from tbdb.store import Store
+    with Store(path, read_only=True) as store:
+        return load_table(tbdb.games.get("chess"), store, table)
+
+
+def test_popcount_and_rank_agree_with_numpy():
+    rng = np.random.default_rng(7)
+    words = rng.integers(-(1 << 63), (1 << 63) - 1, size=1000, dtype=np.int64)
+    words[:3] = [0, -1, np.int64(-(1 << 63))]
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little").reshape(-1, 64)
+    rank, total = exits.rank_words(words)
+    assert total == bits.sum()
+    assert np.array_equal(rank[1::2], words)
+    assert np.array_equal(rank[0::2], np.concatenate([[0], np.cumsum(bits.sum(1))[:-1]]))
+    # the values of the marked slots land at their ranks, from any starting slot
+    slots = 64 * len(words)
+    values = rng.integers(-1, 2, size=slots).astype(np.int8)
+    distance = rng.integers(0, 300, size=slots).astype(np.int16)
+    out_r = np.zeros(total, np.int8)
+    out_d = np.zeros(total, np.int16)
+    for lo, hi in ((0, 77), (77, 5000), (5000, slots)):
+        exits.gather_marked(rank, lo, values[lo:hi], distance[lo:hi], out_r, out_d)
+    marked = np.flatnonzero(bits.reshape(-1))
+    assert np.array_equal(out_r, values[marked]) and np.array_equal(out_d, distance[marked])
+
+
+def test_sparse_space_reads_the_values_whole_space_reads(knvkp):
+    m = Material.parse("KNvKP")
+    deps = _children_tables(knvkp, "KNvKP")
+    whole = ChessSpace(m, deps, sparse=False)
+    sparse = ChessSpace(m, deps, sparse=True)
+    assert not whole.sparse and sparse.sparse
+    children = sum(table_slots(Material.parse(d)) for d in deps)
+    # only the promotions' and captures' children are kept: a fraction of the tables read
+    assert 0 < len(sparse.cres) < children // 3
+    kind, _ = whole.census(0, whole.size)
+    positions = np.flatnonzero(kind == 0)
+    for keyed in (False, True):
+        whole.keyed_moves(keyed)
+        sparse.keyed_moves(keyed)
+        for a, b in zip(whole.children(positions), sparse.children(positions)):
+            assert np.array_equal(a, b)
+        for a, b in zip(whole.summaries(positions), sparse.summaries(positions)):
+            assert np.array_equal(a, b)
+    result = np.zeros(whole.size, np.int8)  # every in-table child a draw: the first moves
+    best_a = np.full(whole.size, -1, np.int32)
+    best_b = best_a.copy()
+    whole.first_draws(positions, result, best_a)
+    sparse.first_draws(positions, result, best_b)
+    assert np.array_equal(best_a, best_b)
+
+
+def test_a_sparse_build_stores_the_same_tables(knvkp, tmp_path, monkeypatch):
+    """With every table forced sparse (a dense limit of 0 bytes) the build reads its
+    children one at a time (``Dependencies.borrow``) and stores the same rows."""
+    monkeypatch.setattr(chess_tables, "dense_limit", lambda: 0)
+    borrowed = []
+    real_borrow = build_module.Dependencies.borrow
+
+    def borrow(self, name):
+        borrowed.append((self.table, name, name in self.cache))
+        return real_borrow(self, name)
+    monkeypatch.setattr(build_module.Dependencies, "borrow", borrow)
+    path = str(tmp_path / "sparse.duckdb")
+    tbdb.build("chess", db=path, material="KNvKP", progress=False)
+    # KNvKP read its children one at a time, and those not cached were not kept
+    assert {name for table, name, _ in borrowed if table == "KNvKP"} >= {"KQvKN", "KNvKN"}
+    for table in ("KNvKP", "KQvKN", "KPvK"):
+        a, b = _stored(knvkp, table), _stored(path, table)
+        for field in ("result", "distance", "best"):
+            assert np.array_equal(getattr(a, field), getattr(b, field)), (table, field)
