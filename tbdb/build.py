@@ -241,9 +241,12 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)
                 else:
-                    # the previous table's write runs beside this solve, unless the memory
-                    # it holds would let this table take a faster mode (``budget.choose``)
-                    settle = budget.settling(lambda: writer.settle(summary), writer.holding)
+                    # the previous table's write runs beside this solve, and the cache keeps
+                    # tables for later ones, unless the memory they hold would let this
+                    # table take a faster mode (``budget.choose``): then the write is waited
+                    # for and the cache emptied (its tables are read again when needed)
+                    settle = budget.settling(lambda: _settle(writer, summary, cache),
+                                             lambda: writer.holding() + _cache_bytes(cache))
                     with budget.within(limit), settle, \
                             resume_in(saves_of(path, g.name, t), fresh=t in rebuild), \
                             budget.PeakMeter() as meter:
@@ -312,6 +315,18 @@ def _trim_cache(g, cache: dict, ahead: list[str], limit: int | None) -> None:
         if t not in keep:
             total -= sizes[t]
             del cache[t]
+
+
+def _settle(writer: _Writer, summary: BuildSummary, cache: dict) -> None:
+    """Give back what the previous table's write and the cache hold (a solve asks, rather
+    than take a slower mode beside them)."""
+    cache.clear()
+    writer.settle(summary)
+    release_freed_memory()
+
+
+def _cache_bytes(cache: dict) -> int:
+    return sum(_nbytes(v) for v in cache.values())
 
 
 def _nbytes(value) -> int:

@@ -104,3 +104,26 @@ def test_a_sparse_build_stores_the_same_tables(knvkp, tmp_path, monkeypatch):
         a, b = _stored(knvkp, table), _stored(path, table)
         for field in ("result", "distance", "best"):
             assert np.array_equal(getattr(a, field), getattr(b, field)), (table, field)
+
+
+def test_a_solve_that_empties_the_cache_reads_its_tables_again(knvkp, tmp_path, monkeypatch):
+    """``budget.settling``'s held bytes count the build's cache, and settling empties it:
+    here every table settles before its solve, and the tables are read again from the
+    store as they are needed, giving the same rows."""
+    from tbdb import budget
+    real_settling = budget.settling
+    held_seen = []
+
+    def settling(settle, held):
+        held_seen.append(held())
+        settle()
+        assert held() == 0
+        return real_settling(settle, held)
+    monkeypatch.setattr(budget, "settling", settling)
+    path = str(tmp_path / "settled.duckdb")
+    tbdb.build("chess", db=path, material="KNvKP", progress=False)
+    assert max(held_seen) > 0  # something was cached, and was given back
+    for table in ("KNvKP", "KQvKN"):
+        a, b = _stored(knvkp, table), _stored(path, table)
+        for field in ("result", "distance", "best"):
+            assert np.array_equal(getattr(a, field), getattr(b, field)), (table, field)
