@@ -79,7 +79,7 @@ def test_a_build_resumes_from_its_files(decode, tmp_path, monkeypatch):
     if decode == "chunks":
         from tbdb.probe_files import build_dir
         monkeypatch.setattr(build_dir, "WHOLE_DECODE_SLOTS", 0)
-        monkeypatch.setattr(build_dir, "DECODE_SLOTS", 3 * BLOCK_SLOTS + 5)
+        monkeypatch.setattr(build_dir, "DECODE_SLOTS", BLOCK_SLOTS + 5)  # (whole blocks)
     ref, out = tmp_path / "ref", tmp_path / "out"
     tbdb.build(game, probe_files=str(ref), progress=False, **opts)
     want = _entries(ref)

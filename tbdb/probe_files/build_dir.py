@@ -202,7 +202,15 @@ class FileValues:
     def __init__(self, f: ProbeFile):
         self.file = f
         self.order = SlotOrder.parse(f.section("ORDR"), f.slots, f.path)
-        self.result, self.distance = unpack_values(self._decoded("VALS"))
+        n = f.slots
+        if n <= WHOLE_DECODE_SLOTS or not self.order.is_identity:
+            self.result, self.distance = unpack_values(self._decoded("VALS"))
+        else:  # unpacked a chunk at a time: no int32 copy of the whole stream beside them
+            self.result = np.empty(n, np.int8)
+            self.distance = np.empty(n, np.int16)
+            stream = Stream.parse(f.section("VALS"), f.path)
+            for lo, hi in _spans(stream):
+                self.result[lo:hi], self.distance[lo:hi] = unpack_values(stream.span(lo, hi))
         self._best = None
 
     def _decoded(self, tag: str) -> np.ndarray:
@@ -213,9 +221,8 @@ class FileValues:
             out = stream.all()
         else:  # a chunk at a time: no int64 copy of the whole stream beside it
             out = np.empty(n, np.int32)
-            for lo in range(0, n, DECODE_SLOTS):
-                hi = min(n, lo + DECODE_SLOTS)
-                out[lo:hi] = stream.gather(np.arange(lo, hi, dtype=np.int64))
+            for lo, hi in _spans(stream):
+                out[lo:hi] = stream.span(lo, hi)
         return out if self.order.is_identity else self.order.to_slots(out)
 
     @property
@@ -238,6 +245,13 @@ class FileValues:
             hi = min(self.size, lo + step)
             yield (lo, self.result[lo:hi], self.distance[lo:hi],
                    self.best[lo:hi] if best else None, np.ones(hi - lo, np.int16))
+
+
+def _spans(stream: Stream):
+    """The slot ranges a big stream is decoded by: about ``DECODE_SLOTS`` each, whole blocks."""
+    step = max(1, DECODE_SLOTS // stream.block_slots) * stream.block_slots
+    for lo in range(0, stream.n, step):
+        yield lo, min(stream.n, lo + step)
 
 
 def _stat(s) -> dict:
