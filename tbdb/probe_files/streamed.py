@@ -289,15 +289,19 @@ class SampledStream:
 
     def code_chunk(self, values: np.ndarray, out) -> None:
         """Code the next chunk (its first slot a block's) and append its bits to ``out``."""
+        self._code(len(values), self.grammar.replay(self.places(values), self.block_slots), out)
+
+    def code_kept(self, out) -> None:
+        """``code_chunk`` of the next chunk ``count`` kept: its values are not read again (a
+        compact solve's values pick their best moves as they are read: twice the work)."""
+        n, seq = self.kept.pop(0)
+        self._code(n, seq, out)
+
+    def _code(self, slots: int, seq: np.ndarray, out) -> None:
+        """Code a chunk of ``slots`` slots substituted into ``seq``, its bits onto ``out``."""
         from tbdb.solvers import probe_files as kernels
         code = self.code
-        if self.kept:
-            n, seq = self.kept.pop(0)
-            if n != len(values):
-                raise AssertionError(f"a chunk of {len(values)} slots coded, {n} counted")
-        else:
-            seq = self.grammar.replay(self.places(values), self.block_slots)
-        blocks = (len(values) + self.block_slots - 1) // self.block_slots
+        blocks = (slots + self.block_slots - 1) // self.block_slots
         size = self.grammar.size
         starts = kernels.block_starts(seq, len(seq), size, code.lengths, self.block_slots,
                                       blocks)
@@ -388,7 +392,17 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
             heads = [s.head() for s in streams]
             for s, out in zip(streams, outs):
                 s.out = out
-            each_chunk(lambda s, v: s.code_chunk(v, s.out), "coding")
+            if keep:
+                running: list = []
+                for lo in range(0, n, chunk):
+                    for j in running:  # a stream's chunks are coded in order
+                        j.result()
+                    running = [pool.submit(s.code_kept, s.out) for s in streams]
+                    note(f"{label}: coding {100 * lo // max(n, 1)}%")
+                for j in running:
+                    j.result()
+            else:
+                each_chunk(lambda s, v: s.code_chunk(v, s.out), "coding")
             note(f"{label}: writing")
             # streamed tables keep the index's slot order: choosing another needs the whole
             # table in memory to permute (``tbdb.probe_files.order``)
