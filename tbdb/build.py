@@ -89,9 +89,9 @@ def _dependencies(g, table: str, store: Store, cache: dict, solving: bool = Fals
 
 class Dependencies(Mapping):
     """The solved tables a table reads, by name, each loaded when first read and cached for
-    the tables after it.  A solver that reads them one at a time and keeps only a part (chess
-    tables with pawns on both sides: their children weigh 17 GB whole) ``borrow``s them, so
-    at most one is held at once.  A table missing from the store is refused at once."""
+    the tables after it.  A solver that reads them one at a time and keeps only a part (the
+    values its moves reach, of tables that weigh many times its own) ``borrow``s them, so at
+    most one is held at once.  A table missing from the store is refused at once."""
 
     def __init__(self, g, table: str, store: Store, cache: dict, solving: bool):
         self.g, self.table, self.store, self.cache, self.solving = g, table, store, cache, solving

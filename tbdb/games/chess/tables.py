@@ -114,6 +114,9 @@ class ChessSpace:
         elif values_at:
             self.cres = np.concatenate([deps[c].result for c in values_at])
             self.cdist = np.concatenate([deps[c].distance for c in values_at])
+            if len(self.cres) != child_slots:
+                raise ValueError(f"the tables {', '.join(values_at)} hold {len(self.cres):,} "
+                                 f"values, expected {child_slots:,}")
         else:
             self.cres, self.cdist = np.zeros(1, np.int8), np.zeros(1, np.int16)
 
