@@ -22,6 +22,8 @@ random positions per material, and the agreement of every value.
 per table the solve's and the coding's seconds and the file's size, and the bits a slot and a
 position of every table by pieces beside Syzygy's and Nalimov's published sizes.  With
 ``--report`` nothing is built: the report of a directory another build made (or is making).
+``--read-back TABLE`` (repeatable): the seconds a build takes to read TABLE back from its file
+(a table with a pawn on each side reads eight 710M-slot tables this way).
 When 5-piece tables were built, the time of the whole 5-piece set (110 tables) is extrapolated
 from their seconds a slot, by the number of pawns (a class not measured takes the nearest one's
 rate, and says so): the issue's target is 3 hours.
@@ -60,6 +62,9 @@ def main() -> None:
                     help="build into this directory of probe files, not a database")
     ap.add_argument("--report", action="store_true",
                     help="with --probe-files: build nothing, report the directory")
+    ap.add_argument("--read-back", metavar="TABLE", action="append", default=[],
+                    help="with --probe-files: time reading TABLE's result and distance back "
+                         "from its file, as the build of a table that reads it does")
     args = ap.parse_args()
     if args.probe_files:
         _probe_build(args)
@@ -159,6 +164,8 @@ def _probe_build(args) -> None:
           f"moves); Syzygy's 145 (WDL+DTZ): {SYZYGY_BYTES / 2**30:.2f} GiB, Nalimov's (DTM): "
           f"{NALIMOV_BYTES / 2**30:.1f} GiB")
     _five_piece_set(rows, "the coding of the files comes")
+    for table in args.read_back:
+        _read_back(args.probe_files, table)
     coded = [(by[t]["slots"], by[t]["solve"]["coding_seconds"]) for t in by
              if by[t].get("solve", {}).get("coding_seconds") is not None
              and by[t]["slots"] > 10**8]
@@ -167,6 +174,24 @@ def _probe_build(args) -> None:
         five = sum(2 * m.half for m in all_materials(5) if m.pieces == 5)
         print(f"coding the files: {us:.3f} us a slot over {len(coded)} big tables: the 5-piece "
               f"set's {five:,} slots {five * us / 3.6e9:.2f} hours on top of solving")
+
+
+def _read_back(directory: str, table: str) -> None:
+    """Time a build's reading of ``table`` from its probe file (after a small table, so that
+    the decoding kernels are compiled)."""
+    import time
+    import tbdb.games
+    from tbdb.build import load_table
+    from tbdb.probe_files.build_dir import ProbeBuild
+    g = tbdb.games.get("chess")
+    with ProbeBuild(directory, "chess") as store:
+        load_table(g, store, "KQvK")
+        t = time.perf_counter()
+        values = load_table(g, store, table)
+        seconds = time.perf_counter() - t
+    n = len(values.result)
+    print(f"read back {table}: {n:,} slots in {seconds:.1f} s ({1e9 * seconds / n:.1f} ns a "
+          f"slot), result and distance")
 
 
 def _five_piece_set(rows, on_top: str = "the writes to the database come") -> None:

@@ -12,6 +12,8 @@ Nothing here knows a board.  A game describes a table through batch methods (``c
     edge_free.py  mode "edge-free": counters only, parents regenerated on each pass
     keys.py       the binary search in sorted exact keys
     levels.py     level by level (key tables, no cycles)
+    exits.py      other tables' values kept only at the slots a table's moves reach (ranked
+                  bits; for a game whose tables read children that outweigh them)
 
 Every mode reduces children with ``values.add_child``/``reduced_value`` (or, counting degrees,
 reaches the same values) and picks best moves with ``values.realises``.
