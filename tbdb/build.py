@@ -114,6 +114,20 @@ class Dependencies(Mapping):
         loaded = load_table(self.g, self.store, name, needed_by=self.table)
         return self.g.dependency_form(name, loaded) if self.solving else loaded
 
+    def values_at(self, name: str, slots):
+        """(result, distance) of index table ``name`` at ``slots`` (int64, ascending), without
+        keeping it: from the cache, or read from the store at those slots alone where it
+        can (probe files decode only the blocks that hold them: ``load_values_at``), else
+        from the table read whole."""
+        if name not in self.cache and self.solving:
+            read = getattr(self.store, "load_values_at", None)
+            if read is not None:
+                row = self.store.require_table(self.g.name, name, f"table {self.table!r}",
+                                               self.g.build_command(name))
+                return read(row, slots)
+        values = self.borrow(name)
+        return values.result[slots], values.distance[slots]
+
     def __iter__(self):
         return iter(self.names)
 

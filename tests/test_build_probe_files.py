@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tbdb
@@ -291,3 +292,36 @@ def test_a_streamed_build_codes_without_reading_its_values_again(tmp_path, monke
     assert sorted(reads) == sorted(2 * [f"chess {t}" for t in tables])
     want, got = _entries(tmp_path / "ef"), _entries(tmp_path / "compact")
     assert {k: e["sha256"] for k, e in got.items()} == {k: e["sha256"] for k, e in want.items()}
+
+
+@pytest.mark.parametrize("game", ["cdc", "chess"])
+def test_values_at_slots_are_the_values_of_the_whole_table(game, tmp_path, monkeypatch):
+    """``ProbeBuild.load_values_at`` gives what the table read whole gives at those slots,
+    in files that keep the index's slot order (chess) and in files that permute it (CDC,
+    written with its digits reversed)."""
+    from tbdb.probe_files import format as fmt
+    from tbdb.probe_files.build_dir import ProbeBuild
+    from tbdb.probe_files.order import SlotOrder
+
+    def reversed_digits(game, row, values):
+        digits = games.get(game).slot_digits(row["table_name"])
+        return SlotOrder.of_permutation(digits, tuple(reversed(range(len(digits)))))
+    if game == "cdc":
+        monkeypatch.setattr(fmt, "index_order", reversed_digits)
+    opts = INDEX_BUILDS[game]
+    tbdb.build(game, probe_files=str(tmp_path), progress=False, **opts)
+    rng = np.random.default_rng(3)
+    permuted = 0
+    with ProbeBuild(str(tmp_path), game) as store:
+        for table in games.get(game).plan(**opts):
+            row = store.table(game, table)
+            whole = store.load_table(row)
+            f = whole.file
+            permuted += not SlotOrder.parse(f.section("ORDR"), f.slots, f.path).is_identity
+            for n in (0, 1, 1000, len(whole.result)):
+                slots = np.sort(rng.choice(len(whole.result), min(n, len(whole.result)),
+                                           replace=False))
+                r, d = store.load_values_at(row, slots)
+                assert np.array_equal(r, whole.result[slots]), table
+                assert np.array_equal(d, whole.distance[slots]), table
+    assert permuted or game == "chess"

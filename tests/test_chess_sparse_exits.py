@@ -47,16 +47,13 @@ def test_popcount_and_rank_agree_with_numpy():
     assert total == bits.sum()
     assert np.array_equal(rank[1::2], words)
     assert np.array_equal(rank[0::2], np.concatenate([[0], np.cumsum(bits.sum(1))[:-1]]))
-    # the values of the marked slots land at their ranks, from any starting slot
-    slots = 64 * len(words)
-    values = rng.integers(-1, 2, size=slots).astype(np.int8)
-    distance = rng.integers(0, 300, size=slots).astype(np.int16)
-    out_r = np.zeros(total, np.int8)
-    out_d = np.zeros(total, np.int16)
-    for lo, hi in ((0, 77), (77, 5000), (5000, slots)):
-        exits.gather_marked(rank, lo, values[lo:hi], distance[lo:hi], out_r, out_d)
+    # the marked slots of any range, in order, and where their values start
     marked = np.flatnonzero(bits.reshape(-1))
-    assert np.array_equal(out_r, values[marked]) and np.array_equal(out_d, distance[marked])
+    slots = 64 * len(words)
+    for lo, hi in ((0, 77), (77, 5000), (5000, slots), (slots, slots)):
+        got = exits.marked_slots(rank, lo, hi - lo)
+        assert np.array_equal(lo + got, marked[(marked >= lo) & (marked < hi)])
+        assert exits.rank_of(rank, lo) == np.count_nonzero(marked < lo)
 
 
 def test_sparse_space_reads_the_values_whole_space_reads(knvkp):
@@ -104,6 +101,37 @@ def test_a_sparse_build_stores_the_same_tables(knvkp, tmp_path, monkeypatch):
         a, b = _stored(knvkp, table), _stored(path, table)
         for field in ("result", "distance", "best"):
             assert np.array_equal(getattr(a, field), getattr(b, field)), (table, field)
+
+
+def test_a_sparse_build_into_probe_files_reads_only_the_slots_it_needs(tmp_path, monkeypatch):
+    """Built into probe files, a sparse table reads its children at the marked slots alone
+    (``ProbeBuild.load_values_at``: their blocks decoded, nothing cached), and its files are
+    those of the build that keeps every child whole."""
+    from tbdb.probe_files import build_dir
+    whole, sparse = tmp_path / "whole", tmp_path / "sparse"
+    tbdb.build("chess", probe_files=str(whole), material="KNvKP", progress=False)
+    asked = []
+    real = build_dir.ProbeBuild.load_values_at
+
+    def load_values_at(self, row, slots):
+        asked.append((row["table_name"], len(slots)))
+        return real(self, row, slots)
+    monkeypatch.setattr(build_dir.ProbeBuild, "load_values_at", load_values_at)
+    monkeypatch.setattr(chess_tables, "dense_limit", lambda: 0)
+    import shutil
+    shutil.copytree(whole, sparse)
+    tbdb.build("chess", probe_files=str(sparse), material="KNvKP", rebuild=["KNvKP"],
+               progress=False)
+    children = tbdb.games.get("chess").dependencies("KNvKP")
+    # (the tables KNvKP reads were built before it: read back at its marked slots alone)
+    assert sorted(name for name, _ in asked) == sorted(children)
+    assert 0 < sum(n for _, n in asked) < sum(
+        table_slots(Material.parse(c)) for c in children) // 3
+    with open(whole / "manifest.json") as a, open(sparse / "manifest.json") as b:
+        import json
+        want = {e["table"]: e["sha256"] for e in json.load(a)["files"]}
+        got = {e["table"]: e["sha256"] for e in json.load(b)["files"]}
+    assert got == want
 
 
 def test_a_solve_that_empties_the_cache_reads_its_tables_again(knvkp, tmp_path, monkeypatch):

@@ -58,23 +58,34 @@ def rank_words(words):
     return rank, total
 
 
+@inline_kernel
+def _rank(rank, at):
+    """The marked slots before slot ``at`` (``at`` up to the marks' end)."""
+    w = at >> 6
+    if w >= rank.shape[0] // 2:
+        return rank[rank.shape[0] - 2] + popcount(rank[rank.shape[0] - 1])
+    return rank[2 * w] + popcount(rank[2 * w + 1] & ((np.int64(1) << (at & 63)) - 1))
+
+
 @kernel
-def gather_marked(rank, lo, result, distance, out_result, out_distance):
-    """The values of the marked slots ``lo .. lo + len(result)`` (a child table's, which start
-    at slot ``lo`` of the marks) into ``out_*`` at their ranks; how many there were."""
-    n = result.shape[0]
-    if n == 0:
-        return 0
-    w = lo >> 6
-    j = rank[2 * w] + popcount(rank[2 * w + 1] & ((np.int64(1) << (lo & 63)) - 1))
-    first = j
+def rank_of(rank, at):
+    """The marked slots before slot ``at``: where its values start in ``cres``/``cdist``."""
+    return _rank(rank, at)
+
+
+@kernel
+def marked_slots(rank, lo, n):
+    """The marked slots among ``lo .. lo + n`` (a child table's, which start at slot ``lo`` of
+    the marks), as offsets from ``lo`` (int64, ascending): their values go to ``cres`` and
+    ``cdist`` from ``rank_of(lo)`` on, in this order."""
+    out = np.empty(_rank(rank, lo + n) - _rank(rank, lo), np.int64)
+    j = 0
     for s in range(n):
         at = lo + s
         if (rank[2 * (at >> 6) + 1] >> (at & 63)) & 1:
-            out_result[j] = result[s]
-            out_distance[j] = distance[s]
+            out[j] = s
             j += 1
-    return j - first
+    return out
 
 
 @kernel

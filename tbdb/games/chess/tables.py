@@ -49,6 +49,17 @@ def en_passant_keys(m: Material) -> np.ndarray:
     return keys
 
 
+def _values_at(deps, name: str, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(result, distance) of dependency ``name`` at ``slots``: through ``deps.values_at`` if
+    it has it (a build's: read from the store at those slots alone when it can), else from
+    the table whole."""
+    values_at = getattr(deps, "values_at", None)
+    if values_at is not None:
+        return values_at(name, slots)
+    solved = deps[name]
+    return solved.result[slots], solved.distance[slots]
+
+
 class ChessSpace:
     """The index space of one material table (docs/kernel-contract.md); ``deps`` maps the
     canonical names of the tables its captures and promotions lead to to their solved values
@@ -123,7 +134,8 @@ class ChessSpace:
     def _exit_values(self, values_at: dict, child_slots: int, deps) -> tuple:
         """The children's values at the slots this table's captures and promotions reach, and
         ``crank`` to find them (``solvers/retrograde/exits.py``): each child table read in
-        turn (``borrow``: not kept for later tables) and dropped."""
+        turn at those slots (``_values_at``; a build's probe files decode only the blocks
+        that hold them), not kept for later tables."""
         import numba
         from tbdb.engine import CHUNK_SLOTS
         from tbdb.solvers.retrograde import exits
@@ -139,15 +151,11 @@ class ChessSpace:
         del marks
         cres = np.empty(max(1, marked), np.int8)
         cdist = np.empty(max(1, marked), np.int16)
-        borrow = getattr(deps, "borrow", deps.__getitem__)
         ends = list(values_at.values())[1:] + [child_slots]
         for (name, lo), end in zip(values_at.items(), ends):
-            solved = borrow(name)
-            if len(solved.result) != end - lo:
-                raise ValueError(f"table {name!r}: {len(solved.result):,} values, expected "
-                                 f"{end - lo:,}")
-            exits.gather_marked(self.crank, lo, solved.result, solved.distance, cres, cdist)
-            del solved
+            slots = exits.marked_slots(self.crank, lo, end - lo)
+            at = exits.rank_of(self.crank, lo)
+            cres[at:at + len(slots)], cdist[at:at + len(slots)] = _values_at(deps, name, slots)
         return cres, cdist
 
     def census(self, lo: int, hi: int):
