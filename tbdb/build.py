@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from tbdb import budget, games, level_store
+from tbdb import budget, engine, games, level_store
 from tbdb.compact import resume_in
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
@@ -177,7 +177,7 @@ def _budget(g, tables, memory) -> int | None:
 
 def build(game: str, db: str | None = None, *, progress: bool | str = True,
           mode: str = "auto", rebuild=(), memory=None, probe_files: str | None = None,
-          **options) -> BuildSummary:
+          moves: bool = True, **options) -> BuildSummary:
     """Build the tables of ``game`` that ``options`` select into ``db`` (default: $TBDB_DB or
     ./tbdb.duckdb).  Options are the game's (``tbdb games`` lists them); ``rebuild`` names
     tables to build again even if done.  ``memory``: a budget ('8G'; default 80% of the RAM)
@@ -186,13 +186,18 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
     touched.
     ``progress``: True a bar on stderr (lines on a log), "lines" one line per finished table,
     False silent.  ``probe_files``: a directory to build into instead of a database, each
-    table coded into its probe file as it is solved (no rows: ``tbdb.probe_files.build_dir``)."""
+    table coded into its probe file as it is solved (no rows: ``tbdb.probe_files.build_dir``);
+    ``moves`` False: those files keep no best moves, which the solve then does not look for
+    (``engine.without_best_moves``; a lookup derives them from one ply of probes)."""
     g, mode, tables, rebuild, limit = plan(game, mode, rebuild, memory, **options)
+    if not moves and probe_files is None:
+        raise InvalidOptionError("--no-moves builds into probe files: give --probe-files DIR "
+                                 "(a database keeps every best move)")
     if probe_files is not None:
         from tbdb.probe_files.build_dir import ProbeBuild
         _check_probe_build(g, db)
         path = str(probe_files)
-        opened = ProbeBuild(path, g.name)
+        opened = ProbeBuild(path, g.name, moves)
     else:
         path = str(db) if db is not None else default_db_path()
         opened = Store(path)
@@ -263,7 +268,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                                              lambda: writer.holding() + _cache_bytes(cache))
                     with budget.within(limit), settle, \
                             resume_in(saves_of(path, g.name, t), fresh=t in rebuild), \
-                            budget.PeakMeter() as meter:
+                            budget.PeakMeter() as meter, engine.without_best_moves(not moves):
                         data = g.solve(t, deps, mode, progress=stage)
                     data.estimate_bytes = getattr(data.values, "estimate", None)
                     data.peak_bytes = meter.peak

@@ -80,6 +80,10 @@ def _parser() -> argparse.ArgumentParser:
                                  "writes), each table coded as it is solved, instead of into a "
                                  "database: no rows, about a tenth of the disk; lookup, serve "
                                  "and the native prober read it with --db DIR")
+            gb.add_argument("--no-moves", action="store_true",
+                            help="with --probe-files: keep no best moves in the files (about a "
+                                 "quarter of their size; the solve skips looking for them, and "
+                                 "a lookup derives the best move from one ply of probes)")
         gb.add_argument("--rebuild", action="append", default=[], metavar="TABLE",
                         help="build this table again even if it is done (repeatable)")
         gb.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -304,6 +308,10 @@ def _build(args) -> int:
                                                or getattr(args, "out", None)):
         raise InvalidOptionError(f"--probe-files {args.probe_files!r} builds on this machine: "
                                  f"not with --cluster or --out")
+    moves = not getattr(args, "no_moves", False)
+    if not moves and not getattr(args, "probe_files", None):
+        raise InvalidOptionError("--no-moves builds into probe files: give --probe-files DIR "
+                                 "(a database keeps every best move)")
     if getattr(args, "cluster", None) or getattr(args, "out", None):
         from tbdb.cluster import build_cluster
         summary = build_cluster(g.name, db=args.db, out=args.out, cluster=args.cluster,
@@ -315,7 +323,8 @@ def _build(args) -> int:
         summary = tbdb.build(g.name, db=args.db, progress=progress,
                              mode=getattr(args, "mode", "auto"), rebuild=args.rebuild,
                              memory=getattr(args, "memory", None),
-                             probe_files=getattr(args, "probe_files", None), **options)
+                             probe_files=getattr(args, "probe_files", None), moves=moves,
+                             **options)
     print(summary)
     if getattr(args, "probe_files", None):
         from tbdb.probe_files.build_dir import per_pieces

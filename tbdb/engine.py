@@ -7,7 +7,9 @@ level by level for key tables) and returns plain arrays.
 """
 from __future__ import annotations
 
+import contextvars
 import mmap
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterator, Protocol
 
@@ -21,6 +23,23 @@ CHUNK_SLOTS = 1 << 22  # slots per census pass
 BATCH_BYTES = 96 << 20  # what one children/parents batch may take
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+# whether ``solve_index`` finds best moves (``without_best_moves``)
+_BEST_MOVES = contextvars.ContextVar("tbdb_best_moves", default=True)
+
+
+@contextmanager
+def without_best_moves(skip: bool = True):
+    """Inside (if ``skip``), the edge-free solve finds no best moves: no order keys through
+    the levels and no pass over the draws for their first drawing move (a quarter to a third
+    of a chess 5-piece solve), and ``best`` is ``NO_MOVE`` throughout.  For a build whose
+    files keep no moves (``tbdb build --probe-files DIR --no-moves``: a lookup derives the
+    best move from one ply of probes); the other modes find them all the same."""
+    token = _BEST_MOVES.set(not skip)
+    try:
+        yield
+    finally:
+        _BEST_MOVES.reset(token)
 
 
 class IndexSpace(Protocol):
@@ -207,7 +226,7 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
     whose codes are not in its move order gives order keys for the solve (``keyed_moves``),
     turned back into codes at its end."""
     keyed = getattr(space, "keyed_moves", None)
-    if keyed is None:
+    if keyed is None or not _BEST_MOVES.get():
         return _edge_free(space, progress)
     keyed(True)
     try:
@@ -292,7 +311,10 @@ def _edge_free(space: IndexSpace, progress: Progress):
     best = np.empty(size, np.int32)
     records.unpack(lambda state, lo, hi: k.ef_unpack(state, lo, hi, result, distance, best))
     del records
-    best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))
+    if _BEST_MOVES.get():
+        best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))
+    else:  # what the records held is no move the solve chose
+        best.fill(k.NO_MOVE)
     return result, distance, best, multiplicity
 
 

@@ -325,3 +325,46 @@ def test_values_at_slots_are_the_values_of_the_whole_table(game, tmp_path, monke
                 assert np.array_equal(r, whole.result[slots]), table
                 assert np.array_equal(d, whole.distance[slots]), table
     assert permuted or game == "chess"
+
+
+def test_a_build_without_moves_writes_what_export_without_moves_writes(tmp_path, monkeypatch,
+                                                                       capsys):
+    """--no-moves: each file is ``tbdb export --no-moves``'s, byte for byte, whole and
+    streamed, and the solve looks for no best move (no order keys through the levels, no pass
+    over the draws); a directory keeps one kind, and --no-moves needs --probe-files."""
+    from tbdb.games.chess.tables import ChessSpace
+    opts = INDEX_BUILDS["chess"]
+    db = tmp_path / "tb.duckdb"
+    tbdb.build("chess", db=str(db), progress=False, **opts)
+    searched = []
+    keyed = ChessSpace.keyed_moves
+    monkeypatch.setattr(ChessSpace, "first_draws", lambda self, *a: searched.append("draws"))
+    monkeypatch.setattr(ChessSpace, "keyed_moves",
+                        lambda self, on: (searched.append("keys") if on else None,
+                                          keyed(self, on))[1])
+    for streamed in (False, True):
+        exported, built = tmp_path / f"exported{streamed}", tmp_path / f"built{streamed}"
+        with monkeypatch.context() as m:
+            if streamed:
+                _streamed(m)
+            export(str(db), str(exported), moves=False, progress=False)
+            tbdb.build("chess", probe_files=str(built), progress=False, moves=False, **opts)
+        want, got = _entries(exported), _entries(built)
+        assert sorted(got) == sorted(want) and len(got) == 3
+        for key, e in want.items():
+            assert (got[key]["sha256"], got[key]["size"], got[key]["moves"]) == \
+                (e["sha256"], e["size"], False), key
+    assert searched == []
+    with tbdb.open(str(built)) as tb:  # the best move derived from one ply of probes
+        answer = tb.lookup("8/8/8/3k4/8/8/3n4/K2R4 w - - 0 1")
+        assert (answer.outcome, answer.distance) == ("win", 31)
+        assert answer.best_move in ("a1b2", "d1d2")
+    before = {p: p.read_bytes() for p in built.rglob("*") if p.is_file()}
+    code, err = _cli(capsys, "build", "chess", "--material", "KRvKN", "--probe-files",
+                     str(built), "--rebuild", "KRvKN")
+    assert code == 2 and "--no-moves" in err and len(err.strip().splitlines()) == 1, err
+    assert {p: p.read_bytes() for p in built.rglob("*") if p.is_file()} == before
+    code, err = _cli(capsys, "build", "chess", "--material", "KRvK", "--no-moves", "--db",
+                     str(tmp_path / "x.duckdb"))
+    assert code == 2 and "--probe-files" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "x.duckdb").exists()

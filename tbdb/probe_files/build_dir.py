@@ -57,13 +57,22 @@ class ProbeBuild:
     # table's coding, 96 s alone; KBNvKR one after the other: 60 s of solve, 40 of coding)
     write_beside_solve = False
 
-    def __init__(self, path: str, game: str):
+    def __init__(self, path: str, game: str, moves: bool = True):
         self.path = str(path)
         self.game = game
+        self.moves = bool(moves)  # False: files of values alone (``--no-moves``)
         if not self.path.strip():
             raise ProbeFileError(f"--probe-files {self.path!r}: give a directory")
         if os.path.exists(self.path) and not os.path.isdir(self.path):
             raise ProbeFileError(f"--probe-files {self.path!r} exists and is not a directory")
+        entries = manifest_entries(self.path) if os.path.isdir(self.path) else {}
+        other = sorted(t for (g, t), e in entries.items() if g == game and e["moves"] != moves)
+        if other:  # one directory, one kind: a resumed build must not mix them
+            held, flag = ("best moves", "without --no-moves") if moves is False else \
+                ("no best moves (built with --no-moves)", "with --no-moves")
+            raise ProbeFileError(f"--probe-files {self.path!r} holds {game} tables with "
+                                 f"{held} ({other[0]!r} among {len(other)}): build it "
+                                 f"{flag}, or into another directory")
         os.makedirs(os.path.join(self.path, game), exist_ok=True)
         for d in ("", game):  # what a build or export killed midway left under temporary names
             remove_stale_temporaries(os.path.join(self.path, d))
@@ -140,21 +149,22 @@ class ProbeBuild:
         t0 = time.perf_counter()
         try:
             if data.slots > stream_slots():
-                reader = SolvedRanges(data.values, data.slots, f"{game} {table}")
+                reader = SolvedRanges(data.values, data.slots, f"{game} {table}", self.moves)
                 row["positions"] = reader.census()[2]  # the header's position count
-                size, sha256, rows = _write(reader, game, row, True, path, lambda text: None,
-                                            chunk_slots(), sample_slots(), keep=True)
+                size, sha256, rows = _write(reader, game, row, self.moves, path,
+                                            lambda text: None, chunk_slots(), sample_slots(),
+                                            keep=True)
             else:
                 row["positions"] = rows = storage_of(data).row_count(data)
                 with ThreadPoolExecutor(2) as pool:
-                    parts = start_table(game, row, data.values, True, pool)()
+                    parts = start_table(game, row, data.values, self.moves, pool)()
                 _write_file(path, parts)
                 size, sha256 = size_and_sha256(parts)
         finally:
             release = getattr(data.values, "release", None)
             if release is not None:
                 release()
-        source = {"build": "probe-files", "moves": True,
+        source = {"build": "probe-files", "moves": self.moves,
                   "built": dt.datetime.now().isoformat(sep=" ", timespec="seconds")}
         entry = {**manifest_entry(game, row, rel, size, sha256, source),
                  "solve": {"mode": data.mode, "seconds": round(float(seconds), 1),
@@ -193,7 +203,8 @@ class ProbeBuild:
         try:
             check_inside(path, self.path, "probe file")
             f = ProbeFile(path)
-            if os.path.getsize(path) != e["size"] or f.slots != e["slots"] or not f.moves:
+            if os.path.getsize(path) != e["size"] or f.slots != e["slots"] or \
+                    f.moves != self.moves:
                 raise ProbeFileError("not the file its manifest lists")
             return read(f)
         except (FileNotFoundError, ProbeFileError) as exc:
@@ -288,10 +299,11 @@ class SolvedRanges:
     (``tbdb.probe_files.streamed.IndexRanges``): the values' ``chunks`` in slot order, and the
     sample's ranges kept on the first pass, so a compact solve's values are never made whole."""
 
-    def __init__(self, values, slots: int, name: str):
+    def __init__(self, values, slots: int, name: str, moves: bool = True):
         self.values = values
         self.slots = slots
         self.name = name
+        self.moves = moves  # False: best moves neither read nor counted (``None`` in chunks)
         self.table_id = -1
         # the coder asks its reader's store for a damage report (not ``self``: a reference
         # cycle would keep the table's values alive until Python's cycle collector ran, which
@@ -304,7 +316,7 @@ class SolvedRanges:
         """(lo, result, distance, best) of slots lo..lo+step, in order."""
         from tbdb.solvers.retrograde import NONE
         rows = 0
-        for lo, result, distance, best, _ in self.values.chunks(step):
+        for lo, result, distance, best, _ in self.values.chunks(step, best=self.moves):
             rows += int(np.count_nonzero(result != NONE))
             yield lo, result, distance, best
         self.rows_read = rows
@@ -325,18 +337,20 @@ class SolvedRanges:
                 if a < hi and b > lo:
                     s, e = max(a, lo) - lo, min(b, hi) - lo
                     parts[(a, b)].append((result[s:e].copy(), distance[s:e].copy(),
-                                          best[s:e].copy()))
+                                          None if best is None else best[s:e].copy()))
             filled = result != NONE
             if filled.any():
                 seen_values = np.union1d(seen_values, symbols_of(
                     pack_values(result[filled], distance[filled]))[0])
-                seen_moves = np.union1d(seen_moves, symbols_of(best[filled])[0])
+                if best is not None:
+                    seen_moves = np.union1d(seen_moves, symbols_of(best[filled])[0])
         rows = self.rows_read
         if rows < self.slots:  # slots without a row: NONE, and no best move
             seen_values = np.union1d(seen_values, pack_values(
                 np.array([NONE], np.int8), np.zeros(1, np.int16)).astype(np.int64))
             seen_moves = np.union1d(seen_moves, np.array([-1], np.int64))
-        self.samples = {r: [np.concatenate(c) for c in zip(*p)] for r, p in parts.items()}
+        self.samples = {r: [None if c[0] is None else np.concatenate(c) for c in zip(*p)]
+                        for r, p in parts.items()}
         self._census = (seen_values, seen_moves, rows)
         return self._census
 
@@ -344,7 +358,8 @@ class SolvedRanges:
         """(result, distance, best, rows) of a sample range (``census`` kept them)."""
         from tbdb.solvers.retrograde import NONE
         result, distance, best = self.samples.pop((lo, hi))
-        best = np.where(result == NONE, -1, best).astype(np.int32)
+        if best is not None:
+            best = np.where(result == NONE, -1, best).astype(np.int32)
         return result, distance, best, int(np.count_nonzero(result != NONE))
 
 
