@@ -60,6 +60,9 @@ def main() -> None:
                     help="random positions per material for --syzygy")
     ap.add_argument("--probe-files", metavar="DIR",
                     help="build into this directory of probe files, not a database")
+    ap.add_argument("--no-moves", action="store_true",
+                    help="with --probe-files: build files without best moves (tbdb build "
+                         "--no-moves)")
     ap.add_argument("--report", action="store_true",
                     help="with --probe-files: build nothing, report the directory")
     ap.add_argument("--read-back", metavar="TABLE", action="append", default=[],
@@ -123,7 +126,7 @@ def _probe_build(args) -> None:
             ["--max-pieces", str(args.max_pieces)]
         wall, cpu, peak = cli_child(["build", "chess", *what, "--probe-files",
                                      args.probe_files, "--memory", args.memory,
-                                     "--no-progress"])
+                                     "--no-progress", *(["--no-moves"] if args.no_moves else [])])
         print(f"build: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak / 2**30:.2f} GiB")
     with open(os.path.join(args.probe_files, "manifest.json")) as f:
         entries = [e for e in json.load(f)["files"] if e["game"] == "chess"]
@@ -160,8 +163,10 @@ def _probe_build(args) -> None:
               f"{8 * size / answered if answered else 0:>14.2f}")
     total = sum(e["size"] for e in entries)
     done = len(entries)
-    print(f"\nall: {done} of 145 tables, {total / 2**30:.2f} GiB of probe files (DTM and best "
-          f"moves); Syzygy's 145 (WDL+DTZ): {SYZYGY_BYTES / 2**30:.2f} GiB, Nalimov's (DTM): "
+    kind = "DTM and best moves" if all(e["moves"] for e in entries) else \
+        "DTM, no best moves" if not any(e["moves"] for e in entries) else "mixed"
+    print(f"\nall: {done} of 145 tables, {total / 2**30:.2f} GiB of probe files ({kind}); "
+          f"Syzygy's 145 (WDL+DTZ): {SYZYGY_BYTES / 2**30:.2f} GiB, Nalimov's (DTM): "
           f"{NALIMOV_BYTES / 2**30:.1f} GiB")
     _five_piece_set(rows, "the coding of the files comes")
     for table in args.read_back:
@@ -179,12 +184,15 @@ def _probe_build(args) -> None:
 def _read_back(directory: str, table: str) -> None:
     """Time a build's reading of ``table`` from its probe file (after a small table, so that
     the decoding kernels are compiled)."""
+    import json
     import time
     import tbdb.games
     from tbdb.build import load_table
     from tbdb.probe_files.build_dir import ProbeBuild
     g = tbdb.games.get("chess")
-    with ProbeBuild(directory, "chess") as store:
+    with open(os.path.join(directory, "manifest.json")) as f:
+        moves = all(e["moves"] for e in json.load(f)["files"] if e["game"] == "chess")
+    with ProbeBuild(directory, "chess", moves) as store:
         load_table(g, store, "KQvK")
         t = time.perf_counter()
         values = load_table(g, store, table)

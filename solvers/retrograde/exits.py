@@ -4,8 +4,9 @@ A table's captures and promotions (its *exits*) lead into other, solved tables; 
 read the child's result and distance there.  Kept whole, those tables can outweigh the table
 itself many times: a chess table with a pawn on each side reads eight tables with a pawn, 17 GB
 at 3 bytes a slot, of which its promotions reach about one slot in twenty (the new piece stands
-on the last rank: KBPvKP marks 4.4% of its children's slots).  So the exits can be marked first (a bit a slot, over the child tables'
-slots laid end to end) and only the marked slots' values kept, found by the rank of their bit:
+on the last rank: KBPvKP marks 4.4% of its children's slots).  So the exits can be marked
+first (a bit a slot, over the child tables' slots laid end to end) and only the marked slots'
+values kept, found by the rank of their bit:
 
     ``rank`` int64[2 * words]: at ``2 * w`` the marked slots before word w, at ``2 * w + 1``
     word w's bits (slot ``64 * w + b`` is marked if bit b is set).
