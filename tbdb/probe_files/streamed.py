@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -250,7 +251,7 @@ class SampledStream:
         self.starts = np.zeros((n + block_slots - 1) // block_slots + 1, np.uint64)
         self.blocks = 0  # blocks coded so far
         self.bytes = 0  # bytes of bits written so far
-        self.kept: list | None = None  # each chunk's substituted symbols, if kept (``count``)
+        self.kept: list | None = None  # each chunk's substituted symbols, if kept (``counted``)
 
     def places(self, values: np.ndarray) -> np.ndarray:
         """``values`` (int32) as terminal symbols (int32): through ``place`` (8 bytes a slot
@@ -272,36 +273,43 @@ class SampledStream:
             raise changed
         return at.astype(np.int32)
 
-    def count(self, values: np.ndarray, keep: bool = False) -> None:
-        """Count the symbols of a chunk (its first slot a block's); ``keep`` its substituted
-        symbols for ``code_chunk`` (4 bytes a symbol, 0.04-0.5 symbols a slot on chess) rather
-        than substitute it again there."""
+    def substituted(self, values: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        """A chunk (its first slot a block's) as (its slots, its substituted symbols, their
+        counts); changes nothing here, so chunks of one stream may be substituted side by
+        side (``counted`` then takes them in order)."""
         from tbdb.solvers import probe_files as kernels
         seq = self.grammar.replay(self.places(values), self.block_slots)
-        self.used += kernels.symbol_counts(seq, len(seq), self.grammar.symbols)
+        return len(values), seq, kernels.symbol_counts(seq, len(seq), self.grammar.symbols)
+
+    def counted(self, part: tuple, keep: bool = False) -> None:
+        """Count a chunk's ``substituted`` symbols (chunks in order); ``keep`` them for
+        ``encode_kept`` (4 bytes a symbol, 0.04-0.5 symbols a slot on chess) rather than
+        substitute the chunk again there."""
+        slots, seq, counts = part
+        self.used += counts
         if keep:
             if self.kept is None:
                 self.kept = []
-            self.kept.append((len(values), seq.copy()))
+            self.kept.append((slots, seq.copy()))
 
     def head(self) -> list[bytes]:
-        """The section's bytes before its block starts (after ``count``ing every chunk)."""
+        """The section's bytes before its block starts (after every chunk is ``counted``)."""
         if self.code is None:
             self.code = Code.of(self.used)
         return stream_head(self.alphabet, self.grammar, self.code, self.n, self.block_slots)
 
-    def code_chunk(self, values: np.ndarray, out) -> None:
-        """Code the next chunk (its first slot a block's) and append its bits to ``out``."""
-        self._code(len(values), self.grammar.replay(self.places(values), self.block_slots), out)
+    def encode_kept(self, i: int) -> tuple:
+        """``encoded`` of chunk ``i`` as ``counted`` kept it (its values are not read again: a
+        compact solve's values pick their best moves as they are read, twice the work), the
+        kept symbols let go."""
+        slots, seq = self.kept[i]
+        self.kept[i] = None
+        return self.encoded(slots, seq)
 
-    def code_kept(self, out) -> None:
-        """``code_chunk`` of the next chunk ``count`` kept: its values are not read again (a
-        compact solve's values pick their best moves as they are read: twice the work)."""
-        n, seq = self.kept.pop(0)
-        self._code(n, seq, out)
-
-    def _code(self, slots: int, seq: np.ndarray, out) -> None:
-        """Code a chunk of ``slots`` slots substituted into ``seq``, its bits onto ``out``."""
+    def encoded(self, slots: int, seq: np.ndarray) -> tuple:
+        """A chunk of ``slots`` slots substituted into ``seq``, coded: (its blocks, their
+        starts, the bits, their bytes).  Changes nothing here: chunks may be encoded side by
+        side, then ``appended`` in order."""
         from tbdb.solvers import probe_files as kernels
         code = self.code
         blocks = (slots + self.block_slots - 1) // self.block_slots
@@ -310,7 +318,11 @@ class SampledStream:
                                       blocks)
         bits = kernels.encode(seq, len(seq), size, code.codes, code.lengths, self.block_slots,
                               starts)
-        total = int(starts[-1])
+        return blocks, starts, bits, int(starts[-1])
+
+    def appended(self, chunk: tuple, out) -> None:
+        """An ``encoded`` chunk (the next in order) onto ``out``: its bits, its block starts."""
+        blocks, starts, bits, total = chunk
         self.starts[self.blocks:self.blocks + blocks + 1] = starts + np.uint64(self.bytes)
         self.blocks += blocks
         self.bytes += total
@@ -345,7 +357,7 @@ def write_index_file(store, game: str, row: dict, moves: bool, path: str,
 def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, note, chunk: int,
            sample: int, keep: bool = False) -> tuple[int, str, int]:
     """``write_index_file`` from ``reader``; ``keep``: each chunk's substituted symbols kept
-    from counting to coding (``SampledStream.count``: a build holds its table in memory
+    from counting to coding (``SampledStream.counted``: a build holds its table in memory
     anyway, an export reads it a chunk at a time and keeps its memory a chunk's)."""
     from tbdb.probe_files.format import file_head
     from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
@@ -366,26 +378,36 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
         streams = [j.result() for j in jobs]
         del vals_sample, move_sample
 
-        def each_chunk(work, what: str) -> None:
-            """``work(stream, values)`` on every chunk, both streams at once, while the next
-            chunk is read."""
-            running: list = []
+        # chunks of a stream in flight at once: with the values' stream alone, both threads
+        # work on it (two chunks side by side), else one a stream
+        depth = 1 if moves else 2
+        running: deque = deque()  # per chunk in flight: (stream, its job) of each stream
+
+        def finish(apply, last: int = 0) -> None:
+            """``apply(stream, result)`` of the chunks in flight, in order, until ``last``
+            remain."""
+            while len(running) > last:
+                for s, j in running.popleft():
+                    apply(s, j.result())
+
+        def each_chunk(work, apply, what: str) -> None:
+            """``work(stream, values)`` on every chunk, both streams at once (or two chunks
+            of one), while the next chunk is read; ``apply(stream, its result)`` in order."""
             for lo, result, distance, best in reader.chunks(chunk):
                 parts = [pack_values(result, distance)]
                 if moves:
                     parts.append(move_values(result, best))
                 del result, distance, best
-                for j in running:
-                    j.result()
-                running = [pool.submit(work, s, v) for s, v in zip(streams, parts)]
+                finish(apply, depth - 1)
+                running.append([(s, pool.submit(work, s, v)) for s, v in zip(streams, parts)])
                 note(f"{label}: {what} {100 * lo // max(n, 1)}%")
-            for j in running:
-                j.result()
+            finish(apply)
             if reader.rows_read != rows:
                 raise store.damaged_table(reader.table_id, f"{rows} rows, {reader.rows_read} of "
                                           f"them in its {n} slots", reader.name)
 
-        each_chunk(lambda s, v: s.count(v, keep), "counting")
+        each_chunk(lambda s, v: s.substituted(v), lambda s, part: s.counted(part, keep),
+                   "counting")
         tmps, outs = [], []
         try:
             for _ in streams:
@@ -395,17 +417,18 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
             heads = [s.head() for s in streams]
             for s, out in zip(streams, outs):
                 s.out = out
+            def appended(s, coded) -> None:  # a stream's chunks go out in order
+                s.appended(coded, s.out)
+
             if keep:
-                running: list = []
-                for lo in range(0, n, chunk):
-                    for j in running:  # a stream's chunks are coded in order
-                        j.result()
-                    running = [pool.submit(s.code_kept, s.out) for s in streams]
+                for i, lo in enumerate(range(0, n, chunk)):
+                    finish(appended, depth - 1)
+                    running.append([(s, pool.submit(s.encode_kept, i)) for s in streams])
                     note(f"{label}: coding {100 * lo // max(n, 1)}%")
-                for j in running:
-                    j.result()
+                finish(appended)
             else:
-                each_chunk(lambda s, v: s.code_chunk(v, s.out), "coding")
+                each_chunk(lambda s, v: s.encoded(len(v), s.grammar.replay(
+                    s.places(v), s.block_slots)), appended, "coding")
             note(f"{label}: writing")
             # streamed tables keep the index's slot order: choosing another needs the whole
             # table in memory to permute (``tbdb.probe_files.order``)
