@@ -54,6 +54,20 @@ def test_random_value_streams_round_trip_through_the_block_coder(pairs, block, r
         assert [s.at(int(i)) for i in slots[:10]] == packed[slots[:10]].tolist()
 
 
+def test_packed_values_are_the_result_above_the_distance_bits():
+    # the kernels against the formula in numpy, every distance an int16 holds, strided input
+    distance = np.arange(-32768, 32768, dtype=np.int16)
+    result = np.resize(np.array([-3, -2, -1, 0, 1], np.int8), len(distance))
+    want = (result.astype(np.int32) << 16) | (distance.astype(np.int32) & 0xFFFF)
+    assert np.array_equal(pack_values(result, distance), want)
+    assert np.array_equal(pack_values(result[::3], distance[::3]), want[::3])
+    back = unpack_values(want)
+    assert back[0].dtype == np.int8 and back[1].dtype == np.int16
+    assert np.array_equal(back[0], result) and np.array_equal(back[1], distance)
+    with pytest.raises(ValueError):
+        pack_values(result, distance[:5])
+
+
 def test_skewed_alphabets_keep_codes_within_the_limit():
     # Fibonacci-like counts make Huffman codes as deep as the alphabet; the coder caps them
     counts = [1, 1]

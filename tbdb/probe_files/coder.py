@@ -380,10 +380,20 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
 
 def pack_values(result: np.ndarray, distance: np.ndarray) -> np.ndarray:
     """(result, distance) as one int32 symbol value: result << 16 | distance & 0xFFFF."""
-    return (result.astype(np.int32) << 16) | (distance.astype(np.int32) & 0xFFFF)
+    from tbdb.solvers import probe_files as kernels
+    result, distance = np.asarray(result), np.asarray(distance)
+    if result.shape != distance.shape or result.ndim != 1:
+        raise ValueError(f"results {result.shape} and distances {distance.shape}: need two "
+                         f"arrays of one length")
+    out = np.empty(len(result), np.int32)
+    kernels.pack_into(result, distance, out)
+    return out
 
 
 def unpack_values(v):
     """(result int8, distance int16) of packed symbol values."""
-    v = np.asarray(v, np.int32)
-    return (v >> 16).astype(np.int8), (v & 0xFFFF).astype(np.uint16).view(np.int16)
+    from tbdb.solvers import probe_files as kernels
+    v = np.asarray(v, np.int32).reshape(-1)
+    result, distance = np.empty(len(v), np.int8), np.empty(len(v), np.int16)
+    kernels.unpack_into(v, result, distance)
+    return result, distance
