@@ -190,9 +190,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
     ``moves`` False: those files keep no best moves, which the solve then does not look for
     (``engine.without_best_moves``; a lookup derives them from one ply of probes)."""
     g, mode, tables, rebuild, limit = plan(game, mode, rebuild, memory, **options)
-    if not moves and probe_files is None:
-        raise InvalidOptionError("--no-moves builds into probe files: give --probe-files DIR "
-                                 "(a database keeps every best move)")
+    check_no_moves(moves, probe_files)
     if probe_files is not None:
         from tbdb.probe_files.build_dir import ProbeBuild
         _check_probe_build(g, db)
@@ -293,6 +291,13 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
             _drop_empty(f"{path}.solving")
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def check_no_moves(moves: bool, probe_files: str | None) -> None:
+    """Refuse a build without best moves anywhere but into probe files."""
+    if not moves and not probe_files:
+        raise InvalidOptionError("--no-moves builds into probe files: give --probe-files DIR "
+                                 "(a database keeps every best move)")
 
 
 def _check_probe_build(g, db) -> None:

@@ -303,15 +303,14 @@ def _build(args) -> int:
     options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
                       defaults=False, text=True)
     progress = "lines" if args.no_progress else True
+    from tbdb.build import check_no_moves
     from tbdb.errors import InvalidOptionError
     if getattr(args, "probe_files", None) and (getattr(args, "cluster", None)
                                                or getattr(args, "out", None)):
         raise InvalidOptionError(f"--probe-files {args.probe_files!r} builds on this machine: "
                                  f"not with --cluster or --out")
     moves = not getattr(args, "no_moves", False)
-    if not moves and not getattr(args, "probe_files", None):
-        raise InvalidOptionError("--no-moves builds into probe files: give --probe-files DIR "
-                                 "(a database keeps every best move)")
+    check_no_moves(moves, getattr(args, "probe_files", None))  # before the cluster path too
     if getattr(args, "cluster", None) or getattr(args, "out", None):
         from tbdb.cluster import build_cluster
         summary = build_cluster(g.name, db=args.db, out=args.out, cluster=args.cluster,

@@ -66,9 +66,10 @@ class ProbeBuild:
         if os.path.exists(self.path) and not os.path.isdir(self.path):
             raise ProbeFileError(f"--probe-files {self.path!r} exists and is not a directory")
         entries = manifest_entries(self.path) if os.path.isdir(self.path) else {}
-        other = sorted(t for (g, t), e in entries.items() if g == game and e["moves"] != moves)
+        other = sorted(t for (g, t), e in entries.items()
+                       if g == game and e["moves"] != self.moves)
         if other:  # one directory, one kind: a resumed build must not mix them
-            held, flag = ("best moves", "without --no-moves") if moves is False else \
+            held, flag = ("best moves", "without --no-moves") if not self.moves else \
                 ("no best moves (built with --no-moves)", "with --no-moves")
             raise ProbeFileError(f"--probe-files {self.path!r} holds {game} tables with "
                                  f"{held} ({other[0]!r} among {len(other)}): build it "
@@ -76,7 +77,7 @@ class ProbeBuild:
         os.makedirs(os.path.join(self.path, game), exist_ok=True)
         for d in ("", game):  # what a build or export killed midway left under temporary names
             remove_stale_temporaries(os.path.join(self.path, d))
-        self.entries = manifest_entries(self.path)
+        self.entries = entries  # read before anything was made (removing temporaries keeps it)
         self.lock = threading.Lock()  # the writer thread and the solving thread
 
     def write_bytes(self, data) -> int:

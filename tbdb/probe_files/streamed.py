@@ -278,8 +278,13 @@ class SampledStream:
         counts); changes nothing here, so chunks of one stream may be substituted side by
         side (``counted`` then takes them in order)."""
         from tbdb.solvers import probe_files as kernels
-        seq = self.grammar.replay(self.places(values), self.block_slots)
+        seq = self.replayed(values)
         return len(values), seq, kernels.symbol_counts(seq, len(seq), self.grammar.symbols)
+
+    def replayed(self, values: np.ndarray) -> np.ndarray:
+        """A chunk's values (its first slot a block's) as terminals substituted by the
+        grammar's rounds."""
+        return self.grammar.replay(self.places(values), self.block_slots)
 
     def counted(self, part: tuple, keep: bool = False) -> None:
         """Count a chunk's ``substituted`` symbols (chunks in order); ``keep`` them for
@@ -417,6 +422,7 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
             heads = [s.head() for s in streams]
             for s, out in zip(streams, outs):
                 s.out = out
+
             def appended(s, coded) -> None:  # a stream's chunks go out in order
                 s.appended(coded, s.out)
 
@@ -427,8 +433,7 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
                     note(f"{label}: coding {100 * lo // max(n, 1)}%")
                 finish(appended)
             else:
-                each_chunk(lambda s, v: s.encoded(len(v), s.grammar.replay(
-                    s.places(v), s.block_slots)), appended, "coding")
+                each_chunk(lambda s, v: s.encoded(len(v), s.replayed(v)), appended, "coding")
             note(f"{label}: writing")
             # streamed tables keep the index's slot order: choosing another needs the whole
             # table in memory to permute (``tbdb.probe_files.order``)
