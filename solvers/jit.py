@@ -10,7 +10,20 @@ kernel wearing it changes, so add a new name rather than edit one in place.
 
 ``prange`` is re-exported so a kernel module needs only this import from Numba's side.
 """
+import os
+
 from numba import njit, prange
+from numba.core import config
+
+# ``TBDB_JIT_INLINE=0``: ``inline_kernel`` helpers compiled as plain kernels (see below), cached
+# apart: Numba's cache key holds no compile flags, so a build sharing the cache would load them
+INLINE = os.environ.get("TBDB_JIT_INLINE") != "0"
+if not INLINE:
+    _cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.expanduser("~"),
+                                                               ".cache", "tbdb-numba")
+    if os.path.basename(_cache) != "no-inline":  # (a child process inherits the parent's)
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(_cache, "no-inline")
+        config.reload_config()
 
 __all__ = ["kernel", "inline_kernel", "nogil_kernel", "parallel_kernel", "parallel_nogil_kernel",
            "prange"]
@@ -29,8 +42,12 @@ kernel = _njit(cache=True)
 
 #: A tiny helper (a bit test, a lookup in a constant table) called in hot loops: inlined at
 #: Numba's IR level into every caller, so no call overhead and the caller's loop can be
-#: optimised through it.
-inline_kernel = _njit(cache=True, inline="always")
+#: optimised through it.  ``TBDB_JIT_INLINE=0`` in the environment compiles them as plain
+#: kernels instead (LLVM still inlines what it likes): the same results, compiled three times
+#: faster and run slower (chess's kernels: 137 s to compile against 427 s, its 3-4 piece
+#: pawn tables solved 1.45 times slower; 2026-11-29).  The test suite sets it
+#: (tests/conftest.py), where compiling takes most of the time; builds leave it unset.
+inline_kernel = _njit(cache=True, inline="always" if INLINE else "never")
 
 #: A long-running kernel that releases the GIL: a deep perft or an Oware book step runs for
 #: minutes.  The command line runs such work on a worker thread (``tbdb.command.in_worker``) so

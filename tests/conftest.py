@@ -1,9 +1,13 @@
 import os
 import shutil
 
-import pytest
+# before tbdb is imported: compile inline_kernel helpers as plain kernels (solvers/jit.py), the
+# same results compiled three times faster; subprocesses of the tests inherit it
+os.environ.setdefault("TBDB_JIT_INLINE", "0")
 
-import tbdb
+import pytest  # noqa: E402
+
+import tbdb  # noqa: E402
 
 try:
     import fcntl

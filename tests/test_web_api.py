@@ -63,7 +63,7 @@ def test_lookup_is_what_the_cli_prints(name, db, client, samples, capsys):
     with tbdb.open(db) as tb:
         positions = _positions(g, tb, samples)
     assert len(positions) > 1
-    for text in positions:
+    for text in positions[:10]:  # each CLI call opens the database: 0.5 s on a slow host
         got = client.get(_url(name, text))
         assert got.status_code == 200, got.text
         assert main(["lookup", name, text, "--db", db, "--json"]) == 0

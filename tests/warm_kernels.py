@@ -12,9 +12,12 @@ suite shares).  Only a speed-up: a kernel left out compiles in the test that nee
 """
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
+
+os.environ.setdefault("TBDB_JIT_INLINE", "0")  # as the tests compile them (tests/conftest.py)
 
 
 def warm(name: str) -> None:
