@@ -74,12 +74,11 @@ def test_a_build_into_probe_files_writes_what_export_writes(game, streamed, tmp_
 @pytest.mark.parametrize("decode", ["whole", "chunks"])
 def test_a_build_resumes_from_its_files(decode, tmp_path, monkeypatch):
     """A table whose entry is gone is built again with the tables it reads decoded from their
-    files (nothing in memory; whole, or a few blocks at a time as big tables are): the same
-    file.  A listed file of the wrong size is rebuilt."""
+    files (nothing in memory; in one span, or a few blocks at a time as big tables are): the
+    same file.  A listed file of the wrong size is rebuilt."""
     game, opts = "cdc", INDEX_BUILDS["cdc"]
     if decode == "chunks":
         from tbdb.probe_files import build_dir
-        monkeypatch.setattr(build_dir, "WHOLE_DECODE_SLOTS", 0)
         monkeypatch.setattr(build_dir, "DECODE_SLOTS", BLOCK_SLOTS + 5)  # (whole blocks)
     ref, out = tmp_path / "ref", tmp_path / "out"
     tbdb.build(game, probe_files=str(ref), progress=False, **opts)

@@ -1,12 +1,13 @@
 """Compile the Numba kernels of the test suite into the Numba cache ahead of it, games split
-over processes: ``.ci/run`` runs ``python tests/warm_kernels.py chess`` and ``python
-tests/warm_kernels.py --except chess`` side by side before pytest.
+over processes: ``.ci/run`` runs ``python tests/warm_kernels.py chess cdc tictactoe`` and
+``python tests/warm_kernels.py --except chess cdc tictactoe`` side by side before pytest.
 
 Why: the suite's two xdist workers each compile what their tests need, and both need most
-kernels (chess's take three and a half minutes to compile here, every other game's together
-as long), so each compiled nearly all of them, at the same time, for one cache.  Warmed here
-once and split by game, the workers load them from the cache (``NUMBA_CACHE_DIR``, which the
-suite shares).  Only a speed-up: a kernel left out compiles in the test that needs it.
+kernels (about four minutes of compiling on a slow host), so each compiled nearly all of them,
+at the same time, for one cache.  Warmed here once and split by game, the workers load them
+from the cache (``NUMBA_CACHE_DIR``, which the suite shares).  Only a speed-up: a kernel left
+out compiles in the test that needs it.  Compiled as the tests compile them
+(``TBDB_JIT_INLINE=0``, tests/conftest.py), into the same cache.
 
     python tests/warm_kernels.py [--except] GAME ...
 """
