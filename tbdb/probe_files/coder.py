@@ -333,7 +333,7 @@ class Stream:
 
     def span(self, lo: int, hi: int) -> np.ndarray:
         """The values (int32) of slots ``lo .. hi``: ``lo`` a block's first slot, ``hi`` one
-        or the stream's end; every block on every core (no int64 copy, unlike ``all``)."""
+        or the stream's end; every block on every core, straight into int32."""
         from tbdb.solvers import probe_files as kernels
         if not (0 <= lo <= hi <= self.n and lo % self.block_slots == 0
                 and (hi % self.block_slots == 0 or hi == self.n)):
@@ -346,13 +346,10 @@ class Stream:
         return out
 
     def all(self) -> np.ndarray:
-        """Every slot's value (int32[n])."""
-        from tbdb.solvers import probe_files as kernels
-        got = kernels.decode_all(self.buf, self.table, DAMAGED,
-                                 kernels.decoding_stacks(self.table, self.n))
-        if (got == DAMAGED).any():
-            raise ProbeFileError("a damaged stream")
-        return got.astype(np.int32)
+        """Every slot's value (int32[n]): one ``span``.  (Decoding into int64 marked with
+        ``DAMAGED``, then scanned and narrowed, took five times as long: 6.2 s for 242M slots
+        against 1.25 s.)"""
+        return self.span(0, self.n)
 
 
 def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, maxlen, n,
