@@ -235,23 +235,27 @@ class FileValues:
     def __init__(self, f: ProbeFile):
         self.file = f
         self.order = SlotOrder.parse(f.section("ORDR"), f.slots, f.path)
-        n = f.slots
         if not self.order.is_identity:
             self.result, self.distance = unpack_values(self._decoded("VALS"))
         else:  # unpacked a chunk at a time: no int32 copy of the whole stream beside them
-            self.result = np.empty(n, np.int8)
-            self.distance = np.empty(n, np.int16)
-            stream = Stream.parse(f.section("VALS"), f.path)
-            for lo, hi in _spans(stream):
-                self.result[lo:hi], self.distance[lo:hi] = unpack_values(stream.span(lo, hi))
+            self.result = np.empty(f.slots, np.int8)
+            self.distance = np.empty(f.slots, np.int16)
+            for lo, hi, values in self._spans("VALS"):
+                self.result[lo:hi], self.distance[lo:hi] = unpack_values(values)
         self._best = None
+
+    def _spans(self, tag: str):
+        """(lo, hi, their values int32) of section ``tag``'s stream, span by span
+        (``DECODE_SLOTS``), in the file's slot order."""
+        stream = Stream.parse(self.file.section(tag), self.file.path)
+        for lo, hi in _spans(stream):
+            yield lo, hi, stream.span(lo, hi)
 
     def _decoded(self, tag: str) -> np.ndarray:
         """Every value of section ``tag``'s stream (int32), in the game's slot order."""
-        stream = Stream.parse(self.file.section(tag), self.file.path)
         out = np.empty(self.file.slots, np.int32)
-        for lo, hi in _spans(stream):
-            out[lo:hi] = stream.span(lo, hi)
+        for lo, hi, values in self._spans(tag):
+            out[lo:hi] = values
         return out if self.order.is_identity else self.order.to_slots(out)
 
     @property
