@@ -30,8 +30,14 @@ from tbdb.verify_rows import catalogue_problems
 
 # Fault injection for the resume tests: a build run with this set to 1 kills itself (SIGKILL)
 # right after marking its first table 'building', where a blind timed kill would have to land
-# inside a table that takes milliseconds
+# inside a table that takes milliseconds; set to "stage", at the first progress report of its
+# first table's solve (levels a game stores as it solves them may be written by then)
 DIE_IN_FIRST_TABLE = "TBDB_TEST_DIE_IN_FIRST_TABLE"
+
+
+def _die() -> None:
+    import signal
+    os.kill(os.getpid(), signal.SIGKILL)
 
 MODE_OPTION = Option("mode", "retrograde mode: auto (the fastest that fits --memory), edges "
                              "(in memory, fastest for small tables), edge-free (about 11 bytes "
@@ -227,12 +233,13 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                     if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "1":
-                        import signal
-                        os.kill(os.getpid(), signal.SIGKILL)
+                        _die()
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""
                 bar.note(t + first)
 
-                def stage(what, done, total, t=t):  # once a stage reports, it has compiled
+                def stage(what, done, total, t=t, i=i):  # once a stage reports, it has compiled
+                    if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "stage":
+                        _die()
                     if what == "resumed":  # a compact solve picked up its saved state
                         bar.say(f"{g.name}: {t}: resuming its solve at distance {done} "
                                 f"(saved state)")
