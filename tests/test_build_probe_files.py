@@ -24,7 +24,7 @@ from tbdb.probe_files.streamed import ENV
 
 # games whose tables are index tables (the ones a build can code into probe files), each with
 # a build small enough for the default run
-INDEX_BUILDS = {"cdc": {"material": "KCvP"}, "chess": {"material": "KRvKN"},
+INDEX_BUILDS = {"cdc": {"material": "KCvP"}, "chess": {"material": "KPvK"},
                 "chinese-checkers": {"board": 4, "pieces": 1}, "shogi": {"table": "KGK"}}
 
 
@@ -168,7 +168,7 @@ def test_a_build_whose_cache_holds_nothing_reads_its_tables_again(tmp_path, monk
     and read again from the database or the files when it is needed: the same tables."""
     import importlib
     build_module = importlib.import_module("tbdb.build")  # (tbdb.build is the function)
-    game, opts = "chess", INDEX_BUILDS["chess"]  # KNvK, KRvK, then KRvKN reads both
+    game, opts = "chess", INDEX_BUILDS["chess"]  # KBvK, KNvK, KQvK, KRvK, then KPvK reads them
     tbdb.build(game, db=str(tmp_path / "a.duckdb"), progress=False, **opts)
     loads = []
     real = build_module.load_table
@@ -177,9 +177,10 @@ def test_a_build_whose_cache_holds_nothing_reads_its_tables_again(tmp_path, monk
                         loads.append(t) or real(g, store, t, needed_by))
     monkeypatch.setattr(build_module, "CACHE_SHARE", 1 << 62)
     tbdb.build(game, db=str(tmp_path / "b.duckdb"), progress=False, **opts)
-    assert loads == ["KNvK"]  # dropped while KRvK solved; KRvK was still held
+    # dropped while the next table solved; KRvK, the one before KPvK, was still held
+    assert sorted(loads) == ["KBvK", "KNvK", "KQvK"]
     tbdb.build(game, probe_files=str(tmp_path / "files"), progress=False, **opts)
-    assert loads == ["KNvK", "KNvK"]
+    assert sorted(loads) == sorted(2 * ["KBvK", "KNvK", "KQvK"])
     export(str(tmp_path / "a.duckdb"), str(tmp_path / "a"), progress=False)
     export(str(tmp_path / "b.duckdb"), str(tmp_path / "b"), progress=False)
     sha = [{k: e["sha256"] for k, e in _entries(tmp_path / d).items()}
@@ -265,7 +266,7 @@ def test_a_written_table_is_freed_without_the_cycle_collector(tmp_path, monkeypa
                    **INDEX_BUILDS["chess"])
     finally:
         gc.enable()
-    assert len(written) == 3
+    assert len(written) == 5
 
 
 def test_a_streamed_build_codes_without_reading_its_values_again(tmp_path, monkeypatch):
@@ -349,18 +350,24 @@ def test_a_build_without_moves_writes_what_export_without_moves_writes(tmp_path,
             export(str(db), str(exported), moves=False, progress=False)
             tbdb.build("chess", probe_files=str(built), progress=False, moves=False, **opts)
         want, got = _entries(exported), _entries(built)
-        assert sorted(got) == sorted(want) and len(got) == 3
+        assert sorted(got) == sorted(want) and len(got) == 5
         for key, e in want.items():
             assert (got[key]["sha256"], got[key]["size"], got[key]["moves"]) == \
                 (e["sha256"], e["size"], False), key
     assert searched == []
-    with tbdb.open(str(built)) as tb:  # the best move derived from one ply of probes
-        answer = tb.lookup("8/8/8/3k4/8/8/3n4/K2R4 w - - 0 1")
-        assert (answer.outcome, answer.distance) == ("win", 31)
-        assert answer.best_move in ("a1b2", "d1d2")
+    with tbdb.open(str(built)) as tb, tbdb.open(str(db)) as full:
+        for fen in ("8/8/8/8/2k5/8/4P3/4K3 w - - 0 1", "8/8/8/8/8/4k3/4P3/4K3 w - - 0 1",
+                    "4k3/8/3K4/4P3/8/8/8/8 b - - 0 1"):
+            # the best move derived from one ply of probes: one of the moves best by the
+            # values (the stored best move is the first of them in move order)
+            answer, want = tb.lookup(fen), full.lookup(fen)
+            assert (answer.outcome, answer.distance) == (want.outcome, want.distance), fen
+            best = {(m.outcome, m.distance) for m in want.moves if m.move == want.best_move}
+            assert answer.best_move in {m.move for m in want.moves
+                                        if (m.outcome, m.distance) in best}, fen
     before = {p: p.read_bytes() for p in built.rglob("*") if p.is_file()}
-    code, err = _cli(capsys, "build", "chess", "--material", "KRvKN", "--probe-files",
-                     str(built), "--rebuild", "KRvKN")
+    code, err = _cli(capsys, "build", "chess", "--material", "KPvK", "--probe-files",
+                     str(built), "--rebuild", "KPvK")
     assert code == 2 and "--no-moves" in err and len(err.strip().splitlines()) == 1, err
     assert {p: p.read_bytes() for p in built.rglob("*") if p.is_file()} == before
     code, err = _cli(capsys, "build", "chess", "--material", "KRvK", "--no-moves", "--db",
