@@ -373,10 +373,11 @@ def test_truncated_and_corrupt_files_never_crash(coding, request):
     tool = _sanitized("corrupt")
     files = [os.path.join(root, f) for root, _, fs in os.walk(probe_dir) for f in fs
              if f.endswith(".tbp") and os.path.getsize(os.path.join(root, f)) < 100_000]
-    run = subprocess.run([tool, "25", "100", *sorted(files)], capture_output=True, text=True)
+    # 20 mutations a file under AddressSanitizer (100 took 35 s of CI's time)
+    run = subprocess.run([tool, "25", "20", *sorted(files)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     refused, accepted, indexed = (int(x) for x in run.stdout.split()[1::2])
-    assert refused > len(files) * 20 and accepted > len(files) and indexed >= len(files)
+    assert refused > len(files) * 4 and accepted > len(files) and indexed >= len(files)
 
 
 def test_tb_open_refuses_damaged_directories_in_one_line(lib, probe_dir, tmp_path):
