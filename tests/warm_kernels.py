@@ -22,14 +22,9 @@ os.environ.setdefault("TBDB_JIT_INLINE", "0")  # as the tests compile them (test
 
 
 def warm(name: str) -> None:
-    """Build the game's example tables in each retrograde mode it has, verify them, export
-    them to probe files of both codings and look its sample up in each: the coder, the
-    decoders and the batch form's kernels, which the builds do not compile, are used by
-    tests in both workers."""
+    """Build the game's example tables in each retrograde mode it has, then verify them."""
     import tbdb
     from tbdb import engine, games
-    from tbdb.games.base import BATCH_FORM
-    from tbdb.probe_files import export
     g = games.get(name)
     modes = [m for m in g.modes if m in engine.MODES] or [None]
     with tempfile.TemporaryDirectory() as tmp:
@@ -40,19 +35,6 @@ def warm(name: str) -> None:
                 opts["mode"] = mode
             tbdb.build(name, db=db, progress=False, **opts)
         tbdb.verify(db, name, progress=False)
-        places = [db]
-        for direct in (False, True):
-            places.append(f"{tmp}/probe-{direct}")
-            export(db, places[-1], progress=False, direct=direct)
-        sample = g.parse(g.sample)
-        for place in places:
-            with tbdb.open(place) as tb:
-                tb.get(sample, game=name)
-                if BATCH_FORM in g.capabilities:
-                    try:
-                        tb.lookup_arrays(name, *g.encode_batch([sample, sample]))
-                    except tbdb.MissingTableError:  # (a sample outside the example build)
-                        pass
 
 
 def main(argv: list[str]) -> int:
