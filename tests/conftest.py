@@ -57,3 +57,18 @@ def every_game_db(tmp_path_factory):
         for g in games.all_games():
             tbdb.build(g.name, db=path, progress=False, **g.example_build)
     return _built_once(tmp_path_factory, "every-game", build)
+
+
+# the slowest files first (a CI run's --durations, 2026-11-29): xdist hands each worker whole
+# files (--dist loadfile) in collection order, so a long file collected last ran alone at the
+# end while the other worker sat idle (test_resume, about 50 s of a run)
+SLOWEST_FIRST = ["test_games.py", "test_web_browser.py", "test_native.py", "test_cdc_vs_naive.py",
+                 "test_probe_files.py", "test_cluster.py", "test_web_api.py",
+                 "test_chess_sparse_exits.py", "test_uttt_game.py", "test_safety.py",
+                 "test_resume.py", "test_oware_game.py", "test_build_probe_files.py",
+                 "test_oware_changes.py", "test_oware_solver.py", "test_cdc_naive_rules.py"]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # (a stable sort)
