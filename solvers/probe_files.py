@@ -878,11 +878,6 @@ def decoding_stacks(table, slots):
     return np.empty(((blocks + TASK_BLOCKS - 1) // TASK_BLOCKS, table[T_BLOCK] + 1), np.uint16)
 
 
-    def all(self) -> np.ndarray:
-        """Every slot's value (int32[n]): one ``span``.  (Decoding into int64 marked with
-        ``DAMAGED``, then scanned and narrowed, took five times as long: 6.2 s for 242M slots
-        against 1.25 s.)"""
-        return self.span(0, self.n)
 @parallel_kernel
 def decode_blocks(buf, table, lo, hi, out, stacks):
     """The values of slots ``lo .. hi`` (each a block's first slot, or ``hi`` the last slot
