@@ -39,6 +39,7 @@ def _die() -> None:
     import signal
     os.kill(os.getpid(), signal.SIGKILL)
 
+
 MODE_OPTION = Option("mode", "retrograde mode: auto (the fastest that fits --memory), edges "
                              "(in memory, fastest for small tables), edge-free (about 11 bytes "
                              "per position) or compact (2-3 bytes per position while solving, "

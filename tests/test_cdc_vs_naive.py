@@ -70,13 +70,13 @@ def compare(tb, material: str) -> None:
         [game.parse(t) for t in texts]))
     assert len(result) == len(texts), f"{material}: {len(result)} results for {len(texts)} texts"
     code = {"win": 1, "draw": 0, "loss": -1}
+    outcome = {v: k for k, v in code.items()}
     want_result = np.array([code[expected[t][0]] for t in texts], np.int8)
     want_distance = np.array([expected[t][1] if expected[t][0] != "draw" else 0 for t in texts])
     bad = np.flatnonzero((result != want_result) | ((want_result != 0)
                                                    & (distance != want_distance)))
     mismatches = [(texts[i], _normalise(*expected[texts[i]]),
-                   _normalise({1: "win", 0: "draw", -1: "loss"}[int(result[i])],
-                              distance[i])) for i in bad]
+                   _normalise(outcome[int(result[i])], distance[i])) for i in bad]
 
     # the text path, a sample of every position's lookup_many and of single lookups
     sample = texts[::7]
@@ -86,9 +86,9 @@ def compare(tb, material: str) -> None:
         if have != want:
             mismatches.append((text + " [lookup_many]", want, have))
     for text in texts[:: max(1, len(texts) // 50)]:
-        result = tb.lookup(text)
+        found = tb.lookup(text)
         want = _normalise(*expected[text])
-        have = _normalise(result.outcome, result.distance)
+        have = _normalise(found.outcome, found.distance)
         if have != want:
             mismatches.append((text + " [lookup]", want, have))
 

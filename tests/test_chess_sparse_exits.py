@@ -17,8 +17,8 @@ build_module = importlib.import_module("tbdb.build")
 @pytest.fixture(scope="module")
 def knvkp(tmp_path_factory):
     """The tables KNvKP (KPvKN) reads, not KNvKP itself: its promotions lead to KQvKN, KRvKN,
-    KBvKN and KNvKN, its captures to KNvK and KPvK (and the capture that promotes to KQvK...
-    ).  Each of them is built with the tables it reads in turn."""
+    KBvKN and KNvKN, its captures to KNvK and KPvK, a capture that promotes to KQvK, KRvK,
+    KBvK or KNvK.  Each is built with the tables it reads in turn."""
     path = tmp_path_factory.mktemp("sparse") / "tb.duckdb"
     for table in tbdb.games.get("chess").dependencies("KNvKP"):
         tbdb.build("chess", db=str(path), material=table, progress=False)
@@ -97,10 +97,10 @@ def test_sparse_space_reads_the_values_whole_space_reads(knvkp):
 def test_a_sparse_build_that_empties_its_cache_stores_the_same_tables(knvkp, tmp_path,
                                                                       monkeypatch):
     """With every table forced sparse (a dense limit of 0 bytes) the build of KQvKN (its
-    captures lead to KQvK and KNvK) reads its children one at a time (``Dependencies.values_at``, nothing kept) and stores the same
-    rows.  And ``budget.settling``'s held bytes count the build's cache, which settling
-    empties: here every table settles before its solve, so its children are read again from
-    the store."""
+    captures lead to KQvK and KNvK) reads its children one at a time
+    (``Dependencies.values_at``, nothing kept) and stores the same rows.  And
+    ``budget.settling``'s held bytes count the build's cache, which settling empties: here
+    every table settles before its solve, so its children are read again from the store."""
     from tbdb import budget
     monkeypatch.setattr(chess_tables, "dense_limit", lambda: 0)
     read = []

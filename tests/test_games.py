@@ -316,14 +316,14 @@ def test_verify_catches_a_changed_value_best_move_count_and_checkpoint(built, tm
     # each corruption verified in the table it hit alone (every table, each time, was a
     # minute of CI's time over the games)
     of_id = "SELECT table_name FROM tb_tables WHERE table_id = "
-    hit = {"value": f"{of_id}(SELECT table_id FROM {table} WHERE {one})",
-           "count": f"{of_id}(SELECT table_id FROM tb_stats WHERE rowid = (SELECT min(rowid) "
-                    "FROM tb_stats))",
-           "catalogue": "SELECT table_name FROM tb_tables WHERE rowid = (SELECT min(rowid) FROM "
-                        "tb_tables)"}
+    where = {"value": f"{of_id}(SELECT table_id FROM {table} WHERE {one})",
+             "count": f"{of_id}(SELECT table_id FROM tb_stats WHERE rowid = (SELECT min(rowid) "
+                      "FROM tb_stats))",
+             "catalogue": "SELECT table_name FROM tb_tables WHERE rowid = (SELECT min(rowid) "
+                          "FROM tb_tables)"}
     con = duckdb.connect(str(path), read_only=True)
     try:
-        hit = {what: con.execute(sql).fetchall()[0][0] for what, sql in hit.items()}
+        hit = {what: con.execute(sql).fetchall()[0][0] for what, sql in where.items()}
     finally:
         con.close()
     for what, sql in cases.items():
