@@ -40,9 +40,28 @@ def _game_options(parser: argparse.ArgumentParser, options) -> None:
                             help=f"{o.help} ({o.describe()})")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _games_needed(argv: list[str] | None) -> dict[str, list[str]]:
+    """Per game command, the games whose options its parser must hold for ``argv``: only the
+    game named (``tbdb lookup chess ...`` imports chess alone: a game's import loads its
+    kernels' modules, about a second for all seven), every game when the command lists them
+    (``tbdb build --help``), none for the other commands.  ``None``: every game everywhere."""
+    from tbdb import games
+    if argv is None:
+        return {c: games.names() for c in GAME_COMMANDS}
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command not in GAME_COMMANDS:
+        return {}
+    rest = argv[argv.index(command) + 1:]
+    game = next((a for a in rest if not a.startswith("-")), None)
+    return {command: [game] if game in games.names() else games.names()}
+
+
+def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser, with the per-game parsers ``argv`` needs (all of them
+    when ``argv`` is None)."""
     from tbdb import games
     from tbdb.storage import storage_of
+    needed = _games_needed(argv)
     p = _Parser(prog="tbdb", description="Endgame tablebases: build with Numba, store in "
                                          "DuckDB, query in SQL and Python.")
     p.add_argument("--version", action="version", version=f"tbdb {version()}")
@@ -62,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
                         description="Count the leaves of the move tree DEPTH plies deep from a "
                                     "position (or 'start').")
     pg = pf.add_subparsers(dest="game", required=True, metavar="GAME", parser_class=_Parser)
-    for name in games.names():
+    for name in needed.get("build", ()):
         g = games.get(name)
         gb = bg.add_parser(name, help=g.title, description=f"Build {g.title} tables.")
         _game_options(gb, g.build_options)
@@ -98,6 +117,8 @@ def _parser() -> argparse.ArgumentParser:
                             help="with --cluster: copy the values into the database (one "
                                  "self-contained file) instead of reading them from the "
                                  "Parquet files under --out")
+    for name in needed.get("lookup", ()):
+        g = games.get(name)
         gl = lg.add_parser(name, help=g.title, description=f"Look up a position: {g.title}; "
                                                            f"e.g. {g.sample!r}.")
         gl.add_argument("position", help=f"position text, e.g. {g.sample!r}, or '-' for stdin")
@@ -106,6 +127,8 @@ def _parser() -> argparse.ArgumentParser:
         gl.add_argument("--json", action="store_true", help="print JSON")
         gl.add_argument("--line", action="store_true",
                         help="print the best line to the end of the game")
+    for name in needed.get("perft", ()):
+        g = games.get(name)
         gp = pg.add_parser(name, help=g.title)
         gp.add_argument("position", help="position text, or 'start'")
         gp.add_argument("depth", help="plies")
@@ -227,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tbdb {args_in[0]}: error: unknown game {args_in[1]!r}; known games: "
               f"{', '.join(games.names())}", file=sys.stderr)
         return 2
-    args = _parser().parse_args(args_in)
+    args = _parser(args_in).parse_args(args_in)
     if args.command == "sql" and args.db and os.path.isdir(args.db):
         print(f"tbdb {args.command}: error: {args.db!r} is a directory of probe files, which "
               f"answer lookups only: {args.command} needs the DuckDB database they were "
