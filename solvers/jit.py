@@ -13,7 +13,8 @@ kernel wearing it changes, so add a new name rather than edit one in place.
 import os
 
 from numba import njit, prange
-from numba.core import config
+from numba.core import config, errors, types
+from numba.core.registry import CPUDispatcher
 
 # ``TBDB_JIT_INLINE=0``: ``inline_kernel`` helpers compiled as plain kernels (see below), cached
 # apart: Numba's cache key holds no compile flags, so a build sharing the cache would load them
@@ -29,11 +30,32 @@ __all__ = ["kernel", "inline_kernel", "nogil_kernel", "parallel_kernel", "parall
            "prange"]
 
 
+class _Dispatcher(CPUDispatcher):
+    """Numba's dispatcher, but a call from another kernel compiles for the arguments' plain
+    types: ``f(x, 0)`` and ``f(x, y)`` share one compiled ``f(int64, int64)`` instead of a
+    second one for ``Literal[int](0)``.  The code is the same either way (a literal is typed
+    int64 where it is used), and the compiles were not: the suite's Numba cache held 127 such
+    literal copies, a fifth of its code (chess's move generator six times over).  A kernel that
+    cannot compile without its literal (none does today) still gets it."""
+
+    def get_call_template(self, args, kws):
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != kws:
+            try:
+                return super().get_call_template(plain, plain_kws)
+            except (errors.TypingError, errors.ForceLiteralArg):
+                pass
+        return super().get_call_template(args, kws)
+
+
 def _njit(**flags):
     """A decorator compiling each function it gets with ``flags`` (a fresh ``njit`` per kernel,
     so no kernel shares an options dict with another)."""
     def decorate(func):
-        return njit(**flags)(func)
+        dispatcher = njit(**flags)(func)
+        dispatcher.__class__ = _Dispatcher  # the one method above; nothing else differs
+        return dispatcher
     return decorate
 
 
