@@ -36,6 +36,12 @@ pytestmark = pytest.mark.skipif(not (BROWSER and DRIVER),
                                 reason="needs Debian's chromium and chromium-driver")
 
 
+def _wait(driver, timeout: float) -> WebDriverWait:
+    """Selenium's wait, asking every 20 ms: its default half second added about a quarter of
+    a second to every wait not met at once, a few to each test."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.02)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -176,7 +182,7 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
     g = games.get(name)
     browser.get_log("performance")  # drop what earlier tests requested
     browser.get(f"{server}/?game={name}")
-    wait = WebDriverWait(browser, 20)
+    wait = _wait(browser, 20)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves li"))
     start = _position_in_url(browser)
     with tbdb.open(every_game_db) as tb:
@@ -232,13 +238,13 @@ def test_explorer_plays_the_best_move(name, server, browser, every_game_db):
 def test_stats_page_lists_every_game(server, browser, every_game_db):
     browser.get_log("performance")  # drop what earlier tests requested
     browser.get(f"{server}/stats")
-    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#stats h2"))
+    _wait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#stats h2"))
     shown = [h.text for h in browser.find_elements(By.CSS_SELECTOR, "#stats h2")]
     assert shown == games.names()
     with tbdb.open(every_game_db) as tb:
         tables = tb.sql("SELECT DISTINCT game, table_name FROM draw_analysis").fetchall()
     # a histogram per table, drawn once its answer arrives
-    WebDriverWait(browser, 20).until(
+    _wait(browser, 20).until(
         lambda d: len(d.find_elements(By.CSS_SELECTOR, "svg.histogram")) == len(tables))
     figure = browser.find_element(By.CSS_SELECTOR,
                                   'figure[data-table="all"][data-game="tictactoe"]')
@@ -266,7 +272,7 @@ def test_a_star_distance_placement_is_drawn_with_its_goal(browser, tmp_path):
         expected = tb.lookup(text)
     with _serving(db) as url:
         browser.get(f"{url}/?game=chinese-checkers&position={quote(text)}")
-        WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves li"))
+        _wait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves li"))
         board = browser.find_element(By.CSS_SELECTOR, "#board [data-board]")
         _check_chinese_checkers(board, g.parse(text))
         first = browser.find_elements(By.CSS_SELECTOR, "#moves li")[0]
@@ -286,7 +292,7 @@ def _settled(driver) -> bool:
 
 def _open(browser, url: str):
     browser.get(url)
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 20).until(_settled)
 
 
 def _click_cell(browser, cell: str) -> None:
@@ -294,9 +300,9 @@ def _click_cell(browser, cell: str) -> None:
     element = browser.find_element(By.CSS_SELECTOR, f'#board [data-cell="{cell}"]')
     browser.execute_script(
         "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", element)
-    WebDriverWait(browser, 10).until(
+    _wait(browser, 10).until(
         lambda d: d.find_element(By.ID, "position").get_attribute("value") != before)
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 20).until(_settled)
 
 
 def _tool(browser, tool: str) -> None:
@@ -351,14 +357,14 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
     assert g.text(g.parse(expected)) == expected  # the hand-written text is the module's
     _open(browser, f"{server}/?game={name}")
     browser.find_element(By.ID, "edit-toggle").click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "editor").is_displayed())
+    _wait(browser, 10).until(lambda d: d.find_element(By.ID, "editor").is_displayed())
     if setting:
         from selenium.webdriver.support.ui import Select
         Select(browser.find_element(By.CSS_SELECTOR, f'[data-extra="{setting[0]}"]')
                ).select_by_value(setting[1])
-        WebDriverWait(browser, 20).until(_settled)
+        _wait(browser, 20).until(_settled)
     browser.find_element(By.ID, "clear").click()
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 20).until(_settled)
     seen = []
     for tool, cell in clicks:
         _tool(browser, tool)
@@ -369,13 +375,13 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
     if name == "oware":  # the other player to move: the rows swapped, and back
         for want in ("0 0 0 0 0 0 0 0 0 0 0 1", expected):
             browser.find_element(By.CSS_SELECTOR, '[data-action="swap"]').click()
-            WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == want)
-            WebDriverWait(browser, 20).until(_settled)
+            _wait(browser, 10).until(lambda d: _position_in_url(d) == want)
+            _wait(browser, 20).until(_settled)
     if side is not None:
         radio = browser.find_element(By.CSS_SELECTOR, f'#editor-sides input[value="{side}"]')
         if not radio.is_selected():
             radio.click()
-            WebDriverWait(browser, 20).until(_settled)
+            _wait(browser, 20).until(_settled)
     text = browser.find_element(By.ID, "position").get_attribute("value")
     assert text == expected
     assert _position_in_url(browser) == expected
@@ -384,7 +390,7 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
             outcome, error = tb.lookup(expected, game=name).outcome, ""
         except KeyError as exc:  # legal, not in the example build: the page says so
             outcome, error = "", str(exc)
-    WebDriverWait(browser, 10).until(
+    _wait(browser, 10).until(
         lambda d: d.find_element(By.ID, "value").get_attribute("class") == outcome and
         d.find_element(By.ID, "error").text == error)
 
@@ -401,7 +407,7 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
         switch = browser.find_element(By.ID, "letters")
         for letters in (not switch.is_selected(), switch.is_selected()):
             switch.click()
-            WebDriverWait(browser, 20).until(_settled)
+            _wait(browser, 20).until(_settled)
             label = browser.find_element(By.CSS_SELECTOR, f'#palette [data-tool="{letter}"]').text
             assert label == (letter if letters or not cjk else chars), (name, letters, cjk)
 
@@ -413,17 +419,17 @@ def _edit_at_phone_width(name, server, browser, every_game_db):
         assert not browser.find_element(By.ID, "reset-start").is_displayed()
     else:
         browser.find_element(By.ID, "reset-start").click()
-        WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == start)
-        WebDriverWait(browser, 20).until(_settled)
+        _wait(browser, 10).until(lambda d: _position_in_url(d) == start)
+        _wait(browser, 20).until(_settled)
 
     # the board follows the text: type another position, the board and its lookup follow
     box = browser.find_element(By.ID, "position")
     box.clear()
     box.send_keys(g.sample)
-    WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == g.sample)
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 10).until(lambda d: _position_in_url(d) == g.sample)
+    _wait(browser, 20).until(_settled)
     browser.find_element(By.ID, "edit-done").click()
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 20).until(_settled)
     board = browser.find_element(By.CSS_SELECTOR, "#board [data-board]")
     CHECK_BOARD.get(name, lambda *a: None)(board, g.parse(g.sample))
 
@@ -466,14 +472,14 @@ def test_editor_says_why_the_rules_refuse_a_position_and_which_build_covers_one(
     _open(browser, f"{server}/?game=cdc")
     browser.find_element(By.ID, "edit-toggle").click()
     browser.find_element(By.ID, "clear").click()
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 20).until(_settled)
     _tool(browser, "K")
     _click_cell(browser, "b1")  # red alone, red to move: black has just moved with no piece
     refused = browser.find_element(By.ID, "position").get_attribute("value")
     with tbdb.open(every_game_db) as tb:
         with pytest.raises(ValueError) as refusal:
             tb.lookup(refused, game="cdc")
-    WebDriverWait(browser, 10).until(
+    _wait(browser, 10).until(
         lambda d: d.find_element(By.ID, "error").text == str(refusal.value))
     for tool, cell in (("p", "a1"), ("G", "d4")):  # legal, but KGvP is not built
         _tool(browser, tool)
@@ -483,7 +489,7 @@ def test_editor_says_why_the_rules_refuse_a_position_and_which_build_covers_one(
         with pytest.raises(KeyError) as missing:
             tb.lookup(legal, game="cdc")
     assert "tbdb build cdc --material KGvP" in str(missing.value)
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "build").is_displayed())
+    _wait(browser, 10).until(lambda d: d.find_element(By.ID, "build").is_displayed())
     command = browser.find_element(By.ID, "build-command").text
     assert str(missing.value).endswith(command) and command.startswith("tbdb build cdc")
     browser.find_element(By.ID, "edit-done").click()
@@ -492,13 +498,13 @@ def test_editor_says_why_the_rules_refuse_a_position_and_which_build_covers_one(
 def test_editor_drags_pieces_and_drops_them_off_the_board(server, browser):
     _open(browser, f"{server}/?game=cdc&position={quote('8/8/8/pKC5 r')}")
     browser.find_element(By.ID, "edit-toggle").click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "editor").is_displayed())
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 10).until(lambda d: d.find_element(By.ID, "editor").is_displayed())
+    _wait(browser, 20).until(_settled)
 
     def drag(source, target, expected):
         ActionChains(browser).drag_and_drop(source, target).perform()
-        WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == expected)
-        WebDriverWait(browser, 20).until(_settled)
+        _wait(browser, 10).until(lambda d: _position_in_url(d) == expected)
+        _wait(browser, 20).until(_settled)
 
     cell = lambda name: browser.find_element(By.CSS_SELECTOR, f'#board [data-cell="{name}"]')
     drag(cell("b1"), cell("b3"), "8/1K6/8/p1C5 r")
@@ -511,7 +517,7 @@ def test_editor_drags_pieces_and_drops_them_off_the_board(server, browser):
         "return [r.x < h.x, r.y > h.y];")
     assert x() == [True, True]
     browser.find_element(By.ID, "flip").click()
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 20).until(_settled)
     assert x() == [False, False]
     browser.find_element(By.ID, "flip").click()
     browser.find_element(By.ID, "edit-done").click()
@@ -531,8 +537,8 @@ def test_playing_against_the_tablebase(name, server, browser, every_game_db):
     _open(browser, f"{server}/?game={name}")
     start = _position_in_url(browser)
     browser.find_element(By.CSS_SELECTOR, '#play-sides [data-you="mover"]').click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "play").is_displayed())
-    WebDriverWait(browser, 20).until(_settled)
+    _wait(browser, 10).until(lambda d: d.find_element(By.ID, "play").is_displayed())
+    _wait(browser, 20).until(_settled)
     tb = tbdb.open(every_game_db)
     position, options, played = start, {}, []
     try:
@@ -548,11 +554,11 @@ def test_playing_against_the_tablebase(name, server, browser, every_game_db):
                 options = {g.plies_option: r.extras[g.plies_option] - 1}
             after = tb.lookup(mine.position, game=name, **options)
             if not after.best_move:
-                WebDriverWait(browser, 10).until(lambda d: _moves_in_url(d) == played)
+                _wait(browser, 10).until(lambda d: _moves_in_url(d) == played)
                 break
             played.append(after.best_move)  # the tablebase's reply: the stored best move
-            WebDriverWait(browser, 10).until(lambda d: _moves_in_url(d) == played)
-            WebDriverWait(browser, 20).until(_settled)
+            _wait(browser, 10).until(lambda d: _moves_in_url(d) == played)
+            _wait(browser, 20).until(_settled)
             if g.plies_option:
                 options = {g.plies_option: after.extras[g.plies_option] - 1}
             position = next(m.position for m in after.moves if m.move == after.best_move)
@@ -569,9 +575,9 @@ def test_playing_against_the_tablebase(name, server, browser, every_game_db):
         link = browser.current_url
         if len(played) >= 2:
             browser.find_element(By.ID, "takeback").click()
-            WebDriverWait(browser, 10).until(
+            _wait(browser, 10).until(
                 lambda d: _moves_in_url(d) == played[:len(played) - 2 + len(played) % 2])
-            WebDriverWait(browser, 20).until(_settled)
+            _wait(browser, 20).until(_settled)
         _open(browser, link)  # the link replays the same game
         assert browser.find_element(By.ID, "line-text").get_attribute("value") == text
     finally:
@@ -586,7 +592,7 @@ def test_playing_against_the_tablebase(name, server, browser, every_game_db):
 def test_find_links_open_positions_with_the_property(name, server, browser, every_game_db):
     g = games.get(name)
     _open(browser, f"{server}/?game={name}")
-    WebDriverWait(browser, 10).until(
+    _wait(browser, 10).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, "#find-tables [data-kind]"))
     tb = tbdb.open(every_game_db)
     try:
@@ -597,7 +603,7 @@ def test_find_links_open_positions_with_the_property(name, server, browser, ever
             for button in buttons[-1:]:  # the largest table (names sort by size mostly)
                 table = button.get_attribute("data-find-table")
                 button.click()
-                WebDriverWait(browser, 20).until(
+                _wait(browser, 20).until(
                     lambda d: d.find_element(By.ID, "find-results").get_attribute("data-table")
                     == table and d.find_element(By.ID, "find-results").get_attribute(
                         "data-kind") == kind and _settled(d))
@@ -606,8 +612,8 @@ def test_find_links_open_positions_with_the_property(name, server, browser, ever
                     continue
                 text = links[0].get_attribute("data-position")
                 links[0].click()
-                WebDriverWait(browser, 10).until(lambda d: _position_in_url(d) == text)
-                WebDriverWait(browser, 20).until(_settled)
+                _wait(browser, 10).until(lambda d: _position_in_url(d) == text)
+                _wait(browser, 20).until(_settled)
                 r = tb.lookup(text, game=name)
                 assert browser.find_element(By.ID, "value").get_attribute("class") == r.outcome
                 if kind == "longest-win":
