@@ -36,7 +36,7 @@ class _Dispatcher(CPUDispatcher):
     second one for ``Literal[int](0)``.  The code is the same either way (a literal is typed
     int64 where it is used), and the compiles were not: the suite's Numba cache held 127 such
     literal copies, a fifth of its code (chess's move generator six times over).  A kernel that
-    cannot compile without its literal (none does today) still gets it."""
+    cannot compile without its literal still gets it, after the plain types failed to type."""
 
     def get_call_template(self, args, kws):
         plain = tuple(types.unliteral(a) for a in args)
