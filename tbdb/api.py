@@ -160,6 +160,7 @@ class Tablebase:
         read-only like the file."""
         self._check_open()
         self._need_database("SQL")
+        self.store.prepare_for_sql()
         return self.store.con.sql(query, params=params)
 
     def _need_database(self, what: str) -> None:

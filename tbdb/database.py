@@ -15,6 +15,7 @@ checkpoints, ``tbdb.storage`` the values.
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import re
 import shutil
@@ -33,6 +34,7 @@ from tbdb.storage.parquet import ValuesFile, index_view_sql
 DEFAULT_DB_ENV = "TBDB_DB"
 DEFAULT_DB = "tbdb.duckdb"
 PACKAGE = Path(__file__).resolve().parent
+_CREATE_VIEW = re.compile(r"CREATE OR REPLACE VIEW (\w+)", re.I)
 # no extension is ever installed or loaded behind the user's back; tbdb draws its own progress
 _NO_EXTENSIONS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 # files a build creates are written in the storage format of DuckDB 1.0, which every DuckDB
@@ -194,7 +196,9 @@ def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyC
     # that verify are allowed (``_seal``): DuckDB takes that list only while access is still on
     config = dict(_NO_EXTENSIONS if read_only else WRITE_CONFIG)
     if read_only:
+        from tbdb.untrusted import file_identity
         _check_magic(path)
+        identity = file_identity(path)  # before it is opened: what the check will have seen
     try:
         con = duckdb.connect(path, read_only=read_only, config=config)
     except duckdb.IOException as exc:
@@ -217,7 +221,7 @@ def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyC
     if read_only:
         try:
             from tbdb.untrusted import check_catalogue, readable_paths
-            check_catalogue(con, path)  # before any query on the file's tables
+            check_catalogue(con, path, identity)  # before any query on the file's tables
             _seal(con, readable_paths(con, path) if values else [])
         except BaseException:
             con.close()
@@ -304,6 +308,7 @@ class Database:
             except BaseException:
                 self.con.close()
                 raise
+            self._game_views = False  # made by ``prepare_for_sql``
         else:
             if not os.path.exists(self.path):
                 self._create()
@@ -423,13 +428,36 @@ class Database:
             engine.dispose()
 
     def apply_game_views(self) -> None:
-        """(Re)create every registered game's readable views (``sql/games/<file>``)."""
+        """(Re)create every registered game's readable views (``sql/games/<file>``), unless the
+        file holds them as this tbdb writes them already: the last view made carries a comment
+        with the digest of all their statements.  (Making them takes about 0.15 s, and every
+        build opens its file for writing; read-only connections make their own either way.)"""
         from tbdb import games
         from tbdb.sql_files import statements
-        for game in games.all_games():
-            if game.views:
-                for statement in statements(game_view_path(game.views)):
-                    self.con.execute(statement)
+        todo = [st for path in games.view_files() for st in statements(path)]
+        views = [m.group(1) for m in map(_CREATE_VIEW.match, todo) if m]
+        if not views:
+            return
+        digest = hashlib.sha256("\n;\n".join(todo).encode()).hexdigest()[:16]
+        marker = f"tbdb game views {digest}"
+        found = self.con.execute(
+            "SELECT comment FROM system.main.duckdb_views() WHERE database_name = "
+            "system.main.current_database() AND schema_name = 'main' AND view_name = ?",
+            [views[-1]]).fetchall()
+        if found == [(marker,)]:
+            return
+        for statement in todo:
+            self.con.execute(statement)
+        self.con.execute(f"COMMENT ON VIEW {views[-1]} IS '{marker}'")  # (after all of them)
+
+    def prepare_for_sql(self) -> None:
+        """Make the connection ready to run SQL given to it (``Tablebase.sql``, ``tbdb sql``):
+        on a read-only connection, every game's views made as tbdb writes them, in front of the
+        file's (``tbdb.untrusted``); a connection that writes has them in the file already."""
+        if self.read_only and not self._game_views:
+            from tbdb.untrusted import apply_own_game_views
+            apply_own_game_views(self.con)
+            self._game_views = True
 
     def revision(self, con=None) -> str | None:
         con = con or self.con
@@ -472,8 +500,3 @@ class Database:
 def is_disk_full(exc: Exception) -> bool:
     text = str(exc).lower()
     return "no space left" in text or "disk is full" in text or "not enough space" in text
-
-
-def game_view_path(name: str) -> Path:
-    from tbdb.sql_files import sql_dir
-    return sql_dir() / "games" / name

@@ -91,6 +91,7 @@ def run(args) -> int:
                            f"file")
         check_target(args.parquet, "--parquet")  # before the query runs: nothing half-done
     with tbdb.open(path) as tb:
+        tb.store.prepare_for_sql()
         con = tb.store.con
         try:  # no statement may undo READ_CONFIG
             con.execute("SET lock_configuration = true")

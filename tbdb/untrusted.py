@@ -12,8 +12,10 @@ before DuckDB's own function).  So a read-only connection:
   ``DIR/<game>/<table>.values.parquet`` for a table of the file, and with the sha256 recorded at
   the build;
 * reads through tbdb's own views, recreated as TEMP views on the connection
-  (``apply_own_views``): DuckDB resolves a name in the temporary schema first, so every query
-  naming ``draw_analysis`` or ``cdc_positions`` (tbdb's and the user's alike) runs tbdb's SQL.
+  (``apply_own_views``; the games' views before it runs SQL it is given,
+  ``apply_own_game_views``): DuckDB resolves a name in the temporary schema first, so every
+  query naming ``draw_analysis`` or ``cdc_positions`` (tbdb's and the user's alike) runs
+  tbdb's SQL.
 """
 from __future__ import annotations
 
@@ -38,22 +40,30 @@ INDEX_VIEW_FILE = "04_index_values.sql"
 _HASHED: dict[tuple, str] = {}
 
 
-def check_catalogue(con: duckdb.DuckDBPyConnection, db: str) -> None:
+def check_catalogue(con: duckdb.DuckDBPyConnection, db: str,
+                    identity: tuple | None = None) -> None:
     """``NotADatabaseError`` unless the names tbdb reads in the file are what tbdb made: its
     tables plain tables without generated columns or defaults, and no macro named like a DuckDB
     function.  Runs only DuckDB's system functions, named in full (a macro in the file cannot
-    stand in for them)."""
+    stand in for them).  ``identity``: the file's ``file_identity`` taken before ``con`` was
+    opened.  A file found clean is not checked again by this process while its identity is
+    unchanged: its catalogue cannot have changed."""
+    if identity is not None and identity in _CLEAN:
+        return
+
     def refuse(what: str):
         raise NotADatabaseError(f"{db!r} is not a tbdb database as tbdb writes it: {what}; tbdb "
                                 f"does not read such a file")
     # macros first: one named like an operator ('+', '||') or a function stands in for it in
-    # any later query, these two excepted (comparisons, NOT and IN are no functions to shadow)
-    found = con.execute(
-        "SELECT DISTINCT f.function_name FROM system.main.duckdb_functions() f WHERE NOT "
-        "f.internal AND f.database_name <> 'temp' AND f.function_name IN (SELECT function_name "
-        "FROM system.main.duckdb_functions() WHERE internal) ORDER BY 1").fetchall()
+    # any later query, these two excepted (comparisons, NOT and IN are no functions to shadow).
+    # Listing the functions is most of the check's time (about 35 ms a scan): one scan for the
+    # file's own, compared in Python with DuckDB's, listed once per process
+    own = con.execute(
+        "SELECT DISTINCT function_name FROM system.main.duckdb_functions() WHERE NOT internal "
+        "AND database_name <> 'temp'").fetchall()
+    found = sorted(name for (name,) in own if name in _internal_functions(con))
     if found:
-        refuse(f"it defines a macro {found[0][0]!r} in place of DuckDB's function of that name")
+        refuse(f"it defines a macro {found[0]!r} in place of DuckDB's function of that name")
     names = ", ".join(f"'{t}'" for t in TABLES)
     found = con.execute(
         f"SELECT view_name FROM system.main.duckdb_views() WHERE NOT internal AND NOT temporary "
@@ -66,6 +76,39 @@ def check_catalogue(con: duckdb.DuckDBPyConnection, db: str) -> None:
         f"AND column_default IS NOT NULL ORDER BY table_name, column_index").fetchall()
     if found:
         refuse(f"table {found[0][0]!r} has a computed column {found[0][1]!r}")
+    if identity is not None and identity == file_identity(db):  # (not written meanwhile)
+        _CLEAN.add(identity)
+
+
+# DuckDB's own function names (a read-only connection loads no extension, so every connection
+# of this process has the same), and the identities of files ``check_catalogue`` found clean
+_INTERNAL: list[frozenset] = []
+_CLEAN: set[tuple] = set()
+
+
+def _internal_functions(con: duckdb.DuckDBPyConnection) -> frozenset:
+    if not _INTERNAL:
+        _INTERNAL.append(frozenset(name for (name,) in con.execute(
+            "SELECT DISTINCT function_name FROM system.main.duckdb_functions() WHERE internal"
+        ).fetchall()))
+    return _INTERNAL[0]
+
+
+def file_identity(db: str) -> tuple | None:
+    """The database file and its write-ahead log as they are on disk now (path, device, inode,
+    size, modification and change times; any write changes the change time), or None when the
+    file cannot be looked at."""
+    try:
+        st = os.stat(db)
+    except OSError:
+        return None
+    try:
+        wal = os.stat(db + ".wal")
+        wal_key = (wal.st_ino, wal.st_size, wal.st_mtime_ns, wal.st_ctime_ns)
+    except OSError:
+        wal_key = None
+    return (os.path.realpath(db), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+            st.st_ctime_ns, wal_key)
 
 
 def recorded_files(con: duckdb.DuckDBPyConnection) -> list[tuple]:
@@ -84,9 +127,8 @@ def recorded_files(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 
 def readable_paths(con: duckdb.DuckDBPyConnection, db: str) -> list[str]:
     """The recorded values files that verify (the ones a read-only connection may open);
-    ``Store`` names the others when it opens the file."""
+    ``Store`` names the others when it opens the file.  ``check_catalogue`` first."""
     from tbdb.storage.parquet import ValuesFile
-    check_catalogue(con, db)
     out = []
     for game, table, *f in recorded_files(con):
         try:
@@ -156,17 +198,24 @@ def temporary(statement: str) -> str:
 
 
 def apply_own_views(con: duckdb.DuckDBPyConnection, index_view: str) -> None:
-    """tbdb's views as TEMP views of this connection, in front of whatever the file defines by
-    those names: ``index_view`` (``tb_index_values`` over the verified files), the other
-    generic ones (``sql/*.sql``), then each game's (``sql/games``)."""
-    from tbdb import games
+    """tbdb's generic views as TEMP views of this connection, in front of whatever the file
+    defines by those names: ``index_view`` (``tb_index_values`` over the verified files), then
+    the others (``sql/*.sql``).  The games' views: ``apply_own_game_views``."""
     from tbdb.sql_files import sql_dir, statements
     con.execute(temporary(index_view))
     for f in sorted(sql_dir().glob("*.sql")):
         if f.name != INDEX_VIEW_FILE:
             for st in statements(f):
                 con.execute(temporary(st))
-    for game in games.all_games():
-        if game.views:
-            for st in statements(sql_dir() / "games" / game.views):
-                con.execute(temporary(st))
+
+
+def apply_own_game_views(con: duckdb.DuckDBPyConnection) -> None:
+    """Every game's views (``sql/games``) as TEMP views of this connection, like
+    ``apply_own_views``.  Made only before a connection runs SQL it is given
+    (``Database.prepare_for_sql``): tbdb's own code reads no game view, and making them takes
+    about 0.11 s, most of what opening a file for lookups took."""
+    from tbdb import games
+    from tbdb.sql_files import statements
+    for path in games.view_files():
+        for st in statements(path):
+            con.execute(temporary(st))

@@ -80,6 +80,9 @@ def test_registry_knows_every_game_and_rejects_others(capsys):
     assert sorted(shown) == sorted(ALL_GAMES)
     with pytest.raises(tbdb.UnknownGameError, match="'go'"):
         games.get("go")
+    # a database's views are made from the files without importing the games: the same files
+    assert [p.name for p in games.view_files()] == \
+        sorted(g.views for g in games.all_games() if g.views)
 
 
 def _overrides(g, method: str) -> bool:

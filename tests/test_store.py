@@ -75,6 +75,33 @@ def test_migrated_views_are_the_views_in_sql_dir(tmp_path):
     assert {k: norm(v) for k, v in migrated.items()} == {k: norm(v) for k, v in current.items()}
 
 
+def test_a_build_remakes_the_game_views_unless_they_are_this_tbdb_s(tmp_path):
+    """Opening a file to write makes the games' views again only when they are not marked as
+    this tbdb's (a comment with the digest of sql/games on the last one made)."""
+    db = str(tmp_path / "views.duckdb")
+    Store(db).close()
+
+    def change_a_view(drop_mark: bool):
+        con = duckdb.connect(db)
+        if drop_mark:
+            (marked,), = con.execute("SELECT view_name FROM duckdb_views() WHERE comment LIKE "
+                                     "'tbdb game views %'").fetchall()
+            con.execute(f"COMMENT ON VIEW {marked} IS NULL")  # as an older tbdb leaves it
+        con.execute("CREATE OR REPLACE VIEW cdc_tables AS SELECT 1 AS changed")
+        con.close()
+
+    def columns():
+        with Store(db) as store:
+            return [c for (c,) in store.query("SELECT column_name FROM (DESCRIBE cdc_tables)")]
+
+    change_a_view(drop_mark=False)
+    assert columns() == ["changed"]  # marked as current: not made again
+    change_a_view(drop_mark=True)
+    assert "material" in columns()  # unmarked: made again, and marked
+    change_a_view(drop_mark=False)
+    assert columns() == ["changed"]
+
+
 def test_views_answer(kcvp_db):
     with Store(kcvp_db, read_only=True) as store:
         for view in _defined("VIEW"):
