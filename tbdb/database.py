@@ -21,6 +21,7 @@ import re
 import shutil
 import stat
 import tempfile
+import threading
 from pathlib import Path
 from typing import Iterable
 
@@ -308,7 +309,8 @@ class Database:
             except BaseException:
                 self.con.close()
                 raise
-            self._game_views = False  # made by ``prepare_for_sql``
+            self._game_views = False  # made by ``prepare_for_sql`` (the web server's threads)
+            self._game_views_lock = threading.Lock()
         else:
             if not os.path.exists(self.path):
                 self._create()
@@ -456,8 +458,10 @@ class Database:
         file's (``tbdb.untrusted``); a connection that writes has them in the file already."""
         if self.read_only and not self._game_views:
             from tbdb.untrusted import apply_own_game_views
-            apply_own_game_views(self.con)
-            self._game_views = True
+            with self._game_views_lock:
+                if not self._game_views:
+                    apply_own_game_views(self.con)
+                    self._game_views = True
 
     def revision(self, con=None) -> str | None:
         con = con or self.con
