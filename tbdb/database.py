@@ -336,6 +336,8 @@ class Database:
             raise NotADatabaseError(f"database {self.path!r} was written by an older tbdb "
                                     f"(schema {rev!r}); upgrade the file once with: "
                                     f"tbdb upgrade --db {self.path}")
+        from tbdb.untrusted import check_columns
+        check_columns(self.con, self.path)  # (the views bind to them: no binder error later)
 
     def _create(self) -> None:
         """A new file appears with its whole schema or not at all: the schema is made in a

@@ -27,10 +27,37 @@ import duckdb
 
 from tbdb.errors import MissingValuesFileError, NotADatabaseError
 
-# tbdb's tables (``tbdb.models``; tests/test_untrusted_db.py checks the list): its code and
-# views read them, so each must be a plain table of plain columns
-TABLES = ("alembic_version", "tb_tables", "tb_stats", "tb_index_rows", "tb_index_files",
-          "tb_key_values", "tb_score_runs", "tb_texts", "build_checkpoints", "build_levels")
+# tbdb's tables (``tbdb.models``) with their columns and DuckDB types at the current schema
+# (tests/test_untrusted_db.py checks them against a file the migrations make).  Its code and
+# views read them, so each must be a plain table of plain columns, and a table without one of
+# these columns, or with another type, would break them with DuckDB's binder errors
+COLUMNS = {
+    "alembic_version": {"version_num": "VARCHAR"},
+    "tb_tables": {"table_id": "INTEGER", "game": "VARCHAR", "table_name": "VARCHAR",
+        "storage": "VARCHAR", "params": "VARCHAR", "layout": "VARCHAR", "slots": "BIGINT",
+        "positions": "BIGINT", "raw_positions": "BIGINT", "positions_answered": "BIGINT",
+        "fixed_positions": "BIGINT", "illegal": "BIGINT", "mode": "VARCHAR", "seconds": "FLOAT",
+        "built": "TIMESTAMP", "estimate_bytes": "BIGINT", "peak_bytes": "BIGINT"},
+    "tb_stats": {"table_id": "INTEGER", "label": "VARCHAR", "pieces": "SMALLINT",
+        "side_to_move": "VARCHAR", "positions": "BIGINT", "wins": "BIGINT", "draws": "BIGINT",
+        "losses": "BIGINT", "illegal": "BIGINT", "longest_win": "SMALLINT",
+        "longest_loss": "SMALLINT"},
+    "tb_index_rows": {"table_id": "INTEGER", "idx": "BIGINT", "result": "SMALLINT",
+        "distance": "SMALLINT", "best_move": "INTEGER", "multiplicity": "SMALLINT"},
+    "tb_index_files": {"table_id": "INTEGER", "path": "VARCHAR", "rows": "BIGINT",
+        "bytes": "BIGINT", "sha256": "VARCHAR"},
+    "tb_key_values": {"table_id": "INTEGER", "level": "SMALLINT", "key0": "BIGINT",
+        "key1": "BIGINT", "key_constraint": "SMALLINT", "result": "SMALLINT",
+        "distance": "SMALLINT", "best_move": "INTEGER", "multiplicity": "SMALLINT"},
+    "tb_score_runs": {"table_id": "INTEGER", "idx": "BIGINT", "turns_left_from": "SMALLINT",
+        "turns_left_to": "SMALLINT", "score": "SMALLINT", "best_move": "INTEGER"},
+    "tb_texts": {"layout": "VARCHAR", "idx": "BIGINT", "text": "VARCHAR"},
+    "build_checkpoints": {"game": "VARCHAR", "table_name": "VARCHAR", "state": "VARCHAR",
+        "rows": "BIGINT", "started": "TIMESTAMP", "finished": "TIMESTAMP", "seconds": "FLOAT"},
+    "build_levels": {"game": "VARCHAR", "table_name": "VARCHAR", "level": "SMALLINT",
+        "rows": "BIGINT", "seconds": "FLOAT", "finished": "TIMESTAMP"},
+}
+TABLES = tuple(COLUMNS)
 VALUES_SUFFIX = ".values.parquet"
 # the view tb_index_values with no files (``tbdb.storage.parquet.index_view_sql`` adds them)
 INDEX_VIEW_FILE = "04_index_values.sql"
@@ -109,6 +136,32 @@ def file_identity(db: str) -> tuple | None:
         wal_key = None
     return (os.path.realpath(db), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
             st.st_ctime_ns, wal_key)
+
+
+def check_columns(con: duckdb.DuckDBPyConnection, db: str) -> None:
+    """``NotADatabaseError`` unless each of tbdb's tables has the columns of the current schema
+    with their types (``COLUMNS``; more columns do no harm).  For a file of the current
+    schema revision: an older one lacks the newer columns until ``tbdb upgrade``."""
+    names = ", ".join(f"'{t}'" for t in COLUMNS)
+    have = {(t, c): ty for t, c, ty in con.execute(
+        f"SELECT table_name, column_name, data_type FROM system.main.duckdb_columns() WHERE "
+        f"database_name <> 'temp' AND schema_name = 'main' AND table_name IN ({names})"
+    ).fetchall()}
+    tables = {t for t, _ in have}
+    for table, columns in COLUMNS.items():
+        what = None
+        if table not in tables:
+            what = f"it has no table {table!r}"
+        else:
+            for column, kind in columns.items():
+                got = have.get((table, column))
+                if got != kind:
+                    what = (f"table {table!r} has no column {column!r}" if got is None else
+                            f"column {table}.{column} is {got}, not {kind}")
+                    break
+        if what:
+            raise NotADatabaseError(f"{db!r} is not a tbdb database as tbdb writes it: {what}; "
+                                    f"tbdb does not read such a file")
 
 
 def recorded_files(con: duckdb.DuckDBPyConnection) -> list[tuple]:

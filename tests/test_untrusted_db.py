@@ -185,7 +185,30 @@ def test_tables_replaced_or_functions_shadowed_are_refused(craft, needle, copy_d
     assert open(copy_db, "rb").read() == before
 
 
-def test_the_checked_tables_are_tbdb_s_tables():
+def test_the_checked_tables_are_tbdb_s_tables(tmp_path):
     from tbdb import models
-    from tbdb.untrusted import TABLES
+    from tbdb.store import Store
+    from tbdb.untrusted import COLUMNS, TABLES
     assert set(TABLES) == set(models.metadata.tables) | {"alembic_version"}
+    # the columns and types checked are those of a file the migrations make
+    with Store(str(tmp_path / "new.duckdb")) as store:
+        made = store.query("SELECT table_name, column_name, data_type FROM duckdb_columns() "
+                           "WHERE schema_name = 'main' ORDER BY table_name, column_index")
+    assert {t: {c: ty for t2, c, ty in made if t2 == t} for t in TABLES} == COLUMNS
+
+
+@pytest.mark.parametrize("craft, needle", [
+    ("ALTER TABLE tb_tables DROP COLUMN params", "table 'tb_tables' has no column 'params'"),
+    ("ALTER TABLE tb_stats ALTER wins TYPE VARCHAR", "tb_stats.wins is VARCHAR, not BIGINT"),
+    ("DROP TABLE tb_texts", "no table 'tb_texts'"),
+])
+def test_a_table_without_its_columns_is_refused_in_one_line(craft, needle, copy_db, capsys):
+    """A file of the current schema whose tables lack a column tbdb reads (or hold it with
+    another type): DuckDB's binder errors came out of lookups and tbdb sql as tracebacks."""
+    _execute(copy_db, craft)
+    before = open(copy_db, "rb").read()
+    for args in (LOOKUP, ["status"], ["sql", "SELECT 1"]):
+        _one_line_error(capsys, main(args + ["--db", copy_db]), needle)
+    with pytest.raises(tbdb.NotADatabaseError, match=needle):
+        tbdb.open(copy_db)
+    assert open(copy_db, "rb").read() == before
