@@ -12,7 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from tbdb.database import is_disk_full
-from tbdb.errors import DamagedTableError, MissingTableError
+from tbdb.errors import DamagedTableError, MissingTableError, NotADatabaseError, quote
 from tbdb.storage.parquet import ValuesFile
 
 
@@ -29,7 +29,7 @@ class Catalogue:
         out = []
         for row in cur.fetchall():
             item = dict(zip(cols, row))
-            item["params"] = json.loads(item["params"])
+            item["params"] = self._params(item["game"], item["table_name"], item["params"])
             out.append(item)
         return out
 
@@ -43,8 +43,26 @@ class Catalogue:
         if not rows:
             return None
         table_id, storage, params, layout, slots, positions = rows[0]
-        return {"table_id": table_id, "storage": storage, "params": json.loads(params),
-                "layout": layout, "slots": slots, "positions": positions, "table_name": table}
+        for name, count in (("slots", slots), ("positions", positions)):
+            if count is None or count < 0:
+                self._refuse(game, table, f"{count} {name}")
+        return {"table_id": table_id, "storage": storage,
+                "params": self._params(game, table, params), "layout": layout, "slots": slots,
+                "positions": positions, "table_name": table}
+
+    def _params(self, game: str, table: str, text) -> dict:
+        """A catalogue row's params: the JSON object tbdb writes, else ``NotADatabaseError``."""
+        try:
+            params = json.loads(text)
+        except (TypeError, ValueError):
+            params = None
+        if not isinstance(params, dict):
+            self._refuse(game, table, f"params {quote(text)}")
+        return params
+
+    def _refuse(self, game: str, table: str, what: str):
+        raise NotADatabaseError(f"{self.path!r} records {what} for {game} table {table!r}, "
+                                f"which tbdb never writes; tbdb does not read such a file")
 
     def require_table(self, game: str, table: str, what: str, how: str) -> dict:
         """The catalogue row of a built table, else ``MissingTableError`` saying how to build

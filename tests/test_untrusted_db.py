@@ -212,3 +212,17 @@ def test_a_table_without_its_columns_is_refused_in_one_line(craft, needle, copy_
     with pytest.raises(tbdb.NotADatabaseError, match=needle):
         tbdb.open(copy_db)
     assert open(copy_db, "rb").read() == before
+
+
+@pytest.mark.parametrize("craft, needle", [
+    ("UPDATE tb_tables SET params = '{bad'", "records params '{bad' for cdc table 'KCvP'"),
+    ("UPDATE tb_tables SET params = '[1]'", "records params '[1]' for cdc table 'KCvP'"),
+    ("UPDATE tb_tables SET slots = -5", "records -5 slots for cdc table 'KCvP'"),
+])
+def test_catalogue_values_tbdb_never_writes_are_refused_in_one_line(craft, needle, copy_db,
+                                                                  capsys):
+    """They came out as JSON's or numpy's messages, naming neither the file nor the table."""
+    _execute(copy_db, craft)
+    before = open(copy_db, "rb").read()
+    _one_line_error(capsys, main(LOOKUP + ["--db", copy_db]), needle, "never writes")
+    assert open(copy_db, "rb").read() == before
