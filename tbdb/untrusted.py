@@ -78,9 +78,6 @@ def check_catalogue(con: duckdb.DuckDBPyConnection, db: str,
     if identity is not None and identity in _CLEAN:
         return
 
-    def refuse(what: str):
-        raise NotADatabaseError(f"{db!r} is not a tbdb database as tbdb writes it: {what}; tbdb "
-                                f"does not read such a file")
     # macros first: one named like an operator ('+', '||') or a function stands in for it in
     # any later query, these two excepted (comparisons, NOT and IN are no functions to shadow).
     # Listing the functions is most of the check's time (about 35 ms a scan): one scan for the
@@ -90,19 +87,19 @@ def check_catalogue(con: duckdb.DuckDBPyConnection, db: str,
         "AND database_name <> 'temp'").fetchall()
     found = sorted(name for (name,) in own if name in _internal_functions(con))
     if found:
-        refuse(f"it defines a macro {found[0]!r} in place of DuckDB's function of that name")
+        _refuse(db, f"it defines a macro {found[0]!r} in place of DuckDB's function of that name")
     names = ", ".join(f"'{t}'" for t in TABLES)
     found = con.execute(
         f"SELECT view_name FROM system.main.duckdb_views() WHERE NOT internal AND NOT temporary "
         f"AND schema_name = 'main' AND view_name IN ({names}) ORDER BY view_name").fetchall()
     if found:
-        refuse(f"{found[0][0]!r} is a view where tbdb keeps a table")
+        _refuse(db, f"{found[0][0]!r} is a view where tbdb keeps a table")
     found = con.execute(
         f"SELECT table_name, column_name FROM system.main.duckdb_columns() WHERE database_name "
         f"<> 'temp' AND schema_name = 'main' AND table_name IN ({names}) "
         f"AND column_default IS NOT NULL ORDER BY table_name, column_index").fetchall()
     if found:
-        refuse(f"table {found[0][0]!r} has a computed column {found[0][1]!r}")
+        _refuse(db, f"table {found[0][0]!r} has a computed column {found[0][1]!r}")
     if identity is not None and identity == file_identity(db):  # (not written meanwhile)
         _CLEAN.add(identity)
 
@@ -149,19 +146,19 @@ def check_columns(con: duckdb.DuckDBPyConnection, db: str) -> None:
     ).fetchall()}
     tables = {t for t, _ in have}
     for table, columns in COLUMNS.items():
-        what = None
         if table not in tables:
-            what = f"it has no table {table!r}"
-        else:
-            for column, kind in columns.items():
-                got = have.get((table, column))
-                if got != kind:
-                    what = (f"table {table!r} has no column {column!r}" if got is None else
-                            f"column {table}.{column} is {got}, not {kind}")
-                    break
-        if what:
-            raise NotADatabaseError(f"{db!r} is not a tbdb database as tbdb writes it: {what}; "
-                                    f"tbdb does not read such a file")
+            _refuse(db, f"it has no table {table!r}")
+        for column, kind in columns.items():
+            got = have.get((table, column))
+            if got is None:
+                _refuse(db, f"table {table!r} has no column {column!r}")
+            if got != kind:
+                _refuse(db, f"column {table}.{column} is {got}, not {kind}")
+
+
+def _refuse(db: str, what: str):
+    raise NotADatabaseError(f"{db!r} is not a tbdb database as tbdb writes it: {what}; tbdb "
+                            f"does not read such a file")
 
 
 def recorded_files(con: duckdb.DuckDBPyConnection) -> list[tuple]:

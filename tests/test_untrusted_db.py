@@ -9,7 +9,6 @@ import duckdb
 import pytest
 
 import tbdb
-
 from tbdb.cli import main
 from tests.test_safety import _one_line_error, copy_db  # noqa: F401 (copy_db: a fixture)
 
