@@ -226,6 +226,41 @@ def test_bad_input_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
     assert not (tmp_path / "o").exists()
 
 
+# a process that holds a directory as its writer until its standard input closes
+_HOLD = """import sys
+from tbdb.probe_files.directory_lock import DirectoryLock
+lock = DirectoryLock(sys.argv[1], "--out")
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_one_process_writes_a_directory_at_a_time(tmp_path, capsys):
+    """A build or an export into a directory another process is writing is refused in one line
+    naming that process, and the directory is left as it was: two writers lost each other's
+    manifest updates (the last one written won), and two chess set builds would not fit in
+    memory side by side.  The writer's lock goes when it ends."""
+    out, db = tmp_path / "out", tmp_path / "ttt.duckdb"
+    tbdb.build("chess", probe_files=str(out), progress=False, material="KRvK")
+    tbdb.build("tictactoe", db=str(db), progress=False)
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(out)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"  # so the build above let it go
+        before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+        for argv in (["build", "chess", "--material", "KQvK", "--probe-files", str(out)],
+                     ["export", "--db", str(db), "--out", str(out)]):
+            code, err = _cli(capsys, *argv)
+            assert code == 2 and f"{str(out)!r} is held by process {holder.pid}" in err, err
+            assert len(err.strip().splitlines()) == 1, err
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert main(["export", "--db", str(db), "--out", str(out)]) == 0
+    assert sorted(_entries(out)) == [("chess", "KRvK"), ("tictactoe", "all")]
+
+
 def test_status_lists_what_a_build_into_probe_files_finished(tmp_path, capsys):
     out = tmp_path / "out"
     tbdb.build("chess", probe_files=str(out), progress=False, material="KRvK")

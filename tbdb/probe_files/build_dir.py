@@ -29,6 +29,7 @@ import numpy as np
 
 from tbdb.errors import DamagedTableError, MissingTableError
 from tbdb.probe_files.coder import Stream, pack_values, symbols_of, unpack_values
+from tbdb.probe_files.directory_lock import DirectoryLock
 from tbdb.probe_files.directory import (_write_file, file_name, manifest_entries,
                                         manifest_entry, read_manifest, size_and_sha256,
                                         write_manifest)
@@ -65,20 +66,32 @@ class ProbeBuild:
             raise ProbeFileError(f"--probe-files {self.path!r}: give a directory")
         if os.path.exists(self.path) and not os.path.isdir(self.path):
             raise ProbeFileError(f"--probe-files {self.path!r} exists and is not a directory")
-        entries = manifest_entries(self.path) if os.path.isdir(self.path) else {}
-        other = sorted(t for (g, t), e in entries.items()
-                       if g == game and e["moves"] != self.moves)
-        if other:  # one directory, one kind: a resumed build must not mix them
-            held, flag = ("best moves", "without --no-moves") if not self.moves else \
-                ("no best moves (built with --no-moves)", "with --no-moves")
-            raise ProbeFileError(f"--probe-files {self.path!r} holds {game} tables with "
-                                 f"{held} ({other[0]!r} among {len(other)}): build it "
-                                 f"{flag}, or into another directory")
+        if os.path.isdir(self.path):  # refused before anything is made or locked
+            self._check_kind(manifest_entries(self.path))
         os.makedirs(os.path.join(self.path, game), exist_ok=True)
+        self.writer = DirectoryLock(self.path, "--probe-files")  # until close()
+        try:
+            # read again now that no other writer can change it
+            self.entries = entries = manifest_entries(self.path)
+            self._check_kind(entries)
+        except BaseException:
+            self.writer.release()
+            raise
         for d in ("", game):  # what a build or export killed midway left under temporary names
             remove_stale_temporaries(os.path.join(self.path, d))
-        self.entries = entries  # read before anything was made (removing temporaries keeps it)
         self.lock = threading.Lock()  # the writer thread and the solving thread
+
+    def _check_kind(self, entries: dict) -> None:
+        """One directory, one kind: a resumed build must not mix files with and without best
+        moves."""
+        other = sorted(t for (g, t), e in entries.items()
+                       if g == self.game and e["moves"] != self.moves)
+        if other:
+            held, flag = ("best moves", "without --no-moves") if not self.moves else \
+                ("no best moves (built with --no-moves)", "with --no-moves")
+            raise ProbeFileError(f"--probe-files {self.path!r} holds {self.game} tables with "
+                                 f"{held} ({other[0]!r} among {len(other)}): build it "
+                                 f"{flag}, or into another directory")
 
     def write_bytes(self, data) -> int:
         """The bytes coding a table's file holds at its peak beside the values: the
@@ -97,7 +110,7 @@ class ProbeBuild:
         self.close()
 
     def close(self) -> None:
-        pass
+        self.writer.release()
 
     def sibling(self) -> ProbeBuild:
         return self  # writes are whole files and a manifest rewritten under a lock

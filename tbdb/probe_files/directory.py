@@ -23,6 +23,7 @@ from tbdb.probe_files.streamed import (IndexRanges, bounded_reads, chunk_runs, c
                                        sample_slots, stream_slots, streamed, write_index_file)
 from tbdb.probe_files.streamed_runs import write_runs_file
 from tbdb.probe_files.direct import write_direct_file
+from tbdb.probe_files.directory_lock import DirectoryLock
 from tbdb.probe_files.tables import table_type
 
 
@@ -358,7 +359,6 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
     reads one cell, for several times the size).  The database is opened read-only."""
     from tbdb import games
     from tbdb.database import default_db_path
-    from tbdb.progress import Progress
     from tbdb.store import Store
     t0 = time.perf_counter()
     db = db or default_db_path()
@@ -382,91 +382,103 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
             how = f"tbdb build {names[0]} --db {db}" if game else f"tbdb build GAME --db {db}"
             raise MissingTableError(f"{db!r} holds {what} to export (build one first: {how})")
         os.makedirs(out, exist_ok=True)
-        # what exports killed midway left under temporary names (not the files: a file is
-        # only ever renamed into place whole)
-        for g in sorted({"", *(g for g, _ in want)}):
-            remove_stale_temporaries(os.path.join(out, g))
-        old = manifest_entries(out)
-        bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
-                       unit="slots")
-        entries = dict(old)
-        # two threads code the streams of the last two tables read while this one reads the
-        # next from the database (the coder's kernels release the GIL; the connection stays
-        # on this thread)
-        pending: list[tuple] = []
-
-        writes: list = []  # files being written (and synced) on a thread of their own
-
-        def finish(g, row, rel, path, source, coded) -> None:
-            parts = coded()
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            while len(writes) > 3:  # a few files' bytes in flight at most
-                writes.pop(0).result()
-            writes.append(writer.submit(_write_file, path, parts))
-            record(g, row, rel, source, *size_and_sha256(parts))
-
-        def record(g, row, rel, source, size, sha256) -> None:
-            entries[(g, row["table_name"])] = manifest_entry(g, row, rel, size, sha256, source)
-            summary.written.append(rel)
-            summary.bytes += size
-            bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
-
-        # when each table was built, in one query (not one per table: 1,099 for CDC 2-4)
-        built_at = dict(store.query("SELECT table_id, CAST(built AS VARCHAR) FROM tb_tables"))
-        with ThreadPoolExecutor(2) as pool, ThreadPoolExecutor(1) as writer:
-            for g, row in want:
-                built = built_at[row["table_id"]]
-                source = {"table_id": int(row["table_id"]), "built": built,
-                          "moves": bool(moves) or row["storage"] == "runs"}
-                if direct and row["storage"] == "index":  # (absent otherwise: files written
-                    source["direct"] = True                # before direct cells stay current)
-                rel = file_name(g, row["table_name"])
-                path = os.path.join(out, rel)
-                e = old.get((g, row["table_name"]))
-                current = e is not None and e.get("source") == source and e["path"] == rel \
-                    and os.path.isfile(path) and not os.path.islink(path) \
-                    and os.path.getsize(path) == e["size"]
-                if current:
-                    # a file is kept only if its bytes are still those written (a flipped byte
-                    # is repaired by exporting again; about 0.3 s of CPU per 100 MB)
-                    bar.note(f"{g} {row['table_name']} (checking)")
-                    if sha256_file(path) != e["sha256"]:
-                        summary.damaged.append(rel)
-                        current = False
-                if current:
-                    summary.skipped.append(rel)
-                    summary.bytes += e["size"]
-                    bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
-                    continue
-                bar.note(f"{g} {row['table_name']}")
-                if streamed(row) or row["storage"] == "runs":
-                    # alone, a chunk at a time (``streamed``, ``streamed_runs``)
-                    while pending:
-                        finish(*pending.pop(0))
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    if row["storage"] == "runs":
-                        size, sha256, _ = write_runs_file(store, g, row, path, note=bar.note)
-                    elif direct:
-                        size, sha256, _ = write_direct_file(store, g, row, moves, path,
-                                                            note=bar.note)
-                    else:
-                        size, sha256, _ = write_index_file(store, g, row, moves, path,
-                                                           note=bar.note)
-                    record(g, row, rel, source, size, sha256)
-                    continue
-                values = storage_of(row).load(store, row)
-                while len(pending) > 1:  # at most two tables coding while one is read
-                    finish(*pending.pop(0))
-                pending.append((g, row, rel, path, source,
-                                start_table(g, row, values, moves, pool, direct)))
-            while pending:
-                finish(*pending.pop(0))
-            for w in writes:
-                w.result()
-        bar.close()
-    write_manifest(out, entries)
+        lock = DirectoryLock(out, "--out")  # one writer of the directory at a time
+        try:
+            _export(store, out, want, moves, direct, summary, progress)
+        finally:
+            lock.release()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _export(store, out: str, want: list, moves: bool, direct: bool, summary: ExportSummary,
+            progress) -> None:
+    """``export``'s writing, with the directory locked: ``want``'s (game, catalogue row)
+    coded into files under ``out`` and listed in its manifest."""
+    from tbdb.progress import Progress
+    # what exports killed midway left under temporary names (not the files: a file is
+    # only ever renamed into place whole)
+    for g in sorted({"", *(g for g, _ in want)}):
+        remove_stale_temporaries(os.path.join(out, g))
+    old = manifest_entries(out)
+    bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
+                   unit="slots")
+    entries = dict(old)
+    # two threads code the streams of the last two tables read while this one reads the
+    # next from the database (the coder's kernels release the GIL; the connection stays
+    # on this thread)
+    pending: list[tuple] = []
+
+    writes: list = []  # files being written (and synced) on a thread of their own
+
+    def finish(g, row, rel, path, source, coded) -> None:
+        parts = coded()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        while len(writes) > 3:  # a few files' bytes in flight at most
+            writes.pop(0).result()
+        writes.append(writer.submit(_write_file, path, parts))
+        record(g, row, rel, source, *size_and_sha256(parts))
+
+    def record(g, row, rel, source, size, sha256) -> None:
+        entries[(g, row["table_name"])] = manifest_entry(g, row, rel, size, sha256, source)
+        summary.written.append(rel)
+        summary.bytes += size
+        bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
+
+    # when each table was built, in one query (not one per table: 1,099 for CDC 2-4)
+    built_at = dict(store.query("SELECT table_id, CAST(built AS VARCHAR) FROM tb_tables"))
+    with ThreadPoolExecutor(2) as pool, ThreadPoolExecutor(1) as writer:
+        for g, row in want:
+            built = built_at[row["table_id"]]
+            source = {"table_id": int(row["table_id"]), "built": built,
+                      "moves": bool(moves) or row["storage"] == "runs"}
+            if direct and row["storage"] == "index":  # (absent otherwise: files written
+                source["direct"] = True                # before direct cells stay current)
+            rel = file_name(g, row["table_name"])
+            path = os.path.join(out, rel)
+            e = old.get((g, row["table_name"]))
+            current = e is not None and e.get("source") == source and e["path"] == rel \
+                and os.path.isfile(path) and not os.path.islink(path) \
+                and os.path.getsize(path) == e["size"]
+            if current:
+                # a file is kept only if its bytes are still those written (a flipped byte
+                # is repaired by exporting again; about 0.3 s of CPU per 100 MB)
+                bar.note(f"{g} {row['table_name']} (checking)")
+                if sha256_file(path) != e["sha256"]:
+                    summary.damaged.append(rel)
+                    current = False
+            if current:
+                summary.skipped.append(rel)
+                summary.bytes += e["size"]
+                bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
+                continue
+            bar.note(f"{g} {row['table_name']}")
+            if streamed(row) or row["storage"] == "runs":
+                # alone, a chunk at a time (``streamed``, ``streamed_runs``)
+                while pending:
+                    finish(*pending.pop(0))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                if row["storage"] == "runs":
+                    size, sha256, _ = write_runs_file(store, g, row, path, note=bar.note)
+                elif direct:
+                    size, sha256, _ = write_direct_file(store, g, row, moves, path,
+                                                        note=bar.note)
+                else:
+                    size, sha256, _ = write_index_file(store, g, row, moves, path,
+                                                       note=bar.note)
+                record(g, row, rel, source, size, sha256)
+                continue
+            values = storage_of(row).load(store, row)
+            while len(pending) > 1:  # at most two tables coding while one is read
+                finish(*pending.pop(0))
+            pending.append((g, row, rel, path, source,
+                            start_table(g, row, values, moves, pool, direct)))
+        while pending:
+            finish(*pending.pop(0))
+        for w in writes:
+            w.result()
+    bar.close()
+    write_manifest(out, entries)
 
 
 def verify_dir(path: str, game: str | None = None) -> tuple[int, list[str]]:
