@@ -427,6 +427,32 @@ def test_a_manifest_mismatch_and_a_missing_table_are_named(exported, tmp_path, c
     _lookup_fails(d, capsys, kcvp, "KCvP", "missing", "tbdb export")
 
 
+@pytest.mark.parametrize("field, value, problem", [
+    (None, 1, "not an object"), ("size", "99", "'size' is not a count"),
+    ("slots", -1, "'slots' is not a count"), ("params", [1], "'params' is not an object"),
+    ("moves", "yes", "'moves' is not true or false"), ("game", None, "'game' is not text"),
+    ("path", "../KCvP.tbp", "a path outside the directory")])
+def test_a_manifest_entry_tbdb_never_writes_is_refused(exported, tmp_path, capsys, kcvp, field,
+                                                       value, problem):
+    """Every reader takes an entry's fields on trust once the manifest is read: an entry that
+    was a number, or a size written as text, came out of lookup, status and verify as a
+    TypeError."""
+    d = _copy(exported[1], tmp_path)
+    mpath = os.path.join(d, MANIFEST)
+    m = json.load(open(mpath))
+    i = next(i for i, e in enumerate(m["files"]) if e["table"] == "KCvP")
+    if field is None:
+        m["files"][i] = value
+    else:
+        m["files"][i][field] = value
+    json.dump(m, open(mpath, "w"))
+    _lookup_fails(d, capsys, kcvp, "malformed entry", problem)
+    for argv in (["status", "--db", d], ["verify", "--db", d]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and problem in err, err
+
+
 def test_a_fifo_or_a_link_out_of_the_directory_is_refused(exported, tmp_path, capsys, kcvp):
     d = _copy(exported[1], tmp_path)
     outside = str(tmp_path / "outside.tbp")

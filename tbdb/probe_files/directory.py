@@ -63,12 +63,40 @@ def read_manifest(path: str) -> dict:
         raise ProbeFileError(f"manifest {mpath!r} has format version {m.get('version')!r}; "
                              f"this tbdb reads version {VERSION}: export again")
     for e in m["files"]:
-        p = e.get("path", "") if isinstance(e, dict) else ""
-        if not isinstance(p, str) or os.path.isabs(p) or ".." in p.split("/") \
-                or not all(k in e for k in ("game", "table", "size", "sha256", "storage",
-                                           "params", "slots", "positions")):
-            raise ProbeFileError(f"manifest {mpath!r} has a malformed entry: {e!r:.200}")
+        problem = _entry_problem(e)
+        if problem:
+            raise ProbeFileError(f"manifest {mpath!r} has a malformed entry ({problem}): "
+                                 f"{e!r:.200}")
     return m
+
+
+_TEXTS = ("game", "table", "sha256", "storage")  # the fields of an entry, by type
+_COUNTS = ("size", "slots", "positions")
+
+
+def _entry_problem(e) -> str | None:
+    """What is wrong with manifest entry ``e`` as tbdb writes them, or None: every reader
+    takes the fields' types on trust after this (a size written as text was compared with
+    the file's and added up, and an entry that was a number raised a TypeError)."""
+    if not isinstance(e, dict):
+        return "not an object"
+    missing = [k for k in ("path", *_TEXTS, *_COUNTS, "params") if k not in e]
+    if missing:
+        return f"no {missing[0]!r}"
+    p = e["path"]
+    if not isinstance(p, str) or not p or os.path.isabs(p) or ".." in p.split("/"):
+        return "a path outside the directory"
+    for k in _TEXTS:
+        if not isinstance(e[k], str):
+            return f"{k!r} is not text"
+    for k in _COUNTS:
+        if type(e[k]) is not int or e[k] < 0:  # not bool, which is an int
+            return f"{k!r} is not a count"
+    if not isinstance(e["params"], dict):
+        return "'params' is not an object"
+    if not isinstance(e.get("moves", True), bool):
+        return "'moves' is not true or false"
+    return None
 
 
 _DECODER: list = []
