@@ -431,7 +431,8 @@ def test_a_manifest_mismatch_and_a_missing_table_are_named(exported, tmp_path, c
     (None, 1, "not an object"), ("size", "99", "'size' is not a count"),
     ("slots", -1, "'slots' is not a count"), ("params", [1], "'params' is not an object"),
     ("moves", "yes", "'moves' is not true or false"), ("game", None, "'game' is not text"),
-    ("path", "../KCvP.tbp", "a path outside the directory")])
+    ("path", "../KCvP.tbp", "a path outside the directory"),
+    ("path", "cdc/KCvP.tbp\x00", "a path outside the directory")])
 def test_a_manifest_entry_tbdb_never_writes_is_refused(exported, tmp_path, capsys, kcvp, field,
                                                        value, problem):
     """Every reader takes an entry's fields on trust once the manifest is read: an entry that

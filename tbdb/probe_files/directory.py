@@ -84,7 +84,8 @@ def _entry_problem(e) -> str | None:
     if missing:
         return f"no {missing[0]!r}"
     p = e["path"]
-    if not isinstance(p, str) or not p or os.path.isabs(p) or ".." in p.split("/"):
+    if not isinstance(p, str) or not p or os.path.isabs(p) or ".." in p.split("/") \
+            or "\x00" in p:
         return "a path outside the directory"
     for k in _TEXTS:
         if not isinstance(e[k], str):
