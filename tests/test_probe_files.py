@@ -428,7 +428,8 @@ def test_a_manifest_mismatch_and_a_missing_table_are_named(exported, tmp_path, c
 
 
 @pytest.mark.parametrize("field, value, problem", [
-    (None, 1, "not an object"), ("size", "99", "'size' is not a count"),
+    (None, 1, "not an object"), ("twice", None, "lists table 'KCvP' of cdc twice"),
+    ("size", "99", "'size' is not a count"),
     ("slots", -1, "'slots' is not a count"), ("params", [1], "'params' is not an object"),
     ("moves", "yes", "'moves' is not true or false"), ("game", None, "'game' is not text"),
     ("path", "../KCvP.tbp", "a path outside the directory"),
@@ -437,17 +438,20 @@ def test_a_manifest_entry_tbdb_never_writes_is_refused(exported, tmp_path, capsy
                                                        value, problem):
     """Every reader takes an entry's fields on trust once the manifest is read: an entry that
     was a number, or a size written as text, came out of lookup, status and verify as a
-    TypeError."""
+    TypeError; a table listed twice was answered from whichever entry came last (libtbprobe
+    refuses such a manifest)."""
     d = _copy(exported[1], tmp_path)
     mpath = os.path.join(d, MANIFEST)
     m = json.load(open(mpath))
     i = next(i for i, e in enumerate(m["files"]) if e["table"] == "KCvP")
-    if field is None:
+    if field == "twice":
+        m["files"].append(dict(m["files"][i]))
+    elif field is None:
         m["files"][i] = value
     else:
         m["files"][i][field] = value
     json.dump(m, open(mpath, "w"))
-    _lookup_fails(d, capsys, kcvp, "malformed entry", problem)
+    _lookup_fails(d, capsys, kcvp, problem)
     for argv in (["status", "--db", d], ["verify", "--db", d]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

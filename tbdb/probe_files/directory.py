@@ -62,11 +62,16 @@ def read_manifest(path: str) -> dict:
     if m.get("version") != VERSION:
         raise ProbeFileError(f"manifest {mpath!r} has format version {m.get('version')!r}; "
                              f"this tbdb reads version {VERSION}: export again")
+    listed = set()
     for e in m["files"]:
         problem = _entry_problem(e)
         if problem:
             raise ProbeFileError(f"manifest {mpath!r} has a malformed entry ({problem}): "
                                  f"{e!r:.200}")
+        if (e["game"], e["table"]) in listed:  # which one answers? (libtbprobe refuses too)
+            raise ProbeFileError(f"manifest {mpath!r} lists table {e['table']!r} of "
+                                 f"{e['game']} twice")
+        listed.add((e["game"], e["table"]))
     return m
 
 
