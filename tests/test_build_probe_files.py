@@ -109,6 +109,34 @@ def test_a_build_resumes_from_its_files(decode, tmp_path, monkeypatch):
     assert _entries(out)[(game, first)]["sha256"] == want[(game, first)]["sha256"]
 
 
+def test_a_table_read_from_a_damaged_file_is_not_built(tmp_path, capsys):
+    """A build checks every file it reads a table from against its checksums, whatever its
+    size (lookups check files up to 16 MiB on opening): a flipped byte decoded to other values
+    without a word, and the table built on them would have kept them."""
+    game, opts = "cdc", INDEX_BUILDS["cdc"]
+    out = tmp_path / "out"
+    tbdb.build(game, probe_files=str(out), progress=False, **opts)
+    last = games.get(game).plan(**opts)[-1]
+    read = sorted(games.get(game).dependencies(last))[0]
+    path = str(out / _entries(out)[(game, read)]["path"])
+    from tbdb.probe_files.format import ProbeFile
+    f = ProbeFile(path)
+    off, length, _ = f.sections["VALS"]
+    f.close()
+    with open(path, "r+b") as fh:  # a bit of the values' stream flipped; the size unchanged
+        fh.seek(off + length - 3)  # (in the coded bits, which come last)
+        b = fh.read(1)
+        fh.seek(-1, 1)
+        fh.write(bytes([b[0] ^ 0x04]))
+    before = open(out / "manifest.json", "rb").read()
+    code, err = _cli(capsys, "build", game, *(f"--{k}={v}" for k, v in opts.items()),
+                     "--probe-files", str(out), "--rebuild", last, "--no-progress")
+    line = err.strip().splitlines()[-1]  # (after "resuming: 1 of 2 tables already done")
+    assert code == 2 and err.count("error") == 1 and line.startswith("tbdb build: error"), err
+    assert repr(path) in line and "sha256" in line and f"--rebuild {read}" in line, err
+    assert open(out / "manifest.json", "rb").read() == before
+
+
 def test_a_killed_build_leaves_no_partial_file_and_resumes(tmp_path):
     game, opts = "cdc", INDEX_BUILDS["cdc"]
     ref, out = tmp_path / "ref", tmp_path / "out"
