@@ -245,6 +245,10 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                         bar.say(f"{g.name}: {t}: resuming its solve at distance {done} "
                                 f"(saved state)")
                         return
+                    if what.startswith("damaged save: "):  # never resumed from
+                        bar.say(f"{g.name}: {t}: its saved solve cannot be used "
+                                f"({what[len('damaged save: '):]}); solving it from the start")
+                        return
                     if what == "resumed children":  # saved inside its first pass
                         bar.say(f"{g.name}: {t}: resuming its children pass at slot "
                                 f"{done:,} of {total:,} (saved state)")

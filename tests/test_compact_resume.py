@@ -147,6 +147,45 @@ def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkey
     assert not (tmp_path / "save").exists()
 
 
+@pytest.mark.parametrize("damage", ["bit", "cut", "meta"])
+def test_a_damaged_save_is_not_resumed_from(tmp_path, monkeypatch, damage):
+    """A save whose state no longer holds what was written (a bit flipped on disk, a file cut
+    short, a meta.json that does not parse) is said and dropped, and the table solved from the
+    start to the same rows: resumed from, a flipped bit became a wrong value in every row it
+    reached, and a file cut short a traceback."""
+    from tbdb import compact
+    from tbdb.games.chinese_checkers.tables import RhombusTable
+    monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
+    want = engine.solve_index(RhombusTable(5, 2), "edges")
+
+    def stop(stage, done, total):
+        if stage == "levels" and done >= 9:
+            raise _Stop
+
+    save = tmp_path / "save"
+    with resume_in(save):
+        with pytest.raises(_Stop):
+            engine.solve_index(RhombusTable(5, 2), "compact", stop)
+        meta = json.loads((save / "meta.json").read_text())
+        state = save / f"state.{meta['generation']}.npy"
+        if damage == "bit":  # a byte of the words near the end (the header is at the start)
+            data = bytearray(state.read_bytes())
+            data[-100] ^= 0x01
+            state.write_bytes(bytes(data))
+        elif damage == "cut":
+            state.write_bytes(state.read_bytes()[:-100])
+        else:
+            (save / "meta.json").write_text('{"level": 9, "fingerprint": ')
+        seen = []
+        got = engine.solve_index(RhombusTable(5, 2), "compact",
+                                 lambda stage, done, total: seen.append(stage))
+    said = [s for s in seen if s.startswith("damaged save: ")]
+    assert len(said) == 1 and "resumed" not in seen and "children" in seen, seen[:5]
+    assert ("sha256" in said[0]) == (damage == "bit"), said
+    for field in ("result", "distance", "best", "multiplicity"):
+        assert (getattr(got, field) == getattr(want, field)).all(), field
+
+
 def test_a_save_of_another_table_is_not_used(tmp_path):
     """The save is keyed by the table's size and shape: another table's save is ignored."""
     from tests.test_retrograde_graphs import long_graph
