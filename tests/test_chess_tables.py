@@ -126,6 +126,24 @@ def test_a_board_reads_as_its_fen_does():
         assert str(from_board.value) == str(from_fen.value)
 
 
+def test_a_board_of_another_variant_is_refused(three):
+    """python-chess's variant boards subclass ``chess.Board``: an atomic or antichess KRvK was
+    answered with standard chess's mate in 15.  Chess960 without castling rights is standard
+    chess, and answered."""
+    import chess.variant
+    from tbdb.errors import InvalidPositionError
+    fen = "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"
+    for board_type in (chess.variant.AtomicBoard, chess.variant.AntichessBoard,
+                       chess.variant.CrazyhouseBoard, chess.variant.ThreeCheckBoard,
+                       chess.variant.KingOfTheHillBoard, chess.variant.RacingKingsBoard,
+                       chess.variant.HordeBoard):
+        with pytest.raises(InvalidPositionError, match=f"{board_type.__name__}, which plays "
+                                                       f"{board_type.uci_variant} rules"):
+            three.lookup(board_type(fen))
+    assert three.lookup(chess.Board(fen, chess960=True)).to_dict() == \
+        three.lookup(fen).to_dict()
+
+
 def test_a_line_mates(three):
     r = three.lookup("8/8/8/4k3/8/8/8/KR6 w - - 0 1")
     line = r.line()

@@ -266,7 +266,15 @@ class Position:
         """From a ``chess.Board`` (python-chess): its pieces read from its bitboards (python-chess
         numbers piece types as tbdb does, 1 pawn .. 6 king), checked as ``read`` checks a FEN;
         a board's FEN is written only to quote it in an error (writing one costs more than the
-        rest of a lookup)."""
+        rest of a lookup).  A board of another variant (python-chess's ``AtomicBoard``,
+        ``CrazyhouseBoard``, ... subclass ``chess.Board``) is refused: the tables hold standard
+        chess, whose values those rules do not share (a Chess960 board plays standard chess
+        once it has no castling rights, which the tables require anyway)."""
+        variant = getattr(board, "uci_variant", "chess")
+        if variant != "chess":
+            raise InvalidPositionError(f"chess position {quote(board.fen())} is a python-chess "
+                                       f"{type(board).__name__}, which plays {variant} rules; "
+                                       f"tbdb's chess tables hold standard chess")
         if board.castling_rights:
             fen = board.fen()
             raise InvalidPositionError(f"chess position {quote(fen)} has castling rights "
