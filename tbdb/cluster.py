@@ -113,7 +113,8 @@ def _import(store: Store, g, out: str, table: str, manifest: dict, copy: bool) -
         if mine != cat or stat_tuples(data.stats) != read_stats(out, g.name, table):
             # the values do not give the catalogue and statistics written beside them
             TablePaths.of(out, g.name, table).remove()
-            raise ClusterFileError(f"{g.name} table {table!r}: files under {out!r} disagree "
+            where = out.url if isinstance(out, OutDir) else out
+            raise ClusterFileError(f"{g.name} table {table!r}: files under {where!r} disagree "
                                    f"with themselves (catalogue or statistics); removed, run "
                                    f"again to rebuild")
     else:

@@ -249,6 +249,10 @@ def verified_manifest(out, game: str, table: str) -> dict:
             manifest.get("game") != game or manifest.get("table") != table:
         raise ClusterFileError(f"{paths.show(paths.manifest)}: not a format-{FORMAT} manifest "
                                f"of {game} table {table!r}")
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise ClusterFileError(f"{paths.show(paths.manifest)}: not a manifest tbdb writes "
+                               f"({problem})")
     for kind, path in (("values", paths.values), ("stats", paths.stats)):
         want = manifest["files"][kind]
         size = place.size(path)
@@ -266,6 +270,39 @@ def verified_manifest(out, game: str, table: str) -> dict:
     return manifest
 
 
+def _count(v) -> bool:
+    return type(v) is int and v >= 0  # not a bool, which is an int
+
+
+def _manifest_problem(m: dict) -> str | None:
+    """What in manifest ``m`` (format, game and table checked) is not as
+    ``write_table_files`` writes it, or None: the readers index it on trust after this (a
+    manifest without its files or catalogue came out of ``tbdb import`` as a KeyError)."""
+    files = m.get("files")
+    if not isinstance(files, dict):
+        return "no files"
+    for kind in ("values", "stats"):
+        f = files.get(kind)
+        if not isinstance(f, dict) or not _count(f.get("bytes")) or \
+                not isinstance(f.get("sha256"), str):
+            return f"no {kind} file with its bytes and sha256"
+    if not _count(m.get("rows")):
+        return "rows is not a count"
+    if not isinstance(m.get("seconds"), (int, float)) or isinstance(m.get("seconds"), bool):
+        return "seconds is not a number"
+    cat = m.get("catalogue")
+    if not isinstance(cat, dict) or sorted(cat) != sorted(CATALOGUE):
+        return f"its catalogue is not {', '.join(CATALOGUE)}"
+    if not isinstance(cat["params"], dict) or cat["storage"] != "index":
+        return "its catalogue is not an index table's"
+    for c in ("slots", "raw_positions", "positions_answered", "fixed_positions", "illegal"):
+        if not _count(cat[c]):
+            return f"its catalogue's {c} is not a count"
+    if m["rows"] > cat["slots"]:
+        return "more rows than slots"
+    return None
+
+
 def complete(out, game: str, table: str) -> dict | None:
     """The verified manifest, or None when the table's files are not complete and valid."""
     try:
@@ -280,8 +317,16 @@ def read_values(out, game: str, table: str, manifest: dict):
     paths = TablePaths.of(out, game, table)
     with paths.place.open(paths.values, "rb") as f:
         cols = pq.read_table(f)
-    slots = int(manifest["catalogue"]["slots"])
+    slots = manifest["catalogue"]["slots"]  # a count (``verified_manifest``)
+    try:  # the file's columns as the schema has them; what does not fit is refused
+        cols = cols.select(VALUES_SCHEMA.names).cast(VALUES_SCHEMA)
+    except (KeyError, ValueError, pa.ArrowException) as exc:
+        raise ClusterFileError(f"{paths.show(paths.values)}: not the values tbdb writes "
+                               f"({str(exc).splitlines()[0]})") from None
     at = cols.column("idx").to_numpy()
+    if len(at) and (at.min() < 0 or at.max() >= slots):  # (negative ones wrapped round)
+        raise ClusterFileError(f"{paths.show(paths.values)}: slots {int(at.min())}.."
+                               f"{int(at.max())} outside the table's {slots}")
     result = np.full(slots, NONE, np.int8)
     distance = np.zeros(slots, np.int16)
     best = np.full(slots, -1, np.int32)

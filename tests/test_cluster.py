@@ -312,6 +312,66 @@ def test_import_into_a_new_database_takes_complete_unrecorded_tables(built, embe
     assert main(["verify", "--db", db, "--no-progress"]) == 0
 
 
+def _rewrite_values(paths, change) -> None:
+    """The values file of ``paths`` replaced by ``change(its table)``, its manifest's bytes,
+    sha256 and rows made to match: a self-consistent file tbdb never writes."""
+    import hashlib
+    import json
+    import pyarrow.parquet as pq
+    table = change(pq.read_table(paths.values))
+    pq.write_table(table, paths.values)
+    data = open(paths.values, "rb").read()
+    m = json.load(open(paths.manifest))
+    m["files"]["values"].update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    m["rows"] = table.num_rows
+    json.dump(m, open(paths.manifest, "w"))
+
+
+def _with_idx(table, at, value):
+    import pyarrow as pa
+    idx = table.column("idx").to_numpy().copy()
+    idx[at] = value
+    return table.set_column(table.schema.get_field_index("idx"), "idx", pa.array(idx))
+
+
+@pytest.mark.parametrize("damage", ["no files", "no catalogue", "catalogue slots", "rows text",
+                                    "slot negative", "slot too far", "no distance"])
+def test_import_refuses_files_tbdb_never_writes_in_one_line(built, tmp_path, capsys, damage):
+    """A manifest without its files or catalogue, or with a count that is not one, makes its
+    table incomplete (listed, left alone); a values file whose manifest matches it but whose
+    slots fall outside the table, or which lacks a column, stops the import in one line
+    naming the file.  Each came out as a KeyError, a TypeError or an IndexError, and a
+    negative slot wrapped round to the end of the table."""
+    import json
+    from tbdb.cli import main
+    out = tmp_path / "out"
+    shutil.copytree(built[0], out)
+    paths = TablePaths.of(out, "cdc", "GvC")
+    m = json.load(open(paths.manifest))
+    if damage in ("no files", "no catalogue"):
+        del m["files" if damage == "no files" else "catalogue"]
+    elif damage == "catalogue slots":
+        m["catalogue"]["slots"] = 10  # fewer than the rows
+    elif damage == "rows text":
+        m["rows"] = str(m["rows"])
+    json.dump(m, open(paths.manifest, "w"))
+    if damage in ("slot negative", "slot too far"):
+        _rewrite_values(paths, lambda t: _with_idx(t, 0, -5 if damage == "slot negative"
+                                                   else 10 ** 6))
+    elif damage == "no distance":
+        _rewrite_values(paths, lambda t: t.drop(["distance"]))
+    db = str(tmp_path / "new.duckdb")
+    code = main(["import", str(out), "--db", db])
+    said = capsys.readouterr()
+    if damage.startswith("slot") or damage == "no distance":
+        assert code == 2 and said.err.count("\n") == 1, said.err
+        assert repr(str(paths.values)) in said.err, said.err
+        assert ("outside the table's" if damage.startswith("slot") else "not the values") \
+            in said.err
+    else:
+        assert code == 0 and "1 left" in said.out and "cdc:GvC" in said.out, said
+
+
 # --------------------------------------------------------------------------- fsspec URLs
 
 def test_memory_url_files_write_verify_and_reject_damage():
