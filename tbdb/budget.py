@@ -62,7 +62,9 @@ def default_memory() -> int:
 
 def text(n: int) -> str:
     """A byte count for a person: '2.41 GiB', '310 MiB'."""
-    return f"{n / (1 << 30):.2f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.2f} GiB"
+    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n:,} bytes"  # not "0 MiB"
 
 
 def rss() -> int:

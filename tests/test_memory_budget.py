@@ -32,6 +32,12 @@ def test_a_bad_size_is_a_bad_option_quoting_it(text):
         budget.parse_memory(text)
 
 
+@pytest.mark.parametrize("n, said", [(3 << 30, "3.00 GiB"), (310 << 20, "310 MiB"),
+                                     (1024, "1,024 bytes")])
+def test_a_size_is_said_in_its_unit(n, said):
+    assert budget.text(n) == said  # --memory 1K was said as "0 MiB"
+
+
 def test_auto_takes_the_fastest_mode_that_fits():
     space = _Space(200_000_000)  # compact's peak is 1 byte a slot below edge-free's
     budget.estimate(space, "compact")  # its first call imports the kernels: memory moves
