@@ -16,7 +16,7 @@ import numpy as np
 
 from tbdb.errors import DamagedTableError, MissingTableError
 from tbdb.games.base import Game, GameOver, Location
-from tbdb.results import OUTCOMES, LineStep, LookupResult, MoveResult
+from tbdb.results import OUTCOMES, DerivedBest, LineStep, LookupResult, MoveResult
 from tbdb.solvers.retrograde import NONE
 from tbdb.storage import RowMissing, StoredTable, storage_of
 
@@ -255,8 +255,9 @@ class Prober:
         """How single lookups of ``game`` without options go to libtbprobe, worked out once per
         game: (the position type, ``lookup``, the game), where ``lookup(position)`` (a position
         object, the prober's lock held) is the ``LookupResult`` from one call into C where C
-        answers it (a stored value with a stored best move), else None (``lookup_python``'s,
-        which does not ask C again); None for a game C does not serve.  ``lookup_held`` calls
+        answers it (a stored value, with its stored best move or as a ``DerivedBest``), else
+        None (``lookup_python``'s, which does not ask C again); None for a game C does not
+        serve.  ``lookup_held`` calls
         it, and ``Tablebase.lookup`` directly for an engine's call.  The call is the
         extension's ``Route``: text, probe, the table's file opened when C asks for it
         (``native_open``), and the result with its ``_source`` made in C.  Why: on a table not
@@ -272,9 +273,11 @@ class Prober:
         extras = kind.lookup_extras is not Game.lookup_extras
         children = kind.by_children is not Game.by_children
         # (``_source``'s options: one empty dict for every result, read only as ``**options``)
+        # a value without a stored best move: a DerivedBest (``lookup_python`` makes the same)
+        derived = DerivedBest if storage_of(game).derives_best else None
         lookup = native.base.route(game.name, LookupResult,
                                    (OUTCOMES[-1], OUTCOMES[0], OUTCOMES[1]), self, game, {},
-                                   self.store.native_open)
+                                   self.store.native_open, derived)
         if extras or children:
             c_lookup = lookup
 
@@ -313,11 +316,24 @@ class Prober:
         native = self._native_for(game, options)
         text = game.text(position)
         loc, got = self._slow(native, game, position, **options)
-        best = self._best_move(game, position, loc, got, **options)
-        r = storage_of(game).lookup_result(game, text, got, best, loc, options)
+        kind = storage_of(game)
+        if got[-1] < 0 and kind.derives_best and not isinstance(loc, GameOver):
+            # no stored best move: derived when read (``DerivedBest``), not with the value
+            r = kind.lookup_result(game, text, got, None, loc, options)
+            del r.__dict__["best_move"]
+            r.__class__ = DerivedBest
+            best = None
+        else:
+            best = self._best_move(game, position, loc, got, **options)
+            r = kind.lookup_result(game, text, got, best, loc, options)
         r.extras.update(game.lookup_extras(position, r))
         r.__dict__["_source"] = (self, game, position, best, options)
         return r
+
+    def derived_best(self, game, position, **options) -> str | None:
+        """The best move of a position whose table keeps none (``DerivedBest.best_move``)."""
+        loc, got = self.value(game, position, **options)
+        return self._best_move(game, position, loc, got, **options)
 
     @_locked
     def moves(self, game, position, best: str | None = None, **options) -> list[MoveResult]:

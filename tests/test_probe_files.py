@@ -253,6 +253,32 @@ def test_without_stored_moves_a_lookup_derives_a_best_move_of_the_same_value(
             assert bool(line) == bool(stored.line()), x
 
 
+@pytest.mark.parametrize("name", ["cdc", "chess"])
+def test_without_stored_moves_the_best_move_is_derived_only_when_read(exported_without_moves,
+                                                                      name):
+    """An engine asks for the value inside its search: a lookup on files without best moves
+    probes the position alone, through C or Python, and its children only when ``best_move``
+    (or ``moves``, ``to_dict``) is read; what it then says equals what deriving at once said.
+    A chess lookup took 0.5 ms, nearly all of it deriving a move that was never read."""
+    from tbdb.results import DerivedBest
+    db, out = exported_without_moves
+    g = games.get(name)
+    texts = _sample_texts(g, db, 40)
+    with tbdb.open(db) as a, tbdb.open(out) as b:
+        for x in texts:
+            for position in (x, g.parse(x)):  # the text path, and an engine's (C's route)
+                before = b.stats().probes
+                r = b.lookup(position, game=name)
+                assert b.stats().probes - before == 1, x
+                assert type(r) is DerivedBest and "_best" not in r.__dict__, x
+                stored = a.lookup(x, game=name)
+                assert (r.outcome, r.distance) == (stored.outcome, stored.distance), x
+                assert r.best_move == b.prober.derived_best(g, g.parse(x)), x
+                assert b.stats().probes - before > 1 or r.best_move is None, x
+                assert r == b.lookup(x, game=name) and r.to_dict() == \
+                    b.lookup(x, game=name).to_dict(), x
+
+
 @pytest.mark.parametrize("parallel_slots", [None, "PARALLEL_SLOTS", "SPLIT_SLOTS"])
 def test_lookup_arrays_through_probe_files_equal_the_database(exported, parallel_slots,
                                                               monkeypatch):

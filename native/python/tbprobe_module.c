@@ -142,12 +142,14 @@ static PyObject *Base_table_count(BaseObject *self, PyObject *unused)
 
 /* ---- Routes: an engine's single lookup, position object to LookupResult, in one call ----
  *
- * base.route(game, result_type, outcomes, prober, game_object, options, on_missing) makes a
- * callable route(position) for tbdb's Prober.route: the position's text (its cached `_text`,
- * else `text`), the probe, and the `LookupResult` built here, its `_source` set as the Python
- * path sets it; None for anything C does not answer exactly as the Python path does (text C
- * cannot parse, a value without a stored best move, a status), which the caller's Python path
- * then answers or words as an error.  A table the base does not hold yet: on_missing(game,
+ * base.route(game, result_type, outcomes, prober, game_object, options, on_missing
+ * [, derived_type]) makes a callable route(position) for tbdb's Prober.route: the position's
+ * text (its cached `_text`, else `text`), the probe, and the `LookupResult` built here, its
+ * `_source` set as the Python path sets it; a value without a stored best move (files written
+ * with --no-moves) as a `derived_type` (tbdb's DerivedBest, which derives its best move in
+ * Python when it is read) without `best_move`, or None if derived_type is None; None for
+ * anything else C does not answer exactly as the Python path does (text C cannot parse, a
+ * status), which the caller's Python path then answers or words as an error.  A table the base does not hold yet: on_missing(game,
  * table) (the reader opens, checks and adds its file; True when C has it), then the probe again.
  * Why in C: an engine's lookups meet cold caches (each on a table not probed lately), and every
  * Python step between the call and the answer costs a microsecond or more there. */
@@ -155,7 +157,8 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     BaseObject *base;
-    PyObject *game_name, *result_type, *outcomes[3], *prober, *game, *options, *on_missing;
+    PyObject *game_name, *result_type, *outcomes[3], *prober, *game, *options, *on_missing,
+             *derived_type;
 } RouteObject;
 
 static PyObject *s_text, *s__text, *s_game, *s_position, *s_outcome, *s_distance, *s_best_move,
@@ -170,14 +173,15 @@ static PyObject *route_text(PyObject *position)
     return PyObject_GetAttr(position, s_text);
 }
 
+/* move NULL: no stored best move, a derived_type result without best_move */
 static PyObject *route_result(RouteObject *self, PyObject *position, PyObject *text,
                               const tb_value *v, const char *move, int n)
 {
-    PyTypeObject *tp = (PyTypeObject *)self->result_type;
+    PyTypeObject *tp = (PyTypeObject *)(move ? self->result_type : self->derived_type);
     PyObject *r = tp->tp_new(tp, s_empty, NULL);   /* object.__new__: __init__ would check */
     if (!r) return NULL;
-    PyObject *best = PyUnicode_FromStringAndSize(move, n), *distance = PyLong_FromLong(v->distance),
-             *extras = PyDict_New(), *source = NULL;
+    PyObject *best = move ? PyUnicode_FromStringAndSize(move, n) : Py_NewRef(Py_None),
+             *distance = PyLong_FromLong(v->distance), *extras = PyDict_New(), *source = NULL;
     if (best && distance && extras)
         source = PyTuple_Pack(5, self->prober, self->game, position, best, self->options);
     int bad = !source ||
@@ -185,7 +189,7 @@ static PyObject *route_result(RouteObject *self, PyObject *position, PyObject *t
         PyObject_GenericSetAttr(r, s_position, text) < 0 ||
         PyObject_GenericSetAttr(r, s_outcome, self->outcomes[v->result + 1]) < 0 ||
         PyObject_GenericSetAttr(r, s_distance, distance) < 0 ||
-        PyObject_GenericSetAttr(r, s_best_move, best) < 0 ||
+        (move && PyObject_GenericSetAttr(r, s_best_move, best) < 0) ||
         PyObject_GenericSetAttr(r, s_extras, extras) < 0 ||
         PyObject_GenericSetAttr(r, s__source, source) < 0;
     Py_XDECREF(best);
@@ -229,9 +233,11 @@ static PyObject *Route_call(RouteObject *self, PyObject *const *args, size_t nar
             if (took && base->tb) st = tb_probe_position(base->tb, &pos, -1, &v);
         }
     }
-    int n = st == TB_OK && v.move >= 0 && v.result >= -1 && v.result <= 1 ?
-        tb_move_text(&pos, v.move, move, sizeof move) : -1;
-    PyObject *r = n >= 0 ? route_result(self, args[0], text, &v, move, n) : Py_NewRef(Py_None);
+    int valued = st == TB_OK && v.result >= -1 && v.result <= 1;
+    int n = valued && v.move >= 0 ? tb_move_text(&pos, v.move, move, sizeof move) : -1;
+    PyObject *r = n >= 0 ? route_result(self, args[0], text, &v, move, n)
+        : valued && v.move < 0 && self->derived_type != Py_None
+        ? route_result(self, args[0], text, &v, NULL, 0) : Py_NewRef(Py_None);
     if (r && r != Py_None) base->answered++;
     Py_DECREF(text);
     return r;
@@ -248,6 +254,7 @@ static void Route_dealloc(RouteObject *self)
     Py_CLEAR(self->game);
     Py_CLEAR(self->options);
     Py_CLEAR(self->on_missing);
+    Py_CLEAR(self->derived_type);
     PyObject_GC_Del(self);
 }
 
@@ -259,6 +266,7 @@ static int Route_traverse(RouteObject *self, visitproc visit, void *arg)
     Py_VISIT(self->game);
     Py_VISIT(self->options);
     Py_VISIT(self->on_missing);
+    Py_VISIT(self->derived_type);
     return 0;
 }
 
@@ -274,14 +282,16 @@ static PyTypeObject RouteType = {
     .tp_doc = "route(position) -> LookupResult, or None for the Python path (Base.route).",
 };
 
-/* route(game, result_type, outcomes, prober, game_object, options, on_missing) -> Route;
- * outcomes: the texts of loss, draw and win */
+/* route(game, result_type, outcomes, prober, game_object, options, on_missing
+ * [, derived_type]) -> Route; outcomes: the texts of loss, draw and win */
 static PyObject *Base_route(BaseObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7 || !PyUnicode_Check(args[0]) || !PyType_Check(args[1]) ||
-            !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 3 || !PyCallable_Check(args[6])) {
+    if (nargs < 7 || nargs > 8 || !PyUnicode_Check(args[0]) || !PyType_Check(args[1]) ||
+            !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 3 ||
+            !PyCallable_Check(args[6]) || (nargs == 8 && args[7] != Py_None &&
+                                           !PyType_Check(args[7]))) {
         PyErr_SetString(PyExc_TypeError, "route(game, result_type, (loss, draw, win), prober, "
-                        "game_object, options, on_missing)");
+                        "game_object, options, on_missing[, derived_type])");
         return NULL;
     }
     RouteObject *r = PyObject_GC_New(RouteObject, &RouteType);
@@ -295,6 +305,7 @@ static PyObject *Base_route(BaseObject *self, PyObject *const *args, Py_ssize_t 
     r->game = Py_NewRef(args[4]);
     r->options = Py_NewRef(args[5]);
     r->on_missing = Py_NewRef(args[6]);
+    r->derived_type = Py_NewRef(nargs == 8 ? args[7] : Py_None);
     PyObject_GC_Track(r);
     return (PyObject *)r;
 }
@@ -319,8 +330,9 @@ static PyMethodDef Base_methods[] = {
      "not added (str), or a status (int)."},
     {"table_count", (PyCFunction)Base_table_count, METH_NOARGS, "Tables added."},
     {"route", (PyCFunction)(void (*)(void))Base_route, METH_FASTCALL,
-     "route(game, result_type, (loss, draw, win), prober, game_object, options, on_missing) -> "
-     "route(position): a LookupResult from one call, or None for the Python path."},
+     "route(game, result_type, (loss, draw, win), prober, game_object, options, on_missing"
+     "[, derived_type]) -> route(position): a LookupResult from one call, or None for the "
+     "Python path."},
     {NULL, NULL, 0, NULL}
 };
 
