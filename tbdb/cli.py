@@ -8,6 +8,7 @@ and ``import`` ever write to a database file (``export`` writes a directory of p
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import signal
@@ -265,7 +266,18 @@ def main(argv: list[str] | None = None) -> int:
         # `tbdb sql ... | head`: the reader has gone; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (TbdbError, OSError, ValueError) as exc:
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:  # a file being written (probe files, Parquet): a file
+            # is only ever renamed into place whole, so rerunning after freeing space resumes
+            where = getattr(args, "probe_files", None) or getattr(args, "out", None) or \
+                getattr(args, "db", None) or default_db_path()
+            print(f"tbdb {args.command}: error: the disk holding {where!r} is full: free space "
+                  f"and run the same command again (what was finished is kept)",
+                  file=sys.stderr)
+        else:
+            print(f"tbdb {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except (TbdbError, ValueError) as exc:
         print(f"tbdb {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except duckdb.Error as exc:

@@ -289,6 +289,34 @@ def test_one_process_writes_a_directory_at_a_time(tmp_path, capsys):
     assert sorted(_entries(out)) == [("chess", "KRvK"), ("tictactoe", "all")]
 
 
+def test_a_full_disk_is_said_in_one_line_and_the_build_resumes(tmp_path, capsys, monkeypatch):
+    """ENOSPC while a file is written: one line naming the directory and what to do (it was
+    "[Errno 28] No space left on device", naming nothing); the tables listed before it stay,
+    and the same command finishes the build."""
+    import errno
+    from tbdb.probe_files import build_dir
+    game, opts = "cdc", INDEX_BUILDS["cdc"]
+    out = tmp_path / "out"
+    real, calls = build_dir._write_file, []
+
+    def full_on_the_second(path, parts):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, parts)
+
+    monkeypatch.setattr(build_dir, "_write_file", full_on_the_second)
+    argv = ["build", game, *(f"--{k}={v}" for k, v in opts.items()), "--probe-files", str(out),
+            "--no-progress"]
+    code, err = _cli(capsys, *argv)
+    assert code == 2 and err.count("error") == 1, err
+    assert f"the disk holding {str(out)!r} is full" in err and "same command" in err, err
+    assert len(_entries(out)) == 1  # the first table, listed before the disk filled
+    monkeypatch.setattr(build_dir, "_write_file", real)
+    code, err = _cli(capsys, *argv)
+    assert code == 0 and len(_entries(out)) == len(games.get(game).plan(**opts)), err
+
+
 def test_status_lists_what_a_build_into_probe_files_finished(tmp_path, capsys):
     out = tmp_path / "out"
     tbdb.build("chess", probe_files=str(out), progress=False, material="KRvK")
