@@ -9,7 +9,8 @@ a directory, in the same words.
 
 The lock is ``flock`` on the directory itself: no file is made, so a refused command leaves
 the directory as it was, and the lock goes with the process however it ends (``kill -9``
-included).  Where the system has no ``flock`` (Windows), there is no lock.
+included).  Where the system or the file system has no ``flock`` (Windows, some FUSE and
+network mounts), there is no lock.
 """
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ class DirectoryLock:
                 f"{flag} {path!r} is held by {by} (a build or an export writing into it): one "
                 f"process writes a directory of probe files at a time; wait for it to finish "
                 f"or stop it, then try again") from None
+        except OSError:  # a file system without locks (some FUSE and network mounts): as
+            os.close(fd)  # where there is no flock, no lock, rather than no build
+            return
         self.fd = fd
 
     def release(self) -> None:
