@@ -227,7 +227,6 @@ class ProbeBuild:
             raise DamagedTableError(f"{what} cannot be read ({exc}); build it again with "
                                     f"--rebuild {row['table_name']}") from None
 
-
     def _verify_once(self, path: str, f: ProbeFile) -> None:
         """Every checksum of a file a table is read from, once per file and build: a flipped
         bit in a stream decodes to other values without a word, and a table built on them
