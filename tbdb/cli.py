@@ -266,9 +266,10 @@ def main(argv: list[str] | None = None) -> int:
         # `tbdb sql ... | head`: the reader has gone; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as exc:
-        if exc.errno == errno.ENOSPC:  # a file being written (probe files, Parquet): a file
-            # is only ever renamed into place whole, so rerunning after freeing space resumes
+    except (TbdbError, OSError, ValueError) as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            # a file being written (probe files, Parquet): a file is only ever renamed into
+            # place whole, so rerunning after freeing space resumes
             where = getattr(args, "probe_files", None) or getattr(args, "out", None) or \
                 getattr(args, "db", None) or default_db_path()
             print(f"tbdb {args.command}: error: the disk holding {where!r} is full: free space "
@@ -276,9 +277,6 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
         else:
             print(f"tbdb {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except (TbdbError, ValueError) as exc:
-        print(f"tbdb {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except duckdb.Error as exc:
         db = getattr(args, "db", None) or default_db_path()
