@@ -78,8 +78,9 @@ def compare(tb, material: str) -> None:
     mismatches = [(texts[i], _normalise(*expected[texts[i]]),
                    _normalise(outcome[int(result[i])], distance[i])) for i in bad]
 
-    # the text path, a sample of every position's lookup_many and of single lookups
-    sample = texts[::7]
+    # the text path, a sample of lookup_many's (every 29th position: every 7th of CCvRR took
+    # 5 s) and of single lookups
+    sample = texts[::29]
     for text, found in zip(sample, tb.lookup_many(sample)):
         want = _normalise(*expected[text])
         have = _normalise(found.outcome, found.distance)
@@ -115,6 +116,11 @@ def test_colour_swapped_lookups_match_naive(tb, material):
     compare(tb, material)
 
 
+def _swapped(material: str) -> str:
+    red, black = material.split("v")
+    return f"{black}v{red}"
+
+
 def test_every_needed_subtable_matches_naive(tb):
     """Every smaller material the tables need (through captures) is in the database and
     matches the naive solver.  (The closure comes from the plan, not from the naive solver's
@@ -123,5 +129,9 @@ def test_every_needed_subtable_matches_naive(tb):
     game = CdcGame()
     needed = sorted({m for t in TABLES for m in game.plan(material=t)} - set(TABLES))
     assert needed  # e.g. CCvR, CvRR, GvPP, ...
+    # a colour swap of a table compared above is answered from it: RRvCC's naive solve alone
+    # was 21 s of CI's time, and the swapped lookups have a test of their own
+    needed = [m for m in needed if _swapped(m) not in TABLES]
+    assert needed
     for material in needed:
         compare(tb, material)
