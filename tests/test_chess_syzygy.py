@@ -64,7 +64,8 @@ def small(tmp_path_factory):
 
 @pytest.mark.parametrize("material", ["KQvK", "KRvK", "KBvK", "KNvK", "KPvK", "KQvKR"])
 def test_random_positions_equal_syzygy(syzygy, small, material):
-    boards = random_boards(material, 1500, random.Random(material))
+    boards = random_boards(material, 800, random.Random(material))  # (python-chess's DTZ
+    # probes are most of the time: 1,500 boards a table took 18 s of CI's)
     bad = compare(small, syzygy, boards)
     assert not bad, f"{len(bad)} of {len(boards)} differ from Syzygy, e.g. {bad[:5]}"
     # the comparison can tell: the sample holds each outcome the material has

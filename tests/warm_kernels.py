@@ -1,6 +1,7 @@
 """Compile the Numba kernels of the test suite into the Numba cache ahead of it, games split
-over processes: ``.ci/run`` runs ``python tests/warm_kernels.py chess cdc tictactoe`` and
-``python tests/warm_kernels.py --except chess cdc tictactoe`` side by side before pytest.
+over processes: ``.ci/run`` runs ``python tests/warm_kernels.py cdc chess uttt tictactoe`` (in
+that order) and ``python tests/warm_kernels.py --except cdc chess uttt tictactoe`` (the games
+solving their tables themselves first) side by side before pytest.
 
 Why: the suite's two xdist workers each compile what their tests need, and both need most
 kernels (about four minutes of compiling on a slow host), so each compiled nearly all of them,
@@ -39,6 +40,7 @@ def warm(name: str) -> None:
 
 def main(argv: list[str]) -> int:
     from tbdb import games
+    from tbdb.games.base import OWN_SOLVER
     left_out = argv[:1] == ["--except"]
     named = set(argv[1:] if left_out else argv)
     every = [g.name for g in games.all_games()]
@@ -46,11 +48,18 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"warm_kernels: unknown game {sorted(unknown)[0]!r}", file=sys.stderr)
         return 2
-    for name in every:
-        if (name in named) != left_out:
-            t = time.perf_counter()
-            warm(name)
-            print(f"warm_kernels: {name} {time.perf_counter() - t:.0f} s", flush=True)
+    if left_out:
+        # games that solve their tables themselves first: the other process compiles the shared
+        # retrograde kernels meanwhile, and this one then loads them from the cache instead of
+        # compiling them a second time at the same moment (50 s of a slow host's CPU)
+        own = {g.name for g in games.all_games() if OWN_SOLVER in g.capabilities}
+        order = sorted(set(every) - named, key=lambda name: (name not in own, name))
+    else:
+        order = list(dict.fromkeys(argv))  # as given
+    for name in order:
+        t = time.perf_counter()
+        warm(name)
+        print(f"warm_kernels: {name} {time.perf_counter() - t:.0f} s", flush=True)
     return 0
 
 
