@@ -80,14 +80,16 @@ def test_runs_cover_every_t_once_and_stop_changing_at_stable_from(oware_db):
             assert tb.sql("""
                 SELECT count(*) FROM oware_values r1 JOIN oware_values r2 USING (seeds, idx)
                 WHERE seeds = ? AND r2.turns_left_from = ? AND r1.turns_left_to = ? - 1
-                  AND r1.score <> r2.score""", [seeds, stable_from, stable_from]).fetchall()[0][0] > 0
+                  AND r1.score <> r2.score""",
+                [seeds, stable_from, stable_from]).fetchall()[0][0] > 0
 
 
 def test_draw_analysis_and_checkpoints_cover_oware(oware_db):
     with tbdb.open(oware_db) as tb:
         rows = tb.sql("SELECT material, positions, wins + draws + losses FROM draw_analysis "
                       "WHERE game = 'oware' ORDER BY pieces").fetchall()
-        assert [r[1] for r in rows] == [len(naive.oware_compositions(n)) for n in range(MAX_SEEDS + 1)]
+        assert [r[1] for r in rows] == [len(naive.oware_compositions(n))
+                                        for n in range(MAX_SEEDS + 1)]
         assert all(r[1] == r[2] for r in rows)
         states = tb.sql("SELECT count(*) FROM build_checkpoints WHERE game = 'oware' "
                         "AND state = 'done'").fetchall()[0][0]

@@ -1,7 +1,7 @@
 """Compile the Numba kernels of the test suite into the Numba cache ahead of it, games split
-over processes: ``.ci/run`` runs ``python tests/warm_kernels.py cdc chess uttt tictactoe`` (in
-that order) and ``python tests/warm_kernels.py --except cdc chess uttt tictactoe`` (the games
-solving their tables themselves first) side by side before pytest.
+over processes: ``.ci/run`` runs ``python tests/warm_kernels.py cdc chess tictactoe`` (in that
+order) and ``python tests/warm_kernels.py --except cdc chess tictactoe`` (the games solving
+their tables themselves first) side by side before pytest.
 
 Why: the suite's two xdist workers each compile what their tests need, and both need most
 kernels (about four minutes of compiling on a slow host), so each compiled nearly all of them,
