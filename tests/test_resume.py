@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
 import tbdb
 from tbdb import cli
@@ -78,6 +79,11 @@ def interrupted_build(path, sig, delays, build=BUILD):
     raise AssertionError(f"could not interrupt the build mid-way (states {states})")
 
 
+# slow (42 s of CI's time, which ran within a minute of its 20): CI keeps a kill between
+# tables of a many-table build resumed to the reference (test_oware_game.py), a kill inside a
+# table of every game (test_games.py), SIGTERM mid-build (test_safety.py) and Ctrl-C stopping a
+# build (test_signals.py); this one kills CDC's 217 tables blindly, by SIGKILL and by Ctrl-C
+@pytest.mark.slow
 def test_kill_and_resume_gives_the_uninterrupted_result(tmp_path, capsys):
     reference = tmp_path / "reference.duckdb"
     tbdb.build("cdc", db=str(reference), max_pieces=3, progress=False)
