@@ -116,22 +116,18 @@ def test_colour_swapped_lookups_match_naive(tb, material):
     compare(tb, material)
 
 
-def _swapped(material: str) -> str:
-    red, black = material.split("v")
-    return f"{black}v{red}"
-
-
 def test_every_needed_subtable_matches_naive(tb):
     """Every smaller material the tables need (through captures) is in the database and
     matches the naive solver.  (The closure comes from the plan, not from the naive solver's
     cache, which other test files in the same process also fill.)"""
     from tbdb.games.cdc import CdcGame
+    from tbdb.games.cdc.material import Material
     game = CdcGame()
     needed = sorted({m for t in TABLES for m in game.plan(material=t)} - set(TABLES))
     assert needed  # e.g. CCvR, CvRR, GvPP, ...
     # a colour swap of a table compared above is answered from it: RRvCC's naive solve alone
     # was 21 s of CI's time, and the swapped lookups have a test of their own
-    needed = [m for m in needed if _swapped(m) not in TABLES]
+    needed = [m for m in needed if Material.parse(m).swapped().name not in TABLES]
     assert needed
     for material in needed:
         compare(tb, material)
