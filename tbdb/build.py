@@ -41,11 +41,12 @@ def _die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _die_if_unreported(i: int) -> None:
-    """The ``stage`` fault hook of a first table whose solve reported no stage (it would have
-    died there): killed after the solve, before the table's write is committed, rather than
-    never (a test then built the whole table for nothing before trying the next hook)."""
-    if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "stage":
+def _die_in_first_table(i: int, when: str) -> None:
+    """The fault hook: killed if table ``i`` is the build's first and ``DIE_IN_FIRST_TABLE``
+    is ``when``.  ``stage`` is also tried after each solve, before its write is committed: a
+    solve that reported no stage would have died there, and never did (a test then built the
+    whole table for nothing before trying the next hook)."""
+    if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == when:
         _die()
 
 
@@ -242,14 +243,12 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                         or not store.write_beside_solve:
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
-                    if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "1":
-                        _die()
+                    _die_in_first_table(i, "1")
                 first = " (and compiling the kernels: first run only)" if i == 0 else ""
                 bar.note(t + first)
 
                 def stage(what, done, total, t=t, i=i):  # once a stage reports, it has compiled
-                    if i == 0 and os.environ.get(DIE_IN_FIRST_TABLE) == "stage":
-                        _die()
+                    _die_in_first_table(i, "stage")
                     if what == "resumed":  # a compact solve picked up its saved state
                         bar.say(f"{g.name}: {t}: resuming its solve at distance {done} "
                                 f"(saved state)")
@@ -269,7 +268,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 shared = kind.shared_store(g, t)
                 if shared is not None:  # rows go to a store other builds share
                     into = level_store.solve_into(g, store, t, shared, deps, t in rebuild)
-                    _die_if_unreported(i)
+                    _die_in_first_table(i, "stage")
                     data = into.data
                     summary.rows += into.new_rows
                     summary.reused += into.reused_rows
@@ -277,7 +276,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 elif kind.by_levels:  # each level stored and checkpointed as it is solved
                     data = g.solve(t, deps, mode, progress=stage, store=store,
                                    fresh=t in rebuild)
-                    _die_if_unreported(i)
+                    _die_in_first_table(i, "stage")
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)
                 else:
@@ -291,7 +290,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                             resume_in(saves_of(path, g.name, t), fresh=t in rebuild), \
                             budget.PeakMeter() as meter, engine.without_best_moves(not moves):
                         data = g.solve(t, deps, mode, progress=stage)
-                    _die_if_unreported(i)
+                    _die_in_first_table(i, "stage")
                     data.estimate_bytes = getattr(data.values, "estimate", None)
                     data.peak_bytes = meter.peak
                     writer.write(summary, g.name, t, data, time.perf_counter() - t0, nxt)
