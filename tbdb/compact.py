@@ -76,6 +76,14 @@ def _won_bytes(space) -> bool:
     return 0 < n < np.iinfo(_counter_dtype(space)).max
 
 
+# what a save's meta.json must hold to be resumed from: where the children pass stopped, or
+# where the back-up stopped (a save that lacks one, hand-edited or hostile, is a damaged save,
+# not a KeyError half-way through the resume)
+_FIELDS = {True: ("children", "longest", "needs", "waits", "word"),
+           False: ("level", "top", "direct", "word")}
+_WORD_DTYPES = {NARROW: np.dtype(np.uint8), WIDE: np.dtype(np.uint16)}
+
+
 class _Saved:
     """The saved solve of one table: ``meta.json`` names the generation of the arrays
     (``state.G.npy``, ``remaining.G.npy``) it belongs to; a new generation's arrays are
@@ -108,15 +116,25 @@ class _Saved:
         arrays = []
         try:
             generation = int(meta["generation"])
+            for field in _FIELDS["children" in meta]:
+                int(meta[field])  # absent or not a number: a KeyError or ValueError
+            word = int(meta["word"])
+            if word not in _WORD_DTYPES:
+                raise ValueError(f"word {word} is not a state word ({NARROW} or {WIDE})")
             for name in ("state", "remaining"):
                 a = np.load(self.dir / f"{name}.{generation}.npy", allow_pickle=False)
                 if a.shape != (self.fingerprint["size"],):
                     raise ValueError(f"{name} holds {a.shape}, not the table's slots")
+                if name == "state" and a.dtype != _WORD_DTYPES[word]:
+                    raise ValueError(f"state is {a.dtype}, not the {_WORD_DTYPES[word]} of "
+                                     f"word {word}")
                 want = meta.get("sha256", {}).get(name)  # (none in saves made before they were)
                 if want is not None and _digest(a) != want:
                     raise ValueError(f"{name}.{generation}.npy does not match its sha256")
                 arrays.append(a)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except KeyError as exc:
+            raise DamagedSave(f"meta.json has no {exc}") from None
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
             raise DamagedSave(str(exc)) from None
         self.generation = generation
         return (meta, *arrays)

@@ -147,10 +147,10 @@ def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkey
     assert not (tmp_path / "save").exists()
 
 
-@pytest.mark.parametrize("damage", ["bit", "cut", "meta"])
+@pytest.mark.parametrize("damage", ["bit", "cut", "meta", "no level", "word", "dtype"])
 def test_a_damaged_save_is_not_resumed_from(tmp_path, monkeypatch, damage):
     """A save whose state no longer holds what was written (a bit flipped on disk, a file cut
-    short, a meta.json that does not parse) is said and dropped, and the table solved from the
+    short, a meta.json that does not parse or lacks a field) is said and dropped, and the table solved from the
     start to the same rows: resumed from, a flipped bit became a wrong value in every row it
     reached, and a file cut short a traceback."""
     from tbdb import compact
@@ -174,14 +174,23 @@ def test_a_damaged_save_is_not_resumed_from(tmp_path, monkeypatch, damage):
             state.write_bytes(bytes(data))
         elif damage == "cut":
             state.write_bytes(state.read_bytes()[:-100])
-        else:
+        elif damage == "meta":
             (save / "meta.json").write_text('{"level": 9, "fingerprint": ')
+        elif damage == "no level":  # parses, names this table, lacks where it stopped
+            del meta["level"]
+            (save / "meta.json").write_text(json.dumps(meta))
+        elif damage == "word":  # a state word no state array has
+            (save / "meta.json").write_text(json.dumps(dict(meta, word=7)))
+        else:  # a narrow save said to be wide: its bytes would be read as other words
+            (save / "meta.json").write_text(json.dumps(dict(meta, word=65535)))
         seen = []
         got = engine.solve_index(RhombusTable(5, 2), "compact",
                                  lambda stage, done, total: seen.append(stage))
     said = [s for s in seen if s.startswith("damaged save: ")]
     assert len(said) == 1 and "resumed" not in seen and "children" in seen, seen[:5]
     assert ("sha256" in said[0]) == (damage == "bit"), said
+    if damage == "no level":
+        assert said[0] == "damaged save: meta.json has no 'level'", said
     for field in ("result", "distance", "best", "multiplicity"):
         assert (getattr(got, field) == getattr(want, field)).all(), field
 
