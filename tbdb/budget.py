@@ -47,6 +47,16 @@ def parse_memory(text) -> int:
     return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
 
 
+def check_machine_holds(memory, limit: int) -> None:
+    """``InvalidOptionError`` for a ``--memory`` budget above this machine's RAM: "auto" would
+    choose modes by memory the machine does not have, and the kernel's OOM killer end the
+    solve, again on every resume (a budget on a scheduler's workers is theirs, not checked)."""
+    ram = machine_memory()
+    if ram and limit > ram:
+        raise InvalidOptionError(f"--memory {quote(memory)} is {text(limit)}, more than this "
+                                 f"machine's {text(ram)} of RAM")
+
+
 def machine_memory() -> int:
     """Physical memory in bytes (0 if unknown)."""
     try:
@@ -62,6 +72,8 @@ def default_memory() -> int:
 
 def text(n: int) -> str:
     """A byte count for a person: '2.41 GiB', '310 MiB'."""
+    if n >= 1 << 40:
+        return f"{n / (1 << 40):.2f} TiB"
     if n >= 1 << 30:
         return f"{n / (1 << 30):.2f} GiB"
     return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n:,} bytes"  # not "0 MiB"

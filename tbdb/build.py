@@ -152,9 +152,11 @@ class Dependencies(Mapping):
         return len(self.names)
 
 
-def plan(game: str, mode: str = "auto", rebuild=(), memory=None, **options):
+def plan(game: str, mode: str = "auto", rebuild=(), memory=None, on_workers: bool = False,
+         **options):
     """(game, checked options, tables to build in order, tables to rebuild, memory budget in
-    bytes or None): every check a build makes before it touches a database."""
+    bytes or None): every check a build makes before it touches a database.  ``on_workers``:
+    the budget is for a scheduler's workers, not this machine."""
     g = games.get(game)
     opts = resolve(f"{game} build", g.build_options, options, defaults=False)
     mode = MODE_OPTION.convert(mode)
@@ -168,19 +170,23 @@ def plan(game: str, mode: str = "auto", rebuild=(), memory=None, **options):
         raise InvalidOptionError(f"--rebuild {outside[0]!r}: that table is not part of this build "
                                  f"(its tables: {', '.join(tables[:8])}"
                                  f"{', ...' if len(tables) > 8 else ''})")
-    limit = _budget(g, tables, memory)
+    limit = _budget(g, tables, memory, on_workers)
     return g, mode, tables, rebuild, limit
 
 
-def _budget(g, tables, memory) -> int | None:
+def _budget(g, tables, memory, on_workers: bool = False) -> int | None:
     """The build's memory budget in bytes (None: a game whose tables choose no mode); a table
     that even the leanest mode's output arrays cannot fit is refused here, before anything is
-    written (each table is checked again, with its real size, before it solves)."""
+    written (each table is checked again, with its real size, before it solves).  A budget
+    above this machine's RAM is refused unless it is for a scheduler's workers
+    (``on_workers``), which may have more."""
     if not g.modes or g.modes == ("levels",) or storage_of(g).name != "index":
         if memory is not None:
             budget.parse_memory(memory)  # still a bad value is a bad option
         return None
     limit = budget.parse_memory(memory) if memory is not None else budget.default_memory()
+    if memory is not None and not on_workers:
+        budget.check_machine_holds(memory, limit)
     base = budget.rss()
     for t in tables:
         need = base + g.weight(t) * budget.LEANEST_BYTES + budget.BATCH_BUFFERS + \

@@ -128,6 +128,12 @@ def test_a_table_too_large_for_the_budget_is_refused_before_anything_is_written(
     done = _tbdb("build", "chinese-checkers", "--board", "3", "--pieces", "1", "--memory", "lots",
                  "--db", str(db))
     assert done.returncode == 2 and "'lots'" in done.stderr and not db.exists()
+    # a budget the machine does not have: "auto" would pick modes the OOM killer ends
+    done = _tbdb("build", "chinese-checkers", "--board", "3", "--pieces", "1", "--memory",
+                 "100T", "--db", str(db))
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert "'100T'" in lines[0] and "more than this machine's" in lines[0] and not db.exists()
 
 
 def test_the_catalogue_records_mode_estimate_and_peak(tmp_path):
