@@ -150,9 +150,10 @@ def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkey
 @pytest.mark.parametrize("damage", ["bit", "cut", "meta", "no level", "word", "dtype"])
 def test_a_damaged_save_is_not_resumed_from(tmp_path, monkeypatch, damage):
     """A save whose state no longer holds what was written (a bit flipped on disk, a file cut
-    short, a meta.json that does not parse or lacks a field) is said and dropped, and the table solved from the
-    start to the same rows: resumed from, a flipped bit became a wrong value in every row it
-    reached, and a file cut short a traceback."""
+    short, a meta.json that does not parse, lacks a field or names the wrong state word) is
+    said and dropped, and the table solved from the start to the same rows: resumed from, a
+    flipped bit became a wrong value in every row it reached, and a file cut short or a missing
+    field a traceback."""
     from tbdb import compact
     from tbdb.games.chinese_checkers.tables import RhombusTable
     monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
