@@ -184,8 +184,11 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     database would need that filesystem).  ``tbdb import DIR`` copies them in later.
     ``memory`` ('8G', bytes, None: 80% of the RAM) is each worker's budget on a scheduler's
     workers, and the whole machine's, shared equally by its workers, on a local cluster."""
-    g, mode, planned, rebuild, limit = plan(game, mode, rebuild, memory,
-                                            on_workers=cluster != "local", **options)
+    # the budget is this machine's only where the build starts its own local cluster; a given
+    # client's workers take it each, as a scheduler's do (see per_worker below)
+    g, mode, planned, rebuild, limit = plan(
+        game, mode, rebuild, memory, on_workers=client is not None or cluster != "local",
+        **options)
     tables = planned if tables is None else [g.check_table(t) for t in tables]
     if not storage_of(g).clusterable:
         raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
