@@ -143,6 +143,20 @@ def test_both_modes_match_the_definition(seed, mode, codes):
     assert not engine.check_index(space, got).any()
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_edge_free_without_best_moves_keeps_the_values_and_holds_no_moves(seed):
+    """``without_best_moves``: the same results and distances, every best move NO_MOVE, and
+    the best moves one value standing for every slot (none copied out of the records)."""
+    space = random_graph(seed, codes=True)
+    with engine.without_best_moves():
+        got = engine.solve_index(space, "edge-free")
+    result, distance, _ = naive_solve(space)
+    real = space.kind == 0
+    assert got.result.tolist() == result.tolist()
+    assert got.distance[real].tolist() == distance[real].tolist()
+    assert (got.best == -1).all() and got.best.strides == (0,) and len(got.best) == len(result)
+
+
 def test_the_random_graphs_have_every_kind_of_value():
     seen = set()
     for seed in range(40):

@@ -283,9 +283,12 @@ def ef_finish(state):
 
 @parallel_kernel
 def ef_unpack(state, lo, hi, result, distance, best):
-    """Records lo..hi into the output arrays (whole-table arrays, indexed as the records)."""
+    """Records lo..hi into the output arrays (whole-table arrays, indexed as the records;
+    ``best`` empty: no best moves copied)."""
+    with_best = best.shape[0] > 0
     for i in prange(lo, hi):
         s = state[i]
         result[i] = s.result
         distance[i] = s.distance
-        best[i] = s.best
+        if with_best:
+            best[i] = s.best
