@@ -243,7 +243,6 @@ def _edge_free(space: IndexSpace, progress: Progress):
     width = space.max_children
     records = RecordArray(size, k.state_dtype(width))
     state = records.array
-    state["best"] = k.NO_MOVE
     result = state["result"]  # a view, until the records are unpacked
     multiplicity = np.empty(size, np.int16)
     step = children_batch(width)
@@ -253,9 +252,8 @@ def _edge_free(space: IndexSpace, progress: Progress):
     for lo in range(0, size, CHUNK_SLOTS):
         hi = min(size, lo + CHUNK_SLOTS)
         kind, mult = space.census(lo, hi)
-        result[lo:hi] = np.where(kind == 0, k.UNKNOWN, kind)
+        real += k.ef_census(kind, lo, state)
         multiplicity[lo:hi] = mult
-        real += int(np.count_nonzero(kind == 0))
         for batch in _batches(_real(result, lo, hi), step):
             if summaries is not None:
                 top = max(top, k.ef_init_summaries(batch, *summaries(batch), state))

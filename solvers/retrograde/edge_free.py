@@ -57,6 +57,29 @@ def _ef_set(p, n, lo, lo_move, hi, hi_move, dr, state):
 
 
 @parallel_kernel
+def ef_census(kind, lo, state):
+    """Records lo..lo + len(kind) from the census's ``kind`` (0: a position): result UNKNOWN for
+    a position, else its kind (NONE, ILLEGAL), and no best move.  Returns how many are
+    positions.  On every core: NumPy's passes over the records (the best moves filled, the
+    results written, the positions counted) took 2 s of a 242M-slot table's 60, on one."""
+    n = kind.shape[0]
+    nchunk = (n + SCAN_BLOCK - 1) // SCAN_BLOCK
+    counts = np.zeros(nchunk, np.int64)
+    for ch in prange(nchunk):
+        c = 0
+        for r in range(ch * SCAN_BLOCK, min(n, (ch + 1) * SCAN_BLOCK)):
+            s = state[lo + r]
+            s.best = NO_MOVE
+            if kind[r] == 0:
+                s.result = UNKNOWN
+                c += 1
+            else:
+                s.result = kind[r]
+        counts[ch] = c
+    return counts.sum()
+
+
+@parallel_kernel
 def ef_init(positions, count, child, move, ext_result, ext_distance, width, state):
     """First pass of the edge-free solve over a ``children`` batch: each position's counter
     of distinct in-table children and what its external children tell (``_ef_set``).
