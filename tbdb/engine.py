@@ -307,7 +307,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
     result = np.empty(size, np.int8)
     distance = np.empty(size, np.int16)
     # without best moves what the records hold is no move the solve chose, and none is copied
-    # out: 4 bytes a slot neither written nor held (2.8 GB of a 710M-slot chess table)
+    # out: 4 bytes a slot neither written nor held (2.8 GB of a 710M-slot table)
     best = np.empty(size if _BEST_MOVES.get() else 0, np.int32)
     records.unpack(lambda state, lo, hi: k.ef_unpack(state, lo, hi, result, distance, best))
     del records
