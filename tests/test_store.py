@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 import tbdb
+import tbdb.games  # the test below lists the games: imported here, not by an earlier test
 from tbdb.store import Store
 from tbdb.database import STORAGE_COMPATIBILITY, head_revision
 
