@@ -24,7 +24,8 @@ from run import machine_line  # noqa: E402
 
 from tbdb import engine  # noqa: E402
 
-KERNELS = ("ef_census", "ef_init", "ef_init_summaries", "ef_resolved", "ef_live", "ef_apply",
+KERNELS = ("ef_census", "ef_init", "ef_init_summaries", "ef_resolved", "ef_live", "settle",
+           "drop_settled", "ef_apply",
            "ef_finish", "ef_unpack", "dedupe_rows")
 SPACE_CALLS = ("census", "children", "summaries", "parents", "first_draws")
 

@@ -93,6 +93,7 @@ def estimate(space, mode: str) -> int:
     """Bytes ``mode`` is expected to add at its peak, solve and write of ``space``'s table."""
     from tbdb.compact import bytes_per_slot
     size = space.size
+    extra = 0
     if mode == "edges":
         # 12 bytes per move (target, code, reverse edge; about 12 moves a position) and the
         # per-slot arrays of the solve and the output
@@ -103,13 +104,14 @@ def estimate(space, mode: str) -> int:
         # long, and the levels' queues: at most one entry (int32 below 2^31 slots) per slot
         # won or lost and not yet backed up; they are gone when the records are unpacked
         per_slot = state_dtype(space.max_children).itemsize + 2 + (4 if size < 1 << 31 else 8)
+        extra = size // 8  # and a bit a slot, the levels' settled positions (``drop_settled``)
     else:
         # the state and counter while solving (a widened state: one byte more); then the
         # output: whole narrow arrays where the game reads them whole, else the state and the
         # multiplicities while the values stream to the store (``compact_output_bytes``)
         output = getattr(space, "compact_output_bytes", COMPACT_OUTPUT_BYTES)
         per_slot = max(bytes_per_slot(space) + 1, output)
-    return size * per_slot + BATCH_BUFFERS + WRITE_BYTES
+    return size * per_slot + extra + BATCH_BUFFERS + WRITE_BYTES
 
 
 _budget: contextvars.ContextVar[int | None] = contextvars.ContextVar("tbdb_budget", default=None)

@@ -273,10 +273,12 @@ def _edge_free(space: IndexSpace, progress: Progress):
         queues.add(*k.ef_resolved(state, lo, min(size, lo + (CHUNK_SLOTS << 2))))
     fresh = fresh_distance = None  # what each of ef_apply's threads resolves in a batch
     fresh_count = np.zeros(threads, np.int64)
+    settled = np.zeros((size + 7) // 8, np.uint8)  # a bit a slot: k.drop_settled
     level = 0
     while level <= top:
         for entries in queues.take(level, CHUNK_SLOTS):
             frontier = k.ef_live(entries, state, level)
+            k.settle(frontier, settled)
             backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
                 rows = space.parents(batch)
@@ -290,6 +292,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
                     codes = no_codes
                 if not distinct:
                     k.dedupe_rows(count, parent, codes, with_codes)
+                k.drop_settled(batch, state, count, parent, codes, settled)
                 need = int(count.sum())
                 if fresh is None or fresh.shape[1] < need:
                     fresh = np.empty((threads, need), queues.dtype)
@@ -301,7 +304,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
             progress("levels", backed_up, real)
         level += 1
     progress("levels", real, real)
-    del no_codes, queues
+    del no_codes, queues, settled
     k.ef_finish(state)
     del state
     result = np.empty(size, np.int8)

@@ -19,9 +19,10 @@ Every mode reduces children with ``values.add_child``/``reduced_value`` (or, cou
 reaches the same values) and picks best moves with ``values.realises``.
 """
 from tbdb.solvers.retrograde.checks import check_rows, pick_best
-from tbdb.solvers.retrograde.edge_free import (ef_apply, ef_census, ef_finish, ef_init,
-                                               ef_init_summaries, ef_live, ef_resolved,
-                                               ef_unpack, group_by, state_dtype)
+from tbdb.solvers.retrograde.edge_free import (drop_settled, ef_apply, ef_census, ef_finish,
+                                               ef_init, ef_init_summaries, ef_live,
+                                               ef_resolved, ef_unpack, group_by, settle,
+                                               state_dtype)
 from tbdb.solvers.retrograde.edges import best_of_rows, pack_rows, reverse_edges, solve_graph
 from tbdb.solvers.retrograde.keys import find_key, find_keys
 from tbdb.solvers.retrograde.levels import level_values
@@ -32,7 +33,7 @@ from tbdb.solvers.retrograde.values import (DRAW, EXT_DRAW, ILLEGAL, LOSS, NO_EX
 __all__ = ["WIN", "DRAW", "LOSS", "ILLEGAL", "NONE", "UNKNOWN", "NO_EXT", "EXT_DRAW", "NO_MOVE",
            "tally", "sorted_unique", "drop_repeated_parents", "dedupe_rows", "pick_best",
            "check_rows", "pack_rows", "reverse_edges", "solve_graph", "best_of_rows", "ef_census",
-           "ef_init", "ef_init_summaries", "ef_resolved", "group_by", "ef_live", "ef_apply",
-           "ef_finish", "ef_unpack", "state_dtype",
+           "ef_init", "ef_init_summaries", "ef_resolved", "group_by", "ef_live", "settle",
+           "drop_settled", "ef_apply", "ef_finish", "ef_unpack", "state_dtype",
            "find_key", "find_keys",
            "level_values"]

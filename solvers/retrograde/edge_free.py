@@ -212,6 +212,42 @@ def ef_live(entries, state, level):
 
 
 @kernel
+def settle(slots, settled):
+    """Set the bit of each of ``slots`` in ``settled`` (uint8, bit p & 7 of byte p >> 3): won
+    or lost at the level being backed up or before, so that no child can change them now
+    (``drop_settled``).  On one core: two threads setting bits of one byte lose one."""
+    for i in range(slots.shape[0]):
+        p = slots[i]
+        settled[p >> 3] |= np.uint8(1 << (p & 7))
+
+
+@parallel_kernel
+def drop_settled(batch, state, count, parent, codes, settled):
+    """Drop from each row of a lost child of ``batch`` the parents settled already (``settle``),
+    in place (``count`` the new lengths).  ``ef_apply`` would leave them as they are: a lost
+    child makes its parents won one level on, and these are won sooner (or lost, which a
+    parent of a lost child cannot be).  Most are: of a 242M-slot chess table's 1.28·10^9
+    parent entries of lost children, 95% were won already, and ``ef_apply`` visited each
+    four times (two threads, each prefetching and then updating); dropped here first, a
+    level of losses backed up 1.6-2.5 times as fast.  A won child's parents are left alone
+    (nearly all unknown: they count their won children down)."""
+    n = batch.shape[0]
+    nchunk = (n + 4095) // 4096
+    for ch in prange(nchunk):
+        for r in range(ch * 4096, min(n, (ch + 1) * 4096)):
+            if state[batch[r]].result != LOSS:
+                continue
+            kept = 0
+            for e in range(count[r]):
+                p = parent[r, e]
+                if (settled[p >> 3] >> (p & 7)) & 1 == 0:
+                    parent[r, kept] = p
+                    codes[r, kept] = codes[r, e]
+                    kept += 1
+            count[r] = kept
+
+
+@kernel
 def _owner(p, parts):
     """Which of ``parts`` threads updates slot p in ``ef_apply``: p modulo ``parts``, by a
     mask when ``parts`` is a power of two (a 64-bit division per parent entry cost a fifth of
