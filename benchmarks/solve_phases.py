@@ -25,8 +25,7 @@ from run import machine_line  # noqa: E402
 from tbdb import engine  # noqa: E402
 
 KERNELS = ("ef_census", "ef_init", "ef_init_summaries", "ef_resolved", "ef_live", "settle",
-           "drop_settled", "ef_apply",
-           "ef_finish", "ef_unpack", "dedupe_rows")
+           "drop_settled", "ef_apply", "ef_finish", "ef_unpack", "dedupe_rows")
 SPACE_CALLS = ("census", "children", "summaries", "parents", "first_draws")
 
 wall: dict[str, float] = collections.defaultdict(float)

@@ -243,7 +243,6 @@ def _edge_free(space: IndexSpace, progress: Progress):
     width = space.max_children
     records = RecordArray(size, k.state_dtype(width))
     state = records.array
-    result = state["result"]  # a view, until the records are unpacked
     multiplicity = np.empty(size, np.int16)
     step = children_batch(width)
     summaries = getattr(space, "summaries", None)  # the counters without listing every move
@@ -252,9 +251,10 @@ def _edge_free(space: IndexSpace, progress: Progress):
     for lo in range(0, size, CHUNK_SLOTS):
         hi = min(size, lo + CHUNK_SLOTS)
         kind, mult = space.census(lo, hi)
-        real += k.ef_census(kind, lo, state)
+        positions = k.ef_census(kind, lo, state)
+        real += len(positions)
         multiplicity[lo:hi] = mult
-        for batch in _batches(_real(result, lo, hi), step):
+        for batch in _batches(positions, step):
             if summaries is not None:
                 top = max(top, k.ef_init_summaries(batch, *summaries(batch), state))
                 continue
