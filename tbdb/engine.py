@@ -265,6 +265,8 @@ def _edge_free(space: IndexSpace, progress: Progress):
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
     no_codes = None  # zeros standing in for codes, made only for a game that gives none
     distinct = getattr(space, "parents_distinct", False)  # rows already free of repeats
+    # the game leaves out the settled parents itself: never written, nothing to drop
+    unsettled = getattr(space, "parents_unsettled", False)
     with_codes = None  # known after the first parents() call
     backed_up = 0  # every won or lost position is backed up once (draws never are)
     threads = numba.get_num_threads()
@@ -281,7 +283,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
             k.settle(frontier, settled)
             backed_up += len(frontier)
             for batch in _batches(frontier, pstep):
-                rows = space.parents(batch)
+                rows = space.parents(batch, settled) if unsettled else space.parents(batch)
                 with_codes = len(rows) == 3 and size < 1 << 32
                 count, parent = rows[0], rows[1]
                 if with_codes:
@@ -292,7 +294,8 @@ def _edge_free(space: IndexSpace, progress: Progress):
                     codes = no_codes
                 if not distinct:
                     k.dedupe_rows(count, parent, codes, with_codes)
-                k.drop_settled(batch, state, count, parent, codes, settled)
+                if not unsettled:
+                    k.drop_settled(batch, state, count, parent, codes, settled)
                 need = int(count.sum())
                 if fresh is None or fresh.shape[1] < need:
                     fresh = np.empty((threads, need), queues.dtype)

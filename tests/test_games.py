@@ -199,9 +199,25 @@ def test_kernels_honour_the_contract(name):
                         smallest[p] = min(code, smallest.get(p, code))
                     for p in edges[c]:
                         assert smallest[p] == first_move[(p, c)], (table, c, p)
+            if getattr(space, "parents_unsettled", False):
+                _check_unsettled(space, targets, [a.copy() for a in rows], rng)
             if hasattr(space, "keyed_moves"):
                 _check_order_keys(space, real, count.copy(), move.copy(), targets, edges)
         deps[table] = g.from_stored(table, None, engine.solve_index(space, "edges"))
+
+
+def _check_unsettled(space, targets, rows, rng):
+    """A space that leaves out settled parents itself (``parents_unsettled``): given a bitmap
+    of slots, its rows are the unfiltered rows without the marked slots, codes and all."""
+    marked = rng.random(space.size) < 0.5
+    settled = np.packbits(marked, bitorder="little")
+    got = [a.copy() for a in space.parents(targets, settled)]
+    assert marked[rows[1][rows[0] > 0, 0]].any()  # something to leave out
+    for r in range(len(targets)):
+        kept = [e for e in range(rows[0][r]) if not marked[rows[1][r, e]]]
+        assert got[0][r] == len(kept), (targets[r], got[0][r], kept)
+        for a, b in zip(rows[1:], got[1:]):  # the parents, and their codes if given
+            assert (b[r, :got[0][r]] == a[r, kept]).all(), targets[r]
 
 
 def _check_order_keys(space, real, count, codes, targets, edges):

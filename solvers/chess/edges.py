@@ -106,11 +106,11 @@ def _listed(desc, keys, half, slot, sq, board, moves, victims, order, limit, cou
     """The position of ``slot`` (an en passant slot's board and capture included) into
     ``sq`` and its legal moves into ``moves``/``victims`` (the first ``limit`` or more; with
     ``count_quiet`` the quiet ones counted, not listed: ``table_moves``): (side to move, its
-    index, its occupied squares, how many moves listed, how many counted).  A called kernel, not inlined: the generator inside
-    (``table_moves``, its legality test inlined at each of its eight places) was copied into
-    every kernel that lists moves, and compiling a KPvK build took 133 s instead of 69; one
-    call a position costs little beside its twenty moves (a call a move cost six times the
-    time)."""
+    index, its occupied squares, how many moves listed, how many counted).  A called kernel,
+    not inlined: the generator inside (``table_moves``, its legality test inlined at each of
+    its eight places) was copied into every kernel that lists moves, and compiling a KPvK
+    build took 133 s instead of 69; one call a position costs little beside its twenty moves
+    (a call a move cost six times the time)."""
     p = slot
     ep = -1
     if p >= 2 * half:
@@ -161,7 +161,14 @@ def _follow_slot(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after
     after[mover] = to
     number = move_key(key_kind(desc[2 + mover], side), fr, to, promo) if keyed else mv
     if victim < 0 and promo == 0:
-        if mover < 2:  # a king moved: the symmetries that fit change
+        pn = -1
+        if mover < 2:  # the child's king pair as it stands
+            ab = after[0] * 64 + after[1]
+            pn = PKPAIR_NUMBER[ab] if desc[1] else KPAIR_NUMBER[ab]
+        if pn >= 0 and (desc[1] or KPAIR_STAB[pn] == 1):
+            # only the identity puts the kings in a canonical pair: the pair's digit changes
+            idx = here + (pn - here // weight[1]) * weight[1]
+        elif mover < 2:  # a king moved: the symmetries that fit change
             idx = canonical_index(desc, after, t)
         elif nsym == 1 and lone[mover]:
             # only the identity keeps the kings canonical and no identical piece to reorder:
@@ -416,19 +423,29 @@ def exit_marks(desc, keys, positions, change_table, change_map, cdesc, cflip, co
 
 
 @inline_kernel
-def _emit(desc, half, keys, before, mover, idx, s, occ, key, parent, codes, r, got):
+def _unsettled(settled, slot):
+    """Whether ``slot``'s bit in ``settled`` (uint8, bit p & 7 of byte p >> 3; empty: none
+    settled) is clear."""
+    return settled.shape[0] == 0 or (settled[slot >> 3] >> (slot & 7)) & 1 == 0
+
+
+@inline_kernel
+def _emit(desc, half, keys, before, mover, idx, s, occ, key, parent, codes, r, got, settled):
     """Append the parent ``before`` (``mover`` to move; its canonical index ``idx`` through
     symmetry ``s``; ``occ`` its occupied squares) and its en passant slots, which have the
-    same moves, each with the order key ``key`` of its move here; returns the new count."""
-    parent[r, got] = mover * half + idx
-    codes[r, got] = key
-    got += 1
+    same moves, each with the order key ``key`` of its move here, leaving out the slots
+    ``settled`` marks; returns the new count."""
+    slot = mover * half + idx
+    if _unsettled(settled, slot):
+        parent[r, got] = slot
+        codes[r, got] = key
+        got += 1
     if keys.shape[0] == 0:
         return got
     for j in range(2, desc[0]):
         if ep_right(desc, before, mover, occ, j):
-            e = find_key(keys, (mover * half + idx) * 8 + SYM[s, before[j]] % 8)
-            if e >= 0:
+            e = find_key(keys, slot * 8 + SYM[s, before[j]] % 8)
+            if e >= 0 and _unsettled(settled, 2 * half + e):
                 parent[r, got] = 2 * half + e
                 codes[r, got] = key
                 got += 1
@@ -485,13 +502,14 @@ def _keyed_index(desc, sq, t, syms, pairs, n, kind, fr, to):
 
 
 @parallel_kernel
-def parents(desc, keys, positions, count, parent, codes):
+def parents(desc, keys, positions, settled, count, parent, codes):
     """Every in-table parent slot of each (legal) position: the other side's last move undone
     (no uncaptures or unpromotions: those come from bigger tables), the parent legal (its side
     not to move not in check), and each parent's en passant slots; ``codes`` the order key
     (``keys.py``) of the move from each parent here.  A double step after which the side to
     move may take en passant led to an en passant slot, not here; an en passant slot's one
-    parent move is that double step.  Repeats possible (symmetric positions)."""
+    parent move is that double step.  Repeats possible (symmetric positions).  The slots
+    ``settled`` marks (``_unsettled``; empty: none) are left out, not written."""
     half = half_size(desc)
     k = desc[0]
     n = positions.shape[0]
@@ -517,6 +535,7 @@ def parents(desc, keys, positions, count, parent, codes):
             side = p // half
             mover = 1 - side
             here = p % half
+            pair = here // weight[1]  # the king pair's number: the index's first digit
             unrank(desc, here, sq)
             set_board(desc, sq, board)
             occ = np.uint64(0)
@@ -538,7 +557,7 @@ def parents(desc, keys, positions, count, parent, codes):
                             idx, s, key = _keyed_index(desc, before, t, syms, pairs, nsym,
                                                        key_kind(desc[2 + i], mover), f, q)
                             got = _emit(desc, half, keys, before, mover, idx, s, bocc, key,
-                                        parent, codes, r, got)
+                                        parent, codes, r, got, settled)
                 count[r] = got
                 continue
             for i in range(k):
@@ -593,7 +612,18 @@ def parents(desc, keys, positions, count, parent, codes):
                     if piece_attacks(kind, mover, f, sq[side], bocc) if alone else \
                             attacked(desc, before, sq[side], mover, bocc, -1):
                         continue
-                    if i < 2:  # a king moved: the symmetries that fit change
+                    pn = -1
+                    if i < 2:  # the parent's king pair as it stands
+                        ab = before[0] * 64 + before[1]
+                        pn = PKPAIR_NUMBER[ab] if desc[1] else KPAIR_NUMBER[ab]
+                    if pn >= 0 and (desc[1] or KPAIR_STAB[pn] == 1):
+                        # no symmetry but the identity puts the parent's kings in a canonical
+                        # pair, so its index differs in the pair's digit alone (nothing else
+                        # moved): most king moves.  Searched for, a 242M-slot table's took 4.5
+                        # s of this kernel's 20
+                        idx, s = here + (pn - pair) * weight[1], 0
+                        key = move_key(kind, f, q, 0)
+                    elif i < 2:  # a king moved: the symmetries that fit change
                         kn = pair_symmetries_inline(desc, before, ksyms, kpairs)
                         idx, s, key = _keyed_index(desc, before, t, ksyms, kpairs, kn, kind, f,
                                                    q)
@@ -607,7 +637,7 @@ def parents(desc, keys, positions, count, parent, codes):
                         idx, s, key = _keyed_index(desc, before, t, syms, pairs, nsym,
                                                    key_kind(code, mover), f, q)
                     got = _emit(desc, half, keys, before, mover, idx, s, bocc, key, parent,
-                                codes, r, got)
+                                codes, r, got, settled)
             if _may_repeat(desc, sq, mover):
                 got = _drop_repeats(parent, codes, r, got)
             count[r] = got

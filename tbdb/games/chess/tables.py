@@ -67,6 +67,7 @@ class ChessSpace:
     moves reach (``_exit_values``), as it is when they would weigh more than ``dense_limit``
     whole (None: decide so)."""
     parents_distinct = True  # the parents kernel drops the repeats of the rows that can have any
+    parents_unsettled = True  # and leaves out the slots a ``settled`` bitmap marks
     # edge-free first: with order keys and summaries it beats edges (every 3-4 piece table
     # 97 s wall against 123 s, peak 1.7 GiB against 3.2, the same rows; 2026-11-29)
     fastest_modes = ("edge-free", "edges", "compact")
@@ -223,10 +224,11 @@ class ChessSpace:
                                  self.change_map, self.cdesc, self.cflip, self.coff, self.chalf,
                                  self.cres, self.cdist, self.crank, self.keyed, result, best)
 
-    def parents(self, positions: np.ndarray):
+    def parents(self, positions: np.ndarray, settled: np.ndarray | None = None):
         w = self.max_parents
         out = self._buffers("parents", len(positions),
                             [(0, np.int32), (w, np.int64), (w, np.int32)])
+        settled = np.zeros(0, np.uint8) if settled is None else settled
         edge_kernels.parents(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64),
-                             *out)
+                             settled, *out)
         return tuple(out) if self.keyed else tuple(out[:2])
