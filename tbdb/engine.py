@@ -334,7 +334,10 @@ class RecordArray:
     def __init__(self, size: int, dtype: np.dtype):
         self.size = size
         self.dtype = dtype
-        self.map = mmap.mmap(-1, max(1, size * dtype.itemsize))
+        # private: a shared anonymous map is shared memory, which gets no huge pages (the
+        # system's shmem_enabled is "never" by default) and keeps what MADV_DONTNEED drops
+        self.map = mmap.mmap(-1, max(1, size * dtype.itemsize),
+                             flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         if hasattr(mmap, "MADV_HUGEPAGE"):  # as NumPy asks for its own large arrays
             self.map.madvise(mmap.MADV_HUGEPAGE)
         self.array = np.frombuffer(self.map, dtype, count=size)
