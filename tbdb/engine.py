@@ -275,7 +275,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
         queues.add(*k.ef_resolved(state, lo, min(size, lo + (CHUNK_SLOTS << 2))))
     fresh = fresh_distance = None  # what each of ef_apply's threads resolves in a batch
     fresh_count = np.zeros(threads, np.int64)
-    settled = np.zeros((size + 7) // 8, np.uint8)  # a bit a slot: k.drop_settled
+    settled = np.zeros((size + 7) // 8, np.uint8)  # a bit a slot: k.drop_settled, parents
     level = 0
     while level <= top:
         for entries in queues.take(level, CHUNK_SLOTS):

@@ -212,6 +212,8 @@ def _check_unsettled(space, targets, rows, rng):
     marked = rng.random(space.size) < 0.5
     settled = np.packbits(marked, bitorder="little")
     got = [a.copy() for a in space.parents(targets, settled)]
+    with pytest.raises(ValueError, match="settled"):  # its kernel would read past the end
+        space.parents(targets, settled[:len(settled) // 2])
     assert marked[rows[1][rows[0] > 0, 0]].any()  # something to leave out
     for r in range(len(targets)):
         kept = [e for e in range(rows[0][r]) if not marked[rows[1][r, e]]]

@@ -229,6 +229,9 @@ class ChessSpace:
         out = self._buffers("parents", len(positions),
                             [(0, np.int32), (w, np.int64), (w, np.int32)])
         settled = np.zeros(0, np.uint8) if settled is None else settled
+        if len(settled) and (settled.dtype != np.uint8 or len(settled) < (self.size + 7) // 8):
+            raise ValueError(f"settled: {len(settled)} {settled.dtype} for {self.size} slots; "
+                             f"need uint8[{(self.size + 7) // 8}]")  # the kernel reads it blind
         edge_kernels.parents(self.desc, self.ep_keys, np.ascontiguousarray(positions, np.int64),
                              settled, *out)
         return tuple(out) if self.keyed else tuple(out[:2])
