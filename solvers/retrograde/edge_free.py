@@ -10,7 +10,7 @@ arrays, a chunk at a time.
 """
 import numpy as np
 
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.jit import inline_kernel, kernel, parallel_kernel, prange
 from tbdb.solvers.prefetch import prefetch
 from tbdb.solvers.retrograde.rows import sorted_unique
 from tbdb.solvers.retrograde.values import (DRAW, EXT_DRAW, LOSS, NO_EXT, NO_MOVE, UNKNOWN,
@@ -221,6 +221,12 @@ def ef_live(entries, state, level):
     return out
 
 
+@inline_kernel
+def is_settled(settled, p):
+    """Whether slot p's bit is set in ``settled`` (``settle``)."""
+    return (settled[p >> 3] >> (p & 7)) & 1 != 0
+
+
 @kernel
 def settle(slots, settled):
     """Set the bit of each of ``slots`` in ``settled`` (uint8, bit p & 7 of byte p >> 3): won
@@ -250,7 +256,7 @@ def drop_settled(batch, state, count, parent, codes, settled):
             kept = 0
             for e in range(count[r]):
                 p = parent[r, e]
-                if (settled[p >> 3] >> (p & 7)) & 1 == 0:
+                if not is_settled(settled, p):
                     parent[r, kept] = p
                     codes[r, kept] = codes[r, e]
                     kept += 1
