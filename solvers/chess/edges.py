@@ -24,8 +24,10 @@ from tbdb.solvers.jit import inline_kernel, kernel, parallel_kernel, prange
 from tbdb.solvers.chess.ep import ep_right, ep_square, find_key
 from tbdb.solvers.chess.index import KPAIR_NUMBER, KPAIR_STAB, MAX_PIECES, PKPAIR_NUMBER, \
     PKPAIR_STAB, SYM, _index_of, _sort_groups, canonical, canonical_index, canonical_with, \
-    half_size, orbit, pair_symmetries, pair_symmetries_inline, set_board, slot_weights, unrank
+    half_size, identity_pair, orbit, pair_symmetries, pair_symmetries_inline, set_board, \
+    slot_weights, unrank
 from tbdb.solvers.chess.keys import key_kind, move_key
+from tbdb.solvers.retrograde.edge_free import is_settled
 from tbdb.solvers.retrograde.exits import exit_value
 from tbdb.solvers.retrograde.rows import sorted_unique
 from tbdb.solvers.chess.pieces import attacked, bit, fill, piece_attacks, placement_occupancy, \
@@ -161,11 +163,8 @@ def _follow_slot(desc, keys, half, here, sq, side, occ, mv, victim, keyed, after
     after[mover] = to
     number = move_key(key_kind(desc[2 + mover], side), fr, to, promo) if keyed else mv
     if victim < 0 and promo == 0:
-        pn = -1
-        if mover < 2:  # the child's king pair as it stands
-            ab = after[0] * 64 + after[1]
-            pn = PKPAIR_NUMBER[ab] if desc[1] else KPAIR_NUMBER[ab]
-        if pn >= 0 and (desc[1] or KPAIR_STAB[pn] == 1):
+        pn = identity_pair(desc, after[0], after[1]) if mover < 2 else -1
+        if pn >= 0:
             # only the identity puts the kings in a canonical pair: the pair's digit changes
             idx = here + (pn - here // weight[1]) * weight[1]
         elif mover < 2:  # a king moved: the symmetries that fit change
@@ -424,9 +423,9 @@ def exit_marks(desc, keys, positions, change_table, change_map, cdesc, cflip, co
 
 @inline_kernel
 def _unsettled(settled, slot):
-    """Whether ``slot``'s bit in ``settled`` (uint8, bit p & 7 of byte p >> 3; empty: none
-    settled) is clear."""
-    return settled.shape[0] == 0 or (settled[slot >> 3] >> (slot & 7)) & 1 == 0
+    """Whether ``slot`` is not marked in ``settled`` (the engine's bitmap, ``is_settled``;
+    empty: none settled)."""
+    return settled.shape[0] == 0 or not is_settled(settled, slot)
 
 
 @inline_kernel
@@ -612,11 +611,8 @@ def parents(desc, keys, positions, settled, count, parent, codes):
                     if piece_attacks(kind, mover, f, sq[side], bocc) if alone else \
                             attacked(desc, before, sq[side], mover, bocc, -1):
                         continue
-                    pn = -1
-                    if i < 2:  # the parent's king pair as it stands
-                        ab = before[0] * 64 + before[1]
-                        pn = PKPAIR_NUMBER[ab] if desc[1] else KPAIR_NUMBER[ab]
-                    if pn >= 0 and (desc[1] or KPAIR_STAB[pn] == 1):
+                    pn = identity_pair(desc, before[0], before[1]) if i < 2 else -1
+                    if pn >= 0:
                         # no symmetry but the identity puts the parent's kings in a canonical
                         # pair, so its index differs in the pair's digit alone (nothing else
                         # moved): most king moves.  Searched for, a 242M-slot table's took 4.5

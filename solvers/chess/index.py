@@ -188,6 +188,21 @@ def canonical_index(desc, sq, t):
     return _index_of(desc, t, pair)
 
 
+@inline_kernel
+def identity_pair(desc, a, b):
+    """The number of the king pair a, b (first king on a) if no symmetry but the identity puts
+    those kings in a canonical pair, else -1: then a placement with them is canonical as its
+    other pieces stand, and a move of a king that lands there changes the index's first digit
+    alone.  With pawns the mirror never keeps the first king on files a-d (every pair's
+    stabiliser is 1); without, a pair kept by the transposition (both kings on the diagonal)
+    is searched."""
+    ab = a * 64 + b
+    if desc[1]:
+        return np.int64(PKPAIR_NUMBER[ab])
+    pn = np.int64(KPAIR_NUMBER[ab])
+    return pn if pn < 0 or KPAIR_STAB[pn] == 1 else np.int64(-1)
+
+
 @kernel
 def pair_symmetries(desc, sq, syms, pairs):
     """The symmetries that put the kings of ``sq`` in a canonical pair, and the pair each
