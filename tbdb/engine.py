@@ -314,10 +314,11 @@ def _edge_free(space: IndexSpace, progress: Progress):
     distance = np.empty(size, np.int16)
     # without best moves what the records hold is no move the solve chose, and none is copied
     # out: 4 bytes a slot neither written nor held (2.8 GB of a 710M-slot table)
-    best = np.empty(size if _BEST_MOVES.get() else 0, np.int32)
+    with_best = _BEST_MOVES.get()
+    best = np.empty(size if with_best else 0, np.int32)
     records.unpack(lambda state, lo, hi: k.ef_unpack(state, lo, hi, result, distance, best))
     del records
-    if not _BEST_MOVES.get():
+    if not with_best:
         return result, distance, np.broadcast_to(k.NO_MOVE, (size,)), multiplicity
     best_moves(space, result, distance, progress, best, only_draws=bool(with_codes))
     return result, distance, best, multiplicity
