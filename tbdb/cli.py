@@ -481,17 +481,19 @@ def _perft(args) -> int:
 
 def _games(args) -> int:
     from tbdb import games
+    from tbdb.sql_files import rules_file, sql_dir
     for g in games.all_games():
         print(f"{g.name}: {g.title}")
         print(f"  sample position: {g.sample!r}")
-        print(f"  rules: {g.rules}")
+        # the installed files (a wheel has no docs/ or sql/ of the repository)
+        print(f"  rules: {rules_file(g.rules)}")
         for kind, declared in (("build", g.build_options), ("lookup", g.lookup_options),
                                ("perft", g.perft_options)):
             for o in declared:
                 default = f", default {o.default}" if o.default is not None else ""
                 print(f"  {kind} {o.flag}: {o.help} ({o.describe()}{default})")
         if g.views:
-            print(f"  SQL views: sql/games/{g.views}")
+            print(f"  SQL views: {sql_dir() / 'games' / g.views}")
     return 0
 
 
