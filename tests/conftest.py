@@ -4,6 +4,11 @@ import shutil
 # before tbdb is imported: compile inline_kernel helpers as plain kernels (solvers/jit.py), the
 # same results compiled three times faster; subprocesses of the tests inherit it
 os.environ.setdefault("TBDB_JIT_INLINE", "0")
+# no test reads the user's default database (tbdb.database.default_db_path: $TBDB_DB, else
+# ./tbdb.duckdb): the README's first command leaves ./tbdb.duckdb in the clone, where the
+# second runs the tests.  $TBDB_DB is gone for the session (and every process it starts), and
+# each test runs in an empty directory of its own (``_no_default_database`` below)
+os.environ.pop("TBDB_DB", None)
 
 import pytest  # noqa: E402
 
@@ -38,6 +43,15 @@ def _built_once(tmp_path_factory, name: str, build) -> str:
         if f.startswith("tb.duckdb"):  # (the database and any write-ahead log beside it)
             shutil.copyfile(shared / f, own.parent / f)
     return str(own)
+
+
+@pytest.fixture(autouse=True)
+def _no_default_database(tmp_path_factory, monkeypatch):
+    """Each test, and what it starts, in an empty working directory with no $TBDB_DB, so that a
+    tbdb.duckdb where the suite was started (or the user's $TBDB_DB) is never opened by
+    default; a test that wants a default database sets one (monkeypatch.setenv, chdir)."""
+    monkeypatch.delenv("TBDB_DB", raising=False)
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd", numbered=True))
 
 
 @pytest.fixture(scope="session")
