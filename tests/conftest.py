@@ -77,6 +77,7 @@ def every_game_db(tmp_path_factory):
 # files (--dist loadfile) in collection order, so a long file collected last ran alone at the
 # end while the other worker sat idle (test_resume, about 50 s of a run)
 SLOWEST_FIRST = ["test_games.py", "test_web_browser.py", "test_native.py", "test_cdc_vs_naive.py",
+                 "test_docs_examples.py",
                  "test_probe_files.py", "test_cluster.py", "test_web_api.py",
                  "test_chess_sparse_exits.py", "test_uttt_game.py", "test_safety.py",
                  "test_resume.py", "test_oware_game.py", "test_build_probe_files.py",
