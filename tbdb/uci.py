@@ -18,7 +18,7 @@ from typing import TextIO
 
 from tbdb.command import version
 from tbdb.engine_session import EngineSession
-from tbdb.errors import TbdbError, quote
+from tbdb.errors import TbdbError, one_line, quote
 
 ENGINE_NAME = "tbdb"
 AUTHOR = "the tbdb authors"
@@ -84,8 +84,10 @@ class UciEngine(EngineSession):
         self.emit("uciok")
 
     def _isready(self, text: str) -> None:
-        self._open()
-        self.emit("readyok")
+        try:
+            self._open()
+        finally:
+            self.emit("readyok")
 
     def _setoption(self, text: str) -> None:
         words = text.split()
@@ -114,7 +116,13 @@ class UciEngine(EngineSession):
             return
         words = text.split()
         held = "infinite" in words or "ponder" in words
-        answer = self._answer(time.perf_counter())
+        try:
+            answer = self._answer(time.perf_counter())
+        except Exception as exc:  # noqa: BLE001 - a damaged table, a bug: the GUI still waits
+            detail = one_line(exc) if isinstance(exc, (TbdbError, ValueError)) else \
+                f"{type(exc).__name__}: {one_line(exc)}"
+            self.say(f"error: go failed: {detail}")
+            answer = "bestmove 0000"
         if held:
             self._held = answer
         else:

@@ -34,6 +34,9 @@ DRAW_PV = 12  # plies of a drawn line shown (a draw has no end to play towards)
 _GO_NUMBERS = ("btime", "wtime", "byoyomi", "binc", "winc", "nodes", "movetime", "depth")
 _ACCEPTED_OPTIONS = ("USI_Hash", "USI_Ponder")  # every GUI sends them; nothing to do here
 _CHECK_OPTIONS = ("MateChecksOnly",)
+_GO_WORDS = _GO_NUMBERS + ("infinite", "ponder", "mate")
+_MAX_DIGITS = 18  # a go number: up to 10**18 - 1 (31 million years of milliseconds)
+_DIGITS = re.compile(r"[0-9]{1,%d}" % _MAX_DIGITS)
 _LATER = object()  # an answer a worker thread gives when it is done (a check-only mate search)
 # `setoption name N [value V]`: V may hold spaces (a path) or be empty (an option cleared)
 _SETOPTION = re.compile(r"setoption\s+name\s+(\S.*?)(?:\s+value(?:\s+(.*))?)?")
@@ -57,38 +60,59 @@ class GoCommand:
     @classmethod
     def parse(cls, text: str) -> tuple[GoCommand, list[str]]:
         """The command and the problems found in it (a bad token is skipped: the GUI is still
-        owed an answer)."""
+        owed an answer).  A line with problems keeps only its good parts in ``text`` (what a
+        fallback engine is sent)."""
         go = cls(text)
         problems = []
         tokens = text.split()[1:]
+        kept = ["go"]
         i = 0
         while i < len(tokens):
             t = tokens[i]
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if t in ("infinite", "ponder"):
                 setattr(go, t, True)
+                kept.append(t)
             elif t == "mate":
                 go.mate = True
-                nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+                kept.append(t)
                 if nxt == "infinite":
+                    kept.append(nxt)
                     i += 1
-                elif nxt is not None and nxt.isdigit():
-                    go.mate_ms = int(nxt)
+                elif _number(nxt) is not None:
+                    go.mate_ms = _number(nxt)
+                    kept.append(nxt)
+                    i += 1
+                elif nxt is not None and nxt not in _GO_WORDS:
+                    problems.append(f"go mate takes a number of milliseconds or 'infinite', "
+                                    f"not {quote(nxt)}")
                     i += 1
             elif t in _GO_NUMBERS:
-                nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-                if nxt is None or not nxt.isdigit():
+                if _number(nxt) is None:
                     unit = {"nodes": "nodes", "depth": "plies"}.get(t, "milliseconds")
                     got = quote(nxt) if nxt is not None else "nothing"
-                    problems.append(f"go {t} takes a number of {unit}, not {got}")
-                    if nxt is not None and nxt not in _GO_NUMBERS:
+                    problems.append(f"go {t} takes a number of {unit} (at most {_MAX_DIGITS} "
+                                    f"digits), not {got}")
+                    if nxt is not None and nxt not in _GO_WORDS:
                         i += 1
                 else:
-                    go.numbers[t] = int(nxt)
+                    go.numbers[t] = _number(nxt)
+                    kept += [t, nxt]
                     i += 1
             else:
                 problems.append(f"unknown go parameter {quote(t)}")
             i += 1
+        if problems:
+            go.text = " ".join(kept)
         return go, problems
+
+
+def _number(token: str | None) -> int | None:
+    """A go parameter's number: ASCII digits, not too many (``'²'.isdigit()`` is true, and
+    ``int`` refuses 5,000 digits), else None."""
+    if token is None or not _DIGITS.fullmatch(token):
+        return None
+    return int(token)
 
 
 def parse_position_command(text: str):
@@ -163,15 +187,17 @@ class UsiEngine(EngineSession):
         self.emit("usiok")
 
     def _isready(self, text: str) -> None:
-        self._open()
-        if self.options["Fallback"]:
-            fb = self._ensure_fallback()
-            if fb is not None:
-                try:
-                    fb.isready()
-                except ValueError as exc:
-                    self._fallback_failed(str(exc))
-        self.emit("readyok")
+        try:
+            self._open()
+            if self.options["Fallback"]:
+                fb = self._ensure_fallback()
+                if fb is not None:
+                    try:
+                        fb.isready()
+                    except ValueError as exc:  # it will not get ready: given up on, once
+                        self._give_up_fallback(str(exc))
+        finally:
+            self.emit("readyok")  # whatever failed (said above), the GUI is not kept waiting
 
     def _setoption(self, text: str) -> None:
         found = _SETOPTION.fullmatch(text)
@@ -190,8 +216,8 @@ class UsiEngine(EngineSession):
             if value.lower() not in ("true", "false"):
                 raise UsiCommandError(f"option {name} is true or false, not {quote(value)}")
             value = value.lower()
-        if value == self.options[name]:
-            return
+        if value == self.options[name] and not (name == "Fallback" and self._fallback_error):
+            return  # (a fallback given up on is tried again when its option is sent again)
         self.options[name] = value
         if name == "Database" and self._tb is not None:
             self._tb.close()
@@ -222,6 +248,17 @@ class UsiEngine(EngineSession):
                 (self._fallback is not None and self._fallback.searching):
             self.say("error: go while a search is running; send stop first")
             return
+        try:
+            self._search(go)
+        except Exception as exc:  # noqa: BLE001 - a damaged table, a bug: the GUI still waits
+            detail = one_line(exc) if isinstance(exc, (TbdbError, ValueError)) else \
+                f"{type(exc).__name__}: {one_line(exc)}"
+            self.say(f"error: go failed: {detail}")
+            # (as outside the tables: no answer, which `nomate` would not be)
+            self._finish("checkmate notimplemented" if go.mate else "bestmove resign", go)
+
+    def _search(self, go: GoCommand) -> None:
+        """Answer ``go`` (now, held back, or later from a thread or the fallback engine)."""
         if self.position is None:
             self.say("error: no position to search: send a valid 'position' command first")
             self._finish("checkmate nomate" if go.mate else "bestmove resign", go)
@@ -348,12 +385,22 @@ class UsiEngine(EngineSession):
             if position.sfen in seen:
                 break
             seen.add(position.sfen)
-            r = tb.lookup(position, game="shogi")
+            try:
+                r = tb.lookup(position, game="shogi")
+            except TbdbError as exc:  # (a damaged table further down): the line ends here
+                self.say(f"tbdb: the line ends after {len(moves)} plies: {one_line(exc)}")
+                break
         return moves
 
     # ------------------------------------------------------------------ resources
 
     def _ensure_fallback(self):
+        """The fallback engine, started (again, if it ended) if need be; None once it has
+        failed to start or to answer a handshake: tbdb then answers without it, having said so
+        once, until the option Fallback is set again (a GUI is not kept waiting a handshake's
+        timeout at every go)."""
+        if self._fallback_error is not None:
+            return None
         if self._fallback is not None and self._fallback.alive:
             return self._fallback
         if self._fallback is not None:  # it ended: start it again
@@ -363,15 +410,17 @@ class UsiEngine(EngineSession):
         try:
             self._fallback = FallbackEngine(self.options["Fallback"], self.emit)
         except ValueError as exc:
-            self._fallback_failed(str(exc))
+            self._give_up_fallback(str(exc))
             return None
-        self._fallback_error = None
         return self._fallback
 
-    def _fallback_failed(self, message: str) -> None:
-        if message != self._fallback_error:
-            self.say(f"tbdb: {message}")
-            self._fallback_error = message
+    def _give_up_fallback(self, message: str) -> None:
+        if self._fallback is not None:
+            self._fallback.quit()
+            self._fallback = None
+        self._fallback_error = message
+        self.say(f"tbdb: {message}; positions outside the tables are answered without it "
+                 f"(bestmove resign) until the option Fallback is set again")
 
 
 UsiEngine.commands = {"usi": UsiEngine._usi, "isready": UsiEngine._isready,

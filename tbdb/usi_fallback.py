@@ -15,9 +15,15 @@ import queue
 import shlex
 import subprocess
 import threading
+import time
 from typing import Callable
 
-HANDSHAKE_SECONDS = 60.0  # how long `usi` and `isready` may take an engine (loading its files)
+# How long the engine may take to answer `usi` with `usiok` (it only names itself and its
+# options: a second or so even for a Python engine) and `isready` with `readyok` (it may load
+# evaluation files first).  One that does not is given up on once (tbdb/usi.py), not waited for
+# at every go.
+USIOK_SECONDS = 10.0
+READYOK_SECONDS = 60.0
 SEARCH_ENDS = ("bestmove", "checkmate")
 HANDSHAKE_ANSWERS = ("usiok", "readyok")
 
@@ -41,7 +47,9 @@ class FallbackEngine:
             raise FallbackError("fallback command is empty")
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                         stderr=subprocess.DEVNULL, bufsize=1,
+                                         # (bytes that are not UTF-8 must not kill the reader)
+                                         encoding="utf-8", errors="replace")
         except OSError as exc:
             raise FallbackError(f"fallback command {command!r} did not start: "
                                 f"{exc.strerror or exc}") from None
@@ -55,7 +63,7 @@ class FallbackEngine:
         self._reader = threading.Thread(target=self._read, name="tbdb-usi-fallback", daemon=True)
         self._reader.start()
         try:
-            self._handshake("usi", "usiok")
+            self._handshake("usi", "usiok", USIOK_SECONDS)
             for line in self._drained():
                 if line.startswith("id name "):
                     self.name = line[len("id name "):]
@@ -103,17 +111,18 @@ class FallbackEngine:
                 return out
             out.append(line)
 
-    def _handshake(self, command: str, answer: str) -> None:
+    def _handshake(self, command: str, answer: str, seconds: float) -> None:
         self._drained()  # stale lines (after a gameover, say) are not answers to this
         self.send(command)
         kept = []
+        deadline = time.monotonic() + seconds  # (an engine chattering on does not extend it)
         while True:
             try:
-                line = self._lines.get(timeout=HANDSHAKE_SECONDS)
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 raise FallbackError(f"fallback engine {self.command!r} did not answer "
                                     f"{command!r} with {answer!r} within "
-                                    f"{HANDSHAKE_SECONDS:.0f} s") from None
+                                    f"{seconds:.0f} s") from None
             if line is None:
                 raise FallbackError(f"fallback engine {self.command!r} ended before answering "
                                     f"{command!r}")
@@ -141,7 +150,7 @@ class FallbackEngine:
             pass  # the reader sees the end and answers for it
 
     def isready(self) -> None:
-        self._handshake("isready", "readyok")
+        self._handshake("isready", "readyok", READYOK_SECONDS)
 
     def search(self, position_command: str, go_command: str, mate: bool) -> None:
         """Send the position and the ``go`` line; the answer is relayed as it comes."""
