@@ -435,17 +435,27 @@ def _print_lookup(g, r, position) -> None:
 
 
 def _lookup_stream(tb, g, options) -> int:
-    """Positions from stdin, one per line; a JSON line each (errors as {"error": ...})."""
+    """Positions from stdin, one per line; a JSON line each (errors as {"error": ...}), flushed
+    (a co-process writes a line and waits for its answer).  Lines are bytes decoded here, so a
+    line that is not UTF-8 (or too long) is one error line, whatever the locale, and the stream
+    goes on (sys.stdin as text would raise at the first bad byte)."""
+    from tbdb.engine_session import BadLine, read_lines
     from tbdb.errors import TbdbError
-    for line in sys.stdin:
+    for line in read_lines(sys.stdin):
         text = line.strip()
-        if not text:
+        if isinstance(line, BadLine):  # not looked up: the text is not what was sent
+            out = {"position": line.shown, "error": line.problem}
+        elif not text:
             continue
-        try:
-            out = tb.lookup(text, game=g.name, **options).to_dict(moves=False)
-        except (TbdbError, ValueError) as exc:
-            out = {"position": text, "error": one_line(exc)}
+        else:
+            try:
+                out = tb.lookup(text, game=g.name, **options).to_dict(moves=False)
+            except (TbdbError, ValueError) as exc:
+                out = {"position": text, "error": one_line(exc)}
+            except Exception as exc:  # noqa: BLE001 - one line's failure, not the stream's
+                out = {"position": text, "error": f"{type(exc).__name__}: {one_line(exc)}"}
         sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
     return 0
 
 
