@@ -265,7 +265,10 @@ def apply_own_game_views(con: duckdb.DuckDBPyConnection) -> None:
     (``Database.prepare_for_sql``): tbdb's own code reads no game view, and making them takes
     about 0.11 s, most of what opening a file for lookups took."""
     from tbdb import games
-    from tbdb.sql_files import statements
+    from tbdb.sql_files import drop_copies_the_file_matches, statements
     for path in games.view_files():
         for st in statements(path):
             con.execute(temporary(st))
+    # the copies of views the file defines as tbdb does are not needed (and listed each view
+    # twice in information_schema.tables); those of views it redefines stay
+    drop_copies_the_file_matches(con)
