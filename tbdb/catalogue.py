@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from typing import Any, Iterable
 
 import duckdb
@@ -13,6 +12,7 @@ import pyarrow as pa
 
 from tbdb.database import is_disk_full
 from tbdb.errors import DamagedTableError, MissingTableError, NotADatabaseError, quote
+from tbdb import safe_json
 from tbdb.storage.parquet import ValuesFile
 
 
@@ -53,7 +53,7 @@ class Catalogue:
     def _params(self, game: str, table: str, text) -> dict:
         """A catalogue row's params: the JSON object tbdb writes, else ``NotADatabaseError``."""
         try:
-            params = json.loads(text)
+            params = safe_json.loads(text)
         except (TypeError, ValueError):
             params = None
         if not isinstance(params, dict):

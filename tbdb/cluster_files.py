@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tbdb import safe_json
 from tbdb.cluster_fs import OutDir
 from tbdb.solvers.retrograde import NONE
 
@@ -239,7 +240,7 @@ def verified_manifest(out, game: str, table: str) -> dict:
     place = paths.place
     try:
         with place.open(paths.manifest, "rb") as f:
-            manifest = json.loads(f.read().decode())
+            manifest = safe_json.loads(f.read())
     except FileNotFoundError:
         raise ClusterFileError(f"{paths.show(paths.manifest)}: no manifest (not built)") from None
     except (ValueError, UnicodeDecodeError) as exc:

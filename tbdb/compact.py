@@ -33,6 +33,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from tbdb import safe_json
 from tbdb.solvers import retrograde as k
 from tbdb.solvers.retrograde import compact as cp
 
@@ -106,7 +107,7 @@ class _Saved:
         if self.dir is None or not (self.dir / "meta.json").exists():
             return None
         try:
-            meta = json.loads((self.dir / "meta.json").read_text())
+            meta = safe_json.loads((self.dir / "meta.json").read_text())
             if not isinstance(meta, dict):
                 raise ValueError("meta.json is not an object")
         except (OSError, ValueError) as exc:
@@ -179,7 +180,7 @@ def saved_solve(directory: str | os.PathLike) -> str | None:
     S of N', or 'solved, not yet written'; None when
     there is no readable save."""
     try:
-        meta = json.loads((Path(directory) / "meta.json").read_text())
+        meta = safe_json.loads((Path(directory) / "meta.json").read_text())
         if "children" in meta:
             at, size = int(meta["children"]), int(meta["fingerprint"]["size"])
             return f"saved in its first (children) pass, at slot {at:,} of {size:,}"

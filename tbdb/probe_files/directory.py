@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tbdb.errors import MissingTableError
+from tbdb import safe_json
 from tbdb.safe_files import (publish, remove_quietly, remove_stale_temporaries,
                               temporary_beside)
 from tbdb.storage import StoredTable, storage_of
@@ -49,7 +50,7 @@ def read_manifest(path: str) -> dict:
     try:
         check_inside(mpath, path, "manifest")
         with open(mpath, encoding="utf-8") as f:
-            m = json.load(f)
+            m = safe_json.loads(f.read())
     except FileNotFoundError:
         raise ProbeFileError(f"{path!r} is a directory without {MANIFEST}: not a directory of "
                              f"probe files (write one with: tbdb export --db DB --out "

@@ -10,6 +10,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
 
+from tbdb import safe_json
 from tbdb.safe_files import kind as file_kind
 from tbdb.probe_files.coder import encode_stream, pack_values
 from tbdb.probe_files.order import SlotOrder, choose_order
@@ -180,7 +181,7 @@ class ProbeFile:
             raise ProbeFileError(f"probe file {path!r} is truncated or damaged (header of "
                                  f"{head_bytes} bytes in a file of {size})")
         try:
-            self.meta = json.loads(bytes(self.buf[HEADER.size:HEADER.size + meta_bytes]))
+            self.meta = safe_json.loads_object(bytes(self.buf[HEADER.size:][:meta_bytes]))
         except ValueError:
             raise ProbeFileError(f"probe file {path!r} is damaged (its header's JSON does not "
                                  f"parse)") from None
