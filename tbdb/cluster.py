@@ -359,6 +359,7 @@ def import_values(db: str | None, out: str) -> ImportSummary:
     were moved to."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+    from tbdb.database import check_path
     from tbdb.storage.arrow_rows import INDEX_SCHEMA
     path = str(db) if db is not None else default_db_path()
     place = OutDir.of(out)
@@ -367,8 +368,17 @@ def import_values(db: str | None, out: str) -> ImportSummary:
     if place.local and not os.path.isdir(place.root):
         raise NotADirectoryError(f"{out!r} is not a directory: give the --out directory of "
                                  f"the build to import tables from")
+    nothing = FileNotFoundError(f"{out!r} holds no table files to import (<game>/<table>.json "
+                                f"and its Parquet files, as `tbdb build --out` writes them); "
+                                f"nothing imported into {path!r}")
+    empty = not _table_manifests(place)
+    check_path(path, create=True)  # (what is wrong with the database is said first)
+    if empty and not os.path.exists(path):  # before a new path becomes a database
+        raise nothing
     summary = ImportSummary(path, str(out))
     with Store(path) as store:
+        if empty:  # a database that can be opened, and no files: a mistyped directory?
+            raise nothing
         recorded = store.query("SELECT t.game, t.table_name, f.table_id, f.sha256 "
                                "FROM tb_index_files f JOIN tb_tables t USING (table_id) "
                                "ORDER BY t.game, t.table_name")
@@ -402,31 +412,37 @@ def _import_unrecorded(store: Store, place, summary: ImportSummary) -> None:
     """Copy in the complete tables under ``place`` the database does not hold yet (a build
     stopped before recording them, or files from another machine's build): each is checked
     against its manifest and statistics, then written with its checkpoint in one transaction."""
+    done = {}  # game: its done tables, as they were before this import
+    for g, table in _table_manifests(place):
+        if g.name not in done:
+            done[g.name] = {t for t, state in store.states(g.name).items() if state == "done"}
+        try:
+            if table in done[g.name] or g.check_table(table) != table:
+                continue
+        except ValueError:  # not a table name of the game: not tbdb's file
+            continue
+        manifest = complete(place, g.name, table)
+        if manifest is None:
+            summary.incomplete.append(f"{g.name}:{table}")
+            continue
+        store.plan(g.name, [table])
+        summary.rows += _import(store, g, place, table, manifest, copy=True)
+        summary.added.append(f"{g.name}:{table}")
+
+
+def _table_manifests(place) -> list[tuple]:
+    """(game, table name) of every ``<game>/<table>.json`` under ``place`` of a game whose
+    tables a build with --out writes as files: what an import could copy in."""
     from urllib.parse import unquote
+    out = []
     for game_dir in place.listdir(place.root):
         name = unquote(game_dir)
-        if name not in games.REGISTRY:
+        if name not in games.REGISTRY or not storage_of(games.get(name)).clusterable:
             continue
         g = games.get(name)
-        if not storage_of(g).clusterable:
-            continue
-        done = {t for t, state in store.states(g.name).items() if state == "done"}
-        for file_name in place.listdir(place.join(game_dir)):
-            if not file_name.endswith(".json"):
-                continue
-            table = unquote(file_name[:-len(".json")])
-            try:
-                if table in done or g.check_table(table) != table:
-                    continue
-            except ValueError:  # not a table name of the game: not tbdb's file
-                continue
-            manifest = complete(place, g.name, table)
-            if manifest is None:
-                summary.incomplete.append(f"{g.name}:{table}")
-                continue
-            store.plan(g.name, [table])
-            summary.rows += _import(store, g, place, table, manifest, copy=True)
-            summary.added.append(f"{g.name}:{table}")
+        out += [(g, unquote(f[:-len(".json")])) for f in place.listdir(place.join(game_dir))
+                if f.endswith(".json")]
+    return out
 
 
 class ClusterSummary(BuildSummary):

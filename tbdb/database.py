@@ -18,6 +18,7 @@ import copy
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import stat
 import tempfile
@@ -115,8 +116,19 @@ def check_path(path: str, create: bool) -> None:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None
+        if os.path.islink(path):
+            # a dangling link: DuckDB would create the file wherever it points (and
+            # ``_create``'s link into place fails on the name the link holds)
+            where = f"{path!r} is a symbolic link to {os.readlink(path)!r}, which does not exist"
+            if create:
+                raise NotADatabaseError(f"{where}; tbdb creates a database only at a new path: "
+                                        f"name the file itself, or remove the link") from None
+            raise FileNotFoundError(f"no tbdb database at {path!r}: {where}") from None
     except OSError as exc:
         raise NotADatabaseError(f"cannot open {path!r}: {exc.strerror}") from None
+    except ValueError:  # os.stat's "embedded null byte", naming no file
+        raise NotADatabaseError(f"{path!r} names no file: a path cannot hold a null byte") \
+            from None
     if mode is not None and stat.S_ISDIR(mode):
         raise NotADatabaseError(f"{path!r} is a directory, not a database file")
     if mode is not None and not stat.S_ISREG(mode):
@@ -125,7 +137,9 @@ def check_path(path: str, create: bool) -> None:
     parent = os.path.dirname(os.path.abspath(path))
     if mode is None:
         if not create:
-            raise FileNotFoundError(f"no tbdb database at {path!r}")
+            raise FileNotFoundError(f"no tbdb database at {path!r}: build one with `tbdb build "
+                                    f"GAME --db {shlex.quote(path)}`, or name another database "
+                                    f"with --db (or ${DEFAULT_DB_ENV})")
         if not os.path.isdir(parent):
             raise FileNotFoundError(f"cannot create {path!r}: directory {parent!r} does not exist")
         if not os.access(parent, os.W_OK):
