@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 from typing import Any, Iterable
 
 import duckdb
 
 from tbdb import games
-from tbdb.errors import MissingTableError, TbdbError
+from tbdb.errors import (ClosedError, InvalidArrayError, InvalidOptionError,
+                         MissingTableError, NotADatabaseError, quote)
 from tbdb.games.base import read_padded
 from tbdb.options import check_names, resolve
 from tbdb import sql_functions
@@ -23,10 +25,6 @@ from tbdb.store import Store
 from tbdb.database import damaged, default_db_path, is_damage
 
 
-class ClosedError(TbdbError, ValueError):
-    """A lookup on a tablebase that has been closed."""
-
-
 class Tablebase:
     """An open tablebase file, read-only.  Use as a context manager or call ``close()``.
 
@@ -36,7 +34,12 @@ class Tablebase:
     """
 
     def __init__(self, path: str | None = None):
-        self.path = str(path) if path is not None else default_db_path()
+        if path is None:
+            path = default_db_path()
+        self.path = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
+        if "\0" in self.path:  # (os.stat's own error names no file)
+            raise NotADatabaseError(f"{quote(self.path)} names no file: a path cannot hold a "
+                                    f"null byte")
         self.probe_files = os.path.isdir(self.path)
         if self.probe_files:  # a directory of probe files (tbdb export): no DuckDB at all
             self.store = ProbeDir(self.path)
@@ -123,6 +126,7 @@ class Tablebase:
         check_names(f"{g.name} lookup_arrays", g.lookup_options, options)
         with self.prober._lock, self._reading():
             self._check_open()
+            _check_arity(g, arrays, options)
             return self.prober.lookup_arrays(g, *arrays, **options)  # the game checks them
 
     def load(self, game: str, *tables: str) -> int:
@@ -139,6 +143,9 @@ class Tablebase:
                                  if state == "done")
         before = self.prober.stats.tables_loaded
         for name in names:
+            if not isinstance(name, str):  # (check_table's regular expressions take text)
+                raise InvalidOptionError(f"{g.name} load: a table name is text, not "
+                                         f"{quote(name)}")
             table = g.check_table(name)
             with self._reading():
                 t = self.prober.table(g, table, f"table {table!r}", full=True)
@@ -196,6 +203,27 @@ class Tablebase:
                                 "'done' GROUP BY game ORDER BY game")
         tables = ", ".join(f"{g}: {n} tables" for g, n in rows) or "no tables"
         return f"<tbdb.Tablebase {self.path!r} ({tables})>"
+
+
+def _check_arity(g, arrays: tuple, options: dict) -> None:
+    """``InvalidArrayError`` unless ``arrays`` are as many as ``g.batch_locate`` takes (its
+    own TypeError named a method the caller never called)."""
+    sig = inspect.signature(g.batch_locate)
+    try:
+        sig.bind(*arrays, **options)
+    except TypeError:
+        names = [p.name for p in sig.parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        raise InvalidArrayError(f"{g.name} lookup_arrays takes the arrays ({', '.join(names)}); "
+                                f"got {len(arrays)}{': ' if arrays else ''}"
+                                f"{', '.join(_described(a) for a in arrays)}") from None
+
+
+def _described(value) -> str:
+    """An argument for a message, in one line: an array by its type and shape."""
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return f"{value.dtype}[{', '.join(map(str, value.shape))}]"
+    return quote(value, 60)
 
 
 def open(path: str | None = None) -> Tablebase:  # noqa: A001 - mirrors builtins.open on purpose
