@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
+from numba.core import event as numba_event
+
 from tbdb import budget, engine, games, level_store
 from tbdb.compact import resume_in
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
@@ -242,7 +244,9 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     f"done")
         writer = _Writer(store)
         kind = storage_of(g)
+        compiling = _CompileNotice(bar, g.name)
         try:
+            compiling.install()
             for i, t in enumerate(todo):
                 deps = _dependencies(g, t, store, cache, solving=True)
                 if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
@@ -250,8 +254,8 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     writer.wait(summary)
                     store.mark_building(g.name, t)  # later ones: with the previous commit
                     _die_in_first_table(i, "1")
-                first = " (and compiling the kernels: first run only)" if i == 0 else ""
-                bar.note(t + first)
+                compiling.table = t
+                bar.note(t)
 
                 def stage(what, done, total, t=t, i=i):  # once a stage reports, it has compiled
                     _die_in_first_table(i, "stage")
@@ -315,11 +319,40 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 data = deps = None
             writer.wait(summary)
         finally:
+            compiling.remove()
             writer.close()
             bar.close()
             _drop_empty(f"{path}.solving")
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+class _CompileNotice(numba_event.Listener):
+    """Says once, when Numba really compiles a kernel during a build, that it does (the first
+    table of a cold cache waits for it, a minute or more).  Numba broadcasts "numba:compile"
+    only on a miss of its cache: a kernel loaded from the cache says nothing, so a build with a
+    warm cache is not told it compiles."""
+
+    def __init__(self, bar: Progress, game: str):
+        self.bar, self.game, self.table, self.said = bar, game, None, False
+
+    def install(self) -> None:
+        numba_event.register("numba:compile", self)
+
+    def remove(self) -> None:
+        try:
+            numba_event.unregister("numba:compile", self)
+        except ValueError:  # never installed
+            pass
+
+    def on_start(self, ev) -> None:
+        if not self.said:
+            self.said = True
+            self.bar.say(f"{self.game}: {self.table or 'preparing'}: compiling the kernels "
+                         f"Numba's cache does not hold yet (a minute or more, on a first run)")
+
+    def on_end(self, ev) -> None:
+        pass
 
 
 def check_no_moves(moves: bool, probe_files: str | None) -> None:

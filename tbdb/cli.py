@@ -336,8 +336,10 @@ def _build(args) -> int:
     options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
                       defaults=False, text=True)
     progress = "lines" if args.no_progress else True
-    from tbdb.build import check_no_moves
+    from tbdb.build import MODE_OPTION, check_no_moves
     from tbdb.errors import InvalidOptionError
+    if getattr(args, "mode", None) is not None:
+        MODE_OPTION.convert(args.mode, text=True)  # a bad one named as given: --mode
     if getattr(args, "probe_files", None) and (getattr(args, "cluster", None)
                                                or getattr(args, "out", None)):
         raise InvalidOptionError(f"--probe-files {args.probe_files!r} builds on this machine: "
@@ -468,7 +470,7 @@ def _perft(args) -> int:
     g = games.get(args.game)
     options = resolve(f"{g.name} perft", g.perft_options, _options(args, g.perft_options),
                       text=True)
-    depth = Option("depth", "plies", min=0, max=64).convert(args.depth, text=True)
+    depth = Option("depth", "plies", min=0, max=64).convert(args.depth, text=True, label="depth")
     if args.position == "start":
         try:
             position = g.start(**options)

@@ -39,29 +39,32 @@ class Option:
             return "an integer"
         return "text"
 
-    def convert(self, value: Any, text: bool = False) -> Any:
-        """The value checked; with ``text`` (the command line) converted from text first."""
+    def convert(self, value: Any, text: bool = False, label: str | None = None) -> Any:
+        """The value checked; with ``text`` (the command line) converted from text first.  A
+        message names the option as it was given: its flag on the command line, its keyword in
+        Python, else ``label`` (a positional argument)."""
+        name = label or (self.flag if text else self.name)
         if self.type is int:
             if isinstance(value, str) and text:
                 text = value.strip()
                 # int() would accept '٣' and '1_000'; the documented form is ASCII digits
                 if not (text.isascii() and text.lstrip("-").isdigit()) or len(text) > 12:
-                    raise InvalidOptionError(f"{self.name} must be {self.describe()}, "
+                    raise InvalidOptionError(f"{name} must be {self.describe()}, "
                                              f"not {quote(value)}")
                 value = int(text)
             elif isinstance(value, bool) or not _is_integer(value):
-                raise InvalidOptionError(f"{self.name} must be {self.describe()}, not "
+                raise InvalidOptionError(f"{name} must be {self.describe()}, not "
                                          f"{quote(value)}")
             value = int(value)
             if (self.min is not None and value < self.min) or \
                     (self.max is not None and value > self.max):
-                raise InvalidOptionError(f"{self.name} must be {self.describe()}, not "
+                raise InvalidOptionError(f"{name} must be {self.describe()}, not "
                                          f"{quote(value)}")
             return value
         if not isinstance(value, str):
-            raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {quote(value)}")
+            raise InvalidOptionError(f"{name} must be {self.describe()}, not {quote(value)}")
         if self.choices and value not in self.choices:
-            raise InvalidOptionError(f"{self.name} must be {self.describe()}, not {quote(value)}")
+            raise InvalidOptionError(f"{name} must be {self.describe()}, not {quote(value)}")
         return value
 
 

@@ -96,19 +96,20 @@ def test_perft_and_divide(capsys):
 @pytest.mark.parametrize("args, message", [
     (["build", "backgammon"],
      "unknown game 'backgammon'; known games: " + ", ".join(games.names())),
-    (["build", "cdc", "--max-pieces", "7"], "max_pieces must be an integer from 2 to 5, not 7"),
-    (["build", "cdc", "--max-pieces", "two"], "max_pieces must be an integer from 2 to 5, not "
+    (["build", "cdc", "--max-pieces", "7"], "--max-pieces must be an integer from 2 to 5, not 7"),
+    (["build", "cdc", "--max-pieces", "two"], "--max-pieces must be an integer from 2 to 5, not "
                                               "'two'"),
     (["build", "cdc", "--material", "KQvK"], "malformed material 'KQvK'"),
     (["build", "cdc", "--material", "KKvM"], "material 'KKvM' has 2 K; a side has at most 1"),
-    (["build", "oware", "--max-seeds", "48"], "max_seeds must be an integer from 1 to 20, not 48"),
-    (["build", "cdc", "--mode", "fast"], "mode must be one of 'auto', 'edges', 'edge-free', "
+    (["build", "oware", "--max-seeds", "48"],
+     "--max-seeds must be an integer from 1 to 20, not 48"),
+    (["build", "cdc", "--mode", "fast"], "--mode must be one of 'auto', 'edges', 'edge-free', "
                                          "'compact', not 'fast'"),
     (["build", "cdc", "--rebuild", "KGvRR"], "--rebuild 'KGvRR': that table is not part of"),
     (["lookup", "cdc", "4g2K/8/8 r"], "'4g2K/8/8 r'"),
     (["lookup", "cdc", "4g2K/8/8/8 r"], "'KvG' of cdc, which is not built"),
     (["lookup", "oware", "0 0 0 0 0 1 0 0 0 0 0 0", "--turns-left", "0"],
-     "turns_left must be an integer from 1 to 200, not 0"),
+     "--turns-left must be an integer from 1 to 200, not 0"),
     (["perft", "cdc", "start", "2"], "cdc has no start position; give a position"),
     (["perft", "tictactoe", "start", "-1"], "depth must be an integer from 0 to 64, not -1"),
     (["sql", "SELEC nonsense"], "syntax error"),
