@@ -107,6 +107,22 @@ class GoCommand:
         return go, problems
 
 
+    def budget(self, side: str) -> float | None:
+        """The seconds this search may take by its own clock (``side``: 'b' or 'w', the side
+        to move); None without a limit (infinite, or only nodes or depth)."""
+        if self.mate:
+            return None if self.mate_ms is None else self.mate_ms / 1000
+        if self.infinite:
+            return None
+        n = self.numbers
+        if "movetime" in n:
+            return n["movetime"] / 1000
+        own, inc = ("btime", "binc") if side == "b" else ("wtime", "winc")
+        if not any(k in n for k in (own, inc, "byoyomi")):
+            return None
+        return (n.get(own, 0) + n.get("byoyomi", 0) + n.get(inc, 0)) / 1000
+
+
 def _number(token: str | None) -> int | None:
     """A go parameter's number: ASCII digits, not too many (``'²'.isdigit()`` is true, and
     ``int`` refuses 5,000 digits), else None."""
@@ -272,7 +288,8 @@ class UsiEngine(EngineSession):
             return
         fb = self._ensure_fallback() if self.options["Fallback"] else None
         if fb is not None:
-            fb.search(self.position_command, go.text, go.mate)
+            fb.search(self.position_command, go.text, go.mate,
+                      go.budget(self.position.sfen.split()[1]), go.ponder)
             return
         self._finish("checkmate notimplemented" if go.mate else "bestmove resign", go)
 
@@ -286,13 +303,13 @@ class UsiEngine(EngineSession):
         elif self._held is not None:
             self._release()
         elif self._fallback is not None and self._fallback.searching:
-            self._fallback.send("stop")
+            self._fallback.stop()
 
     def _ponderhit(self, text: str) -> None:
         if self._held is not None and not self._held_until_stop:
             self._release()
         elif self._fallback is not None and self._fallback.searching:
-            self._fallback.send("ponderhit")
+            self._fallback.ponderhit()
 
     def _gameover(self, text: str) -> None:
         self._held = None  # the game is over: no move is owed
@@ -400,6 +417,11 @@ class UsiEngine(EngineSession):
         once, until the option Fallback is set again (a GUI is not kept waiting a handshake's
         timeout at every go)."""
         if self._fallback_error is not None:
+            return None
+        if self._fallback is not None and self._fallback.failure:  # it hung (said then)
+            self._fallback_error = self._fallback.failure
+            self._fallback.quit()
+            self._fallback = None
             return None
         if self._fallback is not None and self._fallback.alive:
             return self._fallback

@@ -24,6 +24,10 @@ from typing import Callable
 # at every go.
 USIOK_SECONDS = 10.0
 READYOK_SECONDS = 60.0
+# How long past its time (the go line's clock: movetime, or its side's time + byoyomi + inc;
+# or since `stop`) a search may run before tbdb answers for it (`bestmove resign`), ends it and
+# gives it up: a hung engine must not leave the GUI waiting for a move.
+ANSWER_GRACE_SECONDS = 10.0
 SEARCH_ENDS = ("bestmove", "checkmate")
 HANDSHAKE_ANSWERS = ("usiok", "readyok")
 
@@ -60,6 +64,9 @@ class FallbackEngine:
         self._searching = False
         self._search_done = threading.Event()
         self._search_done.set()
+        self._budget: float | None = None   # the running search's time, seconds
+        self._watch = 0                      # the current watchdog's number
+        self.failure: str | None = None      # why it was given up on (it hung in a search)
         self._reader = threading.Thread(target=self._read, name="tbdb-usi-fallback", daemon=True)
         self._reader.start()
         try:
@@ -93,9 +100,9 @@ class FallbackEngine:
             self._lines.put(line)
         with self._lock:  # the child has gone: a GUI waiting for a move must still get one
             if self._searching:
+                self._searching = False  # (before the GUI can see the answer and send go)
                 self._emit(f"info string fallback engine {self.name!r} ended during its search")
                 self._emit(self._dead_answer)
-                self._searching = False
                 self._search_done.set()
         self._lines.put(None)
 
@@ -152,21 +159,60 @@ class FallbackEngine:
     def isready(self) -> None:
         self._handshake("isready", "readyok", READYOK_SECONDS)
 
-    def search(self, position_command: str, go_command: str, mate: bool) -> None:
-        """Send the position and the ``go`` line; the answer is relayed as it comes."""
+    def search(self, position_command: str, go_command: str, mate: bool,
+               budget: float | None = None, ponder: bool = False) -> None:
+        """Send the position and the ``go`` line; the answer is relayed as it comes.  With a
+        ``budget`` (seconds; counted from ponderhit for ``go ponder``) the search is answered
+        for if the engine has not answered ANSWER_GRACE_SECONDS after it."""
         self._dead_answer = "checkmate notimplemented" if mate else "bestmove resign"
+        self._budget = budget
         with self._lock:
             self._searching = True
             self._search_done.clear()
+        if budget is not None and not ponder:
+            self._arm(budget + ANSWER_GRACE_SECONDS)
         if not self.alive:  # ended earlier: answer for it now
             with self._lock:
+                self._searching = False
                 self._emit(f"info string fallback engine {self.name!r} has ended")
                 self._emit(self._dead_answer)
-                self._searching = False
                 self._search_done.set()
             return
         self.send(position_command)
         self.send(go_command)
+
+    def stop(self) -> None:
+        """``stop`` sent on: the answer is owed within ANSWER_GRACE_SECONDS."""
+        self.send("stop")
+        self._arm(ANSWER_GRACE_SECONDS)
+
+    def ponderhit(self) -> None:
+        self.send("ponderhit")
+        if self._budget is not None:
+            self._arm(self._budget + ANSWER_GRACE_SECONDS)
+
+    def _arm(self, seconds: float) -> None:
+        """A watchdog for the running search (replacing any earlier one): if no answer has come
+        within ``seconds``, answer for the engine, end it and give it up."""
+        self._watch += 1
+        number = self._watch
+
+        def watch() -> None:
+            if self._search_done.wait(min(seconds, threading.TIMEOUT_MAX)) or \
+                    number != self._watch:
+                return
+            with self._lock:
+                if not self._searching or number != self._watch:
+                    return
+                self.failure = (f"fallback engine {self.name!r} did not answer its search "
+                                f"within {seconds:.0f} s")
+                self._searching = False  # (before the GUI can see the answer and send go)
+                self._emit(f"info string {self.failure}; it is given up on")
+                self._emit(self._dead_answer)
+                self._search_done.set()
+            self.proc.kill()  # (the reader then meets the end, no search running)
+
+        threading.Thread(target=watch, name="tbdb-usi-fallback-watch", daemon=True).start()
 
     def forget_search(self) -> None:
         """Stop relaying the running search (after ``gameover``: its answer is not wanted)."""

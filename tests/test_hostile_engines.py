@@ -317,6 +317,37 @@ def test_a_fallback_writing_bytes_that_are_not_utf8_is_still_relayed(shogi_db):
         e.quit()
 
 
+def test_a_fallback_that_never_answers_its_search_is_answered_for_and_given_up(shogi_db):
+    grace = usi_fallback.ANSWER_GRACE_SECONDS
+    e = Engine(["usi", "--db", shogi_db])
+    try:
+        e.send("setoption name Fallback value " + _fallback("hang"))
+        e.send("isready")
+        assert e.until("readyok", timeout=30)[-1] == "readyok"
+        e.send("position startpos")
+        started = time.monotonic()
+        e.send("go btime 0 wtime 0 byoyomi 500")  # black's clock: 0.5 s
+        heard = e.until(*ANSWERS, timeout=grace + 20)
+        assert heard[-1] == "bestmove resign" and grace < time.monotonic() - started < grace + 10
+        assert "did not answer its search" in heard[-2]
+        for go in ("go byoyomi 100", "go infinite"):  # given up: answered without it
+            e.send(go)
+            if go == "go infinite":
+                e.send("stop")
+            heard = e.until(*ANSWERS, timeout=5)
+            assert heard[-1] == "bestmove resign" and not any("fallback" in h for h in heard)
+        # tried again when the option is set again; `stop` owes an answer within the grace
+        e.send("setoption name Fallback value " + _fallback("hang"))
+        e.send("go infinite")
+        time.sleep(1)
+        started = time.monotonic()
+        e.send("stop")
+        assert e.until(*ANSWERS, timeout=grace + 20)[-1] == "bestmove resign"
+        assert time.monotonic() - started < grace + 10
+    finally:
+        e.quit()
+
+
 # ---------------------------------------------------------------- a small fuzz of both engines
 
 def _fuzz_input(rng: random.Random, game: str) -> tuple[bytes, int]:

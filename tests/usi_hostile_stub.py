@@ -3,7 +3,8 @@
 
 - ``mute``: reads every command and never answers anything (no ``usiok``);
 - ``unready``: answers ``usi`` with ``usiok`` but never ``isready`` with ``readyok``;
-- ``bytes``: a working engine whose search output holds bytes that are not UTF-8.
+- ``bytes``: a working engine whose search output holds bytes that are not UTF-8;
+- ``hang``: answers the handshakes, then never answers a ``go`` (not even after ``stop``).
 """
 import sys
 
@@ -27,6 +28,8 @@ def main() -> None:
             say(b"usiok")
         elif words[0] == b"isready" and mode != "unready":
             say(b"readyok")
+        elif words[0] == b"go" and mode == "hang":
+            say(b"info depth 1 score cp 0")
         elif words[0] == b"go":
             say(b"info string caf\xe9 \xff\xfe")
             say(b"bestmove " + STUB_MOVE.encode())
