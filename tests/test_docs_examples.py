@@ -138,3 +138,31 @@ def test_the_sql_functions_examples(here):
     out = run(["tbdb", "sql", "--db", "tb.duckdb", "--csv",
                f"SELECT tb_canonical('cdc', '{lookup.group(2)}')"], here)
     assert out.splitlines()[1] == lookup.group(4), out
+
+
+def test_the_tictactoe_rules_examples(tmp_path):
+    """docs/rules/tictactoe.md: its build (into ./tbdb.duckdb, as written) and its lookups with
+    what their comments say, and the counts it gives for symmetry_stats."""
+    doc = (ROOT / "docs" / "rules" / "tictactoe.md").read_text()
+    assert "\ntbdb build tictactoe\n" in doc
+    run(["tbdb", "build", "tictactoe", "--no-progress"], tmp_path)
+    looked = 0
+    for line in doc.splitlines():
+        if not line.startswith("tbdb lookup tictactoe "):
+            continue
+        command, _, comment = line.partition("  # ")
+        said = re.fullmatch(r".*?(?:: )?(?:a )?(draw|win in \d+ ply|win in \d+ plies|"
+                            r"loss \(game over\)|loss in \d+ plies)(?: \(best move (\d)\))?",
+                            comment.strip())
+        assert said, line
+        out = run(shlex.split(command), tmp_path)
+        assert re.search(r"^outcome: +(.*)$", out, re.M).group(1) == said.group(1), (line, out)
+        if said.group(2):
+            assert re.search(r"^best move: (\S+)", out, re.M).group(1) == said.group(2), out
+        looked += 1
+    assert looked == 4
+    stats = re.search(r"`symmetry_stats` shows ([\d,]+) raw positions and ([\d,]+) stored rows",
+                      doc)
+    out = run(["tbdb", "sql", "--csv", "SELECT raw_positions, canonical_rows FROM symmetry_stats "
+               "WHERE game = 'tictactoe'"], tmp_path)
+    assert out.splitlines()[1] == f"{number(stats.group(1))},{number(stats.group(2))}", out
