@@ -144,8 +144,8 @@ def read_lines(stdin):
             head = raw[:60].decode("utf-8", "backslashreplace")
             while raw and not raw.endswith(b"\n"):  # the rest of the line, thrown away
                 raw = binary.readline(MAX_LINE_BYTES)
-            yield _bad("", f"a line longer than {MAX_LINE_BYTES:,} bytes ({head!r}...) was "
-                       f"ignored", head + "...")
+            yield _bad("", f"a line longer than {MAX_LINE_BYTES:,} bytes ({head!r}...)",
+                       head + "...")
             continue
         try:
             yield raw.decode("utf-8")
