@@ -228,6 +228,60 @@ def test_a_lookup_that_raises_still_gets_info_and_a_bestmove(shogi_db, chess_db,
         engine.close()
 
 
+def _crafted(src: str, dst: str, game: str, table: str, change) -> str:
+    """A copy of the probe directory ``src`` whose ``table`` holds the values ``change`` made,
+    encoded by tbdb's own writer and hashed in the manifest: valid checksums, bad contents."""
+    import json
+    import shutil
+    from types import SimpleNamespace
+
+    from tbdb.probe_files.build_dir import FileValues
+    from tbdb.probe_files.directory import sha256_file
+    from tbdb.probe_files.format import ProbeFile, write_table
+    shutil.copytree(src, dst)
+    manifest = json.loads(Path(dst, "manifest.json").read_text())
+    entry = next(e for e in manifest["files"] if (e["game"], e["table"]) == (game, table))
+    path = Path(dst, entry["path"])
+    f = ProbeFile(str(path))
+    v = FileValues(f)
+    values = SimpleNamespace(result=v.result.copy(), distance=v.distance.copy(),
+                             best=v.best.copy())
+    meta = dict(f.meta)
+    f.close()
+    change(values)
+    row = {k: meta[k] for k in ("storage", "params", "layout", "slots", "positions")}
+    row["table_name"] = meta["table"]
+    data = write_table(game, row, values, moves=True)
+    path.unlink()
+    path.write_bytes(data)
+    entry["size"], entry["sha256"] = len(data), sha256_file(str(path))
+    Path(dst, "manifest.json").write_text(json.dumps(manifest))
+    return dst
+
+
+@pytest.mark.parametrize("damage", ["best move out of range", "illegal result"])
+def test_the_engines_answer_on_crafted_damaged_probe_files(chess_db, tmp_path, damage):
+    """Item 8 as the issue found it: probe files whose checksums are valid but whose best-move
+    codes are out of range, or whose results are the illegal code -2.  The GUI is told in an
+    info string and still gets its bestmove; the process lives and ends with status 0."""
+    def change(v):
+        if damage == "illegal result":
+            v.result[:] = -2
+        else:
+            v.best[:] = v.best.max() + 1000
+    run(["export", "--db", chess_db, "--out", str(tmp_path / "dir")], b"")
+    crafted = _crafted(str(tmp_path / "dir"), str(tmp_path / "crafted"), "chess", "KRvK",
+                       change)
+    data = (f"uci\nisready\nposition fen {CHESS_MATE_IN_1}\ngo\ngo infinite\nstop\n"
+            f"isready\nquit\n").encode()
+    status, lines, stderr = run(["uci", "--db", crafted], data)
+    assert status == 0 and "Traceback" not in stderr, stderr
+    assert lines.count("readyok") == 2
+    answers = [i for i, line in enumerate(lines) if line.startswith("bestmove")]
+    assert [lines[i] for i in answers] == ["bestmove 0000"] * 2
+    assert all(lines[i - 1].startswith("info string ") for i in answers)
+
+
 def test_isready_gets_readyok_whatever_opening_the_database_raises(monkeypatch, tmp_path):
     def boom(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded")
