@@ -160,7 +160,7 @@ class Tablebase:
     def tables(self, game: str | None = None) -> list[dict]:
         """The catalogue: one dict per stored table (game, table_name, params, counts, ...)."""
         self._check_open()
-        return self.store.tables(game)
+        return self.store.tables(None if game is None else games.get(game).name)
 
     def sql(self, query: str, params=None):
         """A DuckDB relation over the file (``.fetchall()``, ``.df()``, ``.arrow()``, ...);

@@ -339,3 +339,12 @@ def test_the_compile_notice_speaks_when_numba_compiles():
     def after(x):
         return x - 1
     assert after(1) == 0 and stream.getvalue().count("\n") == 1  # removed: silent again
+
+
+@pytest.mark.parametrize("where", ["db", "dir"])
+def test_tables_of_a_game_that_is_no_name_is_a_tbdb_error(where, kcvp_db, probe_dir):
+    with tbdb.open(kcvp_db if where == "db" else probe_dir) as tb:
+        for bad in (5, "backgammon"):
+            with pytest.raises(tbdb.UnknownGameError, match="unknown game"):
+                tb.tables(bad)  # (5 was DuckDB's ConversionException, 'backgammon' [])
+        assert sorted(t["table_name"] for t in tb.tables("cdc")) == ["CvP", "KCvP"]
