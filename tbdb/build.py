@@ -329,9 +329,9 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
 
 class _CompileNotice(numba_event.Listener):
     """Says once, when Numba really compiles a kernel during a build, that it does (the first
-    table of a cold cache waits for it, a minute or more).  Numba broadcasts "numba:compile"
-    only on a miss of its cache: a kernel loaded from the cache says nothing, so a build with a
-    warm cache is not told it compiles."""
+    table of a cold cache waits for it: 9 s for tic-tac-toe here, more for larger games).
+    Numba broadcasts "numba:compile" only on a miss of its cache: a kernel loaded from the
+    cache says nothing, so a build with a warm cache is not told it compiles."""
 
     def __init__(self, bar: Progress, game: str):
         self.bar, self.game, self.table, self.said = bar, game, None, False
@@ -349,7 +349,7 @@ class _CompileNotice(numba_event.Listener):
         if not self.said:
             self.said = True
             self.bar.say(f"{self.game}: {self.table or 'preparing'}: compiling the kernels "
-                         f"Numba's cache does not hold yet (a minute or more, on a first run)")
+                         f"Numba's cache does not hold yet (it keeps them for later builds)")
 
     def on_end(self, ev) -> None:
         pass
