@@ -13,6 +13,11 @@ read-only: the engine never writes it.
 ``go`` never blocks the loop that reads commands: a table answer is computed at once and, for
 ``go infinite`` and ``go ponder``, its ``bestmove`` is held back until ``stop`` (or
 ``ponderhit``); a fallback's search runs in its own process while this loop keeps reading.
+
+Every ``go`` is answered whatever goes wrong (a malformed parameter, a damaged table, a bug: said
+in an ``info string``, then ``bestmove resign``), and every ``isready`` gets ``readyok``.  A
+fallback engine that fails its handshake (tbdb/usi_fallback.py's timeouts) or hangs in a search
+is given up on once, not waited for at every ``go``.
 """
 from __future__ import annotations
 
@@ -49,7 +54,8 @@ class UsiCommandError(ValueError):
 @dataclass
 class GoCommand:
     """A parsed ``go`` line.  Time controls are read and checked but a table answers at once
-    whatever they are; they matter to a fallback engine, which gets the line as sent."""
+    whatever they are; they matter to a fallback engine, which gets the line as sent (its bad
+    parameters left out)."""
     text: str
     numbers: dict[str, int] = field(default_factory=dict)
     infinite: bool = False
