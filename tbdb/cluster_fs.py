@@ -9,11 +9,12 @@ only once its manifest, written last in one piece, names files whose checksums m
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 
 from tbdb.errors import InvalidOptionError
-from tbdb.safe_files import publish
+from tbdb.safe_files import kind, publish
 
 
 class OutUnavailableError(InvalidOptionError):
@@ -56,6 +57,8 @@ class OutDir:
         """``mode`` 'wb' makes a new file: locally it is created exclusively, so a link planted
         at the (fresh, temporary) name is refused rather than written through."""
         if self.fs is None:
+            if mode == "rb":  # only a regular file: opening a FIFO would wait for a writer
+                return _open_regular(path)
             return open(path, "xb" if mode == "wb" else mode)
         return self.fs.open(path, mode)
 
@@ -93,6 +96,23 @@ class OutDir:
             return sorted(p.rstrip("/").rsplit("/", 1)[-1] for p in self.fs.ls(path, detail=False))
         except (FileNotFoundError, NotADirectoryError):
             return []
+
+
+def _open_regular(path: str):
+    """``path`` opened to read, else ``ValueError`` if it is no regular file (a FIFO planted as
+    a manifest hung an import); opened without blocking, then checked, so nothing waits."""
+    def opener(name, flags):
+        fd = os.open(name, flags | os.O_NONBLOCK)
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise ValueError(f"{path!r} is {kind(mode)}, not a regular file")
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+    return open(path, "rb", opener=opener)
 
 
 @lru_cache(maxsize=16)

@@ -27,10 +27,10 @@ POSITION = "8/8/8/pKC5 r"
 TBDB = [sys.executable, "-m", "tbdb.command"]  # the console script's entry point
 
 
-def _tbdb(*args, stdin: str = "", env: dict | None = None, cwd=None):
+def _tbdb(*args, stdin: str = "", env: dict | None = None, cwd=None, timeout: int = 120):
     """``tbdb ARGS`` in a subprocess: (exit status, stdout, stderr)."""
     run = subprocess.run([*TBDB, *args], input=stdin, text=True,
-                         capture_output=True, timeout=120, cwd=cwd,
+                         capture_output=True, timeout=timeout, cwd=cwd,
                          # (a warning, such as a stale native build's, is not the error)
                          env={**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})})
     return run.returncode, run.stdout, run.stderr
@@ -348,3 +348,13 @@ def test_tables_of_a_game_that_is_no_name_is_a_tbdb_error(where, kcvp_db, probe_
             with pytest.raises(tbdb.UnknownGameError, match="unknown game"):
                 tb.tables(bad)  # (5 was DuckDB's ConversionException, 'backgammon' [])
         assert sorted(t["table_name"] for t in tb.tables("cdc")) == ["CvP", "KCvP"]
+
+
+def test_an_import_of_a_fifo_manifest_does_not_hang(tmp_path):
+    out = tmp_path / "out"
+    (out / "cdc").mkdir(parents=True)
+    os.mkfifo(out / "cdc" / "KCvP.json")  # opened to read, it would wait for a writer forever
+    code, stdout, err = _tbdb("import", str(out), "--db", str(tmp_path / "new.duckdb"),
+                              timeout=60)
+    assert code == 0 and "Traceback" not in err, err
+    assert "not complete" in stdout and "cdc:KCvP" in stdout
