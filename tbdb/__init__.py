@@ -9,7 +9,7 @@ import importlib
 import sys
 import types
 
-from tbdb.errors import (BuildOptionError, DamagedTableError, DatabaseBusyError,
+from tbdb.errors import (BuildOptionError, ClosedError, DamagedTableError, DatabaseBusyError,
                          InvalidArrayError, InvalidMaterialError, InvalidMoveError,
                          InvalidOptionError, InvalidPositionError, MissingTableError,
                          NotADatabaseError, TbdbError, UnknownGameError)
@@ -46,6 +46,6 @@ __all__ = [
     "TbdbError", "DatabaseBusyError", "NotADatabaseError", "DamagedTableError",
     "InvalidPositionError", "InvalidArrayError", "InvalidMoveError", "InvalidMaterialError",
     "UnknownGameError",
-    "MissingTableError", "InvalidOptionError", "BuildOptionError",
+    "MissingTableError", "InvalidOptionError", "BuildOptionError", "ClosedError",
 ]
 __version__ = "0.2.0"

@@ -69,6 +69,12 @@ class InvalidOptionError(TbdbError, ValueError):
 BuildOptionError = InvalidOptionError
 
 
+class ClosedError(TbdbError, ValueError):
+    """A tablebase used after ``close()``: a lookup, or a result's ``moves``, ``line()`` or
+    derived best move, which read the tablebase when first asked for (its mapped files are
+    unmapped by then: reading them crashed, or looked like damage)."""
+
+
 
 def quote(value, limit: int = 200) -> str:
     """``repr(value)`` for an error message, or for a long one its first ``limit // 2``
