@@ -145,6 +145,7 @@ class Prober:
         if loc.table is None:  # the game keeps positions in several tables: find the one
             text = game.text(position)
             loc, got = self.search(game, loc, f"position {text!r}", text, **options)
+            self._check_result(game, loc, got, position)
             self._stats.hits += 1
             return loc, got
         t = self.tables.get((game.name, loc.table))  # the text only when a message needs it
@@ -153,8 +154,25 @@ class Prober:
         got = t.probe(loc.key, loc.plies)
         if got is None:
             raise self._damaged(game, t, f"position {game.text(position)!r}", loc.key)
+        self._check_result(game, loc, got, position)
         self._stats.hits += 1
         return loc, got
+
+    def _check_result(self, game, loc, got: tuple, position) -> None:
+        """A stored win/draw/loss value whose result is no outcome (ILLEGAL, NONE or any other
+        code, in a crafted or damaged file whose checksums pass) is damage, said in one line:
+        every reader after this takes ``got[0]`` for an outcome (a KeyError in
+        ``outcome_name``)."""
+        if len(got) == 3 and int(got[0]) not in OUTCOMES:
+            raise self._bad_value(game, loc.table, position,
+                                  f"result code {int(got[0])}, no outcome")
+
+    def _bad_value(self, game, table: str | None, position, what: str) -> DamagedTableError:
+        """The error of a stored value no lookup can use (``what``: which, and why)."""
+        return DamagedTableError(
+            f"table {table!r} of {game.name} in {self.store.path!r} holds {what}, for position "
+            f"{game.text(position)!r}: the table is damaged; run: tbdb verify --db "
+            f"{self.store.path}")
 
     def _value_by_children(self, game, position, **options) -> tuple:
         """The value of a position no table stores but its children are (``Game.by_children``:
@@ -195,7 +213,13 @@ class Prober:
                                     lambda child: self.value(game, child, **options)[1])
             if code < 0:
                 return self._first_realising(game, position, loc, got, **options)
-        return game.move_text(position, code, sym) if code >= 0 else None
+        if code < 0:
+            return None
+        try:
+            return game.move_text(position, code, sym)
+        except (ValueError, IndexError, KeyError):  # a code no move has, or not this one's
+            raise self._bad_value(game, getattr(loc, "table", None), position,
+                                  f"best move code {int(code)}, no move of it") from None
 
     def _first_realising(self, game, position, loc, got: tuple, **options) -> str | None:
         kind = storage_of(game)
@@ -372,7 +396,10 @@ class Prober:
                 move = self._best_move(game, position, loc, got, **options)
                 if move is None:
                     break
-                nxt = next(s for s in successors if s.move == move)
+                nxt = next((s for s in successors if s.move == move), None)
+                if nxt is None:  # a stored best move that is not legal here
+                    raise self._bad_value(game, getattr(loc, "table", None), position,
+                                          f"best move {move!r}, not a legal move of it")
             position, options = nxt.position, nxt.options
             text = game.text(position)
             native = self._native_for(game, options)

@@ -18,7 +18,8 @@ from tbdb import games
 from tbdb.cli import main
 from tbdb.games.base import GameOver
 from tbdb.probe_files import (MANIFEST, ProbeDir, ProbeFileError, Stream, encode_stream,
-                              export, pack_values, unpack_values, verify_dir, write_table)
+                              compare_dir, export, pack_values, unpack_values, verify_dir,
+                              write_table)
 from tbdb.solvers.retrograde import NONE
 from tbdb.storage import storage_of
 from tbdb.store import Store
@@ -528,10 +529,12 @@ def test_verify_against_the_database_compares_every_slot(exported, tmp_path, cap
     e = next(e for e in m["files"] if e["table"] == "KCvP")
     e["size"], e["sha256"] = len(data), hashlib.sha256(data).hexdigest()
     json.dump(m, open(mpath, "w"))
-    assert main(["verify", "--db", d]) == 0
-    capsys.readouterr()
+    # verify alone finds it too now: the value its children contradict (issue 61)
+    assert main(["verify", "--db", d]) == 1
+    assert f"(slot {slot}: its value, stored win in " in capsys.readouterr().out
     assert main(["verify", "--db", d, "--against", db]) == 1
-    text = capsys.readouterr().out
+    capsys.readouterr()
+    text = "\n".join(compare_dir(d, db)[1])
     assert f"cdc/KCvP.tbp: values at slot: 1 differ, the first at {slot}" in text
     assert main(["verify", "--db", db, "--against", db]) == 2
     assert "give the directory as --db DIR" in capsys.readouterr().err

@@ -178,13 +178,11 @@ class ProbeDir:
             raise ProbeFileError(f"probe file {path!r} has {size} bytes, its manifest says "
                                  f"{e['size']} (truncated or replaced); export it again")
         f = ProbeFile(path)
-        meta = f.meta
-        if (meta.get("game"), meta.get("table"), meta.get("storage")) != \
-                (game, table, e["storage"]) or meta.get("params") != e["params"] \
-                or meta.get("slots") != e["slots"]:
-            raise ProbeFileError(f"probe file {path!r} holds {meta.get('game')} table "
-                                 f"{meta.get('table')!r}, not what its manifest says "
-                                 f"({game} {table!r}); export it again")
+        differs = header_mismatch(e, f)
+        if differs:
+            f.close()
+            raise ProbeFileError(f"probe file {path!r} is not the file its manifest lists: "
+                                 f"{differs}; export it again")
         if size <= CHECK_ON_OPEN:
             bad = f.verify()
             if bad:
@@ -519,9 +517,11 @@ def _export(store, out: str, want: list, moves: bool, direct: bool, summary: Exp
 def verify_dir(path: str, game: str | None = None) -> tuple[int, list[str]]:
     """(files checked, problems): every file of the manifest (of ``game``, a game's name)
     against its size, its sha256, its header and its sections' checksums."""
+    from tbdb.probe_files.verify_values import value_problems
     d = ProbeDir(path)
     problems = []
     entries = {k: e for k, e in d.entries.items() if game is None or k[0] == game}
+    sound: set = set()  # the tables whose files pass: their values are checked next
     for (g, t), e in sorted(entries.items()):
         fpath = os.path.join(path, e["path"])
         try:
@@ -536,13 +536,45 @@ def verify_dir(path: str, game: str | None = None) -> tuple[int, list[str]]:
                 f.close()
                 problems.append(f"{e['path']}: {bad[0]}")
                 continue
-            ProbeFile(fpath).close()
+            f = ProbeFile(fpath)
+            differs = header_mismatch(e, f)
+            f.close()
+            if differs:  # what lookups refuse (entries swapped, a count edited): refused here
+                problems.append(f"{e['path']}: not the file its manifest lists: {differs}; "
+                                f"export it again")
+                continue
+            sound.add((g, t))
         except FileNotFoundError:
             problems.append(f"{e['path']}: missing (table {t!r} of {g}); export it again with: "
                             f"tbdb export --db DB --out {path} --game {g} --table {t}")
         except ProbeFileError as exc:
             problems.append(f"{e['path']}: {exc}")
+    try:
+        problems += value_problems(d, d.entries, sound)
+    finally:
+        d.close()
     return len(entries), problems
+
+
+_HEADER_FIELDS = ("game", "table", "storage", "params", "layout", "slots", "positions")
+
+
+def header_mismatch(e: dict, f: ProbeFile) -> str | None:
+    """Which field manifest entry ``e`` and its file ``f``'s header disagree on, with both
+    values, or None.  Compared as JSON (``1``, ``1.0`` and ``true`` are not one count), and the
+    binary header's slots and moves flag too: libtbprobe reads those."""
+    def text(v) -> str:
+        return json.dumps(v, sort_keys=True)
+
+    for k in _HEADER_FIELDS:
+        if text(f.meta.get(k)) != text(e.get(k)):
+            return f"its header says {k} {text(f.meta.get(k))[:100]}, the manifest " \
+                   f"{text(e.get(k))[:100]}"
+    if f.slots != e["slots"]:
+        return f"its header says {f.slots} slots, the manifest {e['slots']}"
+    if f.moves != e.get("moves", True):
+        return f"its header says moves {text(f.moves)}, the manifest {text(e.get('moves'))}"
+    return None
 
 
 def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[str]]:

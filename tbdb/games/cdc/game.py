@@ -222,6 +222,8 @@ class CdcGame(Game):
         return Location(name, int(slot), int(sym))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
+        if not 0 <= code < len(_MOVE_TEXT):  # (a damaged table's best move)
+            raise ValueError(f"{code!r} is no cdc move code")
         if sym:
             image = _SYM[sym]
             code = (code & _CAPTURE) | image[(code & 1023) >> 5] << 5 | image[code & 31]

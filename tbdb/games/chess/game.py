@@ -319,7 +319,7 @@ class ChessGame(Game):
         return Location(m.name, int(side * m.half + idx), int(s + 8 * flip))
 
     def move_text(self, position: Position, code: int, sym: int) -> str:
-        move = Move.from_code(int(code))
+        move = Move.from_stored(int(code))
         if sym:
             inv = _INVERSE[sym & 7]
             flip = 56 if sym >= 8 else 0

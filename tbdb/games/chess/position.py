@@ -59,6 +59,14 @@ class Move:
     def from_code(cls, code: int) -> Move:
         return cls(code & 63, (code >> 6) & 63, code >> 12)
 
+    @classmethod
+    def from_stored(cls, code: int) -> Move:
+        """``from_code`` of a code read from a table, which may be damaged: a ValueError for a
+        number no move has (its promotion indexed the piece letters out of range)."""
+        if not 0 <= code < 6 << 12:
+            raise ValueError(f"{code!r} is no chess move code")
+        return cls.from_code(code)
+
     @property
     def code(self) -> int:
         return self.from_sq + 64 * self.to_sq + 4096 * self.promotion

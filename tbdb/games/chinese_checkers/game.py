@@ -267,7 +267,10 @@ class ChineseCheckersGame(Game):
     def move_text(self, position: Position | Placement, code: int, sym: int) -> str:
         if isinstance(position, Placement):  # codes from ``derive_best``, on the placement
             return str(position.move_of(int(code) // MOVE_RADIX, int(code) % MOVE_RADIX))
-        s, t = _table(position.m, position.pieces).move_cells(int(code), int(sym) & 3)
+        table = _table(position.m, position.pieces)
+        if not 0 <= int(code) < table.cells * MOVE_RADIX:  # (a damaged table's best move)
+            raise ValueError(f"{code!r} is no move code of {table.cells} cells")
+        s, t = table.move_cells(int(code), int(sym) & 3)
         return str(position.move_of(s, t))
 
     def successors(self, position: Position | Placement) -> list[Successor]:

@@ -101,6 +101,8 @@ def _shortest_chain(cells: list[int], nbr, s: Cell, t: Cell) -> tuple[Cell, ...]
             if v not in dist:
                 dist[v] = dist[u] + 1
                 queue.append(v)
+    if s not in dist:  # (a damaged table's best move: no chain leads there)
+        raise ValueError(f"no step or chain of hops leads from cell {s} to cell {t}")
     path = [s]
     while path[-1] != t:
         here = dist[path[-1]]

@@ -55,7 +55,12 @@ def _key_entry(key: int):
 
 @lru_cache(maxsize=1 << 16)  # codes are below 32768, symmetries 0..3: lookups reuse few
 def _stored_move_usi(code: int, sym: int) -> str:
-    """The USI text, on the position looked up, of a move code stored for its slot."""
+    """The USI text, on the position looked up, of a move code stored for its slot (a
+    ValueError for a number no move has: a damaged table's)."""
+    frm = (code >> 7) & 127
+    if not 0 <= code < 2 * moves_k.PROMOTE_FLAG or code & 127 > moves_k.DROP_BASE \
+            or frm > moves_k.DROP_BASE + 7:
+        raise ValueError(f"{code!r} is no shogi move code")
     return _SYMS[sym].move(code).usi
 
 
