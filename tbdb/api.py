@@ -181,12 +181,12 @@ class Tablebase:
         # reading a mapped file, or inside libtbprobe, which must not see its base freed)
         with self.prober._lock:
             if not self.closed:
+                self.prober.close()  # first: results read through it (ClosedError after)
                 if self._functions is not None:
                     self._functions.release()
                 self.store.close()
                 self.closed = True
                 self._routes.clear()  # they hold libtbprobe's base: it closes with the last
-                self.prober.drop_routes()
 
     def __enter__(self) -> Tablebase:
         return self

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbdb.errors import DamagedTableError, MissingTableError
+from tbdb.errors import ClosedError, DamagedTableError, MissingTableError
 from tbdb.games.base import Game, GameOver, Location
 from tbdb.results import OUTCOMES, DerivedBest, LineStep, LookupResult, MoveResult
 from tbdb.solvers.retrograde import NONE
@@ -40,6 +40,9 @@ def _locked(method):
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         with self._lock:
+            if self.closed:  # a result's moves or line read after its tablebase was closed
+                raise ClosedError(f"tablebase {self.store.path!r} is closed: read a result's "
+                                  f"moves, line() and to_dict() before closing it")
             return method(self, *args, **kwargs)
     return run
 
@@ -48,6 +51,7 @@ class Prober:
     """Lookups over one open store (``tbdb.Tablebase`` holds one); safe to share between
     threads (each public method holds one lock; lookups are CPU-bound under the GIL anyway)."""
     LOAD_LIMIT = 50_000_000  # rows beyond which single lookups query the file, not memory
+    closed = False  # ``close``: every method then raises ClosedError
 
     def __init__(self, store):
         self.store = store
@@ -319,6 +323,16 @@ class Prober:
         """Forget the routes (``Tablebase.close``): each holds libtbprobe's base, whose files
         stay mapped until the last is gone."""
         self._routes.clear()
+
+    def close(self) -> None:
+        """Refuse everything from now on (``ClosedError``), before the store closes
+        (``Tablebase.close``): results keep their prober to read ``moves`` and ``line()``
+        when first asked for, and its tables' arrays view files that are unmapped then (a
+        read segfaulted, or said the file was damaged)."""
+        with self._lock:
+            self.closed = True
+            self.tables.clear()
+            self.drop_routes()
 
     @_locked
     def lookup(self, game, position, **options) -> LookupResult:
