@@ -25,6 +25,19 @@ typedef struct {
     unsigned long long answered;   /* lookups its routes answered (Base.answered) */
 } BaseObject;
 
+/* the exception a probe of a file changed since it was opened raises (set_changed_error:
+ * tbdb's ProbeFileError), with one line naming the file */
+static PyObject *changed_error;
+
+static PyObject *raise_changed(BaseObject *self)
+{
+    const char *file = tb_changed(self->tb);
+    PyErr_Format(changed_error ? changed_error : PyExc_ValueError,
+                 "probe file '%s' changed since it was opened (rewritten or truncated in place); "
+                 "open the directory again", file ? file : "?");
+    return NULL;
+}
+
 static void note_missing(void *ctx, const char *name)
 {
     BaseObject *self = ctx;
@@ -101,6 +114,9 @@ static PyObject *Base_add_buffer(BaseObject *self, PyObject *const *args, Py_ssi
         return NULL;
     }
     self->nviews++;
+    /* the buffer maps the file `name`: probes check that file as they check the base's own
+     * (watch.c), and a read past its end after a truncation is absorbed */
+    tb_watch_buffer(self->tb, view->buf, (size_t)view->len, name);
     Py_RETURN_NONE;
 }
 
@@ -125,6 +141,7 @@ static PyObject *Base_probe(BaseObject *self, PyObject *const *args, Py_ssize_t 
     self->has_missing = 0;
     int st = tb_probe_position(self->tb, &pos, (int)plies, &v);
     if (st == TB_MISSING && self->has_missing) return PyUnicode_FromString(self->missing);
+    if (st == TB_CHANGED) return raise_changed(self);
     if (st != TB_OK) return PyLong_FromLong(st);
     if (v.move < 0) return Py_BuildValue("(iiiO)", v.result, v.distance, v.score, Py_None);
     int n = tb_move_text(&pos, v.move, move, sizeof move);
@@ -232,6 +249,10 @@ static PyObject *Route_call(RouteObject *self, PyObject *const *args, size_t nar
             }
             if (took && base->tb) st = tb_probe_position(base->tb, &pos, -1, &v);
         }
+    }
+    if (st == TB_CHANGED) {
+        Py_DECREF(text);
+        return raise_changed(base);
     }
     int valued = st == TB_OK && v.result >= -1 && v.result <= 1;
     int n = valued && v.move >= 0 ? tb_move_text(&pos, v.move, move, sizeof move) : -1;
@@ -348,9 +369,72 @@ static PyTypeObject BaseType = {
     .tp_new = Base_new,
 };
 
+/* ---- mappings the Python readers make (issue 61): a read past the end of a file truncated
+ * under them is absorbed (tb_guard_mapping), counted by faults() */
+
+static PyObject *mod_guard_mapping(PyObject *m, PyObject *args)
+{
+    (void)m;
+    unsigned long long address, length;
+    if (!PyArg_ParseTuple(args, "KK:guard_mapping", &address, &length)) return NULL;
+    if (!address || !length) {
+        PyErr_Format(PyExc_ValueError, "guard_mapping(address, length): an empty range (%llu, %llu)",
+                     address, length);
+        return NULL;
+    }
+    if (tb_guard_mapping((const void *)(uintptr_t)address, (size_t)length) != 0) {
+        PyErr_SetString(PyExc_OSError, "guard_mapping: SIGBUS cannot be absorbed here");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_unguard_mapping(PyObject *m, PyObject *args)
+{
+    (void)m;
+    unsigned long long address;
+    if (!PyArg_ParseTuple(args, "K:unguard_mapping", &address)) return NULL;
+    tb_unguard_mapping((const void *)(uintptr_t)address);
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_faults(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(tb_guard_faults());
+}
+
+static PyObject *mod_set_changed_error(PyObject *m, PyObject *cls)
+{
+    (void)m;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, (PyTypeObject *)PyExc_Exception)) {
+        PyErr_SetString(PyExc_TypeError, "set_changed_error(an exception class)");
+        return NULL;
+    }
+    Py_XSETREF(changed_error, Py_NewRef(cls));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"guard_mapping", mod_guard_mapping, METH_VARARGS,
+     "guard_mapping(address, length): a read in this range past the end of its file, truncated "
+     "under it (SIGBUS), reads a page of zeros instead of killing the process (counted by "
+     "faults()); the reader then finds the file changed."},
+    {"unguard_mapping", mod_unguard_mapping, METH_VARARGS,
+     "unguard_mapping(address): the range guard_mapping registered at address, released "
+     "(before it is unmapped)."},
+    {"faults", mod_faults, METH_NOARGS, "faults() -> reads past a file's end absorbed so far."},
+    {"set_changed_error", mod_set_changed_error, METH_O,
+     "set_changed_error(cls): the exception a probe of a file changed since it was opened "
+     "raises (default ValueError)."},
+    {NULL, NULL, 0, NULL}
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_tbprobe",
-    "libtbprobe (native/) for tbdb's lookups on probe files.", -1, NULL, NULL, NULL, NULL, NULL
+    "libtbprobe (native/) for tbdb's lookups on probe files.", -1, module_methods, NULL, NULL,
+    NULL, NULL
 };
 
 PyMODINIT_FUNC PyInit__tbprobe(void)

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #else
@@ -31,8 +32,11 @@ void tb_free_file(tb_file *f)
 {
     tb_file_release(f);
 #ifdef TB_HAVE_MMAP
+    if (f->guarded) tb_unguard_mapping(f->data);
     if (f->mapped) munmap((void *)f->data, f->size);
+    if (f->watch == TB_WATCH_FD) close(f->fd);
 #endif
+    free(f->real_path);
     free(f->owned);
     if (!f->in_arena) free(f);
 }
@@ -107,19 +111,52 @@ static int check_size(const tb_manifest_entry *me, uint64_t size, const char *pa
     return TB_DAMAGED;
 }
 
-/* the file at path mapped (or read) and prepared: TB_OK and *out, not yet in the base */
-static int map_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
-                    tb_file **out, char *err, size_t err_len)
+#ifdef TB_HAVE_MMAP
+/* what a file that is not a regular one is, as tbdb's Python words it (safe_files.kind) */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISLNK(mode) ? "a symbolic link" : S_ISDIR(mode) ? "a directory" :
+           S_ISFIFO(mode) ? "a FIFO (named pipe)" : S_ISSOCK(mode) ? "a socket" :
+           S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" :
+           "some other kind of file";
+}
+
+/* How probes will check that f did not change (watch.c): by the descriptor it was mapped from,
+ * kept open (close-on-exec) while it takes at most half the process's descriptors, else by its
+ * real path (a directory of more files than that; tbdb's CLI raises the limit first) */
+static void watch(tb_file *f, int fd, const struct stat *st, const char *path)
+{
+    struct rlimit rl;
+    tb_watch_ident(st, &f->ident);
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        (rlim_t)fd < rl.rlim_cur / 2) {
+        f->watch = TB_WATCH_FD;
+        f->fd = fd;
+        return;
+    }
+    close(fd);
+    char real[PATH_MAX];
+    if (realpath(path, real) && (f->real_path = strdup(real))) f->watch = TB_WATCH_PATH;
+}
+#endif
+
+/* the file at path (its real path `real`, if known) mapped (or read) and prepared: TB_OK and
+ * *out, not yet in the base */
+static int map_file(tb_base *tb, const char *path, const char *real, int want_game,
+                    const tb_manifest_entry *me, tb_file **out, char *err, size_t err_len)
 {
     *out = NULL;
     tb_file *f = calloc(1, sizeof *f);
     if (!f) { tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
 #ifdef TB_HAVE_MMAP
-    int fd = open(path, O_RDONLY | O_NONBLOCK);   /* a FIFO must not block the open */
+    /* a FIFO must not block the open; `real` (a manifest's entry, its real path checked to lie
+     * inside the directory) is opened as checked: no link swapped in since */
+    int fd = open(real ? real : path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (real ? O_NOFOLLOW : 0));
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        tb_seterr(err, err_len, "cannot read probe file '%s': %s", path,
-                  fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd < 0) tb_seterr(err, err_len, "cannot read probe file '%s': %s", path, strerror(errno));
+        else tb_seterr(err, err_len, "probe file '%s' is %s, not a regular file", path,
+                       file_kind(st.st_mode));
         if (fd >= 0) close(fd);
         free(f);
         return TB_IO;
@@ -130,16 +167,21 @@ static int map_file(tb_base *tb, const char *path, int want_game, const tb_manif
         return TB_DAMAGED;
     }
     void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-    close(fd);
     if (map == MAP_FAILED) {
         tb_seterr(err, err_len, "probe file '%s' is damaged or not a probe file: %s", path,
                   st.st_size ? strerror(errno) : "empty");
+        close(fd);
         free(f);
         return st.st_size ? TB_IO : TB_DAMAGED;
     }
     f->mapped = 1;
+    /* the identity probes compare with (watch.c), taken before any byte was read; a read past
+     * the end of a file truncated from now on is absorbed */
+    watch(f, fd, &st, real ? real : path);
+    f->guarded = tb_guard_mapping(map, (size_t)st.st_size) == 0;
     int rc = prepare(tb, f, map, (uint64_t)st.st_size, path, want_game, me, err, err_len);
 #else
+    (void)real;
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         tb_seterr(err, err_len, "cannot read probe file '%s': %s", path, strerror(errno));
@@ -170,11 +212,46 @@ static int map_file(tb_base *tb, const char *path, int want_game, const tb_manif
     return rc;
 }
 
+void tb_unwatch(tb_file *f)
+{
+#ifdef TB_HAVE_MMAP
+    if (f->watch == TB_WATCH_FD) close(f->fd);
+#endif
+    free(f->real_path);
+    f->real_path = NULL;
+    f->watch = TB_WATCH_NONE;
+}
+
+void tb_watch_buffer(tb_base *tb, const void *data, size_t size, const char *path)
+{
+#ifdef TB_HAVE_MMAP
+    tb_file *f = NULL;
+    for (int i = 0; i < tb->count && !f; i++)
+        if (tb->files[i]->data == data && !tb->files[i]->watch) f = tb->files[i];
+    if (!f) return;
+    f->guarded = tb_guard_mapping(data, size) == 0;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != size) {
+        close(fd);   /* not the size mapped: changed since the caller mapped it */
+        f->changed = 1;
+        return;
+    }
+    watch(f, fd, &st, path);
+#else
+    (void)tb;
+    (void)data;
+    (void)size;
+    (void)path;
+#endif
+}
+
 static int add_file(tb_base *tb, const char *path, int want_game, const tb_manifest_entry *me,
                     char *err, size_t err_len)
 {
     tb_file *f;
-    int rc = map_file(tb, path, want_game, me, &f, err, err_len);
+    int rc = map_file(tb, path, NULL, want_game, me, &f, err, err_len);
     if (rc == TB_OK && (rc = tb_base_insert(tb, f, err, err_len)) != TB_OK) tb_free_file(f);
     return rc;
 }
@@ -199,10 +276,11 @@ int tb_map_entry(tb_base *tb, const char *dir, const char *root, const tb_manife
         tb_seterr(err, err_len, "probe file '%s' leaves '%s'", path, dir);
         return TB_IO;
     }
+    return map_file(tb, path, real, game, me, out, err, err_len);
 #else
     (void)root;
+    return map_file(tb, path, NULL, game, me, out, err, err_len);
 #endif
-    return map_file(tb, path, game, me, out, err, err_len);
 }
 
 int tb_add_file(tb_base *tb, const char *path, char *err, size_t err_len)
@@ -416,20 +494,47 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
         return TB_IO;
     }
     snprintf(path, sizeof path, "%s/manifest.json", dir);
+#ifdef TB_HAVE_MMAP
+    if (lstat(path, &st) != 0) {   /* (a link is checked below: where it leads) */
+#else
     if (stat(path, &st) != 0) {
+#endif
         tb_seterr(err, err_len, "'%s' is not a directory of probe files: no manifest.json "
                   "(write one with: tbdb export --out %s)", dir, dir);
         return TB_IO;
     }
 #ifdef TB_HAVE_MMAP
-    char root[PATH_MAX];
+    char root[PATH_MAX], real[PATH_MAX];
     if (!realpath(dir, root)) {
         tb_seterr(err, err_len, "cannot read '%s': %s", dir, strerror(errno));
         return TB_IO;
     }
+    /* the manifest: inside the directory (a link out of it refused, as tbdb's Python refuses
+     * it), a regular file (a FIFO is neither waited on nor read), opened as checked */
+    size_t rl = strlen(root);
+    if (!realpath(path, real)) {
+        tb_seterr(err, err_len, "cannot read manifest '%s': %s", path, strerror(errno));
+        return TB_IO;
+    }
+    if (strncmp(real, root, rl) != 0 || real[rl] != '/') {
+        tb_seterr(err, err_len, "manifest '%s' is a link to '%s', outside '%s'; probe files must "
+                  "lie inside their directory", path, real, dir);
+        return TB_IO;
+    }
+    int mfd = open(real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (mfd < 0 || fstat(mfd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (mfd >= 0) close(mfd);
+        if (mfd < 0) tb_seterr(err, err_len, "cannot read manifest '%s': %s", path, strerror(errno));
+        else tb_seterr(err, err_len, "manifest '%s' is %s, not a regular file", path,
+                       file_kind(st.st_mode));
+        return TB_IO;
+    }
+    FILE *mf = fdopen(mfd, "rb");
+    if (!mf) close(mfd);
+#else
+    FILE *mf = fopen(path, "rb");
 #endif
     /* the manifest: the files to open, each with its size and checksum */
-    FILE *mf = fopen(path, "rb");
     size_t cap = 1 << 16, n = 0;
     char *text = mf ? malloc(cap) : NULL;
     while (text) {
@@ -470,6 +575,7 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
 #else
         rc = tb_map_entry(tb, dir, "", me, g, &f, err, err_len);
 #endif
+        if (rc == TB_OK && (flags & TB_OPEN_UNWATCHED)) tb_unwatch(f);
         if (rc == TB_OK && (rc = tb_base_insert(tb, f, err, err_len)) != TB_OK) tb_free_file(f);
     }
     free(entries);

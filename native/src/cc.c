@@ -396,7 +396,11 @@ int tb_probe_star_distance(const tb_base *tb, const int8_t cells[121], int goal,
             int child[STAR_MAX_PIECES];
             for (int q = 0; q < k; q++) child[q] = pc[q] == s ? dest[j] : pc[q];
             tb_value c;
-            if (tb_index_value(f, (uint64_t)star_rank(child, k, goal), &c) != TB_OK) return tb_finish(v, TB_DAMAGED);
+            int cs = tb_index_value(f, (uint64_t)star_rank(child, k, goal), &c);
+            if (cs != TB_OK) {
+                v->move = -1;
+                return tb_finish(v, cs == TB_CHANGED ? TB_CHANGED : TB_DAMAGED);
+            }
             if (c.distance == v->distance - 1) {
                 v->move = s * MOVE_RADIX + dest[j];
                 return tb_finish(v, TB_OK);

@@ -560,7 +560,7 @@ static int direct_value(const tb_file *f, uint64_t slot, int32_t *x, int32_t *m)
     return 0;
 }
 
-int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
+static inline int index_value(const tb_file *f, uint64_t slot, tb_value *v)
 {
     int32_t x, m = -1;
     tb_cursor cv, cm;
@@ -590,7 +590,14 @@ found:;
     return tb_finish(v, TB_OK);
 }
 
-int tb_key_value(const tb_file *f, int64_t k0, int64_t k1, int64_t k2, tb_value *v)
+/* the value read, then the file's identity (tb_settle): a value read from bytes that changed
+ * since the file was opened is never returned */
+int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v)
+{
+    return tb_settle(f, v, index_value(f, slot, v));
+}
+
+static inline int key_value(const tb_file *f, int64_t k0, int64_t k1, int64_t k2, tb_value *v)
 {
     uint64_t lo = 0, hi = f->rows;
     while (lo < hi) {
@@ -611,4 +618,9 @@ int tb_key_value(const tb_file *f, int64_t k0, int64_t k1, int64_t k2, tb_value 
         if (cmp < 0) lo = mid + 1; else hi = mid;
     }
     return tb_finish(v, TB_MISSING);
+}
+
+int tb_key_value(const tb_file *f, int64_t k0, int64_t k1, int64_t k2, tb_value *v)
+{
+    return tb_settle(f, v, key_value(f, k0, k1, k2, v));
 }

@@ -58,6 +58,12 @@ typedef struct tb_shogi_table {
     int64_t gstride[6], prod;
 } tb_shogi_table;
 
+/* a file's identity when it was opened (watch.c): a probe compares it with the file's now */
+typedef struct tb_ident {
+    uint64_t dev, ino, size;
+    int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+} tb_ident;
+
 typedef struct tb_file {
     tb_game game;
     char name[TB_NAME_MAX];
@@ -88,7 +94,35 @@ typedef struct tb_file {
     const uint8_t *roff, *rsta, *rsco, *rmov;
     int horizon;
     union { tb_cdc_table cdc; tb_cc_table cc; tb_shogi_table shogi; } g;
+    /* watch.c: how a probe checks that the file did not change since it was opened */
+    int watch;               /* TB_WATCH_NONE (a buffer), _FD (fstat of fd) or _PATH (stat) */
+    int fd;                  /* TB_WATCH_FD: kept open, the mapped inode's */
+    char *real_path;         /* TB_WATCH_PATH: its real path (malloc'ed) */
+    int changed;             /* found changed once: refused for good (atomic) */
+    int guarded;             /* data registered with tb_guard_mapping */
+    tb_ident ident;
 } tb_file;
+
+enum { TB_WATCH_NONE = 0, TB_WATCH_FD = 1, TB_WATCH_PATH = 2 };
+/* watch.c: a struct stat's identity (st: a struct stat *); 1 if file f changed since it was opened (then marked so), else 0 */
+void tb_watch_ident(const void *st, tb_ident *id);
+int tb_watch_changed(const tb_file *f);
+/* base.c: the file last added as a buffer at data (a caller's mapping of the file at path)
+ * watched as the base's own files are, and its range guarded (tbdb's Python extension) */
+void tb_watch_buffer(tb_base *tb, const void *data, size_t size, const char *path);
+/* base.c: f no longer watched (TB_OPEN_UNWATCHED) */
+void tb_unwatch(tb_file *f);
+/* a probe's status once its value is read: TB_CHANGED (the value dropped) if the file changed */
+static inline int tb_settle(const tb_file *f, tb_value *v, int status)
+{
+    if (f->watch && tb_watch_changed(f)) {
+        v->result = v->distance = v->score = 0;
+        v->move = -1;
+        v->status = TB_CHANGED;
+        return TB_CHANGED;
+    }
+    return status;
+}
 
 typedef struct tb_uttt_tables tb_uttt_tables;
 

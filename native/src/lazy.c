@@ -149,6 +149,7 @@ static const tb_file *open_entry(tb_base *tb, struct tb_lazy *lz, int e, char **
     tb_file *f = NULL;
     int rc = tb_map_entry(tb, lz->dir, lz->root, &lz->entries[e], lz->games[e], &f, err,
                           sizeof err);
+    if (rc == TB_OK && (lz->flags & TB_OPEN_UNWATCHED)) tb_unwatch(f);
     if (rc == TB_OK && (lz->flags & TB_OPEN_VERIFY)) rc = tb_verify_file(f, err, sizeof err);
     if (rc == TB_OK && (lz->flags & TB_OPEN_INDEX)) rc = tb_index_file(tb, &f, err, sizeof err);
     if (rc == TB_OK) rc = tb_base_insert(tb, f, err, sizeof err);

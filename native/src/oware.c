@@ -11,6 +11,24 @@
 #define MAX_SOLVE_N 18
 #define MAX_T 200
 
+/* the run of slot idx covering plies_left.  The offsets were checked when the file was opened,
+ * but are read again from the mapping here: a file changed since may hold any, so each is
+ * bounded by the runs (tb_settle then refuses the value) */
+static int runs_value(const tb_file *f, uint64_t idx, int plies_left, tb_value *v)
+{
+    uint64_t lo = tb_ld64(f->roff + 8 * idx), hi = tb_ld64(f->roff + 8 * (idx + 1));
+    if (lo >= hi || hi > f->rows) return tb_finish(v, TB_DAMAGED);   /* no runs: not stored */
+    while (hi - lo > 1) {                                          /* the last run starting <= plies */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if ((int16_t)tb_ld16(f->rsta + 2 * mid) <= plies_left) lo = mid; else hi = mid;
+    }
+    v->score = (int8_t)f->rsco[lo];
+    v->result = v->score > 0 ? TB_WIN : v->score < 0 ? TB_LOSS : TB_DRAW;
+    v->move = (int8_t)f->rmov[lo];
+    if (v->move > 5) { v->move = -1; return tb_finish(v, TB_DAMAGED); }
+    return tb_finish(v, TB_OK);
+}
+
 int tb_probe_oware(const tb_base *tb, const int8_t houses[12], int plies_left, tb_value *v)
 {
     v->result = v->distance = v->score = 0;
@@ -34,17 +52,7 @@ int tb_probe_oware(const tb_base *tb, const int8_t houses[12], int plies_left, t
         r -= a;
     }
     if ((uint64_t)idx >= f->slots) return tb_finish(v, TB_DAMAGED);
-    uint64_t lo = tb_ld64(f->roff + 8 * idx), hi = tb_ld64(f->roff + 8 * (idx + 1));
-    if (lo >= hi) return tb_finish(v, TB_DAMAGED);               /* no runs: not stored */
-    while (hi - lo > 1) {                                          /* the last run starting <= plies */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if ((int16_t)tb_ld16(f->rsta + 2 * mid) <= plies_left) lo = mid; else hi = mid;
-    }
-    v->score = (int8_t)f->rsco[lo];
-    v->result = v->score > 0 ? TB_WIN : v->score < 0 ? TB_LOSS : TB_DRAW;
-    v->move = (int8_t)f->rmov[lo];
-    if (v->move > 5) { v->move = -1; return tb_finish(v, TB_DAMAGED); }
-    return tb_finish(v, TB_OK);
+    return tb_settle(f, v, runs_value(f, (uint64_t)idx, plies_left, v));
 }
 
 int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)

@@ -190,6 +190,7 @@ int tb_stream_index(tb_stream *s, uint32_t *dir, uint32_t stride, const char **w
         uint32_t *r = dir + b * stride;
         uint64_t first = ld32(s->starts + 4 * b), pos = 8 * first;
         uint64_t end = 8 * (uint64_t)ld32(s->starts + 4 * (b + 1));
+        if (end > s->bit_end) end = s->bit_end;   /* (re-read from the mapping: see seek) */
         uint64_t slots = s->n - (b << s->shift);
         if (slots > s->block_slots) slots = s->block_slots;
         r[0] = (uint32_t)first;
@@ -372,8 +373,13 @@ int tb_stream_seek(const tb_stream *s, uint64_t slot, tb_cursor *cur)
 #endif
         return 0;
     }
+    /* the block's starts were checked when the stream was opened, but are read again from the
+     * mapping: a file changed in place since may hold any, so they are bounded by the bits
+     * (the value read is then refused: tb_settle) */
     cur->pos = 8 * (uint64_t)ld32(s->starts + 4 * b);
     cur->end = 8 * (uint64_t)ld32(s->starts + 4 * (b + 1));
+    if (cur->end > s->bit_end) cur->end = s->bit_end;
+    if (cur->pos > cur->end) return -1;
     cur->rem = rem;
 #if defined(__GNUC__) || defined(__clang__)
     for (uint64_t i = cur->pos >> 3; i < (cur->end >> 3) && i < (cur->pos >> 3) + 2048; i += 64)
@@ -418,10 +424,13 @@ static inline uint32_t descend(const tb_stream *s, uint32_t sym, uint64_t rem)
         return sym;
     }
     while (sym >= s->k) {
+        /* pairs in the mapping (checked at opening to name earlier symbols, and bounded so
+         * again: a file changed since may hold any) */
         const uint8_t *p = s->pairs + 4ull * (sym - s->k);
-        uint32_t left = ld16(p);
+        uint32_t left = ld16(p), right = ld16(p + 2);
+        if (left >= sym || right >= sym) return 0;   /* some terminal: tb_settle refuses it */
         if (rem < s->size[left]) sym = left;
-        else { rem -= s->size[left]; sym = ld16(p + 2); }
+        else { rem -= s->size[left]; sym = right; }
     }
     return sym;
 }

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <limits.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include "tbprobe.h"
 
 static int usage(void)
@@ -58,7 +62,13 @@ static int answer(const tb_base *tb, const char *game, const char *text, int pli
     tb_value v;
     int st = tb_probe_position(tb, &pos, plies, &v);
     int rc = 0;
-    if (st < 0) {
+    if (st == TB_CHANGED) {
+        const char *file = tb_changed(tb);
+        char msg[1200];
+        snprintf(msg, sizeof msg, "probe file '%s' changed since it was opened (rewritten or "
+                 "truncated in place); open the directory again", file ? file : "?");
+        rc = fail(batch, msg);
+    } else if (st < 0) {
         const char *why = st == TB_ILLEGAL ? "cannot arise (the tables mark it illegal)"
                         : st == TB_MISSING ? "is in no table of these probe files"
                         : st == TB_INVALID ? "is not a position of the game"
@@ -94,8 +104,60 @@ static int answer(const tb_base *tb, const char *game, const char *text, int pli
     return rc;
 }
 
+/* Batch mode reads standard input itself: a line of any length is one line (the longest kept
+ * is MAX_LINE bytes; a longer one is answered with one error, not in pieces), and the answers
+ * written so far are flushed whenever reading would wait, so that a co-process that writes a
+ * line and waits for its answer gets it, while a file of positions is answered in full
+ * buffers. */
+#define MAX_LINE 4095
+static unsigned char in_buf[1 << 16];
+static size_t in_at, in_end;
+static int in_eof;
+
+static int next_byte(void)
+{
+    if (in_at == in_end) {
+        if (in_eof) return EOF;
+        fflush(stdout);   /* reading may wait: what is answered goes out first */
+        ssize_t got;
+        do got = read(0, in_buf, sizeof in_buf); while (got < 0 && errno == EINTR);
+        if (got <= 0) { in_eof = 1; return EOF; }
+        in_at = 0;
+        in_end = (size_t)got;
+    }
+    return in_buf[in_at++];
+}
+
+/* the next line without its newline into buf (at most cap - 1 bytes of it, NUL-terminated):
+ * its whole length, or -1 at the end of the input */
+static long read_line(char *buf, size_t cap)
+{
+    long n = 0;
+    int c;
+    while ((c = next_byte()) != EOF && c != '\n') {
+        if ((size_t)n + 1 < cap) buf[n] = (char)c;
+        if (n < LONG_MAX) n++;
+    }
+    if (c == EOF && n == 0) return -1;
+    buf[(size_t)n < cap ? (size_t)n : cap - 1] = 0;
+    return n;
+}
+
+/* a probe keeps each file's descriptor to check it did not change (watch.c): a directory of
+ * more files than half the soft limit is watched by path instead, slower; the hard limit is
+ * this process's to take */
+static void more_descriptors(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    more_descriptors();
     const char *args[4];
     int nargs = 0, json = 0;
     unsigned flags = 0;
@@ -148,14 +210,25 @@ int main(int argc, char **argv)
         return 2;
     }
     if (strcmp(text, "-") == 0) {     /* one position a line ("TEXT" or "GAME<TAB>TEXT") */
-        char line[4096];
-        while (fgets(line, sizeof line, stdin)) {
-            line[strcspn(line, "\n")] = 0;
+        char line[MAX_LINE + 1];
+        long n;
+        while ((n = read_line(line, sizeof line)) >= 0) {
+            if (n > MAX_LINE || (size_t)n != strlen(line)) {   /* one answer for it, whole */
+                char msg[200];
+                if (n > MAX_LINE)
+                    snprintf(msg, sizeof msg, "a line of %ld bytes: longer than any position "
+                             "(at most %d bytes a line)", n, MAX_LINE);
+                else
+                    snprintf(msg, sizeof msg, "a line holding a NUL byte: not a position");
+                fail(1, msg);
+                continue;
+            }
             char *tab = strchr(line, '\t');
             const char *g = game, *t = line;
             if (tab) { *tab = 0; g = line; t = tab + 1; }
             answer(tb, g, t, plies, 1, 1);
         }
+        fflush(stdout);
         tb_close(tb);
         return 0;
     }

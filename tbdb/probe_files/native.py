@@ -16,12 +16,18 @@ tbdb words.  ``test_native_lookups.py`` compares both on 1,500 slots of every ex
 (``test_native.py`` compares the C values with Python's on every slot).
 
 Without the extension, or with ``TBDB_NATIVE=0``, nothing changes but the speed.
+
+A file changed in place under an open base (rewritten, truncated: issue 61) is found by the
+probe that reads it (libtbprobe checks the file's identity after every value it reads), which
+raises ``ProbeFileError`` naming the file; a read past the end of a truncated file is absorbed
+(``guard_mapping``: the extension's SIGBUS handler maps zeros there) rather than killing the
+process.  The Python readers register their own mappings with it too.
 """
 from __future__ import annotations
 
 import os
 
-from tbdb.probe_files.header import CHECK_ON_OPEN
+from tbdb.probe_files.header import CHECK_ON_OPEN, ProbeFileError
 
 #: Files up to this size (``CHECK_ON_OPEN``: those the Python reader checks whole when it opens
 #: them) libtbprobe opens itself on their first probe: their SHA-256 checked against the
@@ -87,11 +93,50 @@ def _matches_checkout(built: str | None) -> bool:
     return False
 
 
+def _module():
+    """The extension if it is built with the mapping guard, whether or not lookups use it
+    (``TBDB_NATIVE=0`` or a stale build leave lookups in Python; the guard still helps)."""
+    try:
+        from tbdb import _tbprobe
+    except ImportError:
+        return None
+    return _tbprobe if hasattr(_tbprobe, "guard_mapping") else None
+
+
+def guard_mapping(address: int, length: int) -> bool:
+    """Absorb a read of ``length`` bytes at ``address`` (a mapping of a probe file) past the
+    end of its file if it is truncated under the reader: the read sees zeros, ``faults()``
+    counts it, instead of SIGBUS killing the process.  Whether the range is guarded (False
+    without the extension, or on a platform without signals)."""
+    m = _module()
+    if m is None or not address or not length:
+        return False
+    try:
+        m.guard_mapping(address, length)
+    except OSError:
+        return False
+    return True
+
+
+def unguard_mapping(address: int) -> None:
+    """Release the range ``guard_mapping`` registered at ``address`` (before it is unmapped)."""
+    m = _module()
+    if m is not None and address:
+        m.unguard_mapping(address)
+
+
+def faults() -> int:
+    """Reads past the end of a truncated file absorbed so far (0 without the extension)."""
+    m = _module()
+    return m.faults() if m is not None else 0
+
+
 class NativeProber:
     """A lazy libtbprobe base over a directory of probe files (``ProbeDir.native``)."""
 
     def __init__(self, path: str):
         from tbdb import _tbprobe
+        _tbprobe.set_changed_error(ProbeFileError)  # a file changed under the base: one line
         # files up to the lazy limit open in C on their first probe (checked against the
         # manifest and their SHA-256, indexed); larger ones through ``add``
         self.base = _tbprobe.Base(path, LAZY_LIMIT)
