@@ -186,6 +186,7 @@ class ProbeDir:
         if size <= CHECK_ON_OPEN:
             bad = f.verify()
             if bad:
+                f.close()  # (its descriptor too: a damaged file asked again opens again)
                 raise ProbeFileError(f"probe file {path!r}: {bad[0]}")
         self.files[key] = f
         return f
@@ -268,23 +269,31 @@ class ProbeDir:
                 if t.moves is not None:
                     decode(t.moves.buf, t.moves.table, ordered, best, lo, hi, DAMAGED)
 
-        # a table's share of many rows on every core; a few thousand rows: waking the other
-        # threads costs more than it saves
-        large = counts >= PARALLEL_SLOTS
-        decode_tables(np.flatnonzero(large).tolist(), decode_rows_parallel)
-        small = np.flatnonzero(~large)
-        shares = np.cumsum(counts[small])
-        if len(small) > 1 and shares[-1] >= SPLIT_SLOTS:
-            # many small shares (a batch over CDC's 1,099 tables, decoded on one core while the
-            # other waited): every other table on a thread of its own (``decode_rows``
-            # releases the GIL).  Alternate tables, not two runs of equal rows: tables of the
-            # same size sit together in the manifest, and a row of a big table costs more (its
-            # blocks are longer to reach), so equal halves of rows took 0.19 s and 0.30 s
-            other = _decoder().submit(decode_tables, small[1::2].tolist(), decode_rows)
-            decode_tables(small[0::2].tolist(), decode_rows)
-            other.result()
-        else:
-            decode_tables(small.tolist(), decode_rows)
+        # each file checked before and after its rows are read (``ProbeFile.enter``: a file
+        # changed under its mapping is refused, not read)
+        befores = [t.file.enter() for t in tables]
+        try:
+            # a table's share of many rows on every core; a few thousand rows: waking the
+            # other threads costs more than it saves
+            large = counts >= PARALLEL_SLOTS
+            decode_tables(np.flatnonzero(large).tolist(), decode_rows_parallel)
+            small = np.flatnonzero(~large)
+            shares = np.cumsum(counts[small])
+            if len(small) > 1 and shares[-1] >= SPLIT_SLOTS:
+                # many small shares (a batch over CDC's 1,099 tables, decoded on one core while
+                # the other waited): every other table on a thread of its own (``decode_rows``
+                # releases the GIL).  Alternate tables, not two runs of equal rows: tables of
+                # the same size sit together in the manifest, and a row of a big table costs
+                # more (its blocks are longer to reach), so equal halves of rows took 0.19 s
+                # and 0.30 s
+                other = _decoder().submit(decode_tables, small[1::2].tolist(), decode_rows)
+                decode_tables(small[0::2].tolist(), decode_rows)
+                other.result()
+            else:
+                decode_tables(small.tolist(), decode_rows)
+        finally:
+            for t, before in zip(tables, befores):
+                t.file.leave(before)
         broken = (values == DAMAGED) | (best == DAMAGED)
         if broken.any():
             t = tables[int(np.searchsorted(ends, int(np.argmax(broken)), side="right"))]

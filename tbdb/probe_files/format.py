@@ -6,11 +6,13 @@ import hashlib
 import json
 import os
 import stat
+import weakref
 from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
 
 from tbdb import safe_json
+from tbdb.errors import ClosedError
 from tbdb.safe_files import kind as file_kind
 from tbdb.probe_files.coder import encode_stream, pack_values
 from tbdb.probe_files.order import SlotOrder, choose_order
@@ -159,16 +161,58 @@ def check_inside(path: str, root: str, what: str) -> None:
 
 class ProbeFile:
     """One probe file, mapped read-only; the header and the section table are checked here
-    (magic, version, sizes); the sections' checksums by ``verify``."""
+    (magic, version, sizes); the sections' checksums by ``verify``.
+
+    A file changed in place under its mapping (truncated: a read past its new end is SIGBUS;
+    rewritten: the mapping shows the new bytes, which the checks at open never saw) must not
+    crash the reader or answer from the new bytes (issue 61).  So the file keeps its
+    descriptor and its identity from the open (device, inode, size, modification and change
+    times), and every read path calls ``enter`` before it decodes and ``leave`` after: a
+    moved identity refuses the read, and the file for good, with one ``ProbeFileError`` naming
+    it.  The descriptor is the mapped inode's: a file replaced by rename (a new inode at the
+    path) leaves the mapped one as it was, and its lookups go on.  A truncation during a
+    decode faults in the kernel, where Python cannot catch it: the mapping is registered with
+    ``tbdb._tbprobe.guard_mapping`` (the extension's SIGBUS handler maps zeros over the page), and a
+    fault counted during a decode refuses that read too."""
+
+    changed: str | None = None  # the error once the file was found changed (then for good)
 
     def __init__(self, path: str):
         self.path = path
-        size = os.path.getsize(path)
+        self.buf = None
+        self.prefault = NO_PREFAULT
+        self._guarded = 0  # the mapping's address while registered with the SIGBUS guard
+        # O_NONBLOCK: a FIFO put at the path after ``check_inside`` looked does not hang here
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        self._file = os.fdopen(fd, "rb", buffering=0)
+        self._fd = fd
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
+        path, fd = self.path, self._fd
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ProbeFileError(f"probe file {path!r} is {file_kind(st.st_mode)}, not a "
+                                 f"regular file")
+        size = st.st_size
+        self._ident = _ident(st)
+        self._ctime = st.st_ctime_ns
+        guard = _guard()
+        self._faults = guard.faults if guard is not None else None
         if size < HEADER.size:
             raise ProbeFileError(f"probe file {path!r} is truncated ({size} bytes, shorter than "
                                  f"its header)")
-        self.buf = np.memmap(path, dtype=np.uint8, mode="r")
-        self.prefault = NO_PREFAULT
+        try:
+            self.buf = np.memmap(self._file, dtype=np.uint8, mode="r", shape=(size,))
+        except (ValueError, OSError):  # shorter than fstat said a moment ago
+            raise ProbeFileError(f"probe file {path!r} changed while it was opened; open the "
+                                 f"directory again") from None
+        if _guard_mapping(self.buf.ctypes.data, size):
+            self._guarded = self.buf.ctypes.data
         (magic, version, head_bytes, layout, flags, self.slots, self.rows, n_sections,
          meta_bytes) = HEADER.unpack(bytes(self.buf[:HEADER.size]))
         if magic != MAGIC:
@@ -226,12 +270,99 @@ class ProbeFile:
                 bad.append(f"section {tag} does not match its sha256 (damaged)")
         return bad
 
+    def check(self) -> None:
+        """``ProbeFileError`` if the file changed since it was opened (or was found so once):
+        one ``os.fstat``.  Its change time alone is compared first: the kernel sets it on every
+        write, truncation, chmod or link change, and nothing can set it back."""
+        if self.changed is not None:
+            raise ProbeFileError(self.changed)
+        if self.buf is None:
+            raise ClosedError(f"probe file {self.path!r} is closed")
+        st = os.fstat(self._fd)
+        if st.st_ctime_ns != self._ctime:
+            self._moved(st)
+
+    def _moved(self, st: os.stat_result) -> None:
+        """The file's change time moved (``check``): refused for good, unless it was only
+        unlinked with its size and modification time (replaced by rename, or removed: its
+        change time moved with its link count alone; no name is left to write it by)."""
+        ctime, mtime, size = self._ident[:3]
+        if st.st_nlink == 0 and (st.st_mtime_ns, st.st_size) == (mtime, size):
+            self._ctime = st.st_ctime_ns  # (the next checks compare one field again)
+            return
+        what = "truncated" if st.st_size < size else \
+            "rewritten" if (st.st_mtime_ns, st.st_size) != (mtime, size) else \
+            "its permissions, links or times changed"
+        self.changed = (f"probe file {self.path!r} changed since it was opened ({what}: "
+                        f"{st.st_size:,} bytes, {size:,} when opened); open the directory "
+                        f"again")
+        raise ProbeFileError(self.changed)
+
+    def enter(self) -> int:
+        """Before a read of the mapping: ``check``, and the fault count to give ``leave``."""
+        self.check()
+        return self._faults() if self._faults is not None else 0
+
+    def leave(self, before: int) -> None:
+        """After a read begun with ``enter``: ``check`` again (a write during the read), and a
+        fault absorbed meanwhile (a read past the end of a file truncated during it: zeros)
+        refuses the read too."""
+        self.check()
+        if self._faults is not None and self._faults() != before:
+            raise ProbeFileError(f"probe file {self.path!r} changed while it was read (a read "
+                                 f"past its end was absorbed); open the directory again")
+
     def close(self) -> None:
         self.prefault.stop()
-        mm = getattr(self.buf, "_mmap", None)
-        self.buf = None
+        buf, self.buf = self.buf, None
+        mm = getattr(buf, "_mmap", None)
+        del buf
+        address, self._guarded = self._guarded, 0
+        if address:  # released before the range is unmapped: another mapping may take it
+            _guard().unguard_mapping(address)
         if mm is not None:
             try:
                 mm.close()
-            except BufferError:  # arrays still view it; the mapping goes with them
-                pass
+            except BufferError:  # arrays still view it: the mapping goes with the last of them,
+                if address and _guard_mapping(address, len(mm)):  # guarded until then
+                    weakref.finalize(mm, _guard().unguard_mapping, address)
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+_GUARD: list = []
+
+
+def _guard():
+    """``tbdb._tbprobe`` if it is built with its SIGBUS guard (``guard_mapping``,
+    ``unguard_mapping``, ``faults``: native/python/tbprobe_module.c), else None; used whether
+    or not lookups go to C (``TBDB_NATIVE=0`` leaves them in Python; the guard still helps)."""
+    if not _GUARD:
+        try:
+            from tbdb import _tbprobe as m
+        except ImportError:
+            m = None
+        _GUARD.append(m if all(hasattr(m, f) for f in ("guard_mapping", "unguard_mapping",
+                                                          "faults")) else None)
+    return _GUARD[0]
+
+
+def _guard_mapping(address: int, length: int) -> bool:
+    """Register ``length`` bytes mapped at ``address`` with the guard: a read past the end of
+    the file, truncated under the reader, then sees zeros and is counted (``faults``) instead
+    of killing the process.  Whether it is guarded (not without the extension, nor where it
+    has no signals)."""
+    m = _guard()
+    if m is None or not address or not length:
+        return False
+    try:
+        m.guard_mapping(address, length)
+    except OSError:
+        return False
+    return True
+
+
+def _ident(st: os.stat_result) -> tuple:
+    """A file's identity as ``ProbeFile`` keeps it."""
+    return st.st_ctime_ns, st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev

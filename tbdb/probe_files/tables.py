@@ -52,6 +52,7 @@ class ProbeIndexTable(StoredTable):
         """Record every checkpoint of both streams now (``tb.load`` on a directory): a probe
         then decodes at most a chunk of its block (64 slots), for 0.5 bit a slot a stream
         of memory."""
+        before = self.file.enter()
         try:
             for s in (self.values, self.moves):
                 if s is not None:
@@ -59,6 +60,8 @@ class ProbeIndexTable(StoredTable):
         except ProbeFileError:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged; run: tbdb verify "
                                  f"--db {os.path.dirname(self.file.path)}") from None
+        finally:  # a file changed meanwhile: that error, not "damaged"
+            self.file.leave(before)
 
     def _decode(self, key: int) -> tuple[int, int]:
         """(packed value, best move) at game slot ``key``, ``DAMAGED`` where unreadable."""
@@ -71,7 +74,10 @@ class ProbeIndexTable(StoredTable):
         if not 0 <= key < self.slots:
             return None
         key = int(key)
+        f = self.file
+        before = f.enter()  # (two fstats: 1 us of a 10 us lookup; issue 61)
         v, best = self._decode(key)
+        f.leave(before)
         if v == DAMAGED or best == DAMAGED:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged at slot {key}; "
                                  f"run: tbdb verify --db {os.path.dirname(self.file.path)}")
@@ -86,6 +92,7 @@ class ProbeIndexTable(StoredTable):
 
     def gather(self, keys, plies):
         keys = np.asarray(keys, np.int64)
+        before = self.file.enter()
         try:
             at = self.positions(keys)
             order = None  # sorted once for both streams
@@ -104,6 +111,8 @@ class ProbeIndexTable(StoredTable):
         except ProbeFileError:
             raise ProbeFileError(f"probe file {self.file.path!r} is damaged; run: tbdb verify "
                                  f"--db {os.path.dirname(self.file.path)}") from None
+        finally:  # a file changed meanwhile: that error, not "damaged" or a missing row
+            self.file.leave(before)
         return result, distance, best
 
 
@@ -142,12 +151,44 @@ class ProbeDirectTable(ProbeIndexTable):
         return self.column_at(v.buf, v.width, 0, v.bits, v.alphabet, key, DAMAGED), -1
 
 
-class ProbeKeyTable(KeyTable):
+class _Watched:
+    """``probe`` and ``gather`` of a table whose arrays are views of its probe file,
+    between the file's ``enter`` and ``leave`` (``ProbeFile``: a file changed under its
+    mapping is refused, not read)."""
+    file: ProbeFile
+
+    def probe(self, key, plies=None):
+        before = self.file.enter()
+        try:
+            got = super().probe(key, plies)
+        finally:
+            self.file.leave(before)
+        return got
+
+    def gather(self, keys, plies):
+        before = self.file.enter()
+        try:
+            got = super().gather(keys, plies)
+        finally:
+            self.file.leave(before)
+        return got
+
+
+class ProbeKeyTable(_Watched, KeyTable):
     """A key table read from its probe file: its sorted keys and values are views of it."""
+
+    def find(self, keys):
+        before = self.file.enter()
+        try:
+            got = super().find(keys)
+        finally:
+            self.file.leave(before)
+        return got
 
     def __init__(self, storage, store, row, file: ProbeFile):
         super().__init__(storage, store, row)
         from tbdb.solvers.retrograde import keys as kernels
+        self.file = file
         n = file.rows
         self.kernels = kernels
         self.keys = file.section("KEYS", "<i8").reshape(-1, 3)
@@ -163,7 +204,7 @@ class ProbeKeyTable(KeyTable):
         pass
 
 
-class ProbeRunTable(RunTable):
+class ProbeRunTable(_Watched, RunTable):
     """A score-run table read from its probe file."""
 
     def __init__(self, storage, store, row, file: ProbeFile):
@@ -171,6 +212,7 @@ class ProbeRunTable(RunTable):
         from tbdb.games.base import RunValues
         from tbdb.solvers import lookup as kernels
         self.kernels = kernels
+        self.file = file
         offsets = file.section("ROFF", "<i8")
         start, score, move = (file.section("RSTA", "<i2"), file.section("RSCO", "i1"),
                               file.section("RMOV", "i1"))
