@@ -200,3 +200,34 @@ def test_the_check_costs_little(exported):
         assert (time.perf_counter() - t) / n < 50e-6
     finally:
         f.close()
+
+
+def test_many_open_files_raise_a_low_descriptor_limit(exported):
+    """Each open probe file holds two descriptors (its own for the check, the mapping's): a
+    soft limit too low for them is raised to the hard one; past the hard one, one line."""
+    script = textwrap.dedent("""
+        import os, resource, sys
+        from tbdb.probe_files.format import ProbeFile
+        from tbdb.probe_files.header import ProbeFileError
+        path = sys.argv[1]
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard < 400:
+            print("skip"); sys.exit()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+        files = [ProbeFile(path) for _ in range(100)]  # 200 descriptors
+        print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] == hard)
+        used = len(os.listdir("/proc/self/fd"))  # (one of them the listing's own)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (used, used))  # room for one, not two
+        try:
+            ProbeFile(path)
+        except ProbeFileError as exc:
+            print("refused", exc)
+    """)
+    p = subprocess.run([sys.executable, "-c", script, os.path.join(exported, TABLE)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    if p.stdout.strip() == "skip":
+        pytest.skip("a hard limit on descriptors below 400")
+    lines = p.stdout.splitlines()
+    assert lines[0] == "True"
+    assert lines[1].startswith("refused probe file") and "ulimit -n" in lines[1], p.stdout

@@ -183,7 +183,8 @@ class ProbeFile:
         self.prefault = NO_PREFAULT
         self._guarded = 0  # the mapping's address while registered with the SIGBUS guard
         # O_NONBLOCK: a FIFO put at the path after ``check_inside`` looked does not hang here
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = _descriptors(path, lambda: os.open(
+            path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)))
         self._file = os.fdopen(fd, "rb", buffering=0)
         self._fd = fd
         try:
@@ -207,7 +208,10 @@ class ProbeFile:
             raise ProbeFileError(f"probe file {path!r} is truncated ({size} bytes, shorter than "
                                  f"its header)")
         try:
-            self.buf = np.memmap(self._file, dtype=np.uint8, mode="r", shape=(size,))
+            self.buf = _descriptors(path, lambda: np.memmap(self._file, dtype=np.uint8, mode="r",
+                                                            shape=(size,)))
+        except ProbeFileError:
+            raise
         except (ValueError, OSError):  # shorter than fstat said a moment ago
             raise ProbeFileError(f"probe file {path!r} changed while it was opened; open the "
                                  f"directory again") from None
@@ -329,6 +333,29 @@ class ProbeFile:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _descriptors(path: str, open_it):
+    """``open_it()``, which takes a descriptor: a reader holds two a file (its own, for
+    ``check``, and the mapping's), so a directory of a thousand tables (CDC's 1,099) outgrows
+    the common soft limit of 1,024.  When descriptors run out the soft limit is raised to the
+    hard one, once, and the open tried again; past that, one line."""
+    import errno
+    try:
+        return open_it()
+    except OSError as exc:
+        if exc.errno not in (errno.EMFILE, errno.ENFILE):
+            raise
+        try:
+            import resource
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            if soft < hard:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+                return open_it()
+        except (ImportError, ValueError, OSError):
+            pass
+        raise ProbeFileError(f"probe file {path!r} cannot be opened: {exc.strerror} (each "
+                             f"open probe file holds two; raise the limit: ulimit -n)") from None
 
 
 _GUARD: list = []
