@@ -304,14 +304,18 @@ class ProbeFile:
 
     def enter(self) -> int:
         """Before a read of the mapping: ``check``, and the fault count to give ``leave``."""
-        self.check()
+        if self.changed is not None or self.buf is None or \
+                os.fstat(self._fd).st_ctime_ns != self._ctime:  # (``check``, inline: 0.3 us)
+            self.check()
         return self._faults() if self._faults is not None else 0
 
     def leave(self, before: int) -> None:
         """After a read begun with ``enter``: ``check`` again (a write during the read), and a
         fault absorbed meanwhile (a read past the end of a file truncated during it: zeros)
         refuses the read too."""
-        self.check()
+        if self.changed is not None or self.buf is None or \
+                os.fstat(self._fd).st_ctime_ns != self._ctime:
+            self.check()
         if self._faults is not None and self._faults() != before:
             raise ProbeFileError(f"probe file {self.path!r} changed while it was read (a read "
                                  f"past its end was absorbed); open the directory again")
