@@ -164,7 +164,8 @@ def _index_problems(g, table: str, space, values: _Values, limit: int = 5) -> li
         engine._release(space)
     if not count:
         return []
-    return [f"{count:,} slots hold a value or best move the rules contradict, e.g. "
+    held = "1 slot holds" if count == 1 else f"{count:,} slots hold"
+    return [f"{held} a value or best move the rules contradict, e.g. "
             f"{'; '.join(out)}: the file is damaged or not of this table; export it again"]
 
 
