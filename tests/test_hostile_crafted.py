@@ -280,7 +280,6 @@ def test_verify_and_lookups_on_crafted_values(source, tmp_path, game, table, pat
                                               capsys):
     slot = _decided_slots(source.path, game, table)[2]
     text = _text(game, table, slot)
-    known = False
     for name, change in _changes(source.path, game, table, slot):
         d = str(tmp_path / name)
         craft(source.path, d, game, table, change)
@@ -295,19 +294,11 @@ def test_verify_and_lookups_on_crafted_values(source, tmp_path, game, table, pat
         # the line always follows the stored move: damaged; an illegal but decodable move is
         # only found out where the legal moves are made (line), the rest fail at once
         must = ["line"] if name == "not_legal" else ["lookup", "line", "moves", "to_dict"]
-        if path_kind == "native" and game == "shogi" and name in ("out_of_range", "huge"):
-            # libtbprobe's tb_shogi_move_text reads a code's low 14 bits and the promote flag
-            # and ignores the bits above, so C answers with a move its table never held (the
-            # Python path refuses it: the python-shogi case); the line still says damaged
-            must, known = ["line"], True
         for reader in must:
             assert got[reader] is not None and "damaged" in str(got[reader]), (name, got)
         assert main(["lookup", game, text, "--db", d, "--line"]) == 2
         err = capsys.readouterr().err.strip()
         assert "damaged" in err and len(err.splitlines()) == 1 and "Traceback" not in err
-    if known:
-        pytest.xfail("libtbprobe answers a shogi best move code above 2 ** 15 (tbdb's own "
-                     "path refuses it); native/src/shogi.c: tb_shogi_move_text")
 
 
 def test_verify_of_a_direct_file_finds_a_crafted_move(source, tmp_path):

@@ -24,6 +24,16 @@ static const char LETTERS[] = " PLNSBRGK";
 static const char ORDER[] = "RBGSNLP";
 static const int MAX_OF_TYPE[8] = {0, 18, 4, 4, 4, 2, 2, 4};
 
+/* a move code as the tables store it: to (7 bits, a square), from (7 bits, a square or
+ * DROP_BASE + a hand piece's type, gold the last) and the promote flag, nothing above it, as
+ * tbdb's game.py checks one (_stored_move_usi).  Any other code is none the table held: the
+ * bits above the flag were ignored once, and a crafted code then read as a move */
+static int shogi_code_ok(int32_t code)
+{
+    int to = code & 127, frm = (code >> 7) & 127;
+    return code >= 0 && code < 2 * PROMOTE_FLAG && to <= 80 && frm <= DROP_BASE + 7;
+}
+
 /* C(n, k) for the small k of a group (exact in 64 bits) */
 static int64_t binom(int64_t n, int k)
 {
@@ -191,7 +201,7 @@ int tb_probe_shogi(const tb_base *tb, const int8_t board[81], const int8_t hands
     if (v->move >= 0) {
         int32_t code = v->move;
         int to = code & 127, frm = (code >> 7) & 127;
-        if (to > 80 || frm > DROP_BASE + 7) { v->move = -1; return tb_finish(v, TB_DAMAGED); }
+        if (!shogi_code_ok(code)) { v->move = -1; return tb_finish(v, TB_DAMAGED); }
         if (mirrored) to = mirror_sq(to);
         if (side) to = 80 - to;
         if (frm <= DROP_BASE) {
@@ -339,9 +349,7 @@ int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t l
     (void)pos;
     int to = move & 127, frm = (move >> 7) & 127;
     char a[3] = {0}, b[3] = {0};
-    if (to > 80 || frm > DROP_BASE + 7 || frm == DROP_BASE + KING || frm == DROP_BASE) {
-        if (frm != DROP_BASE) return TB_INVALID;
-    }
+    if (!shogi_code_ok(move)) return TB_INVALID;
     square_name(to, b);
     if (frm > DROP_BASE) return snprintf(buf, len, "%c*%s", LETTERS[frm - DROP_BASE], b);
     square_name(frm, a);
