@@ -289,6 +289,147 @@ def test_guard_mapping_absorbs_a_read_past_a_truncated_files_end(tmp_path):
     assert dies.returncode == -7, (dies.returncode, dies.stdout, dies.stderr[-500:])  # SIGBUS
 
 
+# --------------------------------------------------------------------- issue 61 item 7, in C
+
+def _edit_entry(directory, change, table: str = "KCvP") -> None:
+    """KCvP's manifest entry changed by ``change(entry)``, the manifest written as json.dump
+    writes it (its size and sha256 still the file's: only the header can tell)."""
+    path = os.path.join(str(directory), "manifest.json")
+    with open(path) as f:
+        m = json.load(f)
+    change(next(e for e in m["files"] if e["table"] == table))
+    with open(path, "w") as f:
+        json.dump(m, f)
+
+
+def _header(path) -> dict:
+    """The file's meta JSON, read from its bytes (docs/probe-format.md section 1)."""
+    import struct
+    b = open(path, "rb").read()
+    return json.loads(b[48:48 + struct.unpack_from("<I", b, 44)[0]])
+
+
+def _set(k, v):
+    return lambda e: e.__setitem__(k, v)
+
+
+# (what the entry is given, the field named, the manifest's value as json.dump writes it)
+CONTRADICTED = [("slots 0", _set("slots", 0), "slots", "0"),
+                ("storage key", _set("storage", "key"), "storage", '"key"'),
+                ("params {}", _set("params", {}), "params", "{}"),
+                ("params pieces 2", lambda e: e["params"].__setitem__("pieces", 2), "params",
+                 None),
+                ("layout null", _set("layout", None), "layout", "null"),
+                ("positions a float", lambda e: e.__setitem__("positions", float(e["positions"])),
+                 "positions", None),
+                ("slots true", _set("slots", True), "slots", "true"),
+                ("moves false", _set("moves", False), "moves", "false")]
+
+
+@pytest.mark.parametrize("name,change,field,given", CONTRADICTED,
+                         ids=[c[0] for c in CONTRADICTED])
+def test_tbprobe_refuses_an_entry_its_files_header_contradicts(copy, name, change, field,
+                                                               given):
+    """An entry whose slots, storage, params, layout, positions or moves flag its file's
+    header contradicts (size and sha256 still right): tbprobe refuses the file in one line
+    naming the field and both values, as tbdb's Python does (directory.header_mismatch); it
+    compared only the table name and answered from a file its manifest misdescribes."""
+    tool = _sanitized("tbprobe-asan")
+    kcvp = copy / "cdc" / "KCvP.tbp"
+    meta = _header(kcvp)
+    _edit_entry(copy, change)
+    with open(copy / "manifest.json") as f:
+        entry = next(e for e in json.load(f)["files"] if e["path"] == "cdc/KCvP.tbp")
+    run = subprocess.run([tool, str(copy), "cdc", KCVP[0]], capture_output=True, text=True,
+                         timeout=30)
+    assert run.returncode == 2 and run.stdout == "", (run.stdout, run.stderr)
+    if field == "moves":
+        said = "true"
+    else:
+        said = json.dumps(meta[field], separators=(",", ":"))
+    given = given if given is not None else json.dumps(entry[field])
+    assert run.stderr == (f"tbprobe: error: probe file '{kcvp}' is not the file its manifest "
+                          f"lists: its header says {field} {said}, the manifest {given}; export "
+                          "it again\n")
+
+
+@pytest.mark.parametrize("how", ["members reordered", "an escaped letter", "indented"])
+def test_tbprobe_takes_an_entry_that_says_the_same_in_other_words(copy, how):
+    """The comparison is of JSON values, not of their text: params with their members in
+    another order, a name's letter written \\u004b, or the manifest indented, still answer."""
+    tool = _sanitized("tbprobe-asan")
+    path = copy / "manifest.json"
+    if how == "members reordered":
+        _edit_entry(copy, lambda e: e.__setitem__("params", dict(reversed(e["params"].items()))))
+    elif how == "an escaped letter":
+        text = path.read_text()
+        assert text.count('"letters": "KCp"') == 1
+        path.write_text(text.replace('"letters": "KCp"', '"letters": "\\u004bCp"'))
+    else:
+        path.write_text(json.dumps(json.loads(path.read_text()), indent=3))
+    run = subprocess.run([tool, str(copy), "cdc", KCVP[0], "--json"], capture_output=True,
+                         text=True, timeout=30)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["best_move"] == _python_values(str(copy))[0][2]
+
+
+@pytest.mark.parametrize("name,change", [(c[0], c[1]) for c in CONTRADICTED[:3]],
+                         ids=[c[0] for c in CONTRADICTED[:3]])
+def test_the_extension_refuses_an_entry_its_files_header_contradicts(copy, name, change):
+    """tbdb._tbprobe (tbdb's single lookups) opens each file itself: with an entry its header
+    contradicts, its probe refuses the file (the table's name: not added, the Python path's
+    to answer), where it answered from it; CvP still answers; tb.lookup then raises the
+    one-line ProbeFileError naming the field, and C answered nothing."""
+    from tbdb.probe_files import native
+    if native._module() is None:
+        pytest.skip("tbdb._tbprobe not built (pip install -e .)")
+    Base = native._module().Base
+    assert isinstance(Base(str(copy), 1 << 30).probe("cdc", KCVP[0], -1), tuple)
+    want = _python_values(str(copy))[3]
+    _edit_entry(copy, change)
+    base = Base(str(copy), 1 << 30)
+    assert base.probe("cdc", KCVP[0], -1) == "KCvP"
+    assert base.probe("cdc", CVP, -1)[3] == want[2]
+    run = _in_python("""
+        import sys, tbdb
+        from tbdb.probe_files.header import ProbeFileError
+        tb = tbdb.open(sys.argv[1])
+        try:
+            print("answer", tb.lookup("8/8/8/pKC5 r").best_move)
+        except ProbeFileError as e:
+            print("error", e)
+        print("native", tb.prober.store.native.answered)
+    """, str(copy))
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout.splitlines()
+    kcvp = os.path.join(str(copy), "cdc", "KCvP.tbp")
+    assert out[0].startswith(f"error probe file '{kcvp}' is not the file its manifest lists: "
+                             f"its header says {name.split()[0]} "), out
+    assert out[1] == "native 0"
+
+
+# --------------------------------------------------------------------- issue 61 item 8, in C
+
+def test_shogi_move_text_refuses_every_code_no_move_has():
+    """tb_shogi_move_text against tbdb's own decoder (game._stored_move_usi, symmetry 0): the
+    same text for every code it reads, nothing for every code it refuses; the C text ignored
+    the bits above the promote flag (2 ** 15 + a move read as that move) and read a "to" of 81
+    to 127 from square 9i as a square of file 10 to 15."""
+    from tbdb.games.shogi.game import _stored_move_usi
+    from tests.native_lib import Lib
+    lib = Lib()
+    pos = lib.parse("shogi", "8K/9/9/9/9/9/G8/1k7/9 b - 1")
+    codes = [to | frm << 7 | p for to in (0, 40, 80, 81, 127) for frm in (0, 80, 81, 87, 88, 127)
+             for p in (0, 1 << 14)]
+    codes = codes + [c + (1 << 15) for c in codes] + [c + (1 << 24) for c in codes[:12]]
+    for code in codes:
+        try:
+            want = _stored_move_usi(code, 0)
+        except ValueError:
+            want = None
+        assert lib.move_text(pos, code) == want, code
+
+
 # --------------------------------------------------------------------- item 3
 
 def test_a_fifo_manifest_is_refused_at_once(copy):

@@ -79,6 +79,13 @@ static int prepare(tb_base *tb, tb_file *f, const uint8_t *data, uint64_t size, 
                   "'%s', its manifest says '%s' (export it again)", what, f->name, me->table);
         rc = TB_DAMAGED;
     }
+    char why[400];
+    if (rc == TB_OK && me && tb_manifest_mismatch(me, f, why, sizeof why)) {
+        /* entries swapped or a count edited: what tbdb's Python refuses (header_mismatch) */
+        tb_seterr(err, err_len, "probe file '%s' is not the file its manifest lists: %s; export "
+                  "it again", what, why);
+        rc = TB_DAMAGED;
+    }
     if (me) memcpy(f->sha256, me->sha256, sizeof f->sha256);
     return rc;
 }

@@ -130,7 +130,13 @@ static int hex4(const char *p, const char *end, unsigned *u)
 int tb_json_string(const char *obj, const char *end, const char *key, char *out, size_t len)
 {
     const char *v = tb_json_member(obj, end, key);
-    if (!v || *v != '"' || !len) return -1;
+    return v ? tb_json_decode(v, end, out, len) : -1;
+}
+
+/* the string at v decoded to out, as tb_json_string: 0 ok, -1 */
+int tb_json_decode(const char *v, const char *end, char *out, size_t len)
+{
+    if (!v || v >= end || *v != '"' || !len) return -1;
     size_t i = 0;
     for (v++; v < end && *v != '"'; v++) {
         unsigned u = (unsigned char)*v;

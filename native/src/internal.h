@@ -156,16 +156,26 @@ const char *tb_json_skip(const char *p, const char *end, int depth);   /* the en
 const char *tb_json_member(const char *obj, const char *end, const char *key);
 int tb_json_string(const char *obj, const char *end, const char *key, char *out, size_t len);
 int tb_json_int(const char *obj, const char *end, const char *key, long long *out);
+int tb_json_decode(const char *v, const char *end, char *out, size_t len);   /* a string at v */
 
 /* manifest.c: DIR/manifest.json's entries, and SHA-256 */
+/* `fields_at`: where, counted from the entry, its members that the file's header holds too
+ * lie (a JSON object of their values' text as the manifest writes them, NUL-ended, after the
+ * entries in their one block: one free releases both); tb_manifest_mismatch compares them with
+ * the header's (tbdb's Python: directory.header_mismatch) */
 typedef struct tb_manifest_entry {
     char path[256], game[32], table[TB_NAME_MAX], sha256[65];
-    uint64_t size;
+    uint64_t size, fields_at;
 } tb_manifest_entry;
 /* the entries of a manifest's text: TB_OK and *out (malloc'ed, *count of them), else
  * TB_DAMAGED with a message quoting `what` */
 int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_entry **out,
                       int *count, char *err, size_t err_len);
+/* which field manifest entry `me` and file f's header disagree on, with both values, written
+ * to why (1), or 0: the meta JSON's game, table, storage, params, layout, slots, positions
+ * (compared as JSON values: 1, 1.0 and true are not one count) and the binary header's slots
+ * and moves flag */
+int tb_manifest_mismatch(const tb_manifest_entry *me, const tb_file *f, char *why, size_t len);
 void tb_sha256_hex(const uint8_t *data, uint64_t n, char out[65]);
 void tb_sha256_plain(const uint8_t *data, uint64_t n, char out[65]);   /* without SHA-NI */
 

@@ -6,6 +6,191 @@
 #include <string.h>
 #include "internal.h"
 
+/* ------------------------------------------------------------------ entry against header */
+
+/* what both the manifest entry and the header's meta JSON hold (docs/probe-format.md 6), then
+ * the moves flag, which the binary header holds */
+static const char *const HEADER_FIELDS[] = {
+    "game", "table", "storage", "params", "layout", "slots", "positions", "moves"
+};
+#define NFIELDS 7
+
+/* the value of member `key` of the object [obj, end) as a span, "null" when absent (as
+ * Python's dict.get gives None): 0, or -1 if malformed */
+static int member_span(const char *obj, const char *end, const char *key, const char **v,
+                       const char **vend)
+{
+    static const char NUL[] = "null";
+    const char *p = tb_json_member(obj, end, key), *q = p ? tb_json_skip(p, end, 0) : NULL;
+    if (p && !q) return -1;
+    *v = p ? p : NUL;
+    *vend = p ? q : NUL + 4;
+    return 0;
+}
+
+/* texts of entries' fields, gathered while the entries grow */
+typedef struct { char *p; size_t n, cap; } pool;
+
+static int put(pool *b, const char *t, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->n + n + 1 > cap) cap *= 2;
+        char *more = realloc(b->p, cap);
+        if (!more) return -1;
+        b->p = more;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, t, n);
+    b->n += n;
+    b->p[b->n] = 0;
+    return 0;
+}
+
+/* the entry's HEADER_FIELDS (those it has) as an object appended to b, me->fields_at its
+ * place there for now: 0, -1 if out of memory */
+static int keep_fields(pool *b, tb_manifest_entry *me, const char *obj, const char *end)
+{
+    me->fields_at = b->n;
+    int any = 0;
+    if (put(b, "{", 1)) return -1;
+    for (size_t i = 0; i < NFIELDS + 1; i++) {
+        const char *p = tb_json_member(obj, end, HEADER_FIELDS[i]);
+        const char *q = p ? tb_json_skip(p, end, 0) : NULL;
+        if (!q) continue;                           /* absent (the entry itself was skipped whole) */
+        char key[32];
+        int k = snprintf(key, sizeof key, "%s\"%s\":", any++ ? "," : "", HEADER_FIELDS[i]);
+        if (put(b, key, (size_t)k) || put(b, p, (size_t)(q - p))) return -1;
+    }
+    return put(b, "}", 2);                          /* and its NUL */
+}
+
+static const char *fields_of(const tb_manifest_entry *me)
+{
+    return (const char *)me + me->fields_at;
+}
+
+/* two JSON strings (at a and b) equal once decoded (a string longer than the buffers: as
+ * written) */
+static int strings_equal(const char *a, const char *aend, const char *b, const char *bend)
+{
+    char x[1024], y[1024];
+    if (tb_json_decode(a, aend, x, sizeof x) == 0 && tb_json_decode(b, bend, y, sizeof y) == 0)
+        return strcmp(x, y) == 0;
+    return aend - a == bend - b && memcmp(a, b, (size_t)(aend - a)) == 0;
+}
+
+static int json_equal(const char *a, const char *aend, const char *b, const char *bend, int depth);
+
+/* every member of object a is one of object b, of an equal value */
+static int members_within(const char *a, const char *aend, const char *b, const char *bend,
+                          int depth)
+{
+    const char *p = tb_json_ws(a + 1, aend);
+    while (p < aend && *p == '"') {
+        const char *kend = tb_json_skip(p, aend, depth), *v, *vend, *q;
+        if (!kend) return 0;
+        v = tb_json_ws(tb_json_ws(kend, aend) + 1, aend);    /* past the colon */
+        if (!(vend = tb_json_skip(v, aend, depth))) return 0;
+        int found = 0;
+        for (q = tb_json_ws(b + 1, bend); q < bend && *q == '"' && !found;) {
+            const char *qk = tb_json_skip(q, bend, depth), *w, *wend;
+            if (!qk) return 0;
+            w = tb_json_ws(tb_json_ws(qk, bend) + 1, bend);
+            if (!(wend = tb_json_skip(w, bend, depth))) return 0;
+            found = strings_equal(p, kend, q, qk) && json_equal(v, vend, w, wend, depth + 1);
+            q = tb_json_ws(wend, bend);
+            if (q < bend && *q == ',') q = tb_json_ws(q + 1, bend);
+        }
+        if (!found) return 0;
+        p = tb_json_ws(vend, aend);
+        if (p < aend && *p == ',') p = tb_json_ws(p + 1, aend);
+    }
+    return 1;
+}
+
+/* two JSON values equal as Python's json.loads makes them (objects whatever their members'
+ * order, strings decoded), numbers and literals as written: 1, 1.0 and true differ, as tbdb's
+ * Python compares them (json.dumps of each) */
+static int json_equal(const char *a, const char *aend, const char *b, const char *bend, int depth)
+{
+    a = tb_json_ws(a, aend);
+    b = tb_json_ws(b, bend);
+    while (aend > a && (aend[-1] == ' ' || aend[-1] == '\n' || aend[-1] == '\t' || aend[-1] == '\r'))
+        aend--;
+    while (bend > b && (bend[-1] == ' ' || bend[-1] == '\n' || bend[-1] == '\t' || bend[-1] == '\r'))
+        bend--;
+    if (a >= aend || b >= bend || depth > 32) return 0;
+    if (*a != *b && (*a == '{' || *a == '[' || *a == '"' || *b == '{' || *b == '[' || *b == '"'))
+        return 0;
+    if (*a == '"') return strings_equal(a, aend, b, bend);
+    if (*a == '{')
+        return members_within(a, aend, b, bend, depth) && members_within(b, bend, a, aend, depth);
+    if (*a == '[') {
+        const char *p = tb_json_ws(a + 1, aend), *q = tb_json_ws(b + 1, bend);
+        for (;;) {
+            if (*p == ']' || *q == ']') return *p == ']' && *q == ']';
+            const char *pe = tb_json_skip(p, aend, depth), *qe = tb_json_skip(q, bend, depth);
+            if (!pe || !qe || !json_equal(p, pe, q, qe, depth + 1)) return 0;
+            p = tb_json_ws(pe, aend);
+            q = tb_json_ws(qe, bend);
+            if (p < aend && *p == ',') p = tb_json_ws(p + 1, aend);
+            if (q < bend && *q == ',') q = tb_json_ws(q + 1, bend);
+            if (p >= aend || q >= bend) return 0;
+        }
+    }
+    return aend - a == bend - b && memcmp(a, b, (size_t)(aend - a)) == 0;
+}
+
+/* a value's text for a message: as written, at most 100 bytes */
+static void shown(char *out, size_t len, const char *v, const char *vend)
+{
+    size_t n = (size_t)(vend - v);
+    snprintf(out, len, "%.*s%s", (int)(n > 100 ? 100 : n), v, n > 100 ? "..." : "");
+}
+
+int tb_manifest_mismatch(const tb_manifest_entry *me, const tb_file *f, char *why, size_t len)
+{
+    const char *js = (const char *)f->data + 48, *jend = js + tb_ld32(f->data + 44);
+    const char *fields = fields_of(me), *me_end = fields + strlen(fields);
+    char x[128], y[128];
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const char *h, *hend, *m, *mend;
+        if (member_span(js, jend, HEADER_FIELDS[i], &h, &hend) ||
+            member_span(fields, me_end, HEADER_FIELDS[i], &m, &mend)) {
+            h = "(malformed)";
+            hend = h + strlen(h);
+        } else if (json_equal(h, hend, m, mend, 0)) {
+            continue;
+        }
+        shown(x, sizeof x, h, hend);
+        shown(y, sizeof y, m, mend);
+        tb_seterr(why, len, "its header says %s %s, the manifest %s", HEADER_FIELDS[i], x, y);
+        return 1;
+    }
+    /* the binary header's count and flag, which probes read (the meta's may differ from them) */
+    const char *m, *mend;
+    char slots[24];
+    snprintf(slots, sizeof slots, "%llu", (unsigned long long)f->slots);
+    member_span(fields, me_end, "slots", &m, &mend);
+    if (!json_equal(slots, slots + strlen(slots), m, mend, 0)) {
+        shown(y, sizeof y, m, mend);
+        tb_seterr(why, len, "its header says %s slots, the manifest %s", slots, y);
+        return 1;
+    }
+    static const char YES[] = "true", NO[] = "false";
+    const char *flag = f->moves ? YES : NO;
+    m = tb_json_member(fields, me_end, "moves");                   /* absent: true */
+    mend = m ? tb_json_skip(m, me_end, 0) : NULL;
+    if (m ? !mend || !json_equal(flag, flag + strlen(flag), m, mend, 0) : !f->moves) {
+        if (!m) m = YES, mend = YES + 4;
+        shown(y, sizeof y, m, mend ? mend : m);
+        tb_seterr(why, len, "its header says moves %s, the manifest %s", f->moves ? "true" : "false", y);
+        return 1;
+    }
+    return 0;
+}
+
 int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_entry **out,
                       int *count, char *err, size_t err_len)
 {
@@ -31,13 +216,14 @@ int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_
     }
     int cap = 0;
     tb_manifest_entry *e = NULL;
+    pool fields = {NULL, 0, 0};
     p = tb_json_ws(p + 1, end);
     while (p < end && *p != ']') {
         const char *next = tb_json_skip(p, end, 0);
         if (cap == *count) {
             cap = cap ? 2 * cap : 256;
             tb_manifest_entry *more = realloc(e, (size_t)cap * sizeof *e);
-            if (!more) { free(e); tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
+            if (!more) { free(e); free(fields.p); tb_seterr(err, err_len, "out of memory"); return TB_NOMEM; }
             e = more;
         }
         tb_manifest_entry *x = &e[*count];
@@ -50,7 +236,14 @@ int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_
             x->path[0] == '/' || strstr(x->path, "..")) {
             tb_seterr(err, err_len, "manifest '%s' has a malformed entry (file %d)", what, *count + 1);
             free(e);
+            free(fields.p);
             return TB_DAMAGED;
+        }
+        if (keep_fields(&fields, x, p, next)) {
+            free(e);
+            free(fields.p);
+            tb_seterr(err, err_len, "out of memory");
+            return TB_NOMEM;
         }
         x->size = (uint64_t)size;
         (*count)++;
@@ -60,9 +253,27 @@ int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_
     if (p >= end) {
         tb_seterr(err, err_len, "manifest '%s' is not a tbdb probe-file manifest", what);
         free(e);
+        free(fields.p);
         return TB_DAMAGED;
     }
-    *out = e;
+    /* the entries, then their fields' texts, in one block (each entry finds its own) */
+    size_t head = (size_t)*count * sizeof *e;
+    tb_manifest_entry *block = *count ? malloc(head + fields.n + 1) : NULL;
+    if (*count && !block) {
+        free(e);
+        free(fields.p);
+        tb_seterr(err, err_len, "out of memory");
+        return TB_NOMEM;
+    }
+    if (block) {
+        memcpy(block, e, head);
+        memcpy((char *)block + head, fields.p, fields.n + 1);
+        for (int i = 0; i < *count; i++)
+            block[i].fields_at = head - (size_t)i * sizeof *e + block[i].fields_at;
+    }
+    free(e);
+    free(fields.p);
+    *out = block;
     return TB_OK;
 }
 
