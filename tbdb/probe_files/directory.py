@@ -55,6 +55,8 @@ def read_manifest(path: str) -> dict:
         raise ProbeFileError(f"{path!r} is a directory without {MANIFEST}: not a directory of "
                              f"probe files (write one with: tbdb export --db DB --out "
                              f"{path})") from None
+    except ProbeFileError:  # (a ValueError too) a link out, a FIFO: said as it is
+        raise
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProbeFileError(f"manifest {mpath!r} does not parse: {exc}") from None
     if not isinstance(m, dict) or m.get("format") != "tbdb-probe-files" \
