@@ -366,32 +366,17 @@ _GUARD: list = []
 
 
 def _guard():
-    """``tbdb._tbprobe`` if it is built with its SIGBUS guard (``guard_mapping``,
-    ``unguard_mapping``, ``faults``: native/python/tbprobe_module.c), else None; used whether
-    or not lookups go to C (``TBDB_NATIVE=0`` leaves them in Python; the guard still helps)."""
+    """``tbdb._tbprobe`` if it is built with its SIGBUS guard (``native._module``), else None;
+    looked up once: a read asks for its ``faults`` counter before and after."""
     if not _GUARD:
-        try:
-            from tbdb import _tbprobe as m
-        except ImportError:
-            m = None
-        _GUARD.append(m if all(hasattr(m, f) for f in ("guard_mapping", "unguard_mapping",
-                                                          "faults")) else None)
+        from tbdb.probe_files import native
+        _GUARD.append(native._module())
     return _GUARD[0]
 
 
 def _guard_mapping(address: int, length: int) -> bool:
-    """Register ``length`` bytes mapped at ``address`` with the guard: a read past the end of
-    the file, truncated under the reader, then sees zeros and is counted (``faults``) instead
-    of killing the process.  Whether it is guarded (not without the extension, nor where it
-    has no signals)."""
-    m = _guard()
-    if m is None or not address or not length:
-        return False
-    try:
-        m.guard_mapping(address, length)
-    except OSError:
-        return False
-    return True
+    from tbdb.probe_files.native import guard_mapping
+    return _guard() is not None and guard_mapping(address, length)
 
 
 def _ident(st: os.stat_result) -> tuple:
