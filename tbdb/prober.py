@@ -366,8 +366,6 @@ class Prober:
             r = kind.lookup_result(game, text, got, best, loc, options)
         r.extras.update(game.lookup_extras(position, r))
         r.__dict__["_source"] = (self, game, position, best, options)
-        if isinstance(loc, GameOver):  # no moves to look up: known without the tables, so
-            r.__dict__["_moves"] = []  # readable after the tablebase is closed
         return r
 
     def derived_best(self, game, position, **options) -> str | None:

@@ -229,9 +229,9 @@ def test_positions_outside_every_table_are_refused_with_the_text(kcvp_db, text, 
 
 
 def test_game_over_is_answered_consistently(kcvp_db):
-    with tbdb.open(kcvp_db) as tb:
+    with tbdb.open(kcvp_db) as tb:  # (moves are read before the close: tests/test_closed.py)
         r = tb.lookup("8/8/8/K7 b")
-    assert (r.outcome, r.distance, r.best_move, r.moves) == ("loss", 0, None, [])
+        assert (r.outcome, r.distance, r.best_move, r.moves) == ("loss", 0, None, [])
 
 
 def test_a_five_piece_position_names_the_table_and_the_command(kcvp_db, capsys):
