@@ -26,7 +26,6 @@ from tbdb import games
 from tbdb.errors import (DamagedDatabaseError, DamagedTableError,
                          MissingTableError, TbdbError, UnknownGameError, quote)
 from tbdb.options import resolve
-from tbdb.probe_files.header import ProbeFileError
 from tbdb.storage import storage_of
 from tbdb.database import damaged, is_damage
 from tbdb.web import find, play
@@ -254,8 +253,8 @@ def _error(exc: Exception) -> JSONResponse:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, (MissingTableError, UnknownGameError, _NoStart)):
         status = 404
-    elif isinstance(exc, (DamagedTableError, DamagedDatabaseError, ProbeFileError)):
-        status = 500  # the server's files (a probe file changed under it), not the request
+    elif isinstance(exc, (DamagedTableError, DamagedDatabaseError)):
+        status = 500
     else:
         status = 400
     return JSONResponse({"error": text}, status_code=status)
