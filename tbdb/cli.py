@@ -57,6 +57,12 @@ def _games_needed(argv: list[str] | None) -> dict[str, list[str]]:
     return {command: [game] if game in games.names() else games.names()}
 
 
+def parser() -> argparse.ArgumentParser:
+    """The whole command line's parser, every game's sub-parsers included (the CLI reference
+    in docs/ is generated from it)."""
+    return _parser(None)
+
+
 def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line's parser, with the per-game parsers ``argv`` needs (all of them
     when ``argv`` is None)."""
