@@ -35,7 +35,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or os.path.join(tmp, "cc.duckdb")
         t0 = time.perf_counter()
-        peak = run_measured([sys.executable, "-m", "tbdb.cli", "build", "chinese-checkers",
+        peak = run_measured([sys.executable, "-m", "tbdb.cli.run", "build", "chinese-checkers",
                              "--distance", str(args.k), "--db", db, "--no-progress"])
         wall = time.perf_counter() - t0
         size = os.path.getsize(db)

@@ -83,7 +83,7 @@ def main() -> int:
 
     import tbdb
     from tbdb import games
-    from tbdb.cluster import build_cluster
+    from tbdb.cluster.dask_build import build_cluster
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tables", type=int, default=20)
     p.add_argument("--workers", type=int, default=os.cpu_count())

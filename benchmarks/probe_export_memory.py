@@ -62,7 +62,7 @@ from tbdb.probe_files.directory import file_name, meta_of
 from tbdb.probe_files.format import start_table
 from tbdb.probe_files.header import VERSION
 from tbdb.storage import storage_of
-from tbdb.store import Store
+from tbdb.db.store import Store
 db, game, table, out = sys.argv[1:]
 with Store(db, read_only=True) as store:
     row = store.table(game, table)
@@ -106,7 +106,7 @@ def _result(out: str, table: str, wall: float, cpu: float, peak: int) -> dict:
 def main(argv=None) -> int:
     from run import machine_line
     from tbdb.probe_files.streamed import ENV
-    from tbdb.store import Store
+    from tbdb.db.store import Store
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True, help="a built database")
     ap.add_argument("--game", required=True)

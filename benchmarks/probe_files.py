@@ -76,7 +76,7 @@ def _sample(db: str, game: str, n: int, seed: int = 7) -> list[str]:
 
     from tbdb import games
     from tbdb.storage import storage_of
-    from tbdb.store import Store
+    from tbdb.db.store import Store
     g = games.get(game)
     rng = random.Random(seed)
     picks = []

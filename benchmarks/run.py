@@ -33,7 +33,7 @@ def cli_child(args: list[str]) -> tuple[float, float, int]:
     """(wall s, CPU s, peak RSS bytes) of one ``tbdb`` CLI run in a child process (its own
     rusage, from wait4: the child's peak, not this process's)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli.run", *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
@@ -76,12 +76,12 @@ def cdc_build(db: str, max_pieces: int) -> list[dict]:
             os.remove(db + suffix)
     # compile (and cache) the kernels first so the timed build measures run time
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tbdb.cli", "build", "cdc", "--material", "KCvP",
+    subprocess.run([sys.executable, "-m", "tbdb.cli.run", "build", "cdc", "--material", "KCvP",
                     "--db", db + ".warm", "--no-progress"], check=True, capture_output=True)
     compile_s = time.perf_counter() - t0
     os.remove(db + ".warm")
     t0 = time.perf_counter()
-    peak = run_measured([sys.executable, "-m", "tbdb.cli", "build", "cdc", "--max-pieces",
+    peak = run_measured([sys.executable, "-m", "tbdb.cli.run", "build", "cdc", "--max-pieces",
                          str(max_pieces), "--db", db, "--no-progress"])
     seconds = time.perf_counter() - t0
     import duckdb
@@ -181,7 +181,7 @@ def views(db: str) -> list[dict]:
         out.append({"name": f"SELECT count(position) FROM cdc_positions ({n:,} rows)",
                     "value": round(time.perf_counter() - t0, 2), "unit": "s"})
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "verify", "--db", db, "--no-progress"],
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli.run", "verify", "--db", db, "--no-progress"],
                        capture_output=True, text=True)
     out.append({"name": "tbdb verify of that database" + ("" if r.returncode == 0 else
                                                            " (FAILED)"),
@@ -195,7 +195,7 @@ def sql_export(db: str, rows: int) -> list[dict]:
     query = f"SELECT * FROM tb_index_values LIMIT {rows}"
     for flag in ("--csv", "--parquet"):
         target = os.path.join(tempfile.mkdtemp(), "export.parquet")
-        args = [sys.executable, "-m", "tbdb.cli", "sql", "--db", db, flag] + \
+        args = [sys.executable, "-m", "tbdb.cli.run", "sql", "--db", db, flag] + \
             ([target] if flag == "--parquet" else []) + [query]
         t0 = time.perf_counter()
         if flag == "--csv":
@@ -211,7 +211,7 @@ def sql_export(db: str, rows: int) -> list[dict]:
 EDGE_FREE_PROBE = """
 import sys, time
 import numpy as np
-from tbdb import engine
+from tbdb.retrograde import driver
 from tbdb.games.cdc import CdcGame
 g = CdcGame()
 table, mode = sys.argv[1], sys.argv[2]
@@ -223,10 +223,10 @@ while todo:
         todo += g.dependencies(t)
 order.sort(key=lambda t: (len(t), t))
 for t in order[:-1]:
-    deps[t] = g.from_stored(t, None, engine.solve_index(
+    deps[t] = g.from_stored(t, None, driver.solve_index(
         g.space(t, {d: deps[d] for d in g.dependencies(t)}), "auto"))
 space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
-engine.solve_index(g.space(order[0], {}), mode)  # compile
+driver.solve_index(g.space(order[0], {}), mode)  # compile
 
 
 def status(field):
@@ -238,7 +238,7 @@ with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # reset the peak RSS to the current RSS (Linux)
 base = status("VmRSS:")
 t0 = time.perf_counter()
-v = engine.solve_index(space, mode)
+v = driver.solve_index(space, mode)
 dt = time.perf_counter() - t0
 print(space.size, dt, base, status("VmHWM:"))
 """
@@ -271,7 +271,7 @@ def oware(db: str, max_seeds: int) -> list[dict]:
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
     t0 = time.perf_counter()
-    peak = run_measured([sys.executable, "-m", "tbdb.cli", "build", "oware", "--max-seeds",
+    peak = run_measured([sys.executable, "-m", "tbdb.cli.run", "build", "oware", "--max-seeds",
                          str(max_seeds), "--db", db, "--no-progress"])
     seconds = time.perf_counter() - t0
     tag = f"oware-{max_seeds} tbdb build (solve + DuckDB load)"

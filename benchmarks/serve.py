@@ -151,7 +151,7 @@ def main() -> int:
     port = _free_port()
     cold = _cold_positions(db)
     t_start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db,
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli.run", "serve", "--db", db,
                              "--port", str(port)], stdout=subprocess.PIPE, text=True)
     try:
         for line in proc.stdout:  # the banner follows the preparation

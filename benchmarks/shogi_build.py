@@ -28,7 +28,7 @@ def _child_build(name: str, mode: str) -> None:
     import numpy as np
 
     from tbdb.games.shogi.tables import ShogiTable
-    from tbdb.engine import solve_index
+    from tbdb.retrograde.driver import solve_index
 
     table = ShogiTable(name)
     start = time.perf_counter()
@@ -55,7 +55,7 @@ def _child_compile() -> None:
 
     from tbdb.games.shogi import perft
     from tbdb.games.shogi.tables import ShogiTable
-    from tbdb.engine import solve_index
+    from tbdb.retrograde.driver import solve_index
 
     start = time.perf_counter()
     perft("start", 1)

@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
             calls["edge-free"] += 1
 
     engine._edge_free = edge_free
-    from tbdb.cli import main as cli
+    from tbdb.cli.run import main as cli
     try:
         code = cli(argv)
     except SystemExit as exit:

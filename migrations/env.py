@@ -6,7 +6,7 @@ passes its own SQLAlchemy connection in ``config.attributes["connection"]``.
 from alembic import context
 from alembic.ddl.impl import DefaultImpl
 
-from tbdb.models import metadata
+from tbdb.db.models import metadata
 
 
 class AlembicDuckDBImpl(DefaultImpl):

@@ -15,7 +15,7 @@ from tbdb.errors import (BuildOptionError, ClosedError, DamagedTableError, Datab
                          NotADatabaseError, TbdbError, UnknownGameError)
 
 # Loaded on first use: `import tbdb` stays cheap, so the tbdb command can install its signal
-# handlers before NumPy, Numba and DuckDB load (tbdb/command.py).
+# handlers before NumPy, Numba and DuckDB load (tbdb/cli/__init__.py).
 _LAZY = {"Tablebase": "tbdb.api", "open": "tbdb.api", "lookup": "tbdb.api",
          "build": "tbdb.build", "verify": "tbdb.build", "LookupResult": "tbdb.results",
          "MoveResult": "tbdb.results", "LineStep": "tbdb.results"}
@@ -40,6 +40,10 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+
+from tbdb import moved as _moved  # noqa: E402  (old module names: tbdb.engine, tbdb.store, ...)
+
+_moved.install()
 
 __all__ = [
     "Tablebase", "open", "lookup", "build", "verify", "LookupResult", "MoveResult", "LineStep",

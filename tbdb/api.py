@@ -13,7 +13,7 @@ from tbdb.errors import (ClosedError, InvalidArrayError, InvalidOptionError,
                          MissingTableError, NotADatabaseError, quote)
 from tbdb.games.base import read_padded
 from tbdb.options import check_names, resolve
-from tbdb import sql_functions
+from tbdb.db import sql_functions
 from tbdb.prober import ProbeStats, Prober
 # imported with the library, not on the first tbdb.open(DIR): the modules' objects are made here,
 # so that opening a directory costs what it reads (a process that imports them at its first
@@ -21,8 +21,8 @@ from tbdb.prober import ProbeStats, Prober
 # DuckDB loaded, most of an open + first lookup measured at 70 ms)
 from tbdb.probe_files import ProbeDir, ProbeFileError
 from tbdb.results import LookupResult
-from tbdb.store import Store
-from tbdb.database import damaged, default_db_path, is_damage
+from tbdb.db.store import Store
+from tbdb.db.connect import damaged, default_db_path, is_damage
 
 
 class Tablebase:

@@ -18,17 +18,23 @@ from dataclasses import dataclass, field
 
 from numba.core import event as numba_event
 
-from tbdb import budget, engine, games, level_store
-from tbdb.compact import resume_in
+from tbdb import games
+
+from tbdb.retrograde import budget
+
+from tbdb.retrograde import driver
+
+from tbdb.retrograde import shared_levels as level_store
+from tbdb.retrograde.compact import resume_in
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
-from tbdb.memory import release_freed_memory, reuse_freed_memory
+from tbdb.retrograde.memory import release_freed_memory, reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
-from tbdb.store import Store
-from tbdb.database import default_db_path
-from tbdb.verify_rows import catalogue_problems
+from tbdb.db.store import Store
+from tbdb.db.connect import default_db_path
+from tbdb.db.verify_rows import catalogue_problems
 
 # Fault injection for the resume tests: a build run with this set to 1 kills itself (SIGKILL)
 # right after marking its first table 'building', where a blind timed kill would have to land
@@ -213,7 +219,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
     False silent.  ``probe_files``: a directory to build into instead of a database, each
     table coded into its probe file as it is solved (no rows: ``tbdb.probe_files.build_dir``);
     ``moves`` False: those files keep no best moves, which the solve then does not look for
-    (``engine.without_best_moves``; a lookup derives them from one ply of probes)."""
+    (``driver.without_best_moves``; a lookup derives them from one ply of probes)."""
     g, mode, tables, rebuild, limit = plan(game, mode, rebuild, memory, **options)
     check_no_moves(moves, probe_files)
     if probe_files is not None:
@@ -298,7 +304,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                                              lambda: writer.holding() + _cache_bytes(cache))
                     with budget.within(limit), settle, \
                             resume_in(saves_of(path, g.name, t), fresh=t in rebuild), \
-                            budget.PeakMeter() as meter, engine.without_best_moves(not moves):
+                            budget.PeakMeter() as meter, driver.without_best_moves(not moves):
                         data = g.solve(t, deps, mode, progress=stage)
                     _die_in_first_table(i, "stage")
                     data.estimate_bytes = getattr(data.values, "estimate", None)

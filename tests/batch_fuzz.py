@@ -15,7 +15,6 @@ import numpy as np
 
 import tbdb
 from tbdb import games
-
 SIGNED = (np.int8, np.int16, np.int32, np.int64)
 UNSIGNED = (np.uint8, np.uint64)
 

@@ -4,7 +4,7 @@ import shutil
 # before tbdb is imported: compile inline_kernel helpers as plain kernels (solvers/jit.py), the
 # same results compiled three times faster; subprocesses of the tests inherit it
 os.environ.setdefault("TBDB_JIT_INLINE", "0")
-# no test reads the user's default database (tbdb.database.default_db_path: $TBDB_DB, else
+# no test reads the user's default database (tbdb.db.connect.default_db_path: $TBDB_DB, else
 # ./tbdb.duckdb): the README's first command leaves ./tbdb.duckdb in the clone, where the
 # second runs the tests.  $TBDB_DB is gone for the session (and every process it starts), and
 # each test runs in an empty directory of its own (``_no_default_database`` below)
@@ -66,7 +66,6 @@ def every_game_db(tmp_path_factory):
     """Every registered game's example build in one file, built once per test session (the
     web tests)."""
     from tbdb import games
-
     def build(path):
         for g in games.all_games():
             tbdb.build(g.name, db=path, progress=False, **g.example_build)

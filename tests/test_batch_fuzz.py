@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from tbdb import games
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -17,7 +17,7 @@ import pytest
 import tbdb
 from tbdb import games
 from tbdb.build import DIE_IN_FIRST_TABLE, _trim_cache
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.probe_files import ProbeDir, export, verify_dir
 from tbdb.probe_files.header import BLOCK_SLOTS
 from tbdb.probe_files.streamed import ENV
@@ -141,7 +141,7 @@ def test_a_killed_build_leaves_no_partial_file_and_resumes(tmp_path):
     game, opts = "cdc", INDEX_BUILDS["cdc"]
     ref, out = tmp_path / "ref", tmp_path / "out"
     tbdb.build(game, probe_files=str(ref), progress=False, **opts)
-    args = [sys.executable, "-m", "tbdb.cli", "build", game, "--material", opts["material"],
+    args = [sys.executable, "-m", "tbdb.cli.run", "build", game, "--material", opts["material"],
             "--probe-files", str(out), "--no-progress"]
     r = subprocess.run(args, capture_output=True, text=True,
                        env={**os.environ, DIE_IN_FIRST_TABLE: "1"})

@@ -57,7 +57,7 @@ def test_perft_matches_python_chess(fen):
 
 
 def test_perft_on_the_command_line(capsys):
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     assert main(["perft", "chess", PUBLISHED[0][0], "4"]) in (0, None)
     assert "43238" in capsys.readouterr().out
 

@@ -27,7 +27,7 @@ def knvkp(tmp_path_factory):
 
 def _children_tables(path: str, table: str) -> dict:
     from tbdb.build import load_table
-    from tbdb.store import Store
+    from tbdb.db.store import Store
     g = tbdb.games.get("chess")
     with Store(path, read_only=True) as store:
         return {d: g.dependency_form(d, load_table(g, store, d)) for d in g.dependencies(table)}
@@ -35,7 +35,7 @@ def _children_tables(path: str, table: str) -> dict:
 
 def _stored(path: str, table: str):
     from tbdb.build import load_table
-    from tbdb.store import Store
+    from tbdb.db.store import Store
     with Store(path, read_only=True) as store:
         return load_table(tbdb.games.get("chess"), store, table)
 
@@ -102,7 +102,7 @@ def test_a_sparse_build_that_empties_its_cache_stores_the_same_tables(knvkp, tmp
     (``Dependencies.values_at``, nothing kept) and stores the same rows.  And
     ``budget.settling``'s held bytes count the build's cache, which settling empties: here
     every table settles before its solve, so its children are read again from the store."""
-    from tbdb import budget
+    from tbdb.retrograde import budget
     monkeypatch.setattr(chess_tables, "dense_limit", lambda: 0)
     read = []
     real_values_at = build_module.Dependencies.values_at

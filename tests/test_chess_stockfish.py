@@ -12,7 +12,6 @@ import pytest
 
 import tbdb
 from tbdb import games
-
 STOCKFISH = shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
 TABLES = ["KQvKR", "KRvKN", "KBNvK", "KQvKP", "KRBvKR"]
 

@@ -214,12 +214,12 @@ def test_edge_free_records_the_best_moves_edges_picks():
     key of two: every row equals the edges solve's, best moves included."""
     import numpy as np
 
-    from tbdb import engine
+    from tbdb.retrograde import driver
     deps = {}
     for table in G.plan(material="KRvKN"):
         space = G.space(table, {d: deps[d] for d in G.dependencies(table)})
-        want = engine.solve_index(space, "edges")
-        got = engine.solve_index(G.space(table, {d: deps[d] for d in G.dependencies(table)}),
+        want = driver.solve_index(space, "edges")
+        got = driver.solve_index(G.space(table, {d: deps[d] for d in G.dependencies(table)}),
                                  "edge-free")
         for field in ("result", "distance", "best", "multiplicity"):
             assert np.array_equal(getattr(got, field), getattr(want, field)), (table, field)

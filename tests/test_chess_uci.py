@@ -7,7 +7,7 @@ import chess.engine
 import pytest
 
 import tbdb
-from tbdb.uci import UciEngine
+from tbdb.protocols.uci import UciEngine
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def db(tmp_path_factory):
 
 def test_python_chess_plays_a_mate_against_tbdb(db):
     board = chess.Board("8/8/8/4k3/8/8/8/KR6 w - - 0 1")  # KRvK: mate in 16 at most
-    with chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "tbdb.cli", "uci",
+    with chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "tbdb.cli.run", "uci",
                                               "--db", db]) as engine:
         assert engine.id["name"].startswith("tbdb")
         info = engine.analyse(board, chess.engine.Limit(depth=1))

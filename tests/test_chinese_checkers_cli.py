@@ -11,7 +11,7 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.games.chinese_checkers import Move, Position
 
 GAME = "chinese-checkers"
@@ -19,7 +19,7 @@ START_7 = "7x7-1 1/../.../..../...../....../......./....../...../..../.../../2 1
 
 
 def run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "tbdb.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tbdb.cli.run", *args], capture_output=True,
                           text=True, timeout=600, **kwargs)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import tbdb
 from tests import naive_chinese_checkers as naive
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.errors import MissingTableError
 from tbdb.games.chinese_checkers.distance import Placement
 from tbdb.games.chinese_checkers.tables import DistanceTable

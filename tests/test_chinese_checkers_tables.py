@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests import naive_chinese_checkers as naive
-from tbdb import engine
+from tbdb.retrograde import driver
 from tbdb.errors import InvalidOptionError
 from tbdb.games.chinese_checkers import Position
 from tbdb.games.chinese_checkers.tables import (RhombusTable, parse_table_name, raw_positions,
@@ -23,7 +23,7 @@ def table(m, pieces):
 
 @lru_cache(maxsize=None)
 def solved(m, pieces, mode="edges"):
-    return engine.solve_index(table(m, pieces), mode)
+    return driver.solve_index(table(m, pieces), mode)
 
 
 def value(position: Position):
@@ -226,7 +226,7 @@ def test_both_modes_give_the_same_table_and_it_verifies(m, pieces):
     assert edges.mode == "edges" and free.mode == "edge-free"
     for field in ("result", "distance", "best", "multiplicity"):
         assert (getattr(edges, field) == getattr(free, field)).all(), field
-    assert not engine.check_index(t, free).any()
+    assert not driver.check_index(t, free).any()
 
 
 @pytest.mark.parametrize("m,pieces", [(5, 2), (4, 6)])

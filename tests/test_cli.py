@@ -9,11 +9,11 @@ import duckdb
 import pytest
 
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 
 
 def run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "tbdb.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tbdb.cli.run", *args], capture_output=True,
                           text=True, timeout=600, **kwargs)
 
 
@@ -160,7 +160,7 @@ def test_unknown_flags_are_one_line_errors():
 
 
 def test_help_for_every_subcommand_and_game(capsys):
-    # in this process (a process each took 3 s on a slow host); ``python -m tbdb.cli`` as a
+    # in this process (a process each took 3 s on a slow host); ``python -m tbdb.cli.run`` as a
     # process is run by the other tests here
     for sub in ("build", "lookup", "perft", "sql", "status", "verify", "games", "upgrade"):
         with pytest.raises(SystemExit) as stop:

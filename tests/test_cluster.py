@@ -1,4 +1,4 @@
-"""Cluster builds on Dask (tbdb/cluster.py) against the embedded build, the reference: rows,
+"""Cluster builds on Dask (tbdb/cluster/dask_build.py) against the embedded build, the reference: rows,
 statistics and catalogue table by table; corrupt files rebuilt; a worker and the coordinator
 killed with SIGKILL.  Skipped only when the optional extra tbdb[cluster] is not installed."""
 import os
@@ -13,12 +13,12 @@ import duckdb
 import pytest
 
 import tbdb
-from tbdb.store import Store
-from tbdb.cluster_files import ClusterFileError, TablePaths, verified_manifest
+from tbdb.db.store import Store
+from tbdb.cluster.files import ClusterFileError, TablePaths, verified_manifest
 
 distributed = pytest.importorskip("distributed")
 
-from tbdb.cluster import build_cluster  # noqa: E402
+from tbdb.cluster.dask_build import build_cluster  # noqa: E402
 
 MATERIAL = "GMvNC"  # 9 tables: 2, 3 and 4 pieces, dependencies two levels deep
 TABLES = ['GvC', 'GvN', 'MvC', 'MvN', 'GMvC', 'GMvN', 'NCvG', 'NCvM', 'GMvNC']
@@ -190,7 +190,7 @@ def test_coordinator_killed_then_rerun_resumes(client, embedded, tmp_path):
 
 
 def test_cli_errors_are_one_line_exit_2(tmp_path, capsys):
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     db = str(tmp_path / "tb.duckdb")
     assert main(["build", "cdc", "--material", "GvC", "--out", str(tmp_path), "--db", db]) == 2
     assert "--cluster" in capsys.readouterr().err
@@ -228,7 +228,7 @@ def _sha(path) -> str:
 
 
 def test_values_stay_in_parquet_read_through_views_file_unchanged(built, embedded, capsys):
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     out, db, _ = built
     con = duckdb.connect(db, read_only=True)
     try:  # nothing copied: the catalogue records one file per table
@@ -255,7 +255,7 @@ def test_values_stay_in_parquet_read_through_views_file_unchanged(built, embedde
 
 def test_moved_files_are_one_line_error_then_import_makes_it_self_contained(built, embedded,
                                                                           tmp_path, capsys):
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     db = str(tmp_path / "tb.duckdb")
     out = tmp_path / "out"
     shutil.copy(built[1], db)
@@ -290,7 +290,7 @@ def test_import_into_a_new_database_takes_complete_unrecorded_tables(built, embe
                                                                      capsys):
     """Files no database recorded (the coordinator died first, or they came from elsewhere):
     ``tbdb import`` checks and copies in the complete ones, leaves a truncated one."""
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     out = tmp_path / "out"
     shutil.copytree(built[0], out)
     broken = TablePaths.of(out, "cdc", "GMvNC").values
@@ -343,7 +343,7 @@ def test_import_refuses_files_tbdb_never_writes_in_one_line(built, tmp_path, cap
     naming the file.  Each came out as a KeyError, a TypeError or an IndexError, and a
     negative slot wrapped round to the end of the table."""
     import json
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     out = tmp_path / "out"
     shutil.copytree(built[0], out)
     paths = TablePaths.of(out, "cdc", "GvC")
@@ -378,7 +378,7 @@ def test_memory_url_files_write_verify_and_reject_damage():
     """The file layer through fsspec's in-memory filesystem: temporary names renamed, checksums
     checked, truncation and bit flips detected, no temporary file left."""
     fsspec = pytest.importorskip("fsspec")
-    from tbdb.cluster_files import read_values, write_table_files
+    from tbdb.cluster.files import read_values, write_table_files
     from tbdb import games
     g = games.get("cdc")
     data = g.solve("GvC", {}, "auto")
@@ -422,7 +422,7 @@ def test_memory_url_cluster_build_copies_values_in(embedded, tmp_path):
 
 
 def test_url_without_its_filesystem_package_is_one_line(tmp_path, capsys):
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     pytest.importorskip("fsspec")
     try:
         import s3fs  # noqa: F401
@@ -467,8 +467,8 @@ def test_index_tables_load_in_batches_from_parquet_and_database(built, embedded,
 def test_a_worker_chooses_its_mode_within_its_memory_budget(tmp_path):
     """``--memory`` reaches the workers: a table that fits no mode in a worker's budget is
     refused there (MemoryBudgetError) before it writes a file; with room it is solved."""
-    from tbdb import budget
-    from tbdb.cluster import solve_table
+    from tbdb.retrograde import budget
+    from tbdb.cluster.dask_build import solve_table
     out = tmp_path / "out"
     with pytest.raises(budget.MemoryBudgetError, match="table 'GvC'"):
         solve_table("cdc", "GvC", "auto", str(out), 1, 1 << 20)

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tbdb import engine
-from tbdb.compact import resume_in
+from tbdb.retrograde import driver
+from tbdb.retrograde.compact import resume_in
 from tests.test_resume import fingerprint
 
 BUILD = ["build", "chinese-checkers", "--board", "4", "--pieces", "6", "--mode", "compact",
@@ -26,7 +26,7 @@ SAVES = ("chinese-checkers", "4x4-6")
 def _kill_at_level(db: Path, level: int) -> int:
     """Start the build, kill -9 it once its save has reached ``level``; the level saved."""
     env = dict(os.environ, TBDB_SAVE_SECONDS="0")  # save at every pass boundary
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *BUILD, "--db", str(db)],
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli.run", *BUILD, "--db", str(db)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     meta = Path(f"{db}.solving").joinpath(*SAVES, "meta.json")
     deadline = time.monotonic() + 300
@@ -47,7 +47,7 @@ def _kill_at_level(db: Path, level: int) -> int:
 
 
 def _rerun(db: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "tbdb.cli", *BUILD, "--db", str(db)],
+    done = subprocess.run([sys.executable, "-m", "tbdb.cli.run", *BUILD, "--db", str(db)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return done.stderr
@@ -66,7 +66,7 @@ def reference(tmp_path_factory):
 def test_a_build_killed_mid_table_resumes_from_its_saved_state(tmp_path, reference, level):
     db = tmp_path / "cc.duckdb"
     saved = _kill_at_level(db, level)
-    status = subprocess.run([sys.executable, "-m", "tbdb.cli", "status", "--db", str(db)],
+    status = subprocess.run([sys.executable, "-m", "tbdb.cli.run", "status", "--db", str(db)],
                             capture_output=True, text=True, timeout=120)
     assert f"4x4-6: interrupted mid-build; its solve is saved at distance {saved}" in \
         status.stdout, status.stdout + status.stderr
@@ -85,10 +85,10 @@ def test_a_solve_stopped_between_passes_resumes_to_the_same_rows(tmp_path, monke
                                                                  stop_at):
     """In process (the kill -9 builds above are slow): stopped after pass ``stop_at`` of
     5x5-2 (25 plies), solved again in the same save directory, it resumes there."""
-    from tbdb import compact
+    from tbdb.retrograde import compact
     from tbdb.games.chinese_checkers.tables import RhombusTable
     monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
-    want = engine.solve_index(RhombusTable(5, 2), "edges")
+    want = driver.solve_index(RhombusTable(5, 2), "edges")
 
     def stop(stage, done, total):
         if stage == "levels" and done >= stop_at:
@@ -97,8 +97,8 @@ def test_a_solve_stopped_between_passes_resumes_to_the_same_rows(tmp_path, monke
     resumed = []
     with resume_in(tmp_path / "save"):
         with pytest.raises(_Stop):
-            engine.solve_index(RhombusTable(5, 2), "compact", stop)
-        got = engine.solve_index(RhombusTable(5, 2), "compact",
+            driver.solve_index(RhombusTable(5, 2), "compact", stop)
+        got = driver.solve_index(RhombusTable(5, 2), "compact",
                                  lambda stage, done, total: resumed.append(done)
                                  if stage == "resumed" else None)
     assert resumed == [stop_at - 1]  # the last pass saved before the stop
@@ -108,7 +108,7 @@ def test_a_solve_stopped_between_passes_resumes_to_the_same_rows(tmp_path, monke
     # written (best moves are picked then) resumes at the write, with no pass to redo
     passes = []
     with resume_in(tmp_path / "save"):
-        again = engine.solve_index(RhombusTable(5, 2), "compact",
+        again = driver.solve_index(RhombusTable(5, 2), "compact",
                                    lambda stage, done, total: passes.append((stage, done)))
     assert passes[0][0] == "resumed" and not [p for p in passes if p[0] in ("children",
                                                                            "levels")]
@@ -120,12 +120,12 @@ def test_a_solve_stopped_between_passes_resumes_to_the_same_rows(tmp_path, monke
 def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkeypatch):
     """The first pass over 10^9 slots takes an hour: it saves at chunk boundaries, and a solve
     stopped inside it continues from the saved chunk (not from slot 0) to the same rows."""
-    from tbdb import compact
-    from tbdb.compact import saved_solve
+    from tbdb.retrograde import compact
+    from tbdb.retrograde.compact import saved_solve
     from tbdb.games.chinese_checkers.tables import RhombusTable
     monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
     monkeypatch.setattr(engine, "CHUNK_SLOTS", 4096)  # 5x5-2: 19 chunks
-    want = engine.solve_index(RhombusTable(5, 2), "edges")
+    want = driver.solve_index(RhombusTable(5, 2), "edges")
 
     def stop(stage, done, total):
         if stage == "children" and done >= 40_000:
@@ -133,11 +133,11 @@ def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkey
 
     with resume_in(tmp_path / "save"):
         with pytest.raises(_Stop):
-            engine.solve_index(RhombusTable(5, 2), "compact", stop)
+            driver.solve_index(RhombusTable(5, 2), "compact", stop)
         assert saved_solve(tmp_path / "save") == \
             "saved in its first (children) pass, at slot 36,864 of 75,900"
         seen = []
-        got = engine.solve_index(RhombusTable(5, 2), "compact",
+        got = driver.solve_index(RhombusTable(5, 2), "compact",
                                  lambda stage, done, total: seen.append((stage, done)))
     assert seen[0] == ("resumed children", 36_864)
     assert seen[1] == ("children", 36_864 + 4096)  # no chunk before the save done again
@@ -154,10 +154,10 @@ def test_a_damaged_save_is_not_resumed_from(tmp_path, monkeypatch, damage):
     said and dropped, and the table solved from the start to the same rows: resumed from, a
     flipped bit became a wrong value in every row it reached, and a file cut short or a missing
     field a traceback."""
-    from tbdb import compact
+    from tbdb.retrograde import compact
     from tbdb.games.chinese_checkers.tables import RhombusTable
     monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
-    want = engine.solve_index(RhombusTable(5, 2), "edges")
+    want = driver.solve_index(RhombusTable(5, 2), "edges")
 
     def stop(stage, done, total):
         if stage == "levels" and done >= 9:
@@ -166,7 +166,7 @@ def test_a_damaged_save_is_not_resumed_from(tmp_path, monkeypatch, damage):
     save = tmp_path / "save"
     with resume_in(save):
         with pytest.raises(_Stop):
-            engine.solve_index(RhombusTable(5, 2), "compact", stop)
+            driver.solve_index(RhombusTable(5, 2), "compact", stop)
         meta = json.loads((save / "meta.json").read_text())
         state = save / f"state.{meta['generation']}.npy"
         if damage == "bit":  # a byte of the words near the end (the header is at the start)
@@ -185,7 +185,7 @@ def test_a_damaged_save_is_not_resumed_from(tmp_path, monkeypatch, damage):
         else:  # a narrow save said to be wide: its bytes would be read as other words
             (save / "meta.json").write_text(json.dumps(dict(meta, word=65535)))
         seen = []
-        got = engine.solve_index(RhombusTable(5, 2), "compact",
+        got = driver.solve_index(RhombusTable(5, 2), "compact",
                                  lambda stage, done, total: seen.append(stage))
     said = [s for s in seen if s.startswith("damaged save: ")]
     assert len(said) == 1 and "resumed" not in seen and "children" in seen, seen[:5]
@@ -200,20 +200,20 @@ def test_a_save_of_another_table_is_not_used(tmp_path):
     """The save is keyed by the table's size and shape: another table's save is ignored."""
     from tests.test_retrograde_graphs import long_graph
     space = long_graph(1, 40)
-    want = engine.solve_index(space, "edges")
+    want = driver.solve_index(space, "edges")
     with resume_in(tmp_path / "save"):
         other = long_graph(2, 50)
-        from tbdb import compact
+        from tbdb.retrograde import compact
         saved = compact._Saved(tmp_path / "save", other)
         state = np.zeros(other.size, np.uint8)
         saved.save({"level": 3, "top": 5, "direct": True, "word": 255}, state, state, force=True)
-        got = engine.solve_index(space, "compact")
+        got = driver.solve_index(space, "compact")
     for field in ("result", "distance", "best"):
         assert (getattr(got, field) == getattr(want, field)).all(), field
 
 
 def test_status_reads_what_a_save_says(tmp_path):
-    from tbdb.compact import saved_solve
+    from tbdb.retrograde.compact import saved_solve
     assert saved_solve(tmp_path) is None  # no save
     (tmp_path / "meta.json").write_text('{"level": 12, "top": 30}')
     assert saved_solve(tmp_path) == "saved at distance 12 (the longest so far 30)"

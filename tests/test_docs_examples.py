@@ -28,7 +28,7 @@ def example(prefix: str) -> tuple[list[str], str]:
 def run(args: list[str], cwd) -> str:
     """A README command line (``tbdb ...``) run in ``cwd``; its output."""
     assert args[0] == "tbdb", args
-    r = subprocess.run([sys.executable, "-m", "tbdb.cli", *args[1:]], cwd=cwd,
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli.run", *args[1:]], cwd=cwd,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, (args, r.stderr[-2000:])
     return r.stdout

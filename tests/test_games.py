@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import tbdb
-from tbdb import cli, games
+from tbdb import games
+from tbdb.cli.run import run as cli
 from tbdb.games.base import (BATCH_FORM, CAPABILITIES, DISTANCE_TABLES, OWN_PERFT, OWN_SOLVER,
                              PLIES_LEFT, SCORE_VALUES, SHARED_KEY_STORE, Game, GameOver)
 from tbdb.build import DIE_IN_FIRST_TABLE
@@ -74,7 +75,7 @@ def _sample_positions(g, path, n=20, seed=3):
 def test_registry_knows_every_game_and_rejects_others(capsys):
     assert set(NAMES) == ALL_GAMES
     assert [g.name for g in games.all_games()] == sorted(ALL_GAMES)
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     assert main(["games"]) == 0
     shown = re.findall(r"^(\S+): ", capsys.readouterr().out, re.M)
     assert sorted(shown) == sorted(ALL_GAMES)
@@ -138,7 +139,7 @@ def test_kernels_honour_the_contract(name):
     """docs/kernel-contract.md on the example build's tables: children are real positions of
     the table reached by legal moves (codes >= 0, at most max_children); parents(c) is exactly
     {p : c is a child of p} (at most max_parents); a key table's children are on lower levels."""
-    from tbdb import engine
+    from tbdb.retrograde import driver
     g = games.get(name)
     if OWN_SOLVER in g.capabilities:
         pytest.skip(f"{name} solves its tables itself")
@@ -147,14 +148,14 @@ def test_kernels_honour_the_contract(name):
     for table in g.plan(**g.example_build):
         space = g.space(table, {d: deps[d] for d in g.dependencies(table)})
         if storage_of(g).by_levels:
-            levels = engine.enumerate_levels(space)
+            levels = driver.enumerate_levels(space)
             keys = np.concatenate([levels[lv] for lv in sorted(levels)])
             terminal, count, child, move = space.expand(keys)
             own = space.level(keys)
             for r in np.flatnonzero(terminal == 2)[:5000]:
                 assert 0 < count[r] <= space.max_children and (move[r, :count[r]] >= 0).all()
                 assert (space.level(child[r, :count[r]]) < own[r]).all(), keys[r]
-            values = engine.solve_levels(space, levels)
+            values = driver.solve_levels(space, levels)
             deps[table] = g.from_stored(table, None, [values[lv] for lv in sorted(values)])
             continue
         kind, _ = space.census(0, space.size)
@@ -203,7 +204,7 @@ def test_kernels_honour_the_contract(name):
                 _check_unsettled(space, targets, [a.copy() for a in rows], rng)
             if hasattr(space, "keyed_moves"):
                 _check_order_keys(space, real, count.copy(), move.copy(), targets, edges)
-        deps[table] = g.from_stored(table, None, engine.solve_index(space, "edges"))
+        deps[table] = g.from_stored(table, None, driver.solve_index(space, "edges"))
 
 
 def _check_unsettled(space, targets, rows, rng):
@@ -257,9 +258,9 @@ def test_every_index_mode_gives_the_same_rows(name):
     """The compact mode solves each table of a game's example build to the rows (value,
     distance, best move, multiplicity) of edges in memory (edge-free against edges: each
     game's own tests, which are slower)."""
-    from tbdb import engine
+    from tbdb.retrograde import driver
     g = games.get(name)
-    index_modes = [m for m in g.modes if m in engine.MODES]
+    index_modes = [m for m in g.modes if m in driver.MODES]
     if not index_modes:
         pytest.skip(f"{name} has no index tables")
     assert "compact" in index_modes
@@ -268,9 +269,9 @@ def test_every_index_mode_gives_the_same_rows(name):
         space = lambda: g.space(table, {d: deps[d] for d in g.dependencies(table)})  # noqa
         if not hasattr(space(), "census"):
             continue  # a table the game solves itself (distance tables)
-        want = engine.solve_index(space(), "edges")
+        want = driver.solve_index(space(), "edges")
         for mode in ("compact",):
-            got = engine.solve_index(space(), mode)
+            got = driver.solve_index(space(), mode)
             for field in ("result", "distance", "best", "multiplicity"):
                 assert (getattr(got, field) == getattr(want, field)).all(), (table, mode, field)
         deps[table] = g.from_stored(table, None, want)
@@ -606,7 +607,7 @@ def test_sql_functions_answer_as_lookup_does(every_game_db):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_sql_functions_answer_in_tbdb_sql(every_game_db, name, capsys):
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     g = games.get(name)
     table, text = next((t, g.slot_text(t, k)) for t, k in _sample_rows(g, every_game_db, 20, 17)
                        if not isinstance(g.locate(g.parse(g.slot_text(t, k))), GameOver))

@@ -15,7 +15,7 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.errors import TbdbError
 from tbdb.probe_files import export, verify_dir
 from tbdb.probe_files.build_dir import FileValues

@@ -21,9 +21,9 @@ import cshogi
 import pytest
 
 import tbdb
-from tbdb import usi_fallback
-from tbdb.uci import UciEngine
-from tbdb.usi import UsiEngine
+from tbdb.protocols import usi_fallback
+from tbdb.protocols.uci import UciEngine
+from tbdb.protocols.usi import UsiEngine
 
 STUB = Path(__file__).with_name("usi_hostile_stub.py")
 SHOGI_MATE_IN_1 = "4k4/9/4K4/9/9/9/9/9/9 b G 1"      # G*5b, the gold guarded by the king
@@ -58,7 +58,7 @@ def _env(extra: dict) -> dict:
 
 def run(argv: list[str], data: bytes, env: dict | None = None, timeout: float = 120):
     """``tbdb ARGV`` fed ``data`` on stdin: (status, stdout lines, stderr); a hang fails."""
-    r = subprocess.run([sys.executable, "-m", "tbdb.cli", *argv], input=data,
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli.run", *argv], input=data,
                        capture_output=True, timeout=timeout, env=_env(env or {}))
     return r.returncode, r.stdout.decode("utf-8", "replace").splitlines(), \
         r.stderr.decode("utf-8", "replace")
@@ -69,7 +69,7 @@ class Engine:
     line starting with one of ``ends`` and fails (never hangs) after ``timeout`` seconds."""
 
     def __init__(self, argv: list[str]):
-        self.proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *argv],
+        self.proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli.run", *argv],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.lines: queue.Queue = queue.Queue()

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import tbdb
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.errors import NotADatabaseError
 from tests.test_safety import _one_line_error, copy_db  # noqa: F401 (a fixture)
 
@@ -188,7 +188,7 @@ def test_a_build_removes_leftovers_of_dead_builds_only(tmp_path):
 
 def test_an_unreachable_scheduler_creates_nothing(tmp_path, monkeypatch, capsys):
     pytest.importorskip("distributed")
-    from tbdb import cluster
+    from tbdb.cluster import dask_build as cluster
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "1s")
     db, out = tmp_path / "tb.duckdb", tmp_path / "out"
     code = main(["build", "cdc", "--material", "CvP", "--cluster", "tcp://127.0.0.1:1",

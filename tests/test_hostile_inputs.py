@@ -24,7 +24,7 @@ from tbdb.probe_files.header import HEADER, SECTION, pad8
 
 DEEP = "[" * 100000 + "]" * 100000
 POSITION = "8/8/8/pKC5 r"
-TBDB = [sys.executable, "-m", "tbdb.command"]  # the console script's entry point
+TBDB = [sys.executable, "-m", "tbdb.cli"]  # the console script's entry point
 
 
 def _tbdb(*args, stdin: str = "", env: dict | None = None, cwd=None, timeout: int = 120):

@@ -9,7 +9,7 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.errors import quote
 
 NAMES = games.names()

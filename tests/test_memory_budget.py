@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 import tbdb
-from tbdb import budget
+from tbdb.retrograde import budget
 from tbdb.errors import InvalidOptionError
 
 
@@ -60,13 +60,13 @@ def test_auto_takes_the_fastest_mode_that_fits():
 def test_a_space_may_name_its_fastest_mode_first():
     """A space's own order (``fastest_modes``; chess puts edge-free first): auto takes it
     without a budget and under any budget it fits, the next that fits under a smaller one."""
-    from tbdb import engine
+    from tbdb.retrograde import driver
     from tbdb.games.chess.material import Material
     from tbdb.games.chess.tables import ChessSpace
     space = ChessSpace(Material.parse("KRvK"), {})  # (its captures leave bare kings)
     assert space.fastest_modes[0] == "edge-free"
-    assert engine.choose_mode(space)[0] == "edge-free"
-    assert engine.choose_mode(_Space(1000))[0] == "edges"  # the default order
+    assert driver.choose_mode(space)[0] == "edge-free"
+    assert driver.choose_mode(_Space(1000))[0] == "edges"  # the default order
     big = _Space(200_000_000)
     big.fastest_modes = ("edge-free", "edges", "compact")
     budget.estimate(big, "compact")
@@ -76,7 +76,7 @@ def test_a_space_may_name_its_fastest_mode_first():
     for budget_bytes, want in [(need["edges"] + slack, "edge-free"),
                                (need["edge-free"] - slack, "compact")]:
         with budget.within(budget_bytes):
-            assert engine.choose_mode(big)[0] == want
+            assert driver.choose_mode(big)[0] == want
 
 
 def test_a_solve_waits_for_the_write_beside_it_only_when_that_buys_a_faster_mode():
@@ -112,7 +112,7 @@ def test_a_solve_waits_for_the_write_beside_it_only_when_that_buys_a_faster_mode
 
 
 def _tbdb(*args):
-    return subprocess.run([sys.executable, "-m", "tbdb.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tbdb.cli.run", *args], capture_output=True,
                           text=True, timeout=300)
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tbdb.database import default_db_path
+from tbdb.db.connect import default_db_path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = "tests/test_new_user.py::test_no_test_sees_a_default_database"
@@ -20,7 +20,7 @@ def test_no_test_sees_a_default_database():
     a process the test starts."""
     assert "TBDB_DB" not in os.environ
     assert not os.path.exists(default_db_path()) and os.listdir(".") == []
-    r = subprocess.run([sys.executable, "-c", "import os; from tbdb.database import "
+    r = subprocess.run([sys.executable, "-c", "import os; from tbdb.db.connect import "
                         "default_db_path as d; print(os.environ.get('TBDB_DB'), "
                         "os.path.exists(d()))"], capture_output=True, text=True, timeout=120)
     assert r.stdout.split() == ["None", "False"], (r.stdout, r.stderr)
@@ -47,7 +47,7 @@ def _views(tb) -> dict[str, int]:
 
 
 # the UTTT views whose text, as DuckDB renders it from a file in DuckDB 1.0's format, uses the
-# `->` lambdas DuckDB 2 no longer parses: their copies stay (tbdb.sql_files)
+# `->` lambdas DuckDB 2 no longer parses: their copies stay (tbdb.db.sql_files)
 NOT_REPARSED = {"uttt_board_codes", "uttt_positions"}
 
 

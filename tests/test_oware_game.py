@@ -139,7 +139,7 @@ def test_errors(oware_db):
 
 
 def test_cli_lookup(oware_db):
-    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "lookup", "oware",
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli.run", "lookup", "oware",
                         "0 3 0 0 2 1 0 1 0 1 0 0", "--turns-left", "37", "--db", oware_db],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -152,7 +152,7 @@ def test_kill_and_resume_per_seed_count(tmp_path):
     reference = tmp_path / "reference.duckdb"
     tbdb.build("oware", db=str(reference), max_seeds=9, progress=False)
     path = tmp_path / "killed.duckdb"
-    cmd = [sys.executable, "-m", "tbdb.cli", "build", "oware", "--max-seeds", "9",
+    cmd = [sys.executable, "-m", "tbdb.cli.run", "build", "oware", "--max-seeds", "9",
            "--no-progress", "--db", str(path)]
     # killed once seeds-05 is reported done (its line comes after seeds-04's commit: the writer
     # commits one table at a time), not after a fixed delay: on a loaded machine the first
@@ -241,7 +241,7 @@ def test_runs_load_a_range_of_positions_at_a_time(oware_db, monkeypatch):
     import numpy as np
     from tbdb.games.oware.book import solve_books
     from tbdb.storage import runs
-    from tbdb.store import Store
+    from tbdb.db.store import Store
     books = solve_books(MAX_SEEDS)
 
     def load_all():
@@ -274,7 +274,7 @@ def test_big_books_solve_after_the_book_before_is_written(oware_db, tmp_path, mo
     runs would sit beside their solve): marked 'building' again after that write, not only in
     its commit, and the same books come out."""
     from tbdb.games.oware import game as oware_game
-    from tbdb.store import Store
+    from tbdb.db.store import Store
     monkeypatch.setattr(oware_game, "SOLVE_ALONE_FROM", 6)
     marked = []
     plain = Store.mark_building

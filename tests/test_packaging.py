@@ -50,7 +50,7 @@ def test_tbdb_games_points_at_files_the_wheel_installs(built, tmp_path):
     script = (
         "import sys\n"
         f"sys.path[:0] = [{str(installed)!r}] + {site.getsitepackages()!r}\n"
-        "from tbdb.cli import main\n"
+        "from tbdb.cli.run import main\n"
         "sys.exit(main(['games']))\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     r = subprocess.run([sys.executable, "-S", "-c", script], cwd=tmp_path, capture_output=True,

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tbdb
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.probe_files import ProbeDir, ProbeFileError, export
 from tbdb.probe_files.direct import ALPHABETS, Cells, Column, symbol_bits
 from tbdb.probe_files.format import ProbeFile

@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 
 import tbdb
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.games.base import GameOver
 from tbdb.probe_files import (MANIFEST, ProbeDir, ProbeFileError, Stream, encode_stream,
                               compare_dir, export, pack_values, unpack_values, verify_dir,
                               write_table)
 from tbdb.solvers.retrograde import NONE
 from tbdb.storage import storage_of
-from tbdb.store import Store
+from tbdb.db.store import Store
 
 
 # every test on files of both codings of index tables: compressed streams (layout 0) and

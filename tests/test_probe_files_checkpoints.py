@@ -13,7 +13,7 @@ from tbdb.probe_files import ProbeDir, Stream, encode_stream, export
 from tbdb.solvers import probe_files as K
 from tbdb.solvers.retrograde import NONE
 from tbdb.storage import storage_of
-from tbdb.store import Store
+from tbdb.db.store import Store
 
 
 def _stream(values, block_slots) -> Stream:

@@ -90,7 +90,7 @@ def test_closing_a_probe_file_stops_its_background_mapping(tmp_path, monkeypatch
     """Through the reader: a probe file bigger than SMALL_BYTES starts the thread when opened
     and ``close`` waits for it, so the mapping is never unmapped under it."""
     import tbdb
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     from tbdb.probe_files.format import ProbeFile
     db, out = str(tmp_path / "t.duckdb"), str(tmp_path / "probe")
     assert main(["build", "tictactoe", "--db", db]) == 0

@@ -20,11 +20,11 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.probe_files import ProbeDir, compare_dir, export, verify_dir, write_table
 from tbdb.probe_files.streamed import ENV
 from tbdb.storage import storage_of
-from tbdb.store import Store
+from tbdb.db.store import Store
 from tests.test_probe_streamed import replace_table_file
 
 MAX_SEEDS = 8  # books 0..8: 75,582 positions and 348,429 runs in the last
@@ -154,7 +154,7 @@ def test_a_kill_mid_export_leaves_no_half_written_file(exported, tmp_path, sig):
     out = tmp_path / "killed"
     # ranges of one position: book 8 takes tens of seconds, time enough to be caught in it
     env = dict(os.environ, **{ENV["runs"]: "1"})
-    cmd = [sys.executable, "-m", "tbdb.cli", "export", "--db", db, "--out", str(out),
+    cmd = [sys.executable, "-m", "tbdb.cli.run", "export", "--db", db, "--out", str(out),
            "--game", "oware", "--table", "seeds-08", "--no-progress"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     book = out / "oware"

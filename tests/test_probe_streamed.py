@@ -16,12 +16,12 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.probe_files import ProbeDir, compare_dir, export, verify_dir
 from tbdb.probe_files.header import BLOCK_SLOTS
 from tbdb.probe_files.streamed import ENV, sample_ranges
 from tbdb.storage import storage_of
-from tbdb.store import Store
+from tbdb.db.store import Store
 
 INDEX_GAMES = ("cdc", "chinese-checkers", "shogi")
 

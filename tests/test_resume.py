@@ -9,8 +9,7 @@ import duckdb
 import pytest
 
 import tbdb
-from tbdb import cli
-
+from tbdb.cli.run import run as cli
 BUILD = ["build", "cdc", "--max-pieces", "3", "--no-progress"]
 FINGERPRINT = ("SELECT count(*), sum(hash(t.table_name, v.idx, v.result, v.distance, v.best_move, "
                "v.multiplicity)) FROM tb_index_values v JOIN tb_tables t USING (table_id)")
@@ -37,7 +36,7 @@ def interrupt(path, sig, delay, build=BUILD, env=None):
     holds afterwards or None if it has no schema yet, stderr)."""
     for suffix in ("", ".wal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", *build, "--db", str(path)],
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli.run", *build, "--db", str(path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=None if env is None else {**os.environ, **env})
     try:

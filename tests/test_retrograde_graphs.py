@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tbdb import engine
+from tbdb.retrograde import driver
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
 
 
@@ -134,13 +134,13 @@ def naive_solve(space):
                                          ("compact", "bytes")])
 def test_both_modes_match_the_definition(seed, mode, codes):
     space = random_graph(seed, codes=codes)
-    got = engine.solve_index(space, mode)
+    got = driver.solve_index(space, mode)
     result, distance, best = naive_solve(space)
     real = space.kind == 0
     assert got.result.tolist() == result.tolist()
     assert got.distance[real].tolist() == distance[real].tolist()
     assert got.best[real].tolist() == best[real].tolist()
-    assert not engine.check_index(space, got).any()
+    assert not driver.check_index(space, got).any()
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -148,8 +148,8 @@ def test_edge_free_without_best_moves_keeps_the_values_and_holds_no_moves(seed):
     """``without_best_moves``: the same results and distances, every best move NO_MOVE, and
     the best moves one value standing for every slot (none copied out of the records)."""
     space = random_graph(seed, codes=True)
-    with engine.without_best_moves():
-        got = engine.solve_index(space, "edge-free")
+    with driver.without_best_moves():
+        got = driver.solve_index(space, "edge-free")
     result, distance, _ = naive_solve(space)
     real = space.kind == 0
     assert got.result.tolist() == result.tolist()
@@ -176,7 +176,7 @@ def _small():
 def test_hand_checked_graph(codes):
     space = _small()
     space.codes = codes
-    values = engine.solve_index(space, "edge-free")
+    values = driver.solve_index(space, "edge-free")
     assert values.result.tolist() == [DRAW, DRAW, WIN, LOSS, LOSS]
     assert values.distance.tolist() == [0, 0, 1, 2, 0]
     assert values.best.tolist() == [10, 11, 21, 30, -1]
@@ -196,9 +196,9 @@ def test_hand_checked_graph(codes):
 ])
 def test_verify_flags_each_planted_error(slot, field, value, flag):
     space = _small()
-    values = engine.solve_index(space, "edges")
+    values = driver.solve_index(space, "edges")
     getattr(values, field)[slot] = value
-    bad = engine.check_index(space, values)
+    bad = driver.check_index(space, values)
     assert bad[slot] == flag, bad.tolist()
 
 
@@ -219,7 +219,7 @@ def test_edge_free_on_one_thread_matches_the_definition(seed):
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        got = engine.solve_index(space, "edge-free")
+        got = driver.solve_index(space, "edge-free")
     finally:
         numba.set_num_threads(threads)
     result, distance, best = naive_solve(space)
@@ -261,14 +261,14 @@ def test_compact_distances_about_its_packing_limit(chain, ext_win, ext_loss):
     """The compact state packs result and distance into a byte up to 125 plies and must
     widen, never wrap, past it: its rows equal the definition and the other modes."""
     space = long_graph(chain % 7, chain, ext_win, ext_loss)
-    got = engine.solve_index(space, "compact")
+    got = driver.solve_index(space, "compact")
     result, distance, best = naive_solve(space)
     real = space.kind == 0
     assert got.result.tolist() == result.tolist()
     assert got.distance[real].tolist() == distance[real].tolist()
     assert got.best[real].tolist() == best[real].tolist()
     assert distance.max() >= min(chain - 1, 125) or max(ext_win or 0, ext_loss or 0) > 122
-    edges = engine.solve_index(space, "edges")
+    edges = driver.solve_index(space, "edges")
     for field in ("result", "distance", "best", "multiplicity"):
         assert (getattr(got, field) == getattr(edges, field)).all(), field
 
@@ -279,7 +279,7 @@ def test_compact_keeps_the_best_move_of_won_positions_in_their_counters(seed):
     child: its counter holds the move's byte, the smallest of its children lost one ply
     sooner (the definition's first move)."""
     space = random_graph(seed, codes="bytes")
-    got = engine.solve_index(space, "compact")
+    got = driver.solve_index(space, "compact")
     _, distance, best = naive_solve(space)
     kept = (got.result == WIN) & (got.won != np.iinfo(got.won.dtype).max)
     through_table = [p for p in np.flatnonzero(got.result == WIN)

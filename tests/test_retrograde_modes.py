@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tbdb import engine
+from tbdb.retrograde import driver
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
 from tbdb.games.cdc import CdcGame
 
@@ -34,9 +34,9 @@ def solved():
     for table in order:
         deps = {d: values[d] for d in game.dependencies(table)}
         space = game.space(table, deps)
-        a = engine.solve_index(space, "edges")
-        b = engine.solve_index(game.space(table, deps), "edge-free")
-        c = engine.solve_index(game.space(table, deps), "compact")
+        a = driver.solve_index(space, "edges")
+        b = driver.solve_index(game.space(table, deps), "edge-free")
+        c = driver.solve_index(game.space(table, deps), "compact")
         values[table] = game.from_stored(table, None, a)
         out[table] = (a, b, c)
     return out

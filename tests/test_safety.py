@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 
 import tbdb
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.games.cdc import Position
 
 
 def run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "tbdb.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tbdb.cli.run", *args], capture_output=True,
                           text=True, timeout=600, **kwargs)
 
 
@@ -395,7 +395,7 @@ def test_verify_names_damaged_key_rows(sql, needles, uttt_db, tmp_path, capsys):
 
 def test_sigterm_during_a_build_rolls_back_and_resumes(tmp_path):
     db = tmp_path / "tb.duckdb"
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "build", "cdc", "--material",
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli.run", "build", "cdc", "--material",
                              "KGvRN", "--db", str(db), "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
@@ -415,7 +415,7 @@ def test_sigterm_during_a_build_rolls_back_and_resumes(tmp_path):
 
 
 def test_a_full_disk_is_named_and_the_build_resumes(tmp_path, monkeypatch, capsys):
-    from tbdb import store
+    from tbdb.db import store
     calls = {"n": 0}
     real = store.Store.write_table
 

@@ -32,7 +32,7 @@ def db(tmp_path_factory):
     path = os.environ.get("TBDB_SHOGI4_DB")
     if path:
         return path
-    from tbdb.cli import main
+    from tbdb.cli.run import main
     path = str(tmp_path_factory.mktemp("shogi4") / "kggk.duckdb")
     assert main(["build", "shogi", "--table", "KGGK", "--db", path, "--no-progress"]) == 0
     return path

@@ -13,7 +13,7 @@ import shogi
 
 import tbdb
 from tbdb import games
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tbdb.games.shogi import Position
 from tbdb.games.shogi.game import mirrored, swapped
 from tbdb.games.shogi.tables import ShogiTable, table_of
@@ -24,7 +24,7 @@ MATE_IN_93 = "8K/9/9/9/9/9/G8/1k7/9 b - 1"
 
 
 def run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "tbdb.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tbdb.cli.run", *args], capture_output=True,
                           text=True, timeout=900, **kwargs)
 
 

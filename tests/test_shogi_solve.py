@@ -7,7 +7,7 @@ import pytest
 
 from tbdb.games.shogi import Position
 from tbdb.games.shogi.tables import ShogiTable
-from tbdb.engine import check_index, solve_index
+from tbdb.retrograde.driver import check_index, solve_index
 
 
 @pytest.fixture(scope="module")

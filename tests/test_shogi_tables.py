@@ -9,7 +9,7 @@ from tests.shogi_random import random_position
 from tbdb.errors import InvalidMaterialError, InvalidPositionError
 from tbdb.games.shogi import Position
 from tbdb.games.shogi.tables import ShogiTable, Symmetry, all_tables, locate, table_of
-from tbdb.engine import solve_index
+from tbdb.retrograde.driver import solve_index
 
 THREE = ["KRK", "KBK", "KGK", "KSK", "KNK", "KLK", "KPK"]
 

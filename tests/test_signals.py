@@ -39,8 +39,8 @@ def ready(proc, timeout: float = 60.0) -> None:
 
 
 def start(*args, stdin=subprocess.DEVNULL, command=None):
-    """``python -m tbdb.cli ARGS`` (or ``command``), stdout and stderr piped."""
-    return subprocess.Popen(command or [sys.executable, "-m", "tbdb.cli", *args], stdin=stdin,
+    """``python -m tbdb.cli.run ARGS`` (or ``command``), stdout and stderr piped."""
+    return subprocess.Popen(command or [sys.executable, "-m", "tbdb.cli.run", *args], stdin=stdin,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -142,7 +142,7 @@ def test_the_tbdb_script_handles_ctrl_c_during_its_imports():
 # --------------------------------------------------------------------------- the sql prompt
 
 def test_ctrl_c_at_the_sql_prompt_cancels_the_query_and_keeps_the_prompt(kcvp_db):
-    proc = start(command=[sys.executable, "-u", "-m", "tbdb.cli", "sql", "--db", kcvp_db],
+    proc = start(command=[sys.executable, "-u", "-m", "tbdb.cli.run", "sql", "--db", kcvp_db],
                  stdin=subprocess.PIPE)  # -u: each row is written when printed
     proc.stdin.write(b"SELECT 'ready' AS state;\n")
     proc.stdin.flush()
@@ -172,7 +172,7 @@ def test_invalid_utf8_at_the_sql_prompt_is_an_error_line_and_the_prompt_goes_on(
 
 def test_invalid_utf8_in_a_sql_argument_is_a_one_line_error(kcvp_db):
     before = open(kcvp_db, "rb").read()
-    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "sql", "--db", kcvp_db,
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli.run", "sql", "--db", kcvp_db,
                         b"SELECT '\xff' AS bad"], capture_output=True, timeout=60)
     err = r.stderr.decode()
     assert r.returncode == 2, err

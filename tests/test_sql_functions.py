@@ -2,7 +2,7 @@
 import pytest
 
 import tbdb
-from tbdb.cli import main
+from tbdb.cli.run import main
 
 
 def test_a_position_is_found_in_either_orientation(kcvp_db):

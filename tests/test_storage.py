@@ -7,7 +7,7 @@ import tbdb
 from tbdb import games
 from tbdb.games.base import Location
 from tbdb.storage import KINDS, storage_of
-from tbdb.store import Store
+from tbdb.db.store import Store
 
 BUILDS = {"index": ("cdc", {"material": "KCvP"}), "key": ("tictactoe", {}),
           "runs": ("oware", {"max_seeds": 3})}

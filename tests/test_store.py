@@ -10,8 +10,8 @@ import pytest
 
 import tbdb
 import tbdb.games  # the test below lists the games: imported here, not by an earlier test
-from tbdb.store import Store
-from tbdb.database import STORAGE_COMPATIBILITY, head_revision
+from tbdb.db.store import Store
+from tbdb.db.connect import STORAGE_COMPATIBILITY, head_revision
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = ROOT / "sql"
@@ -112,7 +112,7 @@ def test_views_answer(kcvp_db):
 
 def test_models_match_migrations(tmp_path):
     """Every model table exists in a migrated file with the same columns, types and NULLs."""
-    from tbdb.models import metadata
+    from tbdb.db.models import metadata
     with Store(tmp_path / "cmp.duckdb") as store:
         rows = store.query("SELECT table_name, column_name, data_type, is_nullable "
                            "FROM information_schema.columns JOIN information_schema.tables "
@@ -128,9 +128,9 @@ def test_models_match_migrations(tmp_path):
 
 def test_no_game_needs_a_migration():
     """The migrations after the generic schema, and the core modules, name no game."""
-    core = ["api.py", "build.py", "store.py", "database.py", "catalogue.py", "results.py",
-            "prober.py", "engine.py", "models.py", "options.py", "sqlshell.py",
-            *(f"storage/{f.name}" for f in (ROOT / "tbdb" / "storage").glob("*.py"))]
+    core = ["api.py", "build.py", "results.py", "prober.py", "options.py",
+            *(f"{room}/{f.name}" for room in ("storage", "db", "retrograde")
+              for f in (ROOT / "tbdb" / room).glob("*.py"))]
     names = [n for n in tbdb.games.names()]
     for f in core:
         text = (ROOT / "tbdb" / f).read_text()
@@ -179,7 +179,7 @@ def test_read_only_open_of_missing_file(tmp_path):
 def test_revisions_read_from_files_are_alembics():
     from alembic.script import ScriptDirectory
 
-    from tbdb.database import alembic_config, revisions
+    from tbdb.db.connect import alembic_config, revisions
     script = ScriptDirectory.from_config(alembic_config())
     assert revisions() == [r.revision for r in reversed(list(script.walk_revisions()))]
     assert revisions()[-1] == script.get_current_head()

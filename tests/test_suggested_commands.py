@@ -12,7 +12,7 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.cli import _options, _parser
+from tbdb.cli.run import _options, _parser
 from tbdb.options import resolve
 
 EXTRA = {  # positions far from every table a game builds, or just past its limits

@@ -9,8 +9,6 @@ import pytest
 
 import tbdb
 from tbdb import games
-
-
 def _work(tb):
     """(game, kind, text, answer) for each game's sample and the positions after its moves."""
     out = []

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tbdb
-from tbdb import engine
+from tbdb.retrograde import driver
 from tbdb.games.tictactoe import TicTacToeGame, TicTacToeSpace
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
 
@@ -112,7 +112,7 @@ class LevelsAsIndex:
 
     def __init__(self):
         space = TicTacToeSpace()
-        levels = engine.enumerate_levels(space)
+        levels = driver.enumerate_levels(space)
         self.keys = np.concatenate([levels[lv] for lv in sorted(levels)])
         order = np.lexsort((self.keys[:, 1], self.keys[:, 0]))
         self.keys = self.keys[order]
@@ -164,14 +164,14 @@ class LevelsAsIndex:
 @pytest.mark.parametrize("mode", ["edges", "edge-free"])
 def test_the_three_modes_agree(mode):
     space = TicTacToeSpace()
-    levels = engine.solve_levels(space, engine.enumerate_levels(space))
+    levels = driver.solve_levels(space, driver.enumerate_levels(space))
     by_key = {}
     for v in levels.values():
         for key, r, d, b in zip(v.keys[:, 0].tolist(), v.result.tolist(), v.distance.tolist(),
                                 v.best.tolist()):
             by_key[key] = (r, d, b)
     index = LevelsAsIndex()
-    got = engine.solve_index(index, mode)
+    got = driver.solve_index(index, mode)
     playing = index.terminal == 2
     for i, key in enumerate(index.keys[:, 0].tolist()):
         r, d, b = by_key[key]

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 import tbdb
-from tbdb.cli import main
+from tbdb.cli.run import main
 from tests.test_safety import _one_line_error, copy_db  # noqa: F401 (copy_db: a fixture)
 
 SECRET = "TBDB-SECRET-7f3a"
@@ -30,9 +30,9 @@ def file_db(kcvp_db, tmp_path):
     """A copy of the KCvP database whose table CvP keeps its values in a Parquet file under
     tmp_path/out, as a cluster build records it."""
     from tbdb import games
-    from tbdb.cluster import _export, _import
-    from tbdb.cluster_files import verified_manifest
-    from tbdb.store import Store
+    from tbdb.cluster.dask_build import _export, _import
+    from tbdb.cluster.files import verified_manifest
+    from tbdb.db.store import Store
     db, out = str(tmp_path / "files.duckdb"), str(tmp_path / "out")
     shutil.copy(kcvp_db, db)
     g = games.get("cdc")
@@ -185,9 +185,9 @@ def test_tables_replaced_or_functions_shadowed_are_refused(craft, needle, copy_d
 
 
 def test_the_checked_tables_are_tbdb_s_tables(tmp_path):
-    from tbdb import models
-    from tbdb.store import Store
-    from tbdb.untrusted import COLUMNS, TABLES
+    from tbdb.db import models
+    from tbdb.db.store import Store
+    from tbdb.db.untrusted import COLUMNS, TABLES
     assert set(TABLES) == set(models.metadata.tables) | {"alembic_version"}
     # the columns and types checked are those of a file the migrations make
     with Store(str(tmp_path / "new.duckdb")) as store:

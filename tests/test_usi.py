@@ -96,7 +96,7 @@ def _stop_engine(engine: Engine) -> None:
 @pytest.fixture(scope="module")
 def engine(unchanged_db, tmp_path_factory):
     cmd = _script(tmp_path_factory.mktemp("usi-engine"),
-                  [sys.executable, "-m", "tbdb.cli", "usi", "--db", unchanged_db])
+                  [sys.executable, "-m", "tbdb.cli.run", "usi", "--db", unchanged_db])
     e = _start(cmd)
     e.isready()
     yield e
@@ -401,13 +401,13 @@ def test_go_during_a_search_is_refused(engine):
 # --------------------------------------------------------------------------- processes
 
 def test_the_end_of_the_input_ends_the_process(unchanged_db, tmp_path):
-    cmd = _script(tmp_path, [sys.executable, "-m", "tbdb.cli", "usi", "--db", unchanged_db])
+    cmd = _script(tmp_path, [sys.executable, "-m", "tbdb.cli.run", "usi", "--db", unchanged_db])
     r = subprocess.run([cmd], input="usi\nisready\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.splitlines()[-1] == "readyok"
 
 
 def test_a_bad_db_argument_is_one_line_and_exit_2(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "usi", "--db",
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli.run", "usi", "--db",
                         str(tmp_path / "nope.duckdb")], input="", capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
@@ -416,11 +416,11 @@ def test_a_bad_db_argument_is_one_line_and_exit_2(tmp_path):
 
 def test_probe_file_directories_answer_the_same(unchanged_db, tmp_path):
     out = tmp_path / "probe"
-    r = subprocess.run([sys.executable, "-m", "tbdb.cli", "export", "--db", unchanged_db,
+    r = subprocess.run([sys.executable, "-m", "tbdb.cli.run", "export", "--db", unchanged_db,
                         "--out", str(out), "--no-progress"], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr
-    e = _start(_script(tmp_path, [sys.executable, "-m", "tbdb.cli", "usi", "--db", str(out)]))
+    e = _start(_script(tmp_path, [sys.executable, "-m", "tbdb.cli.run", "usi", "--db", str(out)]))
     proc = e.proc
     try:
         answer, infos = go(e, MATE_IN_93)
@@ -466,7 +466,7 @@ def test_tbdb_usi_takes_its_database_from_the_environment_or_the_option(unchange
 
 def test_the_fallback_gets_exactly_the_positions_outside_the_tables(unchanged_db, tmp_path):
     log = tmp_path / "stub.log"
-    e = _start(_script(tmp_path, [sys.executable, "-m", "tbdb.cli", "usi", "--db",
+    e = _start(_script(tmp_path, [sys.executable, "-m", "tbdb.cli.run", "usi", "--db",
                                   unchanged_db]))
     try:
         # an engine that will not start is said, and the engine resigns outside the tables

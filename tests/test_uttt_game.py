@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import tbdb
-from tbdb import engine
-from tbdb.cli import main
+from tbdb.retrograde import driver
+from tbdb.cli.run import main
 from tbdb.games.uttt import Move, Position
 from tbdb.games.uttt.game import EXAMPLE_ROOT, UtttGame
 from tbdb.games.uttt.tables import UtttSubtree
@@ -23,7 +23,7 @@ GAME = UtttGame()
 
 
 def run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "tbdb.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tbdb.cli.run", *args], capture_output=True,
                           text=True, timeout=600, **kwargs)
 
 
@@ -32,7 +32,7 @@ def run(*args, **kwargs):
 def _solve(root: Position, scoring: str) -> dict:
     """{key: (result, distance, best)} of every position below root, by the engine."""
     space = UtttSubtree(root, scoring)
-    levels = engine.solve_levels(space, engine.enumerate_levels(space))
+    levels = driver.solve_levels(space, driver.enumerate_levels(space))
     out = {}
     for v in levels.values():
         for k, r, d, b in zip(v.keys.tolist(), v.result.tolist(), v.distance.tolist(),
@@ -253,7 +253,7 @@ def test_a_second_build_reuses_the_positions_stored_by_the_first(tmp_path, scori
 
 
 def test_a_killed_second_build_resumes_above_its_stored_levels(tmp_path, monkeypatch):
-    from tbdb import level_store
+    from tbdb.retrograde import shared_levels as level_store
     a, b = _overlapping_roots()
     whole = str(tmp_path / "whole.duckdb")
     for root in (a, b):

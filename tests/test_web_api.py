@@ -17,7 +17,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 import tbdb  # noqa: E402
 from tbdb import games  # noqa: E402
-from tbdb.cli import main  # noqa: E402
+from tbdb.cli.run import main  # noqa: E402
 from tbdb.storage import storage_of  # noqa: E402
 from tbdb.web.app import create_app  # noqa: E402
 from tbdb.web.find import KINDS  # noqa: E402
@@ -250,7 +250,7 @@ def test_serve_prints_the_url_answers_and_leaves_the_file_unchanged(db):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     before = open(db, "rb").read()
-    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli", "serve", "--db", db, "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "tbdb.cli.run", "serve", "--db", db, "--port",
                              str(port)], stdout=subprocess.PIPE, text=True)
     try:
         # it prepares first (games, samples, each sample's lookup), saying so, then the URL

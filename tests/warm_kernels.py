@@ -25,9 +25,10 @@ os.environ.setdefault("TBDB_JIT_INLINE", "0")  # as the tests compile them (test
 def warm(name: str) -> None:
     """Build the game's example tables in each retrograde mode it has, then verify them."""
     import tbdb
-    from tbdb import engine, games
+    from tbdb import games
+    from tbdb.retrograde import driver
     g = games.get(name)
-    modes = [m for m in g.modes if m in engine.MODES] or [None]
+    modes = [m for m in g.modes if m in driver.MODES] or [None]
     with tempfile.TemporaryDirectory() as tmp:
         for mode in modes:
             db = f"{tmp}/{mode}.duckdb"

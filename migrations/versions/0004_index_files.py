@@ -2,7 +2,7 @@
 
 The stored rows move to ``tb_index_rows``; ``tb_index_files`` records, per table whose values
 stay in a Parquet file, the file and its size, rows and sha256; ``tb_index_values`` becomes a
-view of both (``sql/04_index_values.sql`` is its form with no files; ``tbdb.store`` rewrites it
+view of both (``sql/04_index_values.sql`` is its form with no files; ``tbdb.db.store`` rewrites it
 with the files' paths whenever a file is recorded or dropped).  Every query that read
 ``tb_index_values`` reads the same rows as before.
 

@@ -2,7 +2,7 @@
 
 Nothing here knows a board.  A game describes a table through batch methods (``children``,
 ``parents``, ``expand``; the contract is ``docs/kernel-contract.md``) and the Python driver
-``tbdb.engine`` feeds their output to these kernels chunk by chunk.
+``tbdb.retrograde.driver`` feeds their output to these kernels chunk by chunk.
 
     values.py     value codes (WIN, DRAW, LOSS, ILLEGAL, NONE), the child-value reduction,
                   the best-move rule, the tally of a solved table

@@ -51,7 +51,7 @@ def view_files() -> list:
     without importing the games: opening a database makes every game's views, and importing
     seven games with their kernels took a one-lookup process most of a second.
     tests/test_games.py checks that these are exactly the files the games name."""
-    from tbdb.sql_files import sql_dir
+    from tbdb.db.sql_files import sql_dir
     return sorted((sql_dir() / "games").glob("*.sql"))
 
 

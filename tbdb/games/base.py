@@ -218,7 +218,7 @@ class Game:
 
     def key_store(self, table: str) -> str | None:
         """Key tables: the table whose rows hold ``table``'s positions when several builds
-        share one store (``tbdb.level_store``: a build reuses the positions stored there and
+        share one store (``tbdb.retrograde.shared_levels``: a build reuses the positions stored there and
         adds its new ones; ``table`` keeps only a catalogue row), or None (its own rows)."""
         return None
 

@@ -50,7 +50,7 @@ DECODE_SLOTS = 1 << 24
 
 class ProbeBuild:
     """A directory of probe files as a build's store: ``states``, ``write_table`` and
-    ``load_table`` as ``tbdb.store.Store`` has them, for index tables."""
+    ``load_table`` as ``tbdb.db.store.Store`` has them, for index tables."""
 
     # a table's file is coded before the next table solves, not beside it: the coder's two
     # threads and a solve's parallel kernels on two cores slow each other more than they
@@ -253,7 +253,7 @@ def values_at(f: ProbeFile, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class FileValues:
-    """An index table's values (``tbdb.engine.IndexValues``' fields) decoded from its probe
+    """An index table's values (``tbdb.retrograde.driver.IndexValues``' fields) decoded from its probe
     file: result and distance at once, best moves when first asked for (a build's tables read
     only the first two of the tables they lead to: 3 bytes a slot, not 9), multiplicities as
     ones (a probe file keeps none)."""

@@ -402,8 +402,8 @@ def export(db: str | None, out: str, game: str | None = None, tables=None, moves
     kept.  ``direct``: index tables in direct cells (``tbdb.probe_files.direct``: a probe
     reads one cell, for several times the size).  The database is opened read-only."""
     from tbdb import games
-    from tbdb.database import default_db_path
-    from tbdb.store import Store
+    from tbdb.db.connect import default_db_path
+    from tbdb.db.store import Store
     t0 = time.perf_counter()
     db = db or default_db_path()
     if os.path.exists(out) and not os.path.isdir(out):
@@ -594,7 +594,7 @@ def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[
     exported with --no-moves is compared without best moves).  The database is opened
     read-only."""
     from tbdb import games
-    from tbdb.store import Store
+    from tbdb.db.store import Store
     d = ProbeDir(path)
     name = games.get(game).name if game else None
     problems: list[str] = []

@@ -4,7 +4,7 @@ A file crafted (or written by a faulty tool) with valid checksums can hold a bes
 of its position has, a move that is not legal there, or a result code that is no outcome of a
 real position (ILLEGAL on a line); lookups then met IndexErrors, KeyErrors and StopIterations
 (issue 61).  So every index table with best moves is checked as ``tbdb verify`` checks a
-database (``tbdb.engine.check_chunks``): each slot's kind against the game's census, each value
+database (``tbdb.retrograde.driver.check_chunks``): each slot's kind against the game's census, each value
 re-derived from one ply of moves and the stored values of its children, each best move a legal
 move realising it, in the same Numba kernels (``check_rows``), a chunk of slots at a time.
 A probe file keeps no multiplicities, so the census's are not compared (``check_chunks``
@@ -124,7 +124,7 @@ def _index_problems(g, table: str, space, values: _Values, limit: int = 5) -> li
     """Slots of an index table whose kind (from the census), value or best move is wrong; with
     ``space`` None (the table's dependencies are not in the directory), only the result codes:
     every slot an outcome, ILLEGAL or NONE, and where a census is at hand, the census's kind."""
-    from tbdb import engine
+    from tbdb.retrograde import driver
     from tbdb.solvers import retrograde as k
     result = values.result
     codes = (result >= k.LOSS) & (result <= k.WIN) | (result == k.ILLEGAL) | (result == k.NONE)
@@ -136,11 +136,11 @@ def _index_problems(g, table: str, space, values: _Values, limit: int = 5) -> li
     if space is None:
         return []
     best = values.best
-    step = engine.children_batch(space.max_children)
-    state, top = engine.packed_state(values)
+    step = driver.children_batch(space.max_children)
+    state, top = driver.packed_state(values)
     try:
-        for lo in range(0, values.size, engine.CHUNK_SLOTS):
-            hi = min(values.size, lo + engine.CHUNK_SLOTS)
+        for lo in range(0, values.size, driver.CHUNK_SLOTS):
+            hi = min(values.size, lo + driver.CHUNK_SLOTS)
             kind, _ = space.census(lo, hi)
             part = result[lo:hi]
             got_kind = np.where((part >= k.LOSS) & (part <= k.WIN), 0, part)
@@ -161,7 +161,7 @@ def _index_problems(g, table: str, space, values: _Values, limit: int = 5) -> li
                 out.append(f"{_slot_text(g, table, slot)} (slot {slot}: its "
                            f"{_WHAT[int(flags[i])]}, {_stored(values, slot)})")
     finally:
-        engine._release(space)
+        driver._release(space)
     if not count:
         return []
     held = "1 slot holds" if count == 1 else f"{count:,} slots hold"

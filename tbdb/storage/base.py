@@ -71,7 +71,7 @@ class Storage:
     histogram_sql: str = ""  # the GROUP BY over one table's rows ({src}; $id: the table_id)
     histogram_kind: str = ""  # what its histogram's bins count: 'distance' or 'score'
     by_levels = False  # solved and stored a level at a time (resumable mid-table)
-    clusterable = False  # a Dask cluster can build it (``tbdb.cluster``)
+    clusterable = False  # a Dask cluster can build it (``tbdb.cluster.dask_build``)
     table_type: type[StoredTable] = StoredTable
 
     # ------------------------------------------------------------------ value kind

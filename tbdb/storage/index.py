@@ -47,14 +47,14 @@ class IndexStorage(WdlStorage):
     table_type = IndexTable
 
     def solve(self, game, table, deps, mode, progress, store=None, fresh=False):
-        from tbdb import engine
-        return game.describe(table, engine.solve_index(game.space(table, deps), mode, progress))
+        from tbdb.retrograde import driver
+        return game.describe(table, driver.solve_index(game.space(table, deps), mode, progress))
 
     def verify(self, game, table, values, deps):
-        from tbdb import engine
+        from tbdb.retrograde import driver
         what = {1: "value", 2: "best move", 3: "kind or multiplicity"}
         examples, count = [], 0
-        for lo, flags in engine.check_chunks(game.space(table, deps), values):
+        for lo, flags in driver.check_chunks(game.space(table, deps), values):
             idx = np.flatnonzero(flags)
             count += len(idx)
             examples += [f"{game.slot_text(table, lo + int(i))} ({what[int(flags[i])]})"
@@ -95,7 +95,7 @@ class IndexStorage(WdlStorage):
         """An index table's values as arrays over its slots (NONE where no row).  The rows
         stream in batches into the dense arrays: reading them whole first held about 40 bytes
         per row beside the 9 bytes per slot of the arrays (6.6 GiB to verify 7x7-3)."""
-        from tbdb.engine import IndexValues
+        from tbdb.retrograde.driver import IndexValues
         from tbdb.solvers.retrograde import NONE
         f = store.checked_file(table_id)
         name = store.table_label(table_id)  # for a damage report: not while the rows stream

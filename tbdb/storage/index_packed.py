@@ -26,7 +26,7 @@ class PackedIndexValues:
     estimate = None
 
     def __init__(self, store, table_id: int, slots: int):
-        from tbdb.compact import NARROW, WIDE
+        from tbdb.retrograde.compact import NARROW, WIDE
         from tbdb.solvers.retrograde import compact as cp
         self.store, self.table_id, self.slots = store, table_id, slots
         self.file = store.checked_file(table_id)

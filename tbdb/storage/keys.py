@@ -1,7 +1,7 @@
 """Key storage: exact keys (two int64 words and a constraint) sorted per level in
 ``tb_key_values``, for games whose positions have no dense index.  Levels
 are solved, stored and checkpointed one at a time; builds may share one table's rows
-(``Game.key_store``, ``tbdb.level_store``)."""
+(``Game.key_store``, ``tbdb.retrograde.shared_levels``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -52,7 +52,7 @@ class KeyStorage(WdlStorage):
         build killed mid-table resumes at the next level)."""
         import time
 
-        from tbdb import engine
+        from tbdb.retrograde import driver
         if store is None:
             raise ValueError(f"{game.name} table {table!r}: key tables are solved a level at a "
                              f"time into a store")
@@ -60,14 +60,14 @@ class KeyStorage(WdlStorage):
             store.forget_levels(game.name, table)
         table_id = store.begin_key_table(game.name, table)
         space = game.space(table, deps)
-        levels = engine.enumerate_levels(space, progress)
+        levels = driver.enumerate_levels(space, progress)
         done = store.levels_done(game.name, table)
 
         def solved(level):
             if done.get(level) != len(levels[level]):
                 return None
             keys, result, distance, best, _, _ = store.load_keys(table_id, level)
-            return engine.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
+            return driver.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result,
                                       distance, best)
 
         def store_level(values):
@@ -76,13 +76,13 @@ class KeyStorage(WdlStorage):
             store.write_level(game.name, table, table_id, values, constraints, multiplicity,
                               time.perf_counter() - t0)
 
-        out = engine.solve_levels(space, levels, solved=solved, done=store_level,
+        out = driver.solve_levels(space, levels, solved=solved, done=store_level,
                                   progress=progress)
         return game.describe(table, [out[lv] for lv in sorted(out)])
 
     def verify(self, game, table, values, deps):
-        from tbdb import engine
-        return engine.check_levels(game.space(table, deps), values,
+        from tbdb.retrograde import driver
+        return driver.check_levels(game.space(table, deps), values,
                                    lambda key: game.slot_text(table, key),
                                    lambda keys: game.key_columns(table, keys))
 
@@ -146,7 +146,7 @@ class KeyStorage(WdlStorage):
 
 def levels_of(stored) -> list:
     """A key table as read by ``KeyStorage.load_rows`` split into ``LevelValues`` per level."""
-    from tbdb.engine import LevelValues
+    from tbdb.retrograde.driver import LevelValues
     keys, result, distance, best, multiplicity, level = stored
     out = []
     for lv in np.unique(level):

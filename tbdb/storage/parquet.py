@@ -28,8 +28,8 @@ class ValuesFile:
     def check(self, db: str, game: str | None, table: str | None) -> None:
         """Errors unless this is the values file of ``game`` table ``table`` of ``db`` as
         recorded, sha256 included: the database is untrusted input, and the file was hashed
-        once by this process (``tbdb.untrusted.check_values_file``)."""
-        from tbdb.untrusted import check_values_file
+        once by this process (``tbdb.db.untrusted.check_values_file``)."""
+        from tbdb.db.untrusted import check_values_file
         check_values_file(self.path, self.bytes, self.sha256, db, game, table)
 
     def batches(self, rows: int):
@@ -55,8 +55,8 @@ def arrow_batches(relation, rows: int):
 def index_view_sql(paths: list[str]) -> str:
     """``CREATE OR REPLACE VIEW tb_index_values``: the stored rows and the rows of the Parquet
     files ``paths`` (``read_parquet`` takes its list of files as a constant)."""
-    from tbdb.sql_files import statements
-    from tbdb.untrusted import INDEX_VIEW_FILE
+    from tbdb.db.sql_files import statements
+    from tbdb.db.untrusted import INDEX_VIEW_FILE
     sql, = statements(sql_dir_file(INDEX_VIEW_FILE))
     if paths:
         files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
@@ -70,5 +70,5 @@ def index_view_sql(paths: list[str]) -> str:
 
 
 def sql_dir_file(name: str) -> Path:
-    from tbdb.sql_files import sql_dir
+    from tbdb.db.sql_files import sql_dir
     return sql_dir() / name

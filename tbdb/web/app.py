@@ -27,7 +27,7 @@ from tbdb.errors import (DamagedDatabaseError, DamagedTableError,
                          MissingTableError, TbdbError, UnknownGameError, quote)
 from tbdb.options import resolve
 from tbdb.storage import storage_of
-from tbdb.database import damaged, is_damage
+from tbdb.db.connect import damaged, is_damage
 from tbdb.web import find, play
 from tbdb.web.histogram import histogram
 

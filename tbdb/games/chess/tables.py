@@ -36,7 +36,7 @@ DENSE_SHARE = 4
 
 def dense_limit() -> int:
     """Bytes of child values a table keeps whole (``DENSE_SHARE`` of the budget)."""
-    from tbdb import budget
+    from tbdb.retrograde import budget
     return (budget.current() or budget.default_memory()) // DENSE_SHARE
 
 
@@ -138,7 +138,7 @@ class ChessSpace:
         turn at those slots (``_values_at``; a build's probe files decode only the blocks
         that hold them), not kept for later tables."""
         import numba
-        from tbdb.engine import CHUNK_SLOTS
+        from tbdb.retrograde.driver import CHUNK_SLOTS
         from tbdb.solvers.retrograde import exits
         marks = np.zeros((numba.get_num_threads(), (child_slots + 63) // 64), np.int64)
         for lo in range(0, self.size, CHUNK_SLOTS):

@@ -22,7 +22,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from tbdb.engine import IndexValues
+from tbdb.retrograde.driver import IndexValues
 from tbdb.errors import InvalidPositionError, MissingTableError, quote
 from tbdb.games.chinese_checkers.position import (STAR_PIECES, Board, moves_of, parse_rows,
                                                   rows_text)

@@ -31,7 +31,7 @@ import numpy as np
 from numba import types
 from numba.typed import List
 
-from tbdb.memory import release_freed_memory
+from tbdb.retrograde.memory import release_freed_memory
 from tbdb.solvers.oware import changes
 from tbdb.solvers.oware.changes import MAX_SOLVE_N
 from tbdb.solvers.oware.index import book_bases, book_size
@@ -136,7 +136,7 @@ PARALLEL_MIN_DIRTY = 50_000
 #: changes (5 bytes each; the list of every change would take 7 GB at 20 seeds).
 REPLAY_WINDOW_CHANGES = 1 << 26
 #: A big book's events are turned into runs this many groups (of 64) at a time, the freed
-#: events given back to the system in between (``tbdb.memory.release_freed_memory``): the
+#: events given back to the system in between (``tbdb.retrograde.memory.release_freed_memory``): the
 #: events of 20 seeds take 5.8 GB and its runs 7.8 GB, and without it both are resident at once.
 RELEASE_GROUPS = 4
 #: A book solved on one thread gets this much more event room per position than

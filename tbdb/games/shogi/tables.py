@@ -123,7 +123,7 @@ class Symmetry:
 
 class ShogiTable:
     """One table as an ``IndexSpace``: ``size`` slots, black to move in each; ``census``,
-    ``children`` and ``parents`` batch methods for ``tbdb.engine.solve_index``."""
+    ``children`` and ``parents`` batch methods for ``tbdb.retrograde.driver.solve_index``."""
 
     def __init__(self, name: str):
         self.types = parse_table_name(name)

@@ -14,16 +14,16 @@ import os
 import signal
 import sys
 
-if __name__ == "__main__":  # python -m tbdb.cli: stop cleanly before the heavy imports below
-    from tbdb.command import exit_on_signals
+if __name__ == "__main__":  # python -m tbdb.cli.run: stop cleanly before the heavy imports below
+    from tbdb.process import exit_on_signals
     exit_on_signals("tbdb")
 
 import duckdb
 
-from tbdb.command import version
+from tbdb.process import version
 from tbdb.errors import one_line
 from tbdb.options import resolve
-from tbdb.database import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, is_disk_full
+from tbdb.db.connect import DEFAULT_DB_ENV, damaged, default_db_path, is_damage, is_disk_full
 
 DB_HELP = f"DuckDB file (default: ${DEFAULT_DB_ENV}, else ./tbdb.duckdb)"
 GAME_COMMANDS = ("build", "lookup", "perft")
@@ -113,7 +113,7 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         gb.add_argument("--rebuild", action="append", default=[], metavar="TABLE",
                         help="build this table again even if it is done (repeatable)")
         gb.add_argument("--no-progress", action="store_true", help="no progress bar")
-        if storage_of(g).clusterable:  # cluster builds: tbdb/cluster.py (needs tbdb[cluster])
+        if storage_of(g).clusterable:  # cluster builds: tbdb/cluster/dask_build.py (needs tbdb[cluster])
             gb.add_argument("--cluster", metavar="ADDRESS", help="build on Dask: 'local' (a "
                             "LocalCluster, one worker per core) or tcp://HOST:PORT")
             gb.add_argument("--out", metavar="DIR", help="with --cluster: directory (shared by "
@@ -302,9 +302,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _on_signals(command: str, run):
-    """How ``command`` stops on Ctrl-C and SIGTERM (tbdb/command.py installed an exit before
+    """How ``command`` stops on Ctrl-C and SIGTERM (tbdb/cli/__init__.py installed an exit before
     the imports): the command to run."""
-    from tbdb.command import exit_on_signals, in_worker
+    from tbdb.process import exit_on_signals, in_worker
     if command == "build":
         signal.signal(signal.SIGINT, _stop_now)
         signal.signal(signal.SIGTERM, _stop_now)
@@ -353,7 +353,7 @@ def _build(args) -> int:
     moves = not getattr(args, "no_moves", False)
     check_no_moves(moves, getattr(args, "probe_files", None))  # before the cluster path too
     if getattr(args, "cluster", None) or getattr(args, "out", None):
-        from tbdb.cluster import build_cluster
+        from tbdb.cluster.dask_build import build_cluster
         summary = build_cluster(g.name, db=args.db, out=args.out, cluster=args.cluster,
                                 workers=args.workers, progress=progress,
                                 self_contained=args.self_contained,
@@ -447,7 +447,7 @@ def _lookup_stream(tb, g, options) -> int:
     (a co-process writes a line and waits for its answer).  Lines are bytes decoded here, so a
     line that is not UTF-8 (or too long) is one error line, whatever the locale, and the stream
     goes on (sys.stdin as text would raise at the first bad byte)."""
-    from tbdb.engine_session import BadLine, read_lines
+    from tbdb.protocols.session import BadLine, read_lines
     from tbdb.errors import TbdbError
     for line in read_lines(sys.stdin):
         text = line.strip()
@@ -499,7 +499,7 @@ def _perft(args) -> int:
 
 def _games(args) -> int:
     from tbdb import games
-    from tbdb.sql_files import rules_file, sql_dir
+    from tbdb.db.sql_files import rules_file, sql_dir
     for g in games.all_games():
         print(f"{g.name}: {g.title}")
         print(f"  sample position: {g.sample!r}")
@@ -518,7 +518,7 @@ def _games(args) -> int:
 # --------------------------------------------------------------------------- sql
 
 def _sql(args) -> int:
-    from tbdb import sqlshell
+    from tbdb.cli import sql as sqlshell
     return sqlshell.run(args)
 
 
@@ -567,7 +567,7 @@ def _status(args) -> int:
                           [game] if game else None).fetchall()
         for g, table in building:
             from tbdb.build import saves_of
-            from tbdb.compact import saved_solve
+            from tbdb.retrograde.compact import saved_solve
             saved = saved_solve(saves_of(path, g, table))
             if saved is not None:
                 print(f"{g} {table}: interrupted mid-build; its solve is {saved}: the next "
@@ -617,7 +617,7 @@ def _verify(args) -> int:
         from tbdb import games
         name = games.get(args.game).name if args.game else None  # an unknown game: exit 2
         if args.against:
-            from tbdb.database import check_path
+            from tbdb.db.connect import check_path
             check_path(args.against, create=False)
         checked, problems = verify_dir(args.db, name)
         for p in problems:
@@ -653,8 +653,8 @@ def _verify(args) -> int:
 
 
 def _upgrade(args) -> int:
-    from tbdb.store import Store
-    from tbdb.database import check_path, connect, head_revision
+    from tbdb.db.store import Store
+    from tbdb.db.connect import check_path, connect, head_revision
     path = args.db or default_db_path()
     check_path(path, create=False)
     con = connect(path, read_only=True, values=False)
@@ -682,7 +682,7 @@ def _export(args) -> int:
 
 def _usi(args) -> int:
     import tbdb
-    from tbdb.usi import serve
+    from tbdb.protocols.usi import serve
     db = args.db or default_db_path()
     with tbdb.open(db):  # a bad --db is a one-line error here, before the session starts
         pass
@@ -691,7 +691,7 @@ def _usi(args) -> int:
 
 def _uci(args) -> int:
     import tbdb
-    from tbdb.uci import serve
+    from tbdb.protocols.uci import serve
     db = args.db or default_db_path()
     with tbdb.open(db):  # a bad --db is a one-line error here, before the session starts
         pass
@@ -699,7 +699,7 @@ def _uci(args) -> int:
 
 
 def _import(args) -> int:
-    from tbdb.cluster import import_values
+    from tbdb.cluster.dask_build import import_values
     print(import_values(args.db, args.dir))
     return 0
 

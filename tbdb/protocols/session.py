@@ -1,4 +1,4 @@
-"""What the UCI (chess, ``tbdb.uci``) and USI (Shogi, ``tbdb.usi``) engines share: a session
+"""What the UCI (chess, ``tbdb.protocols.uci``) and USI (Shogi, ``tbdb.protocols.usi``) engines share: a session
 that runs one command a line, says what it has to say a line at a time, flushed, and opens its
 tablebase on first use (a failure said once, the engine running on without it).
 
@@ -100,7 +100,7 @@ class EngineSession:
         if self._tb is not None:
             return self._tb
         import tbdb
-        from tbdb.database import default_db_path
+        from tbdb.db.connect import default_db_path
         path = self.options["Database"] or default_db_path()
         try:
             if not os.path.exists(path):

@@ -30,7 +30,7 @@ def rules_file(name: str) -> Path:
         import tbdb.rules
         here = Path(next(iter(tbdb.rules.__path__))).resolve()
     except (ImportError, StopIteration):
-        here = Path(__file__).resolve().parent.parent / "docs" / "rules"
+        here = Path(__file__).resolve().parents[2] / "docs" / "rules"
     return here / Path(name).name
 
 
@@ -39,7 +39,7 @@ _PROBE = "__tbdb_probe"
 
 def drop_copies_the_file_matches(con) -> list[str]:
     """Drop this read-only connection's TEMP copy of each view the file itself defines as tbdb
-    does (``tbdb.untrusted`` makes the copies in front of the file's, which may have been
+    does (``tbdb.db.untrusted`` makes the copies in front of the file's, which may have been
     redefined): with both, ``information_schema.tables`` listed every view twice.  The file's
     definition counts as tbdb's when DuckDB, given the file's view text (as it renders it from
     the file), renders it exactly as it renders tbdb's: the same query either way.  A copy stays

@@ -8,7 +8,7 @@ The layout under the output directory ``DIR``::
     DIR/<game>/<table>.stats.parquet    the tb_stats rows (less table_id)
     DIR/<game>/<table>.json             the manifest, written last
 
-``DIR`` is a local or shared directory, or an fsspec URL (``tbdb.cluster_fs``).  Every file is
+``DIR`` is a local or shared directory, or an fsspec URL (``tbdb.cluster.fs``).  Every file is
 written under a temporary name unique to its writer and renamed when complete;
 the manifest goes last, so a table is complete exactly when its manifest exists, parses, and
 names files whose size, sha256 and Parquet row count match it.  Anything else (a truncated
@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tbdb import safe_json
-from tbdb.cluster_fs import OutDir
+from tbdb.cluster.fs import OutDir
 from tbdb.solvers.retrograde import NONE
 
 FORMAT = 1
@@ -314,7 +314,7 @@ def complete(out, game: str, table: str) -> dict | None:
 
 def read_values(out, game: str, table: str, manifest: dict):
     """A table's values (``IndexValues`` over all its slots) from its verified files."""
-    from tbdb.engine import IndexValues
+    from tbdb.retrograde.driver import IndexValues
     paths = TablePaths.of(out, game, table)
     with paths.place.open(paths.values, "rb") as f:
         cols = pq.read_table(f)

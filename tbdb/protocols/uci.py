@@ -1,5 +1,5 @@
 """``tbdb uci``: a UCI engine that answers chess endgames from tbdb's tables (modelled on the
-USI engine, tbdb/usi.py).
+USI engine, tbdb/protocols/usi.py).
 
 A GUI or a script (python-chess's ``chess.engine.SimpleEngine.popen_uci``) starts it and speaks
 UCI on its stdin and stdout.  In a position some table holds, ``go`` answers at once with the
@@ -16,8 +16,8 @@ import sys
 import time
 from typing import TextIO
 
-from tbdb.command import version
-from tbdb.engine_session import EngineSession
+from tbdb.process import version
+from tbdb.protocols.session import EngineSession
 from tbdb.errors import TbdbError, one_line, quote
 
 ENGINE_NAME = "tbdb"

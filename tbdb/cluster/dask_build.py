@@ -3,7 +3,7 @@
 ``tbdb build GAME ... --cluster local|tcp://HOST:PORT --out DIR --db FILE``.  Each task runs
 on a worker: it reads its dependencies from their files under ``DIR``, solves its table with
 the game's own ``solve`` and writes values, statistics and a manifest with checksums
-(``tbdb.cluster_files``).  The coordinator (this process) holds the database: as each table's
+(``tbdb.cluster.files``).  The coordinator (this process) holds the database: as each table's
 files arrive it checks them and records the table with ``Store.write_table`` (catalogue,
 statistics, texts, the values file and the 'done' checkpoint in one transaction; with
 ``self_contained``, or an fsspec URL for ``DIR``, the values are copied in instead), so lookup,
@@ -26,18 +26,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tbdb import budget, games
+from tbdb import games
+
+from tbdb.retrograde import budget
 from tbdb.build import BuildSummary, plan
-from tbdb.cluster_fs import OutDir
-from tbdb.cluster_files import (ClusterFileError, TablePaths, complete, read_stats, read_values,
+from tbdb.cluster.fs import OutDir
+from tbdb.cluster.files import (ClusterFileError, TablePaths, complete, read_stats, read_values,
                                 stat_tuples, verified_manifest, write_table_files)
 from tbdb.errors import InvalidOptionError
 from tbdb.games.base import StatRow, TableData
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
-from tbdb.store import Store
+from tbdb.db.store import Store
 from tbdb.storage.parquet import ValuesFile
-from tbdb.database import default_db_path
+from tbdb.db.connect import default_db_path
 
 # dependencies a worker process keeps in memory between tasks: {(game, table, sha256): values}
 _WORKER_CACHE: dict[tuple, object] = {}
@@ -359,7 +361,7 @@ def import_values(db: str | None, out: str) -> ImportSummary:
     were moved to."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from tbdb.database import check_path
+    from tbdb.db.connect import check_path
     from tbdb.storage.arrow_rows import INDEX_SCHEMA
     path = str(db) if db is not None else default_db_path()
     place = OutDir.of(out)

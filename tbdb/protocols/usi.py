@@ -6,7 +6,7 @@ the stored value (``info depth 1 seldepth N score mate N ... pv ...``; N in plie
 the engine is being mated; ``score cp 0`` for a draw) and the stored best move: the shortest
 win, the longest resistance.  ``go mate`` answers ``checkmate <moves>`` or ``checkmate nomate``.
 Outside the tables it says so (``info string``) and resigns, or hands the position to the engine
-named by the option ``Fallback`` and relays its answer (tbdb/usi_fallback.py).  A malformed
+named by the option ``Fallback`` and relays its answer (tbdb/protocols/usi_fallback.py).  A malformed
 command gets an ``info string`` and the engine keeps running.  The database is opened
 read-only: the engine never writes it.
 
@@ -16,7 +16,7 @@ read-only: the engine never writes it.
 
 Every ``go`` is answered whatever goes wrong (a malformed parameter, a damaged table, a bug: said
 in an ``info string``, then ``bestmove resign``), and every ``isready`` gets ``readyok``.  A
-fallback engine that fails its handshake (tbdb/usi_fallback.py's timeouts) or hangs in a search
+fallback engine that fails its handshake (tbdb/protocols/usi_fallback.py's timeouts) or hangs in a search
 is given up on once, not waited for at every ``go``.
 """
 from __future__ import annotations
@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from tbdb.command import version
-from tbdb.engine_session import EngineSession
+from tbdb.process import version
+from tbdb.protocols.session import EngineSession
 from tbdb.errors import TbdbError, one_line, quote
 
 ENGINE_NAME = "tbdb"
@@ -372,9 +372,9 @@ class UsiEngine(EngineSession):
         return f"bestmove {pv[0]}" + (f" ponder {pv[1]}" if len(pv) > 1 else "")
 
     def _start_mate_search(self, tb, position, go: GoCommand) -> None:
-        """A check-only mate search (tbdb/usi_tsume.py) on a thread: the loop goes on reading
+        """A check-only mate search (tbdb/protocols/usi_tsume.py) on a thread: the loop goes on reading
         commands, and `stop` (or the time `go mate MS` gives) ends it with `checkmate timeout`."""
-        from tbdb.usi_tsume import TsumeSearch
+        from tbdb.protocols.usi_tsume import TsumeSearch
         self._mate_stop = stop = threading.Event()
         self._mate_cancelled = False
         deadline = None if go.mate_ms is None else time.monotonic() + go.mate_ms / 1000
@@ -434,7 +434,7 @@ class UsiEngine(EngineSession):
         if self._fallback is not None:  # it ended: start it again
             self._fallback.quit()
             self._fallback = None
-        from tbdb.usi_fallback import FallbackEngine
+        from tbdb.protocols.usi_fallback import FallbackEngine
         try:
             self._fallback = FallbackEngine(self.options["Fallback"], self.emit)
         except ValueError as exc:
@@ -475,7 +475,7 @@ def serve(db: str | None = None, stdin: TextIO | None = None, out: TextIO | None
 def main() -> int:
     """The ``tbdb-usi`` entry point: a USI engine started with no arguments, as GUIs and
     cshogi start one; its database is $TBDB_DB (else ./tbdb.duckdb) or the option Database."""
-    from tbdb.command import exit_on_signals
+    from tbdb.process import exit_on_signals
     exit_on_signals("tbdb-usi")
     if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
         print("tbdb-usi: a USI engine over tbdb's Shogi tables; it takes no arguments. Its "

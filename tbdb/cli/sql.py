@@ -1,7 +1,7 @@
 """``tbdb sql``: read-only SQL on a tbdb database, streamed.
 
 The file is opened read-only with external access, extension loading and configuration changes
-switched off (``tbdb.database.READ_CONFIG``), and only statements that read are run: nothing typed
+switched off (``tbdb.db.connect.READ_CONFIG``), and only statements that read are run: nothing typed
 here can write the database or any other file, read files outside it, or load code.  Results
 stream in batches, so a result of any size takes constant memory: on a terminal the first rows
 are shown with the total count; ``--csv``, ``--json`` and ``--parquet FILE`` write every row.
@@ -64,9 +64,9 @@ def _first_line(text: str) -> str:
 
 
 def _raise_damage(exc: duckdb.Error) -> None:
-    """A damaged file is not the query's fault: DuckDB's error goes on to ``tbdb.cli``, which
+    """A damaged file is not the query's fault: DuckDB's error goes on to ``tbdb.cli.run``, which
     names the file and what to do."""
-    from tbdb.database import is_damage
+    from tbdb.db.connect import is_damage
     if is_damage(exc):
         raise exc
 
@@ -81,7 +81,7 @@ def _execute(con, query: str):
 
 def run(args) -> int:
     import tbdb
-    from tbdb.database import default_db_path
+    from tbdb.db.connect import default_db_path
     path = args.db or default_db_path()
     if args.parquet:
         target = os.path.abspath(args.parquet)
@@ -204,7 +204,7 @@ def _write_parquet(con, query: str, path: str) -> None:
 
 
 def _print_table(cur, columns: list[str], limit: int | None) -> None:
-    from tbdb.cli import cell_text
+    from tbdb.cli.run import cell_text
     shown: list[list[str]] = []
     total = 0
     for rows in _batches(cur):

@@ -78,7 +78,7 @@ class IndexValues:
 
     def chunks(self, step: int, best: bool = True):
         """(lo, result, distance, best or None, multiplicity) of slots lo..lo+step, in order
-        (``tbdb.compact.CompactValues`` makes them from its state words on the way)."""
+        (``tbdb.retrograde.compact.CompactValues`` makes them from its state words on the way)."""
         for lo in range(0, self.size, step):
             hi = min(self.size, lo + step)
             yield (lo, self.result[lo:hi], self.distance[lo:hi],
@@ -122,9 +122,9 @@ def _real(result: np.ndarray, lo: int, hi: int, solved: bool = False) -> np.ndar
 
 def choose_mode(space: IndexSpace, mode: str = "auto") -> tuple[str, int]:
     """(mode, estimated peak bytes of the process): ``mode`` itself, or for "auto" the fastest
-    whose estimate fits the memory budget of ``tbdb.budget.within`` (without one: edges below
+    whose estimate fits the memory budget of ``tbdb.retrograde.budget.within`` (without one: edges below
     2 GB of estimated edges, else edge-free); ``MemoryBudgetError`` when none fits."""
-    from tbdb import budget
+    from tbdb.retrograde import budget
     if mode != "auto" and mode not in MODES:
         raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "
                          f"{', '.join(MODES)} or 'auto'")
@@ -141,7 +141,7 @@ def solve_index(space: IndexSpace, mode: str = "auto",
     mode, estimate = choose_mode(space, mode)
     if mode == "compact":
         # its values keep the space: their best moves are picked as they are written
-        from tbdb.compact import solve_compact
+        from tbdb.retrograde.compact import solve_compact
         try:
             values = solve_compact(space, progress)
         finally:
@@ -467,7 +467,7 @@ def packed_state(values) -> tuple[np.ndarray, int]:
     """(state words, largest word) of solved or stored values: their own where they keep
     them (a compact solve, a table read back packed), else packed here (1 byte a slot while
     every distance fits 125 plies, else 2)."""
-    from tbdb.compact import NARROW, WIDE
+    from tbdb.retrograde.compact import NARROW, WIDE
     from tbdb.solvers.retrograde import compact as cp
     if getattr(values, "state", None) is not None:
         return values.state, values.word

@@ -1,4 +1,6 @@
-"""The ``tbdb`` command's entry point, and how it stops on Ctrl-C and SIGTERM.
+"""How a tbdb process stops on Ctrl-C and SIGTERM, and the version it reports.
+
+The command line (``tbdb.cli``) and the engines (``tbdb.protocols``) start with these.
 
 Nothing heavy is imported here: the handlers are in place before NumPy, Numba and DuckDB load
 (a third of a second), so an interrupt at any moment ends the command with one line and exit
@@ -11,17 +13,9 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 
 STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}  # 128 + the signal, as a shell reports it
-
-
-def main() -> int:
-    """``tbdb ARGS``: stop cleanly from the first moment, then run the command."""
-    exit_on_signals("tbdb")
-    from tbdb.cli import main as cli_main
-    return cli_main()
 
 
 def exit_on_signals(what: str) -> None:
@@ -57,10 +51,6 @@ def in_worker(fn, *args, **kwargs):
     if "error" in box:
         raise box["error"]
     return box["result"]
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 def version() -> str:

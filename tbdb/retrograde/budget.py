@@ -5,7 +5,7 @@ take, and the peak a table actually took.
 estimated peak fits the budget beside what the process already holds (the tables a build keeps
 for the tables that read them, the previous table still being written); a table that fits no
 mode is refused before anything of it is written.  The estimates are per slot, from the arrays
-each mode keeps (see ``tbdb.engine`` and ``tbdb.compact``), plus the batch buffers and DuckDB's
+each mode keeps (see ``tbdb.retrograde.driver`` and ``tbdb.retrograde.compact``), plus the batch buffers and DuckDB's
 write buffers; ``benchmarks/memory_modes.py`` measures them.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import threading
 
 from tbdb.errors import InvalidOptionError, TbdbError, quote
 
-# DuckDB's write buffers (tbdb.database.WRITE_MEMORY_LIMIT) and the Arrow batches of a write
+# DuckDB's write buffers (tbdb.db.connect.WRITE_MEMORY_LIMIT) and the Arrow batches of a write
 WRITE_BYTES = 640 << 20
 BATCH_BUFFERS = 3 * (96 << 20)  # children/parents batches and their kernels' scratch
 # compact's output where a game reads the values whole: best moves int16 and multiplicities int8
@@ -91,7 +91,7 @@ def rss() -> int:
 
 def estimate(space, mode: str) -> int:
     """Bytes ``mode`` is expected to add at its peak, solve and write of ``space``'s table."""
-    from tbdb.compact import bytes_per_slot
+    from tbdb.retrograde.compact import bytes_per_slot
     size = space.size
     extra = 0
     if mode == "edges":

@@ -4,7 +4,7 @@ build that names it (``Game.key_store``), so a second build reuses what the firs
 A build of table ``T`` into store ``S``:
 
 * enumerates ``T``'s positions level by level from its roots; the keys of each level already in
-  ``S`` are read back as known values and not expanded (``engine.enumerate_unsolved``);
+  ``S`` are read back as known values and not expanded (``driver.enumerate_unsolved``);
 * solves the other keys from the lowest level up, reading known keys as children's values, and
   adds each solved level to ``S`` with its statistics and ``T``'s level checkpoint in one
   transaction.  ``S`` only ever gains whole levels of solved positions whose children are in
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from tbdb import engine
+from tbdb.retrograde import driver
 from tbdb.games.base import StatRow
-from tbdb.store import Store
+from tbdb.db.store import Store
 from tbdb.storage.arrow_rows import level_table, stats_rows
 
 KEY_SCHEMA = pa.schema([("key0", pa.int64()), ("key1", pa.int64())])
@@ -50,7 +50,7 @@ class SharedBuild:
 
 
 def stored_values(store: Store, store_id: int, level: int,
-                  keys: np.ndarray) -> engine.LevelValues | None:
+                  keys: np.ndarray) -> driver.LevelValues | None:
     """The stored values of those of ``keys`` (int64[n, 2]) that table ``store_id`` holds at
     ``level``, sorted by key (None if it holds none)."""
     if not len(keys):
@@ -69,7 +69,7 @@ def stored_values(store: Store, store_id: int, level: int,
         return None
     found = np.stack([np.asarray(cols["key0"], np.int64), np.asarray(cols["key1"], np.int64)],
                      axis=1)
-    return engine.LevelValues(level, np.ascontiguousarray(found),
+    return driver.LevelValues(level, np.ascontiguousarray(found),
                                   np.asarray(cols["result"], np.int8),
                                   np.asarray(cols["distance"], np.int16),
                                   np.asarray(cols["best_move"], np.int32))
@@ -112,10 +112,10 @@ class SharedLevels:
         store.plan(g.name, [shared])
         self.shared_id = store.begin_key_table(g.name, shared)
 
-    def find(self, level: int, keys: np.ndarray) -> engine.LevelValues | None:
+    def find(self, level: int, keys: np.ndarray) -> driver.LevelValues | None:
         return stored_values(self.store, self.shared_id, level, keys)
 
-    def add_level(self, values: engine.LevelValues, replace: bool = False) -> None:
+    def add_level(self, values: driver.LevelValues, replace: bool = False) -> None:
         """Store one solved level of the build in the shared table, with the table's updated
         counts and statistics and the build's level checkpoint, in one transaction.
         ``replace``: rows of the same keys may be stored already (a rebuild): they go."""
@@ -194,9 +194,9 @@ class SharedLevels:
         return json.dumps(self.g.describe(self.shared, []).params, sort_keys=True)
 
 
-def _level_values(level: int, stored) -> engine.LevelValues:
+def _level_values(level: int, stored) -> driver.LevelValues:
     keys, result, distance, best, _, _ = stored
-    return engine.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result, distance,
+    return driver.LevelValues(level, np.ascontiguousarray(keys[:, :2]), result, distance,
                                   best)
 
 
@@ -207,8 +207,8 @@ def solve_into(g, store: Store, table: str, shared: str, deps: dict, fresh: bool
         store.forget_levels(g.name, table)
     writer = SharedLevels(g, store, table, shared)
     space = g.space(table, deps)
-    levels, known = engine.enumerate_unsolved(space, None if fresh else writer.find)
-    out = engine.solve_levels(space, levels, known=known,
+    levels, known = driver.enumerate_unsolved(space, None if fresh else writer.find)
+    out = driver.solve_levels(space, levels, known=known,
                                   done=lambda v: writer.add_level(v, replace=fresh))
     new = sum(len(v.keys) for v in out.values())
     reused = sum(len(v.keys) for v in known.values())

@@ -27,7 +27,7 @@ import duckdb
 
 from tbdb.errors import MissingValuesFileError, NotADatabaseError
 
-# tbdb's tables (``tbdb.models``) with their columns and DuckDB types at the current schema
+# tbdb's tables (``tbdb.db.models``) with their columns and DuckDB types at the current schema
 # (tests/test_untrusted_db.py checks them against a file the migrations make).  Its code and
 # views read them, so each must be a plain table of plain columns, and a table without one of
 # these columns, or with another type, would break them with DuckDB's binder errors
@@ -194,7 +194,7 @@ def check_values_file(path: str, size: int, sha256: str, db: str, game: str | No
     """Errors unless ``path`` is the values file of ``game`` table ``table`` as a build
     records it: ``DIR/<game>/<table>.values.parquet``, a file inside DIR (no link out of it),
     of ``size`` bytes and the sha256 recorded."""
-    from tbdb.cluster_files import TablePaths
+    from tbdb.cluster.files import TablePaths
     what = f"{game} table {table!r}"
     if game is None or table is None:
         raise NotADatabaseError(f"{db!r} records a values file {path!r} for a table it does not "
@@ -251,7 +251,7 @@ def apply_own_views(con: duckdb.DuckDBPyConnection, index_view: str) -> None:
     """tbdb's generic views as TEMP views of this connection, in front of whatever the file
     defines by those names: ``index_view`` (``tb_index_values`` over the verified files), then
     the others (``sql/*.sql``).  The games' views: ``apply_own_game_views``."""
-    from tbdb.sql_files import sql_dir, statements
+    from tbdb.db.sql_files import sql_dir, statements
     con.execute(temporary(index_view))
     for f in sorted(sql_dir().glob("*.sql")):
         if f.name != INDEX_VIEW_FILE:
@@ -265,7 +265,7 @@ def apply_own_game_views(con: duckdb.DuckDBPyConnection) -> None:
     (``Database.prepare_for_sql``): tbdb's own code reads no game view, and making them takes
     about 0.11 s, most of what opening a file for lookups took."""
     from tbdb import games
-    from tbdb.sql_files import drop_copies_the_file_matches, statements
+    from tbdb.db.sql_files import drop_copies_the_file_matches, statements
     for path in games.view_files():
         for st in statements(path):
             con.execute(temporary(st))

@@ -1,6 +1,6 @@
 """The DuckDB store: ``Store`` is the open database a build writes and lookups read, made of
-its concerns: opening and migrations (``tbdb.database``), the catalogue and checkpoints
-(``tbdb.catalogue``) and the values, which each storage kind writes and reads
+its concerns: opening and migrations (``tbdb.db.connect``), the catalogue and checkpoints
+(``tbdb.db.catalogue``) and the values, which each storage kind writes and reads
 (``tbdb.storage``).  Here: the transactions that write whole tables.
 
 Every table is written with its catalogue row, statistics and 'done' checkpoint in one
@@ -12,22 +12,22 @@ import datetime as dt
 
 import pyarrow as pa
 
-from tbdb.catalogue import Catalogue
-from tbdb.database import Database
+from tbdb.db.catalogue import Catalogue
+from tbdb.db.connect import Database
 from tbdb.storage import INDEX, KEYS, RUNS, storage_of
 from tbdb.storage import arrow_rows
 from tbdb.storage.parquet import ValuesFile
 
 
 class Store(Catalogue, Database):
-    """One open tbdb database file: see ``tbdb.database`` for the two ways to open it."""
+    """One open tbdb database file: see ``tbdb.db.connect`` for the two ways to open it."""
 
     write_beside_solve = True  # a table is committed while the next one solves
 
     def write_bytes(self, data) -> int:
         """The bytes a write holds beside the table's values at its peak (DuckDB's buffers
         and the Arrow batches)."""
-        from tbdb.budget import WRITE_BYTES
+        from tbdb.retrograde.budget import WRITE_BYTES
         return WRITE_BYTES
 
     def write_table(self, game: str, table: str, data, seconds: float,

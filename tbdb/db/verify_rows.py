@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from tbdb.store import Store
+from tbdb.db.store import Store
 
 # value rows of each table id, in every table that stores values (tb_index_files: the tables
 # whose values stay in a Parquet file; their rows are counted from the file's footer)

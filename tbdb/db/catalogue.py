@@ -1,6 +1,6 @@
 """The catalogue of built tables (``tb_tables``, ``tb_stats``) and the build checkpoints
 (``build_checkpoints``, ``build_levels``) of an open database: ``Catalogue`` is that part of
-``tbdb.store.Store``, with the transaction and bulk-insert helpers every write goes through.
+``tbdb.db.store.Store``, with the transaction and bulk-insert helpers every write goes through.
 """
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from typing import Any, Iterable
 import duckdb
 import pyarrow as pa
 
-from tbdb.database import is_disk_full
+from tbdb.db.connect import is_disk_full
 from tbdb.errors import DamagedTableError, MissingTableError, NotADatabaseError, quote
 from tbdb import safe_json
 from tbdb.storage.parquet import ValuesFile
 
 
 class Catalogue:
-    """The catalogue and checkpoints of ``self.con`` (mixed into ``tbdb.store.Store``)."""
+    """The catalogue and checkpoints of ``self.con`` (mixed into ``tbdb.db.store.Store``)."""
 
     # ------------------------------------------------------------------ catalogue
 

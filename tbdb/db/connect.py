@@ -9,7 +9,7 @@ Two ways to open a file:
   the current schema.  It is opened read-only with external access, extension loading and
   configuration changes switched off, so reading never changes a byte of the file.
 
-``Database`` is that part of ``tbdb.store.Store``; ``tbdb.catalogue`` holds the catalogue and
+``Database`` is that part of ``tbdb.db.store.Store``; ``tbdb.db.catalogue`` holds the catalogue and
 checkpoints, ``tbdb.storage`` the values.
 """
 from __future__ import annotations
@@ -211,7 +211,7 @@ def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyC
     # that verify are allowed (``_seal``): DuckDB takes that list only while access is still on
     config = dict(_NO_EXTENSIONS if read_only else WRITE_CONFIG)
     if read_only:
-        from tbdb.untrusted import file_identity
+        from tbdb.db.untrusted import file_identity
         _check_magic(path)
         identity = file_identity(path)  # before it is opened: what the check will have seen
     try:
@@ -235,7 +235,7 @@ def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyC
         pass  # this process already holds the file with its configuration locked (tbdb sql)
     if read_only:
         try:
-            from tbdb.untrusted import check_catalogue, readable_paths
+            from tbdb.db.untrusted import check_catalogue, readable_paths
             check_catalogue(con, path, identity)  # before any query on the file's tables
             _seal(con, readable_paths(con, path) if values else [])
         except BaseException:
@@ -318,7 +318,7 @@ class Database:
             self.con = connect(self.path, read_only=True)
             try:
                 self._require_current()
-                from tbdb.untrusted import apply_own_views
+                from tbdb.db.untrusted import apply_own_views
                 apply_own_views(self.con, index_view_sql(self._require_values_files()))
             except BaseException:
                 self.con.close()
@@ -350,7 +350,7 @@ class Database:
             raise NotADatabaseError(f"database {self.path!r} was written by an older tbdb "
                                     f"(schema {rev!r}); upgrade the file once with: "
                                     f"tbdb upgrade --db {self.path}")
-        from tbdb.untrusted import check_columns
+        from tbdb.db.untrusted import check_columns
         check_columns(self.con, self.path)  # (the views bind to them: no binder error later)
 
     def _create(self) -> None:
@@ -388,7 +388,7 @@ class Database:
         """The Parquet files the catalogue records, else ``MissingValuesFileError`` naming the
         first that is not there as recorded (every query of ``tb_index_values`` reads them
         all), or ``NotADatabaseError`` for one recorded where tbdb never puts one."""
-        from tbdb.untrusted import recorded_files
+        from tbdb.db.untrusted import recorded_files
         bad, paths = [], []
         for game, table, *f in recorded_files(self.con):
             try:
@@ -451,7 +451,7 @@ class Database:
         with the digest of all their statements.  (Making them takes about 0.15 s, and every
         build opens its file for writing; read-only connections make their own either way.)"""
         from tbdb import games
-        from tbdb.sql_files import statements
+        from tbdb.db.sql_files import statements
         todo = [st for path in games.view_files() for st in statements(path)]
         views = [m.group(1) for m in map(_CREATE_VIEW.match, todo) if m]
         if not views:
@@ -471,9 +471,9 @@ class Database:
     def prepare_for_sql(self) -> None:
         """Make the connection ready to run SQL given to it (``Tablebase.sql``, ``tbdb sql``):
         on a read-only connection, every game's views made as tbdb writes them, in front of the
-        file's (``tbdb.untrusted``); a connection that writes has them in the file already."""
+        file's (``tbdb.db.untrusted``); a connection that writes has them in the file already."""
         if self.read_only and not self._game_views:
-            from tbdb.untrusted import apply_own_game_views
+            from tbdb.db.untrusted import apply_own_game_views
             with self._game_views_lock:
                 if not self._game_views:
                     apply_own_game_views(self.con)
