@@ -188,7 +188,7 @@ def _budget(g, tables, memory, on_workers: bool = False) -> int | None:
     written (each table is checked again, with its real size, before it solves).  A budget
     above this machine's RAM is refused unless it is for a scheduler's workers
     (``on_workers``), which may have more."""
-    if not g.modes or g.modes == ("levels",) or storage_of(g).name != "index":
+    if not g.modes or g.modes == ("levels",) or not storage_of(g).fits_memory:
         if memory is not None:
             budget.parse_memory(memory)  # still a bad value is a bad option
         return None
@@ -374,7 +374,7 @@ def _check_probe_build(g, db) -> None:
     if db is not None:
         raise InvalidOptionError(f"give --db {db!r} or --probe-files, not both (a build into "
                                  f"probe files writes no database)")
-    if kind.name != "index" or kind.by_levels:
+    if not kind.builds_probe_files:
         raise InvalidOptionError(f"{g.name} tables are stored as {kind.name!r}: only index "
                                  f"tables build straight into probe files (build into a "
                                  f"database, then: tbdb export)")

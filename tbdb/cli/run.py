@@ -99,8 +99,7 @@ def _parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             gb.add_argument("--memory", metavar="SIZE", help="memory budget, e.g. 8G: auto "
                             "picks per table the fastest mode whose estimated peak fits, and a "
                             "table that fits none is refused (default: 80%% of the RAM)")
-        kind = storage_of(g)
-        if kind.name == "index" and not kind.by_levels:
+        if storage_of(g).builds_probe_files:
             gb.add_argument("--probe-files", metavar="DIR",
                             help="build into this directory of probe files (what tbdb export "
                                  "writes), each table coded as it is solved, instead of into a "

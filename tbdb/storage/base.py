@@ -72,6 +72,8 @@ class Storage:
     histogram_kind: str = ""  # what its histogram's bins count: 'distance' or 'score'
     by_levels = False  # solved and stored a level at a time (resumable mid-table)
     clusterable = False  # a Dask cluster can build it (``tbdb.cluster.dask_build``)
+    fits_memory = False  # its solve picks the retrograde mode that fits ``--memory``
+    builds_probe_files = False  # ``build --probe-files``: coded into probe files as it solves
     table_type: type[StoredTable] = StoredTable
 
     # ------------------------------------------------------------------ value kind

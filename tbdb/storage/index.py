@@ -40,6 +40,8 @@ class IndexTable(StoredTable):
 
 class IndexStorage(WdlStorage):
     name = "index"
+    fits_memory = True
+    builds_probe_files = True
     values = "tb_index_values"
     order = "idx"
     key_sql = "idx"
