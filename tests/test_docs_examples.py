@@ -1,8 +1,8 @@
-"""The README's example commands, run as they are written, against what their comments and the
-text beside them say they print.  Only the examples that build small tables: the README's first
-command (every CDC endgame up to 3 pieces, about 10 s with the kernels warm) and the 3-piece
-chess tables KRvK and KPvK (a few seconds).  Each command is read from README.md, so a comment
-that no longer matches its command fails here."""
+"""The README's and the docs pages' example commands, run as they are written, against what
+their comments and the text beside them say they print.  Only the examples that build small
+tables: the README's first command (every CDC endgame up to 3 pieces, about 10 s with the
+kernels warm) and the 3-piece chess tables KRvK and KPvK (a few seconds).  Each command is read
+from README.md or docs/*.md, so a comment that no longer matches its command fails here."""
 import json
 import re
 import shlex
@@ -15,13 +15,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+# the README and the handwritten docs pages (an example may stand in both, written alike)
+TEXT = "\n".join([README] + [p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))])
 
 
 def example(prefix: str) -> tuple[list[str], str]:
-    """(the arguments, the comment) of the README's one command line that starts ``prefix``."""
-    found = [line for line in README.splitlines() if line.startswith(prefix)]
+    """(the arguments, the comment) of the one command line of the README and the docs that
+    starts ``prefix`` (where it stands on several pages, it is written the same on each)."""
+    found = {line for line in TEXT.splitlines() if line.startswith(prefix)}
     assert len(found) == 1, (prefix, found)
-    command, _, comment = found[0].partition("  # ")
+    command, _, comment = found.pop().partition("  # ")
     return shlex.split(command), comment.strip()
 
 
@@ -64,20 +67,21 @@ def test_the_first_command_builds_cdc_up_to_three_pieces(here):
 def test_the_first_sql_examples_count_what_they_say(here):
     """A row, the placements it stands for, and positions as a player counts them: the three
     numbers the README gives, each from its own query."""
-    rows_args, rows_said = example('tbdb sql --db tb.duckdb "SELECT position FROM cdc_positions')
+    rows_args, rows_said = example('tbdb sql "SELECT position FROM cdc_positions')
     out = run(rows_args, here)
     assert re.search(r"\(([\d,]+) rows", out).group(1) == rows_said.split()[0], out[-200:]
     placements_args, placements_said = example(
-        'tbdb sql --db tb.duckdb "SELECT sum(multiplicity) FROM cdc_positions')
+        'tbdb sql "SELECT sum(multiplicity) FROM cdc_positions')
     placements = number(run(placements_args, here).split()[2])
     assert placements == number(placements_said)
     players_args, players_said = example(
-        'tbdb sql --db tb.duckdb "SELECT sum(draws) FROM draw_analysis')
+        'tbdb sql "SELECT sum(draws) FROM draw_analysis')
     players = number(run(players_args, here).split()[2])
     assert players == number(players_said)
     # the text beside them: the same numbers, and why they differ
     assert f"stand for {placements_said} placements" in README
     assert f"are {players_said}: what `draw_analysis`" in README
+    assert f"stand for {placements_said} placements" in (ROOT / "docs" / "sql.md").read_text()
     # independent of the views: each drawn stored slot of the 3-piece tables, counted from the
     # raw values with its multiplicity, once for its colours and once with them swapped (no
     # 3-piece material is its own colour swap)
@@ -114,7 +118,7 @@ def test_only_the_promotion_the_comment_names_wins(here):
 
 
 def test_the_longest_mates_the_readme_lists(here):
-    said = re.search(r"Longest\s+mates found: KQvK (\d+) plies, KRvK (\d+),", README)
+    said = re.search(r"Longest\s+mates found: KQvK (\d+) plies, KRvK (\d+),", TEXT)
     assert said, "the README's longest mates"
     out = run(["tbdb", "sql", "--db", "chess.duckdb", "--csv",
                "SELECT table_name, max(longest_win) FROM draw_analysis WHERE table_name IN "
@@ -125,13 +129,13 @@ def test_the_longest_mates_the_readme_lists(here):
 def test_perft_examples(here):
     args, said = example('tbdb perft chess "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1" 5')
     assert run(args, here).strip() == said.replace(",", "")
-    said = re.search(r"`(tbdb perft tictactoe start 9)` prints ([\d,]+)", README)
+    said = re.search(r"`(tbdb perft tictactoe start 9)` prints ([\d,]+)", TEXT)
     assert run(shlex.split(said.group(1)), here).strip() == said.group(2).replace(",", "")
 
 
 def test_the_sql_functions_examples(here):
     lookup = re.search(r"^(SELECT tb_lookup\('cdc', '([^']+)'\)\.best_move); +-- '(\S+)' "
-                       r"\(stored as ([^)]+)\)$", README, re.M)
+                       r"\(stored as ([^)]+)\)$", TEXT, re.M)
     assert lookup, "the README's tb_lookup example"
     out = run(["tbdb", "sql", "--db", "tb.duckdb", "--csv", lookup.group(1)], here)
     assert out.splitlines()[1] == lookup.group(3), out
@@ -166,3 +170,22 @@ def test_the_tictactoe_rules_examples(tmp_path):
     out = run(["tbdb", "sql", "--csv", "SELECT raw_positions, canonical_rows FROM symmetry_stats "
                "WHERE game = 'tictactoe'"], tmp_path)
     assert out.splitlines()[1] == f"{number(stats.group(1))},{number(stats.group(2))}", out
+
+
+def test_the_readme_lookup_prints_what_it_shows(here):
+    """The README's lookup example and the answer shown under it, line for line."""
+    shown = re.search(r'```bash\n(tbdb lookup cdc "[^"\n]+")\n```\n```\n(.*?)```', README, re.S)
+    assert shown, "the README's lookup example"
+    assert run(shlex.split(shown.group(1)), here) == shown.group(2)
+
+
+def test_the_readme_python_example(here):
+    """The README's Python block, run as it is written beside ./tbdb.duckdb: what its first
+    print says it prints."""
+    block = re.search(r"```python\n(.*?)```", README, re.S).group(1)
+    first = next(line for line in block.splitlines() if line.lstrip().startswith("print("))
+    said = first.rpartition("# ")[2].strip()
+    r = subprocess.run([sys.executable, "-c", block], cwd=here, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines()[0] == said, r.stdout
