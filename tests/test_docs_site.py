@@ -20,7 +20,7 @@ COMMANDS = [
 @pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,
                     reason="mkdocs is not installed (the test extra has it)")
 def test_the_site_builds_strict_with_no_warning(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
                         "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site")],
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
