@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "tbprobe.h"
+#include "positions.h"
 
 static tb_position *pos;
 static tb_value *want;
@@ -90,8 +90,7 @@ static void *run(void *arg)
             int st = tb_probe_position(tb, &pos[i], -1, &v);
             p++;
             if (st == TB_CHANGED) c++;
-            else if (st != want[i].status || v.result != want[i].result ||
-                     v.distance != want[i].distance || v.move != want[i].move) w++;
+            else if (!same_answer(st, &v, &want[i])) w++;
         }
     __atomic_fetch_add(&probes, p, __ATOMIC_RELAXED);
     __atomic_fetch_add(&changed_count, c, __ATOMIC_RELAXED);
@@ -114,20 +113,8 @@ int main(int argc, char **argv)
     if (argc < 7) return 2;
     const char *dir = argv[1], *file = argv[3], *mode = argv[5];
     unsigned flags = (unsigned)atoi(argv[6]);
-    char err[512], line[4096];
-    FILE *fp = fopen(argv[2], "r");
-    if (!fp) return 2;
-    size_t cap = 256;
-    pos = malloc(cap * sizeof *pos);
-    while (fgets(line, sizeof line, fp)) {
-        char *tab = strchr(line, '\t');
-        if (!tab) continue;
-        *tab = 0;
-        tab[1 + strcspn(tab + 1, "\n")] = 0;
-        if (n == cap) pos = realloc(pos, (cap *= 2) * sizeof *pos);
-        if (tb_parse(line, tab + 1, &pos[n], err, sizeof err) == TB_OK) n++;
-    }
-    fclose(fp);
+    char err[512];
+    if (!(pos = read_positions(argv[2], &n))) return 2;
     want = malloc(n * sizeof *want);
     size_t orig_len, other_len;
     uint8_t *orig = slurp(file, &orig_len), *other = slurp(argv[4], &other_len);

@@ -7,8 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include "tbprobe.h"
+#include "positions.h"
 
 static tb_base *tb, *indexed, *lazy;
 static tb_position *pos;
@@ -25,9 +24,7 @@ static void *run(void *arg)
             size_t i = (j + start * 7919) % n;   /* each thread in its own order */
             tb_value v;
             tb_base *b = start % 3 == 0 ? tb : start % 3 == 1 ? indexed : lazy;
-            int st = tb_probe_position(b, &pos[i], -1, &v);
-            bad += st != want[i].status || v.result != want[i].result ||
-                   v.distance != want[i].distance || v.move != want[i].move;
+            bad += !same_answer(tb_probe_position(b, &pos[i], -1, &v), &v, &want[i]);
         }
     return (void *)bad;
 }
@@ -35,7 +32,7 @@ static void *run(void *arg)
 int main(int argc, char **argv)
 {
     if (argc < 5) return 2;
-    char err[512], line[2048];
+    char err[512];
     if (tb_open(argv[1], &tb, err, sizeof err) ||
         tb_open_flags(argv[1], TB_OPEN_INDEX, &indexed, err, sizeof err) ||
         tb_open_flags(argv[1], TB_OPEN_LAZY | TB_OPEN_INDEX | TB_OPEN_VERIFY, &lazy, err,
@@ -43,21 +40,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    FILE *fp = fopen(argv[2], "r");
     int threads = atoi(argv[3]);
     rounds = atoi(argv[4]);
-    if (!fp || threads < 1 || threads > 64) return 2;
-    size_t cap = 256;
-    pos = malloc(cap * sizeof *pos);
-    while (fgets(line, sizeof line, fp)) {
-        char *tab = strchr(line, '\t');
-        if (!tab) continue;
-        *tab = 0;
-        tab[1 + strcspn(tab + 1, "\n")] = 0;
-        if (n == cap) pos = realloc(pos, (cap *= 2) * sizeof *pos);
-        if (tb_parse(line, tab + 1, &pos[n], err, sizeof err) == TB_OK) n++;
-    }
-    fclose(fp);
+    if (threads < 1 || threads > 64 || !(pos = read_positions(argv[2], &n))) return 2;
     want = malloc(n * sizeof *want);
     for (size_t i = 0; i < n; i++) tb_probe_position(tb, &pos[i], -1, &want[i]);
     pthread_t t[64];
