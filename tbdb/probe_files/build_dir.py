@@ -33,8 +33,10 @@ from tbdb.probe_files.directory_lock import DirectoryLock
 from tbdb.probe_files.directory import (_write_file, file_name, manifest_entries,
                                         manifest_entry, read_manifest, size_and_sha256,
                                         write_manifest)
-from tbdb.probe_files.format import ProbeFile, check_inside, start_table
-from tbdb.probe_files.header import ProbeFileError
+from tbdb.probe_files.container import ProbeFile, check_inside
+from tbdb.probe_files.format import start_table
+from tbdb.probe_files.header import (SECTION_MOVES, SECTION_ORDER, SECTION_VALUES,
+                                     ProbeFileError)
 from tbdb.probe_files.order import SlotOrder
 from tbdb.probe_files.streamed import (_write, chunk_slots, sample_ranges, sample_slots,
                                        stream_slots)
@@ -44,7 +46,7 @@ from tbdb.storage import storage_of
 WHOLE_CODING_BYTES = 40  # a slot, while a table of at most ``stream_slots()`` is coded
 # a table another one reads is decoded from its file this many slots at a time, each span's
 # blocks on every core straight into int32 (``Stream.span``): ``Stream.all`` (int64, checked,
-# then narrowed) took 6.2 s for a 242M-slot table against 1.25 s so (2026-11-29)
+# then narrowed) took five times as long (benchmarks/RESULTS.md, "Moved from code comments")
 DECODE_SLOTS = 1 << 24
 
 
@@ -54,8 +56,7 @@ class ProbeBuild:
 
     # a table's file is coded before the next table solves, not beside it: the coder's two
     # threads and a solve's parallel kernels on two cores slow each other more than they
-    # overlap (chess, 242M-slot tables: KBNvKQ's solve took 139 s beside the previous
-    # table's coding, 96 s alone; KBNvKR one after the other: 60 s of solve, 40 of coding)
+    # overlap (benchmarks/RESULTS.md, "Moved from code comments")
     write_beside_solve = False
 
     def __init__(self, path: str, game: str, moves: bool = True):
@@ -152,12 +153,12 @@ class ProbeBuild:
     def write_table(self, game: str, table: str, data, seconds: float,
                     next_table: str | None = None) -> int:
         """Code solved ``table`` into its probe file and list it in the manifest; its rows."""
-        if data.storage != "index":
+        if not storage_of(data).builds_probe_files:
             raise ValueError(f"{game} tables are stored as {data.storage!r}: only index tables "
                              f"are built straight into probe files")
         rel = file_name(game, table)
         path = os.path.join(self.path, rel)
-        row = {"table_id": -1, "table_name": table, "storage": "index",
+        row = {"table_id": -1, "table_name": table, "storage": storage_of(data).name,
                "params": json.loads(json.dumps(data.params, sort_keys=True)),  # as the catalogue
                "layout": data.layout,
                "slots": data.slots, "positions": 0}
@@ -247,9 +248,9 @@ def values_at(f: ProbeFile, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     slots = np.asarray(slots, np.int64)
     if len(slots) and (slots.min() < 0 or slots.max() >= f.slots):
         raise ValueError(f"slots {slots.min()}..{slots.max()}: the table has {f.slots}")
-    order = SlotOrder.parse(f.section("ORDR"), f.slots, f.path)
+    order = SlotOrder.parse(f.section(SECTION_ORDER), f.slots, f.path)
     places = slots if order.is_identity else order.positions(slots)
-    return unpack_values(Stream.parse(f.section("VALS"), f.path).gather(places))
+    return unpack_values(Stream.parse(f.section(SECTION_VALUES), f.path).gather(places))
 
 
 class FileValues:
@@ -263,24 +264,24 @@ class FileValues:
 
     def __init__(self, f: ProbeFile):
         self.file = f
-        self.order = SlotOrder.parse(f.section("ORDR"), f.slots, f.path)
+        self.order = SlotOrder.parse(f.section(SECTION_ORDER), f.slots, f.path)
         if not self.order.is_identity:
-            self.result, self.distance = unpack_values(self._decoded("VALS"))
+            self.result, self.distance = unpack_values(self._decoded(SECTION_VALUES))
         else:  # unpacked a chunk at a time: no int32 copy of the whole stream beside them
             self.result = np.empty(f.slots, np.int8)
             self.distance = np.empty(f.slots, np.int16)
-            for lo, hi, values in self._spans("VALS"):
+            for lo, hi, values in self._spans(SECTION_VALUES):
                 self.result[lo:hi], self.distance[lo:hi] = unpack_values(values)
         self._best = None
 
-    def _spans(self, tag: str):
+    def _spans(self, tag: bytes):
         """(lo, hi, their values int32) of section ``tag``'s stream, span by span
         (``DECODE_SLOTS``), in the file's slot order."""
         stream = Stream.parse(self.file.section(tag), self.file.path)
         for lo, hi in _spans(stream):
             yield lo, hi, stream.span(lo, hi)
 
-    def _decoded(self, tag: str) -> np.ndarray:
+    def _decoded(self, tag: bytes) -> np.ndarray:
         """Every value of section ``tag``'s stream (int32), in the game's slot order."""
         out = np.empty(self.file.slots, np.int32)
         for lo, hi, values in self._spans(tag):
@@ -294,7 +295,7 @@ class FileValues:
     @property
     def best(self) -> np.ndarray:
         if self._best is None:
-            self._best = self._decoded("MOVE")
+            self._best = self._decoded(SECTION_MOVES)
         return self._best
 
     @property

@@ -71,9 +71,9 @@ def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 # new symbols made per pass over the stream at most: the passes are most of a file's coding
-# time (chess 4-piece tables, 2026-11-29: 64 a pass, 335 ns a slot of values and 275 of best
-# moves; 256 a pass, 195 and 137 ns, for 0.3% more bits: the ratio below still cuts a round
-# whose pairs are rare)
+# time, and 256 a pass codes about twice as fast as 64 for 0.3% more bits (benchmarks/
+# RESULTS.md, "Moved from code comments"); the ratio below still cuts a round whose pairs are
+# rare
 PAIRS_PER_ROUND = 256
 MIN_PAIR = 8  # a pair seen fewer times does not pay for its entry in the file
 ROUND_RATIO = 2  # a round takes pairs seen at least half as often as its most frequent

@@ -15,7 +15,7 @@ import struct
 import numpy as np
 
 from tbdb.probe_files.coder import DAMAGED
-from tbdb.probe_files.header import ProbeFileError
+from tbdb.probe_files.header import SECTION_CELL_LAYOUT, SECTION_CELLS, ProbeFileError
 
 ALPHABETS = struct.Struct("<IIII")  # value symbols, move symbols, value bits, move bits
 MAX_SYMBOLS = 1 << 16  # of each column: a cell is at most 32 bits
@@ -105,7 +105,8 @@ def direct_sections(values: np.ndarray, moves: np.ndarray | None, where: str) ->
     """The sections of a table held whole: ``values`` (packed int32, ``pack_values``) and
     ``moves`` (int32, or None) per slot."""
     cells = Cells(np.unique(values), np.unique(moves) if moves is not None else None, where)
-    return [(b"CALP", cells.to_bytes()), (b"CELL", cells.pack(values, moves, tail=True))]
+    return [(SECTION_CELL_LAYOUT, cells.to_bytes()),
+            (SECTION_CELLS, cells.pack(values, moves, tail=True))]
 
 
 class Column:
@@ -161,8 +162,8 @@ def write_direct_file(store, game: str, row: dict, moves: bool, path: str, note=
     import os
 
     from tbdb.probe_files.coder import pack_values
-    from tbdb.probe_files.format import file_head
-    from tbdb.probe_files.header import DIRECT, pad8
+    from tbdb.probe_files.container import file_head
+    from tbdb.probe_files.header import LAYOUT_DIRECT, pad8
     from tbdb.probe_files.streamed import IndexRanges, chunk_slots, move_values
     from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
     chunk = chunk_slots() if chunk is None else chunk  # a multiple of 1024: whole bytes
@@ -179,8 +180,9 @@ def write_direct_file(store, game: str, row: dict, moves: bool, path: str, note=
 
         def head(digests) -> bytes:
             return b"".join(file_head(game, row, moves, n, rows,
-                                      [(b"CALP", len(calp), digests[0]),
-                                       (b"CELL", cell_bytes, digests[1])], DIRECT))
+                                      [(SECTION_CELL_LAYOUT, len(calp), digests[0]),
+                                       (SECTION_CELLS, cell_bytes, digests[1])],
+                                      LAYOUT_DIRECT))
 
         fd, tmp = temporary_beside(path)
         try:

@@ -1,31 +1,23 @@
-"""A directory of probe files and its ``manifest.json`` (``ProbeDir``: what ``tbdb.open(DIR)``
-reads), ``tbdb export`` (``export``) and ``tbdb verify --db DIR`` (``verify_dir``)."""
+"""A directory of probe files and its ``manifest.json``: ``ProbeDir`` (what ``tbdb.open(DIR)``
+reads), the manifest read, checked and written.  ``tbdb export`` is ``export_dir.py``'s, ``tbdb
+verify --db DIR`` ``checks.py``'s."""
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import re
-import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from tbdb.errors import MissingTableError
 from tbdb import safe_json
-from tbdb.safe_files import (publish, remove_quietly, remove_stale_temporaries,
-                              temporary_beside)
+from tbdb.safe_files import publish, remove_quietly, temporary_beside
 from tbdb.storage import StoredTable, storage_of
-from tbdb.probe_files.format import ProbeFile, check_inside, meta_of, start_table
-from tbdb.probe_files import native
+import tbdb.probe_files.native as native
+from tbdb.probe_files.container import ProbeFile, check_inside, meta_of
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
-from tbdb.probe_files.streamed import (IndexRanges, bounded_reads, chunk_runs, chunk_slots,
-                                       sample_slots, stream_slots, streamed, write_index_file)
-from tbdb.probe_files.streamed_runs import write_runs_file
-from tbdb.probe_files.direct import write_direct_file
-from tbdb.probe_files.directory_lock import DirectoryLock
-from tbdb.probe_files.tables import table_type
 
 
 def file_name(game: str, table: str) -> str:
@@ -196,7 +188,7 @@ class ProbeDir:
     def open_table(self, row: dict, load: bool = False) -> StoredTable:
         e = self.manifest["files"][row["table_id"]]  # rows are numbered by manifest entry
         f = self.open_file(e["game"], e["table"])
-        return table_type(f)(storage_of(row), self, row, f)
+        return storage_of(f.storage).probe_file.table(storage_of(row), self, row, f)
 
     def native_add(self, game: str, table: str) -> None:
         """Hand an opened table's file to libtbprobe (``native``): after the Python path
@@ -318,28 +310,28 @@ class ProbeDir:
         self.files.clear()
 
 
-# --------------------------------------------------------------------------- export
+_HEADER_FIELDS = ("game", "table", "storage", "params", "layout", "slots", "positions")
 
-@dataclass
-class ExportSummary:
-    out: str
-    written: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)
-    damaged: list = field(default_factory=list)  # kept files whose bytes had changed: rewritten
-    bytes: int = 0
-    seconds: float = 0.0
 
-    def __str__(self) -> str:
-        repaired = (f" ({len(self.damaged)} of them damaged and rewritten: "
-                    f"{', '.join(self.damaged[:3])}{', ...' if len(self.damaged) > 3 else ''})"
-                    if self.damaged else "")
+def header_mismatch(e: dict, f: ProbeFile) -> str | None:
+    """Which field manifest entry ``e`` and its file ``f``'s header disagree on, with both
+    values, or None.  Compared as JSON (``1``, ``1.0`` and ``true`` are not one count), and the
+    binary header's slots and moves flag too: libtbprobe reads those."""
+    def text(v) -> str:
+        return json.dumps(v, sort_keys=True)
 
-        def files(n: int) -> str:
-            return f"{n} file{'' if n == 1 else 's'}"
-        return (f"export to {self.out}: {files(len(self.written))} written{repaired}, "
-                f"{len(self.skipped)} current and kept, {self.bytes:,} bytes in all, "
-                f"{self.seconds:.1f} s")
+    for k in _HEADER_FIELDS:
+        if text(f.meta.get(k)) != text(e.get(k)):
+            return f"its header says {k} {text(f.meta.get(k))[:100]}, the manifest " \
+                   f"{text(e.get(k))[:100]}"
+    if f.slots != e["slots"]:
+        return f"its header says {f.slots} slots, the manifest {e['slots']}"
+    if f.moves != e.get("moves", True):
+        return f"its header says moves {text(f.moves)}, the manifest {text(e.get('moves'))}"
+    return None
 
+
+# --------------------------------------------------------------------------- writing
 
 def _write_file(path: str, data) -> None:
     """Write ``data`` (bytes, or a list of buffers written one after the other) to ``path``
@@ -393,342 +385,3 @@ def write_manifest(out: str, entries: dict) -> None:
                 "files": [entries[k] for k in sorted(entries)]}
     _write_file(os.path.join(out, MANIFEST),
                 (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
-
-
-def export(db: str | None, out: str, game: str | None = None, tables=None, moves: bool = True,
-           progress=True, direct: bool = False) -> ExportSummary:
-    """Write a probe file per built table of ``db`` (of ``game``, named ``tables``) under
-    ``out`` and the manifest; files already current (same source table, same options) are
-    kept.  ``direct``: index tables in direct cells (``tbdb.probe_files.direct``: a probe
-    reads one cell, for several times the size).  The database is opened read-only."""
-    from tbdb import games
-    from tbdb.db.connect import default_db_path
-    from tbdb.db.store import Store
-    t0 = time.perf_counter()
-    db = db or default_db_path()
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise ProbeFileError(f"--out {out!r} exists and is not a directory")
-    # the sizes set in the environment, refused before anything is shown or written
-    stream_slots(), chunk_slots(), sample_slots(), chunk_runs()
-    summary = ExportSummary(out)
-    with Store(db, read_only=True) as store:
-        names = [games.get(game).name] if game else sorted({r["game"] for r in store.tables()})
-        want = []
-        for g in names:
-            built = {name for name, s in store.states(g).items() if s == "done"}
-            chosen = sorted(built) if not tables else list(tables)
-            for t in chosen:
-                if t not in built:
-                    raise MissingTableError(f"table {t!r} of {g} is not built in {db!r}")
-                want.append((g, store.table(g, t)))
-        if not want:  # nothing to write: said, rather than an empty manifest and exit 0
-            what = f"no built {names[0]} table" if game else "no built table"
-            how = f"tbdb build {names[0]} --db {db}" if game else f"tbdb build GAME --db {db}"
-            raise MissingTableError(f"{db!r} holds {what} to export (build one first: {how})")
-        os.makedirs(out, exist_ok=True)
-        lock = DirectoryLock(out, "--out")  # one writer of the directory at a time
-        try:
-            _export(store, out, want, moves, direct, summary, progress)
-        finally:
-            lock.release()
-    summary.seconds = time.perf_counter() - t0
-    return summary
-
-
-def _export(store, out: str, want: list, moves: bool, direct: bool, summary: ExportSummary,
-            progress) -> None:
-    """``export``'s writing, with the directory locked: ``want``'s (game, catalogue row)
-    coded into files under ``out`` and listed in its manifest."""
-    from tbdb.progress import Progress
-    # what exports killed midway left under temporary names (not the files: a file is
-    # only ever renamed into place whole)
-    for g in sorted({"", *(g for g, _ in want)}):
-        remove_stale_temporaries(os.path.join(out, g))
-    old = manifest_entries(out)
-    bar = Progress(sum(storage_of(r).size(r) for _, r in want), "export", mode=progress,
-                   unit="slots")
-    entries = dict(old)
-    # two threads code the streams of the last two tables read while this one reads the
-    # next from the database (the coder's kernels release the GIL; the connection stays
-    # on this thread)
-    pending: list[tuple] = []
-
-    writes: list = []  # files being written (and synced) on a thread of their own
-
-    def finish(g, row, rel, path, source, coded) -> None:
-        parts = coded()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        while len(writes) > 3:  # a few files' bytes in flight at most
-            writes.pop(0).result()
-        writes.append(writer.submit(_write_file, path, parts))
-        record(g, row, rel, source, *size_and_sha256(parts))
-
-    def record(g, row, rel, source, size, sha256) -> None:
-        entries[(g, row["table_name"])] = manifest_entry(g, row, rel, size, sha256, source)
-        summary.written.append(rel)
-        summary.bytes += size
-        bar.finished(storage_of(row).size(row), f"{g} {row['table_name']}")
-
-    # when each table was built, in one query (not one per table: 1,099 for CDC 2-4)
-    built_at = dict(store.query("SELECT table_id, CAST(built AS VARCHAR) FROM tb_tables"))
-    with ThreadPoolExecutor(2) as pool, ThreadPoolExecutor(1) as writer:
-        for g, row in want:
-            built = built_at[row["table_id"]]
-            source = {"table_id": int(row["table_id"]), "built": built,
-                      "moves": bool(moves) or row["storage"] == "runs"}
-            if direct and row["storage"] == "index":  # (absent otherwise: files written
-                source["direct"] = True                # before direct cells stay current)
-            rel = file_name(g, row["table_name"])
-            path = os.path.join(out, rel)
-            e = old.get((g, row["table_name"]))
-            current = e is not None and e.get("source") == source and e["path"] == rel \
-                and os.path.isfile(path) and not os.path.islink(path) \
-                and os.path.getsize(path) == e["size"]
-            if current:
-                # a file is kept only if its bytes are still those written (a flipped byte
-                # is repaired by exporting again; about 0.3 s of CPU per 100 MB)
-                bar.note(f"{g} {row['table_name']} (checking)")
-                if sha256_file(path) != e["sha256"]:
-                    summary.damaged.append(rel)
-                    current = False
-            if current:
-                summary.skipped.append(rel)
-                summary.bytes += e["size"]
-                bar.finished(storage_of(row).size(row), f"{g} {row['table_name']} (current)")
-                continue
-            bar.note(f"{g} {row['table_name']}")
-            if streamed(row) or row["storage"] == "runs":
-                # alone, a chunk at a time (``streamed``, ``streamed_runs``)
-                while pending:
-                    finish(*pending.pop(0))
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                if row["storage"] == "runs":
-                    size, sha256, _ = write_runs_file(store, g, row, path, note=bar.note)
-                elif direct:
-                    size, sha256, _ = write_direct_file(store, g, row, moves, path,
-                                                        note=bar.note)
-                else:
-                    size, sha256, _ = write_index_file(store, g, row, moves, path,
-                                                       note=bar.note)
-                record(g, row, rel, source, size, sha256)
-                continue
-            values = storage_of(row).load(store, row)
-            while len(pending) > 1:  # at most two tables coding while one is read
-                finish(*pending.pop(0))
-            pending.append((g, row, rel, path, source,
-                            start_table(g, row, values, moves, pool, direct)))
-        while pending:
-            finish(*pending.pop(0))
-        for w in writes:
-            w.result()
-    bar.close()
-    write_manifest(out, entries)
-
-
-def verify_dir(path: str, game: str | None = None) -> tuple[int, list[str]]:
-    """(files checked, problems): every file of the manifest (of ``game``, a game's name)
-    against its size, its sha256, its header and its sections' checksums."""
-    from tbdb.probe_files.verify_values import value_problems
-    d = ProbeDir(path)
-    problems = []
-    entries = {k: e for k, e in d.entries.items() if game is None or k[0] == game}
-    sound: set = set()  # the tables whose files pass: their values are checked next
-    for (g, t), e in sorted(entries.items()):
-        fpath = os.path.join(path, e["path"])
-        try:
-            check_inside(fpath, path, "probe file")
-            if os.path.getsize(fpath) != e["size"]:
-                problems.append(f"{e['path']}: {os.path.getsize(fpath)} bytes, the manifest "
-                                f"says {e['size']} (truncated or replaced)")
-                continue
-            if sha256_file(fpath) != e["sha256"]:
-                f = ProbeFile(fpath)
-                bad = f.verify() or ["the header does not match the manifest's sha256"]
-                f.close()
-                problems.append(f"{e['path']}: {bad[0]}")
-                continue
-            f = ProbeFile(fpath)
-            differs = header_mismatch(e, f)
-            f.close()
-            if differs:  # what lookups refuse (entries swapped, a count edited): refused here
-                problems.append(f"{e['path']}: not the file its manifest lists: {differs}; "
-                                f"export it again")
-                continue
-            sound.add((g, t))
-        except FileNotFoundError:
-            problems.append(f"{e['path']}: missing (table {t!r} of {g}); export it again with: "
-                            f"tbdb export --db DB --out {path} --game {g} --table {t}")
-        except ProbeFileError as exc:
-            problems.append(f"{e['path']}: {exc}")
-    try:
-        problems += value_problems(d, d.entries, sound)
-    finally:
-        d.close()
-    return len(entries), problems
-
-
-_HEADER_FIELDS = ("game", "table", "storage", "params", "layout", "slots", "positions")
-
-
-def header_mismatch(e: dict, f: ProbeFile) -> str | None:
-    """Which field manifest entry ``e`` and its file ``f``'s header disagree on, with both
-    values, or None.  Compared as JSON (``1``, ``1.0`` and ``true`` are not one count), and the
-    binary header's slots and moves flag too: libtbprobe reads those."""
-    def text(v) -> str:
-        return json.dumps(v, sort_keys=True)
-
-    for k in _HEADER_FIELDS:
-        if text(f.meta.get(k)) != text(e.get(k)):
-            return f"its header says {k} {text(f.meta.get(k))[:100]}, the manifest " \
-                   f"{text(e.get(k))[:100]}"
-    if f.slots != e["slots"]:
-        return f"its header says {f.slots} slots, the manifest {e['slots']}"
-    if f.moves != e.get("moves", True):
-        return f"its header says moves {text(f.moves)}, the manifest {text(e.get('moves'))}"
-    return None
-
-
-def compare_dir(path: str, db: str, game: str | None = None) -> tuple[int, list[str]]:
-    """(files compared, problems): every slot, key and run of every file of directory
-    ``path`` (of ``game``) decoded and compared with table ``db`` holds, field by field (a file
-    exported with --no-moves is compared without best moves).  The database is opened
-    read-only."""
-    from tbdb import games
-    from tbdb.db.store import Store
-    d = ProbeDir(path)
-    name = games.get(game).name if game else None
-    problems: list[str] = []
-    checked = 0
-    states: dict[str, dict[str, str]] = {}  # per game: one catalogue query, not one per file
-    with Store(db, read_only=True) as store:
-        for (g, t), e in sorted(d.entries.items()):
-            if name is not None and g != name:
-                continue
-            if g not in states:
-                states[g] = store.states(g)
-            row = store.table(g, t)
-            if row is None or states[g].get(t) != "done":
-                problems.append(f"{e['path']}: table {t!r} of {g} is not built in {db!r}")
-                continue
-            f = d.open_file(g, t)
-            try:
-                table = table_type(f)(storage_of(row), d, row, f)
-                if streamed(row):  # a chunk at a time, as it was exported
-                    with IndexRanges(store, row).bounded() as reader:
-                        wrong = _chunk_differences(table, f, reader, chunk_slots())
-                elif row["storage"] == "runs":  # a range of positions at a time, likewise
-                    with bounded_reads(store.con):
-                        wrong = _run_differences(table, f, store, row, chunk_runs())
-                else:
-                    wrong = _differences(table, f, storage_of(row).load(store, row))
-            except ProbeFileError as exc:
-                wrong = [str(exc)]
-            problems += [f"{e['path']}: {w}" for w in wrong]
-            checked += 1
-    d.close()
-    return checked, problems
-
-
-def _chunk_differences(table, f: ProbeFile, reader: IndexRanges, step: int) -> list[str]:
-    """What differs between an index table's probe file and its rows in the database, read
-    ``step`` slots at a time (``_differences`` holds the whole table: 5x5-6 would need tens
-    of GB)."""
-    from tbdb.probe_files.coder import pack_values
-    from tbdb.probe_files.streamed import move_values
-    if f.slots != reader.slots:
-        return [f"{f.slots} slots in the file, {reader.slots} in the database"]
-    wrong = {}  # what -> [slots that differ, the first slot, got, want]
-    for lo, result, distance, best in reader.chunks(step):
-        slots = np.arange(lo, lo + len(result), dtype=np.int64)
-        pairs = [("values at slot", table.values, pack_values(result, distance))]
-        if table.moves is not None:
-            pairs.append(("best moves at slot", table.moves, move_values(result, best)))
-        for what, stream, want in pairs:
-            got = stream.gather(table.positions(slots))
-            bad = np.flatnonzero(got != want)
-            if len(bad):
-                i = int(bad[0])
-                w = wrong.setdefault(what, [0, lo + i, int(got[i]), int(want[i])])
-                w[0] += len(bad)
-    out = [f"{what}: {n:,} differ, the first at {i} ({g} in the file, {w} in the database)"
-           for what, (n, i, g, w) in wrong.items()]
-    if reader.rows_read != f.rows:
-        out.append(f"{f.rows:,} rows in the file, {reader.rows_read:,} in the database")
-    return out
-
-
-def _run_differences(table, f: ProbeFile, store, row: dict, chunk: int) -> list[str]:
-    """What differs between a score-run table's probe file and its runs in the database,
-    read about ``chunk`` runs at a time (``_differences`` holds the whole book: Oware's
-    20-seed book has 1.9 billion runs)."""
-    from tbdb.storage.runs import RunRanges
-    r = table.runs
-    reader = RunRanges(store, row["table_id"], int(row["slots"]),
-                       int(row["params"].get("horizon", 0)), chunk)
-    if len(r.offsets) != reader.positions + 1 or len(r.start) != reader.total:
-        return [f"{len(r.offsets) - 1:,} positions and {len(r.start):,} runs in the file, "
-                f"{reader.positions:,} and {reader.total:,} in the database"]
-    wrong = {}  # what -> [entries that differ, the first, got, want]
-
-    def compare(what: str, first: int, got, want) -> None:
-        bad = np.flatnonzero(np.asarray(got) != np.asarray(want))
-        if len(bad):
-            i = int(bad[0])
-            w = wrong.setdefault(what, [0, first + i, int(got[i]), int(want[i])])
-            w[0] += len(bad)
-
-    for lo, at, counts, cols in reader:
-        if not len(counts):  # a table of no positions
-            continue
-        k = len(cols["idx"])
-        ends = at + np.cumsum(counts)  # ROFF[lo + 1 .. lo + len(counts)]
-        compare("run offsets at position", lo, r.offsets[lo:lo + len(counts)],
-                np.concatenate(([at], ends[:-1])))
-        compare("run starts at run", at, r.start[at:at + k], cols["turns_left_from"])
-        compare("scores at run", at, r.score[at:at + k], cols["score"].astype(np.int8))
-        compare("best moves at run", at, r.move[at:at + k], cols["best_move"].astype(np.int8))
-    compare("run offsets at position", reader.positions, r.offsets[-1:], [reader.total])
-    return [f"{what}: {n:,} differ, the first at {i} ({g} in the file, {w} in the database)"
-            for what, (n, i, g, w) in wrong.items()]
-
-
-def _differences(table, f: ProbeFile, values) -> list[str]:
-    """What differs between a probe file's table and the database's arrays ``values``."""
-    import numpy as np
-
-    from tbdb.probe_files.coder import pack_values
-    from tbdb.probe_files.format import _key_rows
-    from tbdb.solvers.retrograde import NONE
-
-    def compare(what: str, got, want) -> list[str]:
-        got, want = np.asarray(got), np.asarray(want)
-        if got.shape != want.shape:
-            return [f"{what}: {got.shape} in the file, {want.shape} in the database"]
-        bad = np.flatnonzero((got != want).reshape(len(got), -1).any(axis=1)) \
-            if len(got) else []
-        if len(bad):
-            i = int(bad[0])
-            return [f"{what}: {len(bad):,} differ, the first at {i} ({got[i].tolist()} in the "
-                    f"file, {want[i].tolist()} in the database)"]
-        return []
-
-    if f.storage == "index":
-        out = compare("values at slot", table.order.to_slots(table.values.all()),
-                      pack_values(values.result, values.distance))
-        if table.moves is not None:
-            best = np.where(values.result == NONE, -1, values.best)
-            out += compare("best moves at slot", table.order.to_slots(table.moves.all()), best)
-        return out
-    if f.storage == "key":
-        keys, result, distance, best = _key_rows(values)
-        out = compare("keys at row", table.keys, keys) + \
-            compare("results at row", table.result, result) + \
-            compare("distances at row", table.distance, distance)
-        if f.moves:
-            out += compare("best moves at row", table.best, best)
-        return out
-    r = table.runs
-    return (compare("run offsets at position", r.offsets, values.offsets)
-            + compare("run starts at run", r.start, values.start)
-            + compare("scores at run", r.score, values.score)
-            + compare("best moves at run", r.move, values.move))

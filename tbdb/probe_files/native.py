@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import os
 
+from tbdb.probe_files.guard import _module, faults, guard_mapping, unguard_mapping  # noqa: F401
 from tbdb.probe_files.header import CHECK_ON_OPEN, ProbeFileError
+from tbdb.storage import storage_of
 
 #: Files up to this size (``CHECK_ON_OPEN``: those the Python reader checks whole when it opens
 #: them) libtbprobe opens itself on their first probe: their SHA-256 checked against the
@@ -44,7 +46,8 @@ def serves(game) -> bool:
     """Whether single lookups of ``game`` go to libtbprobe: index tables (win/draw/loss, a
     stored best move) and no lookup options; Oware's score runs and the key tables of UTTT and
     tic-tac-toe stay with Python."""
-    return game.name in C_GAMES and game.storage == "index" and not game.lookup_options
+    return game.name in C_GAMES and storage_of(game).probe_file.native and \
+        not game.lookup_options
 
 
 _CURRENT: list = []  # whether the built module matches the checkout's sources (checked once)
@@ -93,44 +96,6 @@ def _matches_checkout(built: str | None) -> bool:
     return False
 
 
-def _module():
-    """The extension if it is built with the mapping guard, whether or not lookups use it
-    (``TBDB_NATIVE=0`` or a stale build leave lookups in Python; the guard still helps)."""
-    try:
-        from tbdb import _tbprobe
-    except ImportError:
-        return None
-    return _tbprobe if hasattr(_tbprobe, "guard_mapping") else None
-
-
-def guard_mapping(address: int, length: int) -> bool:
-    """Absorb a read of ``length`` bytes at ``address`` (a mapping of a probe file) past the
-    end of its file if it is truncated under the reader: the read sees zeros, ``faults()``
-    counts it, instead of SIGBUS killing the process.  Whether the range is guarded (False
-    without the extension, or on a platform without signals)."""
-    m = _module()
-    if m is None or not address or not length:
-        return False
-    try:
-        m.guard_mapping(address, length)
-    except OSError:
-        return False
-    return True
-
-
-def unguard_mapping(address: int) -> None:
-    """Release the range ``guard_mapping`` registered at ``address`` (before it is unmapped)."""
-    m = _module()
-    if m is not None and address:
-        m.unguard_mapping(address)
-
-
-def faults() -> int:
-    """Reads past the end of a truncated file absorbed so far (0 without the extension)."""
-    m = _module()
-    return m.faults() if m is not None else 0
-
-
 class NativeProber:
     """A lazy libtbprobe base over a directory of probe files (``ProbeDir.native``)."""
 
@@ -168,7 +133,7 @@ class NativeProber:
         if file.path in self.added:
             return file.path in self.serving_files
         self.added.add(file.path)
-        if file.storage != "index" or len(file.buf) <= LAZY_LIMIT:
+        if not storage_of(file.storage).probe_file.native or len(file.buf) <= LAZY_LIMIT:
             return False  # (C opens a small file itself, indexed, or has refused it)
         try:
             self.base.add_buffer(file.buf, file.path)

@@ -33,14 +33,15 @@ import numpy as np
 
 from tbdb.probe_files.coder import (Code, _substitute, check_stream_bytes, pack_values,
                                     stream_head, symbol_limit)
-from tbdb.probe_files.header import BLOCK_SLOTS, MOVE_BLOCK_SLOTS, ProbeFileError, pad8
+from tbdb.probe_files.header import (BLOCK_SLOTS, LAYOUT_INDEX, MOVE_BLOCK_SLOTS, SECTION_MOVES,
+                                     SECTION_ORDER, SECTION_VALUES, ProbeFileError, pad8)
 from tbdb.probe_files.order import SlotOrder
 
 # tables of more slots than this are exported streamed (the whole path holds about 40 bytes a
-# slot); below it the whole-stream coder keeps its files.  2^26, not 2^28 as before: a chess
-# 5-piece table without pawns (242M slots) coded whole took 29 s (one pass of the pair
-# substitution after another over all its slots, the best moves' stream the longer), streamed
-# 17 s, for 2.9% more bytes (KBBvKB, 2026-11-29): 12 minutes of the 60 such tables' coding
+# slot); below it the whole-stream coder keeps its files.  2^26, not 2^28 as before: a table
+# coded whole makes one pass of the pair substitution after another over all its slots, and
+# a chess 5-piece table streamed coded in 60% of the time for 3% more bytes
+# (benchmarks/RESULTS.md, "Moved from code comments")
 STREAM_SLOTS = 1 << 26
 CHUNK_SLOTS = 1 << 23  # slots read and coded at a time: about 25 bytes each, 2 chunks in flight
 SAMPLE_SLOTS = 1 << 23  # slots the pair substitution sees (about 25 bytes each, per stream)
@@ -55,6 +56,7 @@ READ_MEMORY_LIMIT = "512MB"
 CHUNK_RUNS = 1 << 20
 ENV = {"stream": "TBDB_EXPORT_STREAM_SLOTS", "chunk": "TBDB_EXPORT_CHUNK_SLOTS",
        "sample": "TBDB_EXPORT_SAMPLE_SLOTS", "runs": "TBDB_EXPORT_CHUNK_RUNS"}
+UNITS = {"runs": "runs"}  # what a setting counts, if not slots
 
 
 def _setting(what: str, default: int, blocks: bool, least: int = 0) -> int:
@@ -69,7 +71,7 @@ def _setting(what: str, default: int, blocks: bool, least: int = 0) -> int:
         value = -1
     if value < (1 if blocks else least) or (blocks and value % BLOCK_SLOTS):
         need = f"a positive multiple of {BLOCK_SLOTS}" if blocks else \
-            f"a count of {'runs' if what == 'runs' else 'slots'} >= {least}"
+            f"a count of {UNITS.get(what, 'slots')} >= {least}"
         raise ValueError(f"{ENV[what]}={text!r}: need {need}")
     return value
 
@@ -90,11 +92,6 @@ def sample_slots() -> int:
 def chunk_runs() -> int:
     """Runs a score-run table is read and written by (``TBDB_EXPORT_CHUNK_RUNS``)."""
     return _setting("runs", CHUNK_RUNS, False, 1)
-
-
-def streamed(row: dict) -> bool:
-    """Whether table ``row`` (a catalogue row) is exported and compared by chunks."""
-    return row["storage"] == "index" and int(row["slots"]) > stream_slots()
 
 
 # --------------------------------------------------------------------------- reading by range
@@ -364,8 +361,7 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
     """``write_index_file`` from ``reader``; ``keep``: each chunk's substituted symbols kept
     from counting to coding (``SampledStream.counted``: a build holds its table in memory
     anyway, an export reads it a chunk at a time and keeps its memory a chunk's)."""
-    from tbdb.probe_files.format import file_head
-    from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
+    from tbdb.safe_files import remove_quietly, temporary_beside
     store = reader.store
     label = f"{game} {row['table_name']}"
     n = reader.slots
@@ -435,45 +431,58 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
             else:
                 each_chunk(lambda s, v: s.encoded(len(v), s.replayed(v)), appended, "coding")
             note(f"{label}: writing")
-            # streamed tables keep the index's slot order: choosing another needs the whole
-            # table in memory to permute (``tbdb.probe_files.order``)
-            order = SlotOrder.identity(n).to_bytes()
-            sections = [(b"ORDR", order, None, len(order), hashlib.sha256(order).digest())]
-            for tag, s, head, out in zip((b"VALS", b"MOVE"), streams, heads, outs):
-                out.write(b"\0" * 8)  # a reader may load 8 bytes at any block's start
-                out.flush()
-                prefix = b"".join(head) + s.tail()
-                digest = hashlib.sha256(prefix)
-                for piece in _pieces(out):
-                    digest.update(piece)
-                sections.append((tag, prefix, out, len(prefix) + s.bytes + 8, digest.digest()))
-            head = file_head(game, row, moves, n, rows,
-                             [(tag, length, digest) for tag, _, _, length, digest in sections])
-            check_target(path, "probe file")
-            fd, tmp = temporary_beside(path)
-            tmps.append(tmp)
-            whole = hashlib.sha256()
-            size = 0
-            with os.fdopen(fd, "wb") as f:
-                def put(data) -> None:
-                    nonlocal size
-                    f.write(data)
-                    whole.update(data)
-                    size += len(data)
-                for part in head:
-                    put(part)
-                for _, prefix, out, length, _ in sections:
-                    put(prefix)
-                    for piece in _pieces(out) if out is not None else ():
-                        put(piece)
-                    put(b"\0" * pad8(length))
-            publish(tmp, path)
+            size, digest = _assemble(game, row, moves, path, n, rows, streams, heads, outs,
+                                     tmps)
         finally:
             for out in outs:
                 out.close()
             for tmp in tmps:
                 remove_quietly(tmp)
-    return size, whole.hexdigest(), rows
+    return size, digest, rows
+
+
+def _assemble(game: str, row: dict, moves: bool, path: str, n: int, rows: int, streams: list,
+              heads: list, outs: list, tmps: list) -> tuple[int, str]:
+    """``_write``'s last step: the file from the streams' heads and their bits coded into the
+    temporary files ``outs``, written beside ``path`` (its temporary name added to ``tmps``)
+    and renamed into place; (its size, its sha256)."""
+    from tbdb.probe_files.container import file_head
+    from tbdb.safe_files import check_target, publish, temporary_beside
+    # streamed tables keep the index's slot order: choosing another needs the whole
+    # table in memory to permute (``tbdb.probe_files.order``)
+    order = SlotOrder.identity(n).to_bytes()
+    sections = [(SECTION_ORDER, order, None, len(order), hashlib.sha256(order).digest())]
+    for tag, s, head, out in zip((SECTION_VALUES, SECTION_MOVES), streams, heads, outs):
+        out.write(b"\0" * 8)  # a reader may load 8 bytes at any block's start
+        out.flush()
+        prefix = b"".join(head) + s.tail()
+        digest = hashlib.sha256(prefix)
+        for piece in _pieces(out):
+            digest.update(piece)
+        sections.append((tag, prefix, out, len(prefix) + s.bytes + 8, digest.digest()))
+    head = file_head(game, row, moves, n, rows,
+                     [(tag, length, digest) for tag, _, _, length, digest in sections],
+                     LAYOUT_INDEX)
+    check_target(path, "probe file")
+    fd, tmp = temporary_beside(path)
+    tmps.append(tmp)
+    whole = hashlib.sha256()
+    size = 0
+    with os.fdopen(fd, "wb") as f:
+        def put(data) -> None:
+            nonlocal size
+            f.write(data)
+            whole.update(data)
+            size += len(data)
+        for part in head:
+            put(part)
+        for _, prefix, out, length, _ in sections:
+            put(prefix)
+            for piece in _pieces(out) if out is not None else ():
+                put(piece)
+            put(b"\0" * pad8(length))
+    publish(tmp, path)
+    return size, whole.hexdigest()
 
 
 def _pieces(f, size: int = 1 << 22):

@@ -20,10 +20,12 @@ import os
 
 import numpy as np
 
-from tbdb.probe_files.header import pad8
+from tbdb.probe_files.header import (LAYOUT_RUNS, SECTION_RUN_MOVES, SECTION_RUN_OFFSETS,
+                                     SECTION_RUN_SCORES, SECTION_RUN_STARTS, pad8)
 
-TAGS = (b"ROFF", b"RSTA", b"RSCO", b"RMOV")
-DTYPES = ("<i8", "<i2", "i1", "i1")  # the sections' element types, as ``start_table``'s
+# a score-run table's sections in order, and their element types (``RunFile`` writes them whole)
+TAGS = (SECTION_RUN_OFFSETS, SECTION_RUN_STARTS, SECTION_RUN_SCORES, SECTION_RUN_MOVES)
+DTYPES = ("<i8", "<i2", "i1", "i1")
 
 
 def section_lengths(positions: int, runs: int) -> list[int]:
@@ -49,7 +51,7 @@ def write_runs_file(store, game: str, row: dict, path: str, note=None,
 
 
 def _write(reader, game: str, row: dict, path: str, note) -> tuple[int, str, int]:
-    from tbdb.probe_files.format import file_head
+    from tbdb.probe_files.container import file_head
     from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
     label = f"{game} {row['table_name']}"
     n, runs = reader.positions, reader.total
@@ -57,7 +59,7 @@ def _write(reader, game: str, row: dict, path: str, note) -> tuple[int, str, int
     # the header's size does not depend on the digests: lay it out with blank ones
     head_bytes = sum(len(b) for b in file_head(game, row, True, n, runs,
                                                [(t, k, bytes(32)) for t, k in
-                                                zip(TAGS, lengths)]))
+                                                zip(TAGS, lengths)], LAYOUT_RUNS))
     places, end = [], head_bytes
     for k in lengths:
         places.append(end)
@@ -91,7 +93,8 @@ def _write(reader, game: str, row: dict, path: str, note) -> tuple[int, str, int
         _pwrite(fd, last, places[0] + 8 * n)
         digests[0].update(last)
         head = file_head(game, row, True, n, runs,
-                         [(t, k, d.digest()) for t, k, d in zip(TAGS, lengths, digests)])
+                         [(t, k, d.digest()) for t, k, d in zip(TAGS, lengths, digests)],
+                         LAYOUT_RUNS)
         _pwrite(fd, b"".join(head), 0)
         whole = hashlib.sha256()
         for piece in _pieces(fd):

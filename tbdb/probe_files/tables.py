@@ -1,19 +1,23 @@
 """A probe file's table as the prober holds it, one class per storage kind: each answers
-``probe`` and ``gather`` exactly as its DuckDB ``StoredTable`` does."""
+``probe`` and ``gather`` exactly as its DuckDB ``StoredTable`` does.  Which class reads a
+file is its kind's layout's (``Storage.probe_file.reader``)."""
 from __future__ import annotations
 
 import os
 
 import numpy as np
 
-from tbdb.storage import StoredTable
-from tbdb.storage.base import check_filled
+from tbdb.storage.base import StoredTable, check_filled
 from tbdb.storage.keys import KeyTable
 from tbdb.storage.runs import RunTable
 from tbdb.probe_files.coder import DAMAGED, Stream, unpack_values
-from tbdb.probe_files.format import ProbeFile
+from tbdb.probe_files.container import ProbeFile
 from tbdb.probe_files.order import SlotOrder
-from tbdb.probe_files.header import ProbeFileError
+from tbdb.probe_files.header import (SECTION_CELL_LAYOUT, SECTION_CELLS, SECTION_KEY_DISTANCES,
+                                     SECTION_KEY_MOVES, SECTION_KEY_RESULTS, SECTION_KEYS,
+                                     SECTION_MOVES, SECTION_ORDER, SECTION_RUN_MOVES,
+                                     SECTION_RUN_OFFSETS, SECTION_RUN_SCORES,
+                                     SECTION_RUN_STARTS, SECTION_VALUES, ProbeFileError)
 
 
 class ProbeIndexTable(StoredTable):
@@ -26,11 +30,12 @@ class ProbeIndexTable(StoredTable):
         from tbdb.solvers.retrograde import NONE
         self.none = int(NONE)
         self.file = file
-        self.order = SlotOrder.parse(file.section("ORDR"), file.slots, file.path)
+        self.order = SlotOrder.parse(file.section(SECTION_ORDER), file.slots, file.path)
         # per digit of the game's index: radix, place in the streams (the kernels' form)
         self.order_array = np.array([self.order.radix, self.order.place], np.int64).T.copy()
-        self.values = Stream.parse(file.section("VALS"), file.path)
-        self.moves = Stream.parse(file.section("MOVE"), file.path) if file.moves else None
+        self.values = Stream.parse(file.section(SECTION_VALUES), file.path)
+        self.moves = (Stream.parse(file.section(SECTION_MOVES), file.path) if file.moves
+                      else None)
         for s in (self.values, self.moves):
             if s is not None and s.n != file.slots:
                 raise ProbeFileError(f"probe file {file.path!r}: a stream of {s.n} slots in a "
@@ -130,8 +135,8 @@ class ProbeDirectTable(ProbeIndexTable):
         self.slots = file.slots
         self.order = SlotOrder.identity(file.slots)  # cells are in the game's own order
         self.order_array = np.array([self.order.radix, self.order.place], np.int64).T.copy()
-        layout = Cells.parse(file.section("CALP"), file.moves, file.path)
-        cells = file.section("CELL")
+        layout = Cells.parse(file.section(SECTION_CELL_LAYOUT), file.moves, file.path)
+        cells = file.section(SECTION_CELLS)
         if len(cells) != layout.cell_bytes(file.slots):
             raise ProbeFileError(f"probe file {file.path!r}: CELL holds {len(cells)} bytes, "
                                  f"{layout.cell_bytes(file.slots)} for {file.slots} slots "
@@ -191,10 +196,11 @@ class ProbeKeyTable(_Watched, KeyTable):
         self.file = file
         n = file.rows
         self.kernels = kernels
-        self.keys = file.section("KEYS", "<i8").reshape(-1, 3)
-        self.result = file.section("KRES", "i1")
-        self.distance = file.section("KDIS", "<i2")
-        self.best = file.section("KMOV", "<i4") if file.moves else np.full(n, -1, np.int32)
+        self.keys = file.section(SECTION_KEYS, "<i8").reshape(-1, 3)
+        self.result = file.section(SECTION_KEY_RESULTS, "i1")
+        self.distance = file.section(SECTION_KEY_DISTANCES, "<i2")
+        self.best = (file.section(SECTION_KEY_MOVES, "<i4") if file.moves
+                     else np.full(n, -1, np.int32))
         if not len(self.keys) == len(self.result) == len(self.distance) == len(self.best) == n:
             raise ProbeFileError(f"probe file {file.path!r}: sections of different lengths "
                                  f"(damaged)")
@@ -213,9 +219,10 @@ class ProbeRunTable(_Watched, RunTable):
         from tbdb.solvers import lookup as kernels
         self.kernels = kernels
         self.file = file
-        offsets = file.section("ROFF", "<i8")
-        start, score, move = (file.section("RSTA", "<i2"), file.section("RSCO", "i1"),
-                              file.section("RMOV", "i1"))
+        offsets = file.section(SECTION_RUN_OFFSETS, "<i8")
+        start, score, move = (file.section(SECTION_RUN_STARTS, "<i2"),
+                              file.section(SECTION_RUN_SCORES, "i1"),
+                              file.section(SECTION_RUN_MOVES, "i1"))
         if (len(offsets) != file.slots + 1 or not len(start) == len(score) == len(move)
                 or offsets[0] != 0 or offsets[-1] != len(start)
                 or (np.diff(offsets) < 0).any()):
@@ -227,11 +234,3 @@ class ProbeRunTable(_Watched, RunTable):
 
     def _load(self) -> None:
         pass
-
-
-TABLE_TYPES = {"index": ProbeIndexTable, "key": ProbeKeyTable, "runs": ProbeRunTable}
-
-
-def table_type(file: ProbeFile) -> type:
-    """The class that reads ``file``'s table: its storage kind's, or direct cells'."""
-    return ProbeDirectTable if file.direct else TABLE_TYPES[file.storage]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbdb.probe_files.format import ProbeFile
+from tbdb.probe_files.container import ProbeFile
 from tbdb.probe_files.header import ProbeFileError
 
 _WHAT = {1: "value", 2: "best move", 3: "result code"}
@@ -32,9 +32,8 @@ class _Values:
             self.best = v.best if f.moves else None
             return
         from tbdb.probe_files.coder import unpack_values
-        from tbdb.probe_files.tables import table_type
         from tbdb.storage import storage_of
-        t = table_type(f)(storage_of(row), store, row, f)
+        t = storage_of(f.storage).probe_file.table(storage_of(row), store, row, f)
         self.result, self.distance = unpack_values(t.values.all())
         self.best = t.moves.all().astype(np.int32) if t.moves is not None else None
 
@@ -81,10 +80,12 @@ def _game_problems(d, g, entries: dict, tables: list[str], checked: set) -> list
     for t in order:
         e = entries[(g.name, t)]
         row = d.table(g.name, t)
+        layout = storage_of(row).probe_file
         try:
-            if row["storage"] == "key":
-                problems += [f"{e['path']}: {p}" for p in _key_problems(d, g, t)]
-            elif row["storage"] == "index" and _generic(g, t):
+            if layout.outcome_section is not None:
+                problems += [f"{e['path']}: {p}"
+                             for p in _outcome_problems(d, g, t, layout.outcome_section)]
+            elif layout.rederived and _generic(g, t):
                 deps = g.dependencies(t)
                 whole = all((g.name, dep) in checked for dep in deps)
                 values = load(t)
@@ -161,7 +162,7 @@ def _index_problems(g, table: str, space, values: _Values, limit: int = 5) -> li
                 out.append(f"{_slot_text(g, table, slot)} (slot {slot}: its "
                            f"{_WHAT[int(flags[i])]}, {_stored(values, slot)})")
     finally:
-        driver._release(space)
+        driver.release(space)
     if not count:
         return []
     held = "1 slot holds" if count == 1 else f"{count:,} slots hold"
@@ -185,11 +186,12 @@ def _slot_text(g, table: str, slot: int) -> str:
         return f"slot {slot}"
 
 
-def _key_problems(d, g, table: str) -> list[str]:
-    """A key table's rows: every stored result an outcome (its rows are positions)."""
+def _outcome_problems(d, g, table: str, section: bytes) -> list[str]:
+    """A key table's rows: every stored result (in ``section``) an outcome (its rows are
+    positions)."""
     from tbdb.solvers import retrograde as k
     f = d.open_file(g.name, table)
-    result = f.section("KRES", "i1")
+    result = f.section(section, "i1")
     bad = np.flatnonzero((result < k.LOSS) | (result > k.WIN))
     if not len(bad):
         return []

@@ -9,6 +9,8 @@ it holds.
     runs.py     RunStorage: a score by plies left as runs (tb_score_runs)
     arrow_rows.py  the Arrow schemas and rows every kind shares (catalogue, stats, texts, levels)
     parquet.py  Parquet values files of index tables and the view that reads them
+    probe_layouts.py  each kind's probe-file layout (``Storage.probe_file``): its sections,
+                its reader, how ``verify --against`` compares it
 """
 from __future__ import annotations
 
@@ -16,10 +18,13 @@ from tbdb.storage.base import RowMissing, Storage, StoredTable
 from tbdb.storage.index import IndexStorage
 from tbdb.storage.keys import KeyStorage
 from tbdb.storage.runs import RunStorage
+from tbdb.storage.probe_layouts import IndexFile, KeyFile, RunFile
 
 INDEX = IndexStorage()
 KEYS = KeyStorage()
 RUNS = RunStorage()
+# set here, not in the kinds' modules: the layouts' readers subclass the kinds' tables
+INDEX.probe_file, KEYS.probe_file, RUNS.probe_file = IndexFile(), KeyFile(), RunFile()
 KINDS: dict[str, Storage] = {s.name: s for s in (INDEX, KEYS, RUNS)}
 
 __all__ = ["INDEX", "KEYS", "KINDS", "RUNS", "IndexStorage", "KeyStorage", "RowMissing",

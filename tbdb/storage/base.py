@@ -75,6 +75,7 @@ class Storage:
     fits_memory = False  # its solve picks the retrograde mode that fits ``--memory``
     builds_probe_files = False  # ``build --probe-files``: coded into probe files as it solves
     table_type: type[StoredTable] = StoredTable
+    probe_file = None  # its probe-file layout (``probe_layouts.ProbeLayout``, set in __init__)
 
     # ------------------------------------------------------------------ value kind
     value_kind: str = "wdl"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from tbdb.storage import arrow_rows
+import tbdb.storage.arrow_rows as arrow_rows
 from tbdb.storage.base import StoredTable, WdlStorage, check_filled
 from tbdb.storage.parquet import arrow_batches
 

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from tbdb.results import LineStep, LookupResult, MoveResult, score_outcome
-from tbdb.storage import arrow_rows
+import tbdb.storage.arrow_rows as arrow_rows
 from tbdb.storage.base import Storage, StoredTable
 
 

@@ -31,6 +31,10 @@ class Kind:
     score: str  # ... for score tables
     random: bool  # a seeded random pick (else best first)
 
+    def label(self, storage) -> str:
+        """The link's words for tables of ``storage``: the field named by its value kind."""
+        return getattr(self, storage.value_kind)
+
 
 KINDS = {k.name: k for k in (
     Kind("longest-win", "longest wins", "highest scores", False),
@@ -55,8 +59,8 @@ def tables(tb, game) -> list[str]:
 
 
 def kinds(game) -> list[dict]:
-    score = storage_of(game).value_kind == "score"
-    return [{"kind": k.name, "label": k.score if score else k.wdl, "random": k.random}
+    storage = storage_of(game)
+    return [{"kind": k.name, "label": k.label(storage), "random": k.random}
             for k in KINDS.values()]
 
 
@@ -101,5 +105,5 @@ def find(tb, game, table: str, kind: str, seed: int = 0, options: dict | None = 
             break
     k = KINDS[kind]
     return {"game": game.name, "table": table, "kind": kind,
-            "label": k.score if storage.value_kind == "score" else k.wdl,
+            "label": k.label(storage),
             "seed": seed if k.random else None, "searched": searched, "positions": out}
