@@ -24,7 +24,7 @@ from tbdb.retrograde import budget
 
 from tbdb.retrograde import driver
 
-from tbdb.retrograde import shared_levels as level_store
+from tbdb.storage import shared_levels
 from tbdb.retrograde.compact import resume_in
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
@@ -32,6 +32,7 @@ from tbdb.retrograde.memory import release_freed_memory, reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
+from tbdb.storage.solve import solve_table, verify_table
 from tbdb.db.store import Store
 from tbdb.db.connect import default_db_path
 from tbdb.db.verify_rows import catalogue_problems
@@ -283,15 +284,15 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 nxt = todo[i + 1] if i + 1 < len(todo) else None
                 shared = kind.shared_store(g, t)
                 if shared is not None:  # rows go to a store other builds share
-                    into = level_store.solve_into(g, store, t, shared, deps, t in rebuild)
+                    into = shared_levels.solve_into(g, store, t, shared, deps, t in rebuild)
                     _die_in_first_table(i, "stage")
                     data = into.data
                     summary.rows += into.new_rows
                     summary.reused += into.reused_rows
                     store.write_table(g.name, t, data, time.perf_counter() - t0)
                 elif kind.by_levels:  # each level stored and checkpointed as it is solved
-                    data = g.solve(t, deps, mode, progress=stage, store=store,
-                                   fresh=t in rebuild)
+                    data = solve_table(g, t, deps, mode, progress=stage, store=store,
+                                       fresh=t in rebuild)
                     _die_in_first_table(i, "stage")
                     summary.rows += store.write_table(g.name, t, data,
                                                       time.perf_counter() - t0)
@@ -305,7 +306,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                     with budget.within(limit), settle, \
                             resume_in(saves_of(path, g.name, t), fresh=t in rebuild), \
                             budget.PeakMeter() as meter, driver.without_best_moves(not moves):
-                        data = g.solve(t, deps, mode, progress=stage)
+                        data = solve_table(g, t, deps, mode, progress=stage)
                     _die_in_first_table(i, "stage")
                     data.estimate_bytes = getattr(data.values, "estimate", None)
                     data.peak_bytes = meter.peak
@@ -560,7 +561,7 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
                         report.damage[f"{name}:{t}"] = [f"not checked: {exc}"]
                         bar.finished(weight[t], t)
                         continue
-                    examples, bad = g.verify(t, values, deps)
+                    examples, bad = verify_table(g, t, values, deps)
                     examples2, bad2 = _verify_catalogue(g, store, t, values)
                     if bad or bad2:
                         report.problems[f"{name}:{t}"] = (bad + bad2, examples + examples2)

@@ -13,7 +13,7 @@ import sys
 
 MOVED = {
     "tbdb.engine": "tbdb.retrograde.driver", "tbdb.compact": "tbdb.retrograde.compact",
-    "tbdb.budget": "tbdb.retrograde.budget", "tbdb.level_store": "tbdb.retrograde.shared_levels",
+    "tbdb.budget": "tbdb.retrograde.budget", "tbdb.level_store": "tbdb.storage.shared_levels",
     "tbdb.memory": "tbdb.retrograde.memory",
     "tbdb.store": "tbdb.db.store", "tbdb.database": "tbdb.db.connect",
     "tbdb.catalogue": "tbdb.db.catalogue", "tbdb.models": "tbdb.db.models",

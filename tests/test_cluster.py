@@ -14,6 +14,7 @@ import pytest
 
 import tbdb
 from tbdb.db.store import Store
+from tbdb.storage.solve import solve_table
 from tbdb.cluster.files import ClusterFileError, TablePaths, verified_manifest
 
 distributed = pytest.importorskip("distributed")
@@ -381,7 +382,7 @@ def test_memory_url_files_write_verify_and_reject_damage():
     from tbdb.cluster.files import read_values, write_table_files
     from tbdb import games
     g = games.get("cdc")
-    data = g.solve("GvC", {}, "auto")
+    data = solve_table(g, "GvC", {}, "auto")
     url = "memory://tbdb-test-files"
     manifest = write_table_files(url, "cdc", "GvC", data, 0.5)
     fs = fsspec.filesystem("memory")

@@ -253,14 +253,14 @@ def test_a_second_build_reuses_the_positions_stored_by_the_first(tmp_path, scori
 
 
 def test_a_killed_second_build_resumes_above_its_stored_levels(tmp_path, monkeypatch):
-    from tbdb.retrograde import shared_levels as level_store
+    from tbdb.storage import shared_levels
     a, b = _overlapping_roots()
     whole = str(tmp_path / "whole.duckdb")
     for root in (a, b):
         tbdb.build("uttt", db=whole, progress=False, **{"from": root.text})
     db = str(tmp_path / "killed.duckdb")
     tbdb.build("uttt", db=db, progress=False, **{"from": a.text})
-    add = level_store.SharedLevels.add_level
+    add = shared_levels.SharedLevels.add_level
     calls = []
 
     def add_then_die(self, values, replace=False):
@@ -269,10 +269,10 @@ def test_a_killed_second_build_resumes_above_its_stored_levels(tmp_path, monkeyp
         calls.append(values.level)
         add(self, values, replace)
 
-    monkeypatch.setattr(level_store.SharedLevels, "add_level", add_then_die)
+    monkeypatch.setattr(shared_levels.SharedLevels, "add_level", add_then_die)
     with pytest.raises(KeyboardInterrupt):
         tbdb.build("uttt", db=db, progress=False, **{"from": b.text})
-    monkeypatch.setattr(level_store.SharedLevels, "add_level", add)
+    monkeypatch.setattr(shared_levels.SharedLevels, "add_level", add)
     table = GAME.plan(**{"from": b.text})[0]
     with tbdb.open(db) as tb:
         kept = tb.sql(f"SELECT level, rows FROM build_levels WHERE table_name = '{table}'"

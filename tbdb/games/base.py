@@ -218,7 +218,7 @@ class Game:
 
     def key_store(self, table: str) -> str | None:
         """Key tables: the table whose rows hold ``table``'s positions when several builds
-        share one store (``tbdb.retrograde.shared_levels``: a build reuses the positions stored there and
+        share one store (``tbdb.storage.shared_levels``: a build reuses the positions stored there and
         adds its new ones; ``table`` keeps only a catalogue row), or None (its own rows)."""
         return None
 
@@ -243,13 +243,12 @@ class Game:
         raise NotImplementedError
 
     def solve(self, table: str, deps: dict[str, Any], mode: str = "auto", progress=None,
-              store=None, fresh: bool = False) -> TableData:
-        """Solve one table (default: the generic retrograde over ``space``, as the game's
-        storage kind solves its tables: a dense index in memory, or level by level into
-        ``store``, each level checkpointed as it is solved; ``fresh``: forget stored levels)."""
-        from tbdb.storage import storage_of
-        return storage_of(self).solve(self, table, deps, mode, progress, store=store,
-                                      fresh=fresh)
+              store=None, fresh: bool = False) -> TableData | None:
+        """Solve one table by the game's own method; None (the default): the game's storage
+        kind solves it by the generic retrograde over ``space`` (``tbdb.storage.solve``: a
+        dense index in memory, or level by level into ``store``, each level checkpointed as
+        it is solved; ``fresh``: forget stored levels)."""
+        return None
 
     def from_stored(self, table: str, row: dict | None, values: Any) -> Any:
         """A table's values as read from the store (or just solved) in the form ``space`` and
@@ -286,10 +285,9 @@ class Game:
 
     def verify(self, table: str, values: Any, deps: dict[str, Any]) -> tuple[list[str], int]:
         """(examples, count) of stored positions whose value, best move, kind or multiplicity
-        the rules and the stored children contradict (generic: the retrograde check of the
-        game's storage kind)."""
-        from tbdb.storage import storage_of
-        return storage_of(self).verify(self, table, values, deps)
+        the rules and the stored children contradict; None (the default): the retrograde
+        check of the game's storage kind (``tbdb.storage.solve.verify_table``)."""
+        return None
 
     # ------------------------------------------------------------------ positions
     def parse(self, text: str) -> Any:

@@ -274,15 +274,15 @@ class CompactValues:
     @property
     def best(self) -> np.ndarray:
         if self._best is None:
-            from tbdb.retrograde.driver import CHUNK_SLOTS
+            from tbdb.retrograde.spaces import CHUNK_SLOTS
             self._best = _whole_best(self.chunks(CHUNK_SLOTS), self.size)
         return self._best
 
     def chunks(self, step: int, best: bool = True):
         """(lo, result, distance, best or None, multiplicity) of slots lo..lo+step, in order;
         best moves are picked here unless the whole arrays exist."""
-        from tbdb.retrograde.budget import rss
-        from tbdb.retrograde.driver import CHUNK_SLOTS
+        from tbdb.retrograde.memory import rss
+        from tbdb.retrograde.spaces import CHUNK_SLOTS
         step = min(step, CHUNK_SLOTS)
         size = self.size
         for lo in range(0, size, step):
@@ -307,8 +307,8 @@ class CompactValues:
         self.saved.clear()
 
     def release(self) -> None:
-        from tbdb.retrograde.driver import _release
-        _release(self.space)
+        from tbdb.retrograde.spaces import release
+        release(self.space)
 
 
 def _initial(space, progress, top: int, saved: "_Saved", resumed=None):
@@ -326,7 +326,7 @@ def _initial(space, progress, top: int, saved: "_Saved", resumed=None):
         remaining = np.zeros(size, _counter_dtype(space))
         start, longest, needs, waits = 0, 0, 0, False
     never = np.iinfo(remaining.dtype).max
-    from tbdb.retrograde.driver import CHUNK_SLOTS, _batches, children_batch
+    from tbdb.retrograde.spaces import CHUNK_SLOTS, batches, children_batch
     step = children_batch(space.max_children)
     summaries = getattr(space, "summaries", None)
     for lo in range(start, size, CHUNK_SLOTS):
@@ -335,7 +335,7 @@ def _initial(space, progress, top: int, saved: "_Saved", resumed=None):
         cp.cp_census(kind, lo, top, state)
         real = lo + np.flatnonzero(kind == 0)
         del kind
-        for batch in _batches(real, step):
+        for batch in batches(real, step):
             if summaries is not None:
                 distinct, ext_loss, _, ext_win, _, ext_draw = summaries(batch)
                 out = cp.cp_init_summaries(batch, distinct, ext_loss, ext_win, ext_draw, top,
@@ -359,7 +359,7 @@ def _initial(space, progress, top: int, saved: "_Saved", resumed=None):
 def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
     """Distance by distance until no position is resolved any later: (state, meta) where the
     state may be a widened copy and meta says where the solve ended."""
-    from tbdb.retrograde.driver import CHUNK_SLOTS, _batches, BATCH_BYTES
+    from tbdb.retrograde.spaces import BATCH_BYTES, CHUNK_SLOTS, batches
     size = space.size
     never = np.iinfo(remaining.dtype).max
     pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
@@ -379,7 +379,7 @@ def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
         for lo in range(0, size, CHUNK_SLOTS << 2):
             hi = min(size, lo + (CHUNK_SLOTS << 2))
             frontier = cp.cp_scan(state, 2 * level, 2 * level + 1, lo, hi)
-            for batch in _batches(frontier, pstep):
+            for batch in batches(frontier, pstep):
                 rows = space.parents(batch, as_bytes=True) if as_bytes else space.parents(batch)
                 count, parent = rows[0], rows[1]
                 codes = rows[2] if as_bytes else parent  # (not read without bytes)
@@ -399,14 +399,14 @@ def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
 def _pending_losses(space, state, level: int, word: int) -> int:
     """Resolve the positions whose last in-table child was won at ``level``: lost at
     1 + max(level, largest external win), the latter asked of the game again."""
-    from tbdb.retrograde.driver import CHUNK_SLOTS, _batches, children_batch
+    from tbdb.retrograde.spaces import CHUNK_SLOTS, batches, children_batch
     pending = word - 3
     top = 0
     summaries = getattr(space, "summaries", None)
     step = children_batch(space.max_children)
     for lo in range(0, space.size, CHUNK_SLOTS << 2):
         found = cp.cp_scan(state, pending, pending, lo, min(space.size, lo + (CHUNK_SLOTS << 2)))
-        for batch in _batches(found, step):
+        for batch in batches(found, step):
             if summaries is not None:
                 ext_win = np.asarray(summaries(batch)[3], np.int16)
             else:
@@ -420,7 +420,7 @@ def _pending_losses(space, state, level: int, word: int) -> int:
 
 
 def _unpack(state, word: int):
-    from tbdb.retrograde.driver import CHUNK_SLOTS
+    from tbdb.retrograde.spaces import CHUNK_SLOTS
     size = len(state)
     result = np.empty(size, np.int8)
     distance = np.empty(size, np.int16)
@@ -434,7 +434,7 @@ def _pick_chunk(space, state, word: int, result, lo: int, out, won=None) -> np.n
     """The best moves of slots lo..lo+len(out) (``result``: their values) into ``out`` int32,
     the children's values read from the state words; ``won``: the counters, whose bytes give
     the best moves of positions won in the table (the rest are picked)."""
-    from tbdb.retrograde.driver import _batches, children_batch
+    from tbdb.retrograde.spaces import batches, children_batch
     out.fill(k.NO_MOVE)
     solved = (result >= k.LOSS) & (result <= k.WIN)
     if won is not None:
@@ -448,7 +448,7 @@ def _pick_chunk(space, state, word: int, result, lo: int, out, won=None) -> np.n
     if pick_best is not None:  # the game's own: moves generated only up to the best one
         pick_best(rows, lo, state, word, out)
         return out
-    for batch in _batches(rows, children_batch(space.max_children)):
+    for batch in batches(rows, children_batch(space.max_children)):
         count, child, move, ext_result, ext_distance = space.children(batch)
         cp.cp_pick_best_state(batch, lo, count, child, move, ext_result, ext_distance, state,
                               word, out)
@@ -469,7 +469,7 @@ def _whole_best(chunks, size: int) -> np.ndarray:
 def _multiplicity(space) -> np.ndarray:
     """Multiplicities from the census again, int8 while they fit (they count a position's
     symmetric images: a handful), else int16."""
-    from tbdb.retrograde.driver import CHUNK_SLOTS
+    from tbdb.retrograde.spaces import CHUNK_SLOTS
     multiplicity = np.empty(space.size, np.int8)
     for lo in range(0, space.size, CHUNK_SLOTS):
         hi = min(space.size, lo + CHUNK_SLOTS)

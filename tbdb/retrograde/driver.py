@@ -7,96 +7,20 @@ level by level for key tables) and returns plain arrays.
 """
 from __future__ import annotations
 
-import contextvars
 import mmap
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol
+from typing import Iterator
 
 import numba
 import numpy as np
 
+from tbdb.retrograde.levels import LevelValues, check_levels, enumerate_levels, \
+    enumerate_unsolved, solve_levels, sort_keys  # noqa: F401  (the driver's API)
+from tbdb.retrograde.spaces import BATCH_BYTES, CHUNK_SLOTS, IndexSpace, IndexValues, \
+    LevelSpace, Progress, batches, children_batch, finds_best_moves, quiet, release, \
+    without_best_moves  # noqa: F401  (the driver's API)
 from tbdb.solvers import retrograde as k
 
 MODES = ("edges", "edge-free", "compact")
-CHUNK_SLOTS = 1 << 22  # slots per census pass
-BATCH_BYTES = 96 << 20  # what one children/parents batch may take
-
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
-
-# whether ``solve_index`` finds best moves (``without_best_moves``)
-_BEST_MOVES = contextvars.ContextVar("tbdb_best_moves", default=True)
-
-
-@contextmanager
-def without_best_moves(skip: bool = True):
-    """Inside (if ``skip``), the edge-free solve finds no best moves: no order keys through
-    the levels and no pass over the draws for their first drawing move (a fifth to a third of
-    a big table's solve), and ``best`` is ``NO_MOVE`` throughout.  For a build whose files
-    keep no moves (``tbdb build --probe-files DIR --no-moves``: a lookup derives the best
-    move from one ply of probes); the other modes find them all the same."""
-    token = _BEST_MOVES.set(not skip)
-    try:
-        yield
-    finally:
-        _BEST_MOVES.reset(token)
-
-
-class IndexSpace(Protocol):
-    size: int
-    max_children: int
-    max_parents: int
-
-    def census(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]: ...
-    def children(self, positions: np.ndarray) -> tuple[np.ndarray, ...]: ...
-    def parents(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
-
-
-class LevelSpace(Protocol):
-    max_children: int
-
-    def roots(self) -> np.ndarray: ...
-    def level(self, keys: np.ndarray) -> np.ndarray: ...
-    def expand(self, keys: np.ndarray) -> tuple[np.ndarray, ...]: ...
-
-
-@dataclass
-class IndexValues:
-    """A solved index table: per slot ``result`` int8 (WIN/DRAW/LOSS, ILLEGAL, NONE),
-    ``distance`` int16, ``best`` int32 move code (-1 none) and ``multiplicity`` int16 (the
-    compact mode keeps ``best`` int16 and ``multiplicity`` int8 where every value fits)."""
-    result: np.ndarray
-    distance: np.ndarray
-    best: np.ndarray
-    multiplicity: np.ndarray
-    mode: str = ""
-    estimate: int | None = None  # the peak bytes expected when the mode was chosen
-
-    @property
-    def size(self) -> int:
-        return len(self.result)
-
-    def chunks(self, step: int, best: bool = True):
-        """(lo, result, distance, best or None, multiplicity) of slots lo..lo+step, in order
-        (``tbdb.retrograde.compact.CompactValues`` makes them from its state words on the way)."""
-        for lo in range(0, self.size, step):
-            hi = min(self.size, lo + step)
-            yield (lo, self.result[lo:hi], self.distance[lo:hi],
-                   self.best[lo:hi] if best else None, self.multiplicity[lo:hi])
-
-
-def _quiet(stage: str, done: int, total: int) -> None:
-    pass
-
-
-def children_batch(width: int) -> int:
-    """Positions per ``children`` call: a batch holds 15 bytes per (position, move slot)."""
-    return int(max(256, min(1 << 20, BATCH_BYTES // (15 * max(width, 1)))))
-
-
-def _batches(positions: np.ndarray, step: int) -> Iterator[np.ndarray]:
-    for lo in range(0, len(positions), step):
-        yield positions[lo:lo + step]
 
 
 def census(space: IndexSpace, result: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +61,7 @@ def solve_index(space: IndexSpace, mode: str = "auto",
                 progress: Progress | None = None) -> IndexValues:
     """Solve an index table in ``mode`` ("edges", "edge-free", "compact", or "auto": the
     fastest that fits the memory budget)."""
-    progress = progress or _quiet
+    progress = progress or quiet
     mode, estimate = choose_mode(space, mode)
     if mode == "compact":
         # its values keep the space: their best moves are picked as they are written
@@ -145,7 +69,7 @@ def solve_index(space: IndexSpace, mode: str = "auto",
         try:
             values = solve_compact(space, progress)
         finally:
-            _release(space)
+            release(space)
         values.estimate = estimate
         return values
     try:
@@ -154,15 +78,8 @@ def solve_index(space: IndexSpace, mode: str = "auto",
         else:
             result, distance, best, multiplicity = _solve_edge_free(space, progress)
     finally:
-        _release(space)
+        release(space)
     return IndexValues(result, distance, best, multiplicity, mode, estimate)
-
-
-def _release(space) -> None:
-    """Let a table drop the batch buffers it keeps between calls (optional in the contract)."""
-    release = getattr(space, "release", None)
-    if release is not None:
-        release()
 
 
 def _solve_edges(space: IndexSpace, progress: Progress):
@@ -180,7 +97,7 @@ def _solve_edges(space: IndexSpace, progress: Progress):
     ext_win_max = np.full(size, -1, np.int16)
     target_parts, code_parts = [], []
     for lo in range(0, size, CHUNK_SLOTS):
-        for batch in _batches(_real(result, lo, min(size, lo + CHUNK_SLOTS)), step):
+        for batch in batches(_real(result, lo, min(size, lo + CHUNK_SLOTS)), step):
             count, child, move, ext_result, ext_distance = space.children(batch)
             start = np.zeros(len(batch), np.int64)
             np.cumsum(count[:-1], out=start[1:])
@@ -226,7 +143,7 @@ def _solve_edge_free(space: IndexSpace, progress: Progress):
     whose codes are not in its move order gives order keys for the solve (``keyed_moves``),
     turned back into codes at its end."""
     keyed = getattr(space, "keyed_moves", None)
-    if keyed is None or not _BEST_MOVES.get():
+    if keyed is None or not finds_best_moves():
         return _edge_free(space, progress)
     keyed(True)
     try:
@@ -254,7 +171,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
         positions = k.ef_census(kind, lo, state)
         real += len(positions)
         multiplicity[lo:hi] = mult
-        for batch in _batches(positions, step):
+        for batch in batches(positions, step):
             if summaries is not None:
                 top = max(top, k.ef_init_summaries(batch, *summaries(batch), state))
                 continue
@@ -282,7 +199,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
             frontier = k.ef_live(entries, state, level)
             k.settle(frontier, settled)
             backed_up += len(frontier)
-            for batch in _batches(frontier, pstep):
+            for batch in batches(frontier, pstep):
                 rows = space.parents(batch, settled) if unsettled else space.parents(batch)
                 with_codes = len(rows) == 3 and size < 1 << 32
                 count, parent = rows[0], rows[1]
@@ -314,7 +231,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
     distance = np.empty(size, np.int16)
     # without best moves what the records hold is no move the solve chose, and none is copied
     # out: 4 bytes a slot neither written nor held (2.8 GB of a 710M-slot table)
-    with_best = _BEST_MOVES.get()
+    with_best = finds_best_moves()
     best = np.empty(size if with_best else 0, np.int32)
     records.unpack(lambda state, lo, hi: k.ef_unpack(state, lo, hi, result, distance, best))
     del records
@@ -402,7 +319,7 @@ def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,
                only_draws: bool = False) -> np.ndarray:
     """The first move in the game's order realising each solved position's value (into
     ``best``; with ``only_draws`` only drawn positions are looked at)."""
-    progress = progress or _quiet
+    progress = progress or quiet
     size = space.size
     best = np.full(size, k.NO_MOVE, np.int32) if best is None else best
     step = children_batch(space.max_children)
@@ -416,7 +333,7 @@ def best_moves(space: IndexSpace, result: np.ndarray, distance: np.ndarray,
             first_draws(rows, result, best)
             progress("best moves", hi, size)
             continue
-        for batch in _batches(rows, step):
+        for batch in batches(rows, step):
             count, child, move, ext_result, ext_distance = space.children(batch)
             k.pick_best(batch, count, child, move, ext_result, ext_distance, result, distance,
                          best)
@@ -440,7 +357,7 @@ def check_chunks(space: IndexSpace, values, progress: Progress | None = None):
     legal move that realises its value.  ``values``: anything with ``chunks`` (whole arrays,
     a compact solve, a stored table read back packed); the children's values are read from
     the values packed as compact's state words, 1-2 bytes a slot."""
-    progress = progress or _quiet
+    progress = progress or quiet
     size = space.size
     step = children_batch(space.max_children)
     state, top = packed_state(values)
@@ -453,14 +370,14 @@ def check_chunks(space: IndexSpace, values, progress: Progress | None = None):
             wrong = (expect_kind != got_kind) | (mult != multiplicity)
             flags = np.where(wrong, 3, 0).astype(np.int8)
             real = lo + np.flatnonzero((kind == 0) & ~wrong)
-            for batch in _batches(real, step):
+            for batch in batches(real, step):
                 count, child, move, ext_result, ext_distance = space.children(batch)
                 k.check_rows(batch, lo, count, child, move, ext_result, ext_distance, state,
                              top, best, flags)
             progress("verify", hi, size)
             yield lo, flags
     finally:
-        _release(space)
+        release(space)
 
 
 def packed_state(values) -> tuple[np.ndarray, int]:
@@ -484,173 +401,3 @@ def packed_state(values) -> tuple[np.ndarray, int]:
     return state, top
 
 
-# --------------------------------------------------------------------------- level by level
-
-@dataclass
-class LevelValues:
-    """One solved level: keys int64[n, 2] sorted, result int8[n], distance int16[n], best
-    int32[n]."""
-    level: int
-    keys: np.ndarray
-    result: np.ndarray
-    distance: np.ndarray
-    best: np.ndarray
-    constraint: np.ndarray | None = None  # as stored (None while solving)
-    multiplicity: np.ndarray | None = None
-
-
-def sort_keys(keys: np.ndarray) -> np.ndarray:
-    """Unique keys int64[n, 2] in (word 0, word 1) order, as the kernels' binary search wants."""
-    if len(keys) == 0:
-        return np.zeros((0, 2), np.int64)
-    order = np.lexsort((keys[:, 1], keys[:, 0]))
-    keys = keys[order]
-    keep = np.ones(len(keys), bool)
-    keep[1:] = (keys[1:, 0] != keys[:-1, 0]) | (keys[1:, 1] != keys[:-1, 1])
-    return np.ascontiguousarray(keys[keep])
-
-
-def enumerate_levels(space: LevelSpace, progress: Progress | None = None) -> dict[int, np.ndarray]:
-    """Every key reachable from the roots, by level (sorted unique keys per level): the highest
-    level first, so a level is complete before it is expanded."""
-    return enumerate_unsolved(space, None, progress)[0]
-
-
-Stored = Callable[[int, np.ndarray], "LevelValues | None"]
-
-
-def enumerate_unsolved(space: LevelSpace, stored: Stored | None = None,
-                       progress: Progress | None = None
-                       ) -> tuple[dict[int, np.ndarray], dict[int, LevelValues]]:
-    """(keys to solve by level, values of reached keys already solved by level).  Each level is
-    completed (highest first) and ``stored(level, keys)`` asked for the values of those of its
-    keys that are already solved (sorted ``LevelValues`` of a subset, or None); those are not
-    expanded, so nothing below an already solved position is enumerated again."""
-    progress = progress or _quiet
-    pending: dict[int, list[np.ndarray]] = {}
-
-    def add(keys: np.ndarray) -> None:
-        if len(keys):
-            levels = space.level(keys)
-            for lv in np.unique(levels):
-                pending.setdefault(int(lv), []).append(keys[levels == lv])
-
-    add(np.asarray(space.roots(), np.int64).reshape(-1, 2))
-    out: dict[int, np.ndarray] = {}
-    known: dict[int, LevelValues] = {}
-    step = children_batch(space.max_children * 2)
-    while pending:
-        lv = max(pending)
-        keys = sort_keys(np.concatenate(pending.pop(lv)))
-        have = stored(lv, keys) if stored is not None else None
-        if have is not None and len(have.keys):
-            known[lv] = have
-            keys = keys[k.find_keys(np.ascontiguousarray(have.keys), keys) < 0]
-        out[lv] = keys
-        for lo in range(0, len(keys), step):
-            terminal, count, child, _ = space.expand(keys[lo:lo + step])
-            live = np.arange(child.shape[1])[None, :] < count[:, None]
-            add(child[live])
-        progress("enumerate", len(out), len(out) + len(pending))
-    return {lv: keys for lv, keys in out.items() if len(keys)}, known
-
-
-def solve_levels(space: LevelSpace, levels: dict[int, np.ndarray],
-                 solved: Callable[[int], LevelValues | None] | None = None,
-                 done: Callable[[LevelValues], None] | None = None,
-                 progress: Progress | None = None,
-                 known: dict[int, LevelValues] | None = None) -> dict[int, LevelValues]:
-    """Solve the enumerated levels from the lowest up.  ``solved(level)`` may return a level
-    already stored (a resumed build); ``done(values)`` is called as each new level is solved
-    (to bulk-load and checkpoint it).  ``known``: values of keys that were reached but are
-    solved already (``enumerate_unsolved``), read as the values of children and not returned."""
-    progress = progress or _quiet
-    known = known or {}
-    out: dict[int, LevelValues] = {}
-    lower: dict[int, LevelValues] = {}  # what the levels above read: solved and known keys
-    order = sorted(levels)
-    for i, lv in enumerate(order):
-        for below in sorted(set(known) - set(lower)):
-            if below < lv:
-                lower[below] = known[below]
-        have = solved(lv) if solved else None
-        if have is not None:
-            out[lv] = have
-        else:
-            result, distance, best = _back_up(space, lv, levels[lv],
-                                              [lower[x] for x in sorted(lower)])
-            out[lv] = LevelValues(lv, levels[lv], result, distance, best)
-            if done:
-                done(out[lv])
-        lower[lv] = _union(out[lv], known[lv]) if lv in known else out[lv]
-        progress("levels", i + 1, len(order))
-    return out
-
-
-def _union(a: LevelValues, b: LevelValues) -> LevelValues:
-    """The keys and values of two disjoint solved parts of one level, sorted by key."""
-    keys = np.concatenate([a.keys, b.keys])
-    order = np.lexsort((keys[:, 1], keys[:, 0]))
-    return LevelValues(a.level, np.ascontiguousarray(keys[order]),
-                       np.concatenate([a.result, b.result])[order],
-                       np.concatenate([a.distance, b.distance])[order],
-                       np.concatenate([a.best, b.best])[order])
-
-
-def _back_up(space: LevelSpace, lv: int, keys: np.ndarray, lower: list[LevelValues]):
-    """(result, distance, best) of one level's keys from the solved lower levels."""
-    starts = np.cumsum([0] + [len(v.keys) for v in lower])
-    result_all = np.concatenate([v.result for v in lower] or [np.zeros(0, np.int8)])
-    distance_all = np.concatenate([v.distance for v in lower] or [np.zeros(0, np.int16)])
-    start_of = {v.level: int(s) for v, s in zip(lower, starts)}
-    by_level = {v.level: np.ascontiguousarray(v.keys) for v in lower}
-    n = len(keys)
-    result = np.empty(n, np.int8)
-    distance = np.empty(n, np.int16)
-    best = np.empty(n, np.int32)
-    step = children_batch(space.max_children * 2)
-    for lo in range(0, n, step):
-        terminal, count, child, move = space.expand(keys[lo:lo + step])
-        rows = np.full(count.shape + (child.shape[1],), -1, np.int64)
-        live = np.arange(child.shape[1])[None, :] < count[:, None]
-        flat = child[live]
-        if len(flat):
-            clv = space.level(flat)
-            found = np.full(len(flat), -1, np.int64)
-            for c in np.unique(clv):
-                sel = clv == c
-                if int(c) in by_level:
-                    hit = k.find_keys(by_level[int(c)], flat[sel])
-                    found[sel] = np.where(hit >= 0, hit + start_of[int(c)], -1)
-            rows[live] = found
-        missing = k.level_values(terminal, count, rows, move, result_all, distance_all,
-                                  result[lo:lo + step], distance[lo:lo + step],
-                                  best[lo:lo + step])
-        if missing:
-            raise RuntimeError(f"level {lv}: {missing} positions have a child that is in no "
-                               f"enumerated level (the game's level() or expand() is wrong)")
-    return result, distance, best
-
-
-def check_levels(space: LevelSpace, values: list[LevelValues], text=str,
-                 key_columns=None) -> tuple[list[str], int]:
-    """(examples, count) of stored key rows whose value or best move one ply of moves and the
-    stored lower levels contradict (a child missing from the table counts too), and, with
-    ``key_columns(keys) -> (constraint, multiplicity)``, whose stored columns differ."""
-    examples: list[str] = []
-    bad_total = 0
-    done: list[LevelValues] = []
-    for v in sorted(values, key=lambda v: v.level):
-        try:
-            result, distance, best = _back_up(space, v.level, v.keys, done)
-            bad = (result != v.result) | (distance != v.distance) | (best != v.best)
-        except RuntimeError:
-            bad = np.ones(len(v.keys), bool)
-        if key_columns is not None and v.multiplicity is not None:
-            constraint, multiplicity = key_columns(v.keys)
-            bad |= (constraint != v.constraint) | (multiplicity != v.multiplicity)
-        for i in np.flatnonzero(bad)[:10 - len(examples)]:
-            examples.append(text(tuple(int(x) for x in v.keys[i])))
-        bad_total += int(bad.sum())
-        done.append(v)
-    return examples, bad_total

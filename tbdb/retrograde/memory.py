@@ -1,4 +1,4 @@
-"""How the process asks the C allocator for memory during builds.
+"""How the process asks the C allocator for memory during builds, and how much it holds.
 
 A build allocates and frees the same large batch arrays (children, parents, edge lists, Arrow
 columns) thousands of times.  glibc serves blocks above its mmap threshold (at most 32 MB by
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
@@ -61,3 +62,13 @@ def release_freed_memory() -> bool:
         return False
     _trim(0)
     return True
+
+
+def rss() -> int:
+    """The process's resident memory now, in bytes."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

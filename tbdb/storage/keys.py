@@ -1,7 +1,7 @@
 """Key storage: exact keys (two int64 words and a constraint) sorted per level in
 ``tb_key_values``, for games whose positions have no dense index.  Levels
 are solved, stored and checkpointed one at a time; builds may share one table's rows
-(``Game.key_store``, ``tbdb.retrograde.shared_levels``)."""
+(``Game.key_store``, ``tbdb.storage.shared_levels``)."""
 from __future__ import annotations
 
 import numpy as np

@@ -8,7 +8,7 @@ Builds (one per root or K, per scoring; see ``tables``):
   (``tbdb build uttt --max-empties K``).
 
 Each is solved level by level (level = empty cells in open boards; every move lowers it) into
-the one store of its scoring, ``<scoring>/positions`` (``Game.key_store``, ``tbdb.retrograde.shared_levels``):
+the one store of its scoring, ``<scoring>/positions`` (``Game.key_store``, ``tbdb.storage.shared_levels``):
 positions a build reaches that are stored already are read back, not solved or expanded again,
 and its new positions are added, so a key has one row per scoring whichever builds reached it.
 Rows are (key0, key1, key_constraint) with key_constraint the canonical representative's

@@ -6,7 +6,7 @@ and ``solve_levels``; the scoring only changes the values of finished games.
 Table names: ``<scoring>/from/<key word 0>.<key word 1>`` (the build of the subtree of the root
 with that canonical key) and ``<scoring>/empties/<K>`` (the build of every legal position with at
 most K empty cells); their rows are all in one store per scoring, ``<scoring>/positions``
-(``tbdb.retrograde.shared_levels``: a build reuses the positions stored there).  ``parse_table_name`` reads
+(``tbdb.storage.shared_levels``: a build reuses the positions stored there).  ``parse_table_name`` reads
 the names back.
 """
 from __future__ import annotations
