@@ -35,7 +35,7 @@ from tbdb.cluster.files import (ClusterFileError, TablePaths, complete, read_sta
                                 stat_tuples, verified_manifest, write_table_files)
 from tbdb.errors import InvalidOptionError
 from tbdb.games.base import StatRow, TableData
-from tbdb.storage.solve import solve_table
+from tbdb.storage import solve as storage_solve
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
 from tbdb.db.store import Store
@@ -94,7 +94,7 @@ def solve_table(game: str, table: str, mode: str, out: str, threads: int | None,
     deps = {d: _dependency(g, out, d) for d in g.dependencies(table)}
     t1 = time.perf_counter()
     with budget.within(memory):
-        data = solve_table(g, table, deps, mode)
+        data = storage_solve.solve_table(g, table, deps, mode)
     return write_table_files(out, game, table, data, time.perf_counter() - t1,
                              read_seconds=t1 - t0)
 

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from tbdb import safe_json
 from tbdb.cluster.fs import OutDir
+from tbdb.db.untrusted import VALUES_SUFFIX, file_stem
 from tbdb.solvers.retrograde import NONE
 
 FORMAT = 1
@@ -47,12 +48,6 @@ class ClusterFileError(ValueError):
     """A table's files under the output directory are missing, incomplete or corrupt."""
 
 
-def _safe(name: str) -> str:
-    """A table name as a file name: kept as it is when it is plain, else percent-quoted."""
-    from urllib.parse import quote
-    return quote(name, safe="-_.+=,")
-
-
 @dataclass(frozen=True)
 class TablePaths:
     """Where one table's files live (paths within ``place``)."""
@@ -64,10 +59,10 @@ class TablePaths:
     @classmethod
     def of(cls, out: str | os.PathLike | OutDir, game: str, table: str) -> TablePaths:
         place = out if isinstance(out, OutDir) else OutDir.of(out)
-        stem = _safe(table)
-        return cls(place, place.join(_safe(game), f"{stem}.json"),
-                   place.join(_safe(game), f"{stem}.values.parquet"),
-                   place.join(_safe(game), f"{stem}.stats.parquet"))
+        stem = file_stem(table)
+        return cls(place, place.join(file_stem(game), f"{stem}.json"),
+                   place.join(file_stem(game), stem + VALUES_SUFFIX),
+                   place.join(file_stem(game), f"{stem}.stats.parquet"))
 
     def all(self) -> tuple[str, str, str]:
         return self.manifest, self.values, self.stats

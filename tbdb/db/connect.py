@@ -450,9 +450,8 @@ class Database:
         file holds them as this tbdb writes them already: the last view made carries a comment
         with the digest of all their statements.  (Making them takes about 0.15 s, and every
         build opens its file for writing; read-only connections make their own either way.)"""
-        from tbdb import games
-        from tbdb.db.sql_files import statements
-        todo = [st for path in games.view_files() for st in statements(path)]
+        from tbdb.db.sql_files import game_view_files, statements
+        todo = [st for path in game_view_files() for st in statements(path)]
         views = [m.group(1) for m in map(_CREATE_VIEW.match, todo) if m]
         if not views:
             return

@@ -34,6 +34,14 @@ def rules_file(name: str) -> Path:
     return here / Path(name).name
 
 
+def game_view_files() -> list:
+    """Every game's SQL views file (``Game.views``: ``sql/games/<file>``), in name order,
+    without importing the games: opening a database makes every game's views, and importing
+    seven games with their kernels took a one-lookup process most of a second.
+    tests/test_games.py checks that these are exactly the files the games name."""
+    return sorted((sql_dir() / "games").glob("*.sql"))
+
+
 _PROBE = "__tbdb_probe"
 
 

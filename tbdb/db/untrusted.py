@@ -178,15 +178,26 @@ def recorded_files(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 def readable_paths(con: duckdb.DuckDBPyConnection, db: str) -> list[str]:
     """The recorded values files that verify (the ones a read-only connection may open);
     ``Store`` names the others when it opens the file.  ``check_catalogue`` first."""
-    from tbdb.storage.parquet import ValuesFile
     out = []
-    for game, table, *f in recorded_files(con):
+    for game, table, path, _, size, sha256 in recorded_files(con):
         try:
-            ValuesFile(*f).check(db, game, table)
+            check_values_file(path, size, sha256, db, game, table)
         except (MissingValuesFileError, NotADatabaseError):
             continue
-        out.append(f[0])
+        out.append(path)
     return out
+
+
+def file_stem(name: str) -> str:
+    """A game or table name as a file name: kept as it is when it is plain, else
+    percent-quoted (cluster builds name their files so)."""
+    from urllib.parse import quote
+    return quote(name, safe="-_.+=,")
+
+
+def values_file_path(home: str, game: str, table: str) -> str:
+    """Where a cluster build keeps a table's values in directory ``home``."""
+    return os.path.join(home, file_stem(game), file_stem(table) + VALUES_SUFFIX)
 
 
 def check_values_file(path: str, size: int, sha256: str, db: str, game: str | None,
@@ -194,14 +205,13 @@ def check_values_file(path: str, size: int, sha256: str, db: str, game: str | No
     """Errors unless ``path`` is the values file of ``game`` table ``table`` as a build
     records it: ``DIR/<game>/<table>.values.parquet``, a file inside DIR (no link out of it),
     of ``size`` bytes and the sha256 recorded."""
-    from tbdb.cluster.files import TablePaths
     what = f"{game} table {table!r}"
     if game is None or table is None:
         raise NotADatabaseError(f"{db!r} records a values file {path!r} for a table it does not "
                                 f"have; tbdb does not read such a file")
     home = os.path.dirname(os.path.dirname(path))
     if not os.path.isabs(path) or os.path.normpath(path) != path or \
-            TablePaths.of(home, game, table).values != path:
+            values_file_path(home, game, table) != path:
         raise NotADatabaseError(f"{db!r} records {path!r} as the values file of {what}, which "
                                 f"tbdb keeps only as DIR/{game}/<table>{VALUES_SUFFIX}; tbdb "
                                 f"does not read such a file")
@@ -264,9 +274,8 @@ def apply_own_game_views(con: duckdb.DuckDBPyConnection) -> None:
     ``apply_own_views``.  Made only before a connection runs SQL it is given
     (``Database.prepare_for_sql``): tbdb's own code reads no game view, and making them takes
     about 0.11 s, most of what opening a file for lookups took."""
-    from tbdb import games
-    from tbdb.db.sql_files import drop_copies_the_file_matches, statements
-    for path in games.view_files():
+    from tbdb.db.sql_files import drop_copies_the_file_matches, game_view_files, statements
+    for path in game_view_files():
         for st in statements(path):
             con.execute(temporary(st))
     # the copies of views the file defines as tbdb does are not needed (and listed each view

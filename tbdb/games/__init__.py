@@ -46,15 +46,6 @@ def all_games() -> list[Game]:
     return list(_all)
 
 
-def view_files() -> list:
-    """Every game's SQL views file (``Game.views``: ``sql/games/<file>``), in name order,
-    without importing the games: opening a database makes every game's views, and importing
-    seven games with their kernels took a one-lookup process most of a second.
-    tests/test_games.py checks that these are exactly the files the games name."""
-    from tbdb.db.sql_files import sql_dir
-    return sorted((sql_dir() / "games").glob("*.sql"))
-
-
 def guess(text: str) -> Game:
     """The one game whose notation ``text`` is written in; none or several is an
     ``InvalidPositionError`` quoting the text and naming the candidates."""

@@ -27,7 +27,7 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionEr
 from tbdb.games.base import (BatchLocation, Game, GameOver, Location, StatRow, TableData,
                              first_row_outside, require_integers, read_padded)
 from tbdb.games.base import BATCH_FORM, OWN_PERFT, SHARED_KEY_STORE  # capabilities
-from tbdb.games.uttt import tables
+import tbdb.games.uttt.tables as tables  # (the module, not the package: no import circle)
 from tbdb.games.uttt.position import SCORINGS, Position, key_text, scoring_code
 from tbdb.options import Option
 from tbdb.solvers.uttt import batch as batch_kernels
