@@ -34,8 +34,8 @@ class _Dispatcher(CPUDispatcher):
     """Numba's dispatcher, but a call from another kernel compiles for the arguments' plain
     types: ``f(x, 0)`` and ``f(x, y)`` share one compiled ``f(int64, int64)`` instead of a
     second one for ``Literal[int](0)``.  The code is the same either way (a literal is typed
-    int64 where it is used), and the compiles were not: the suite's Numba cache held 127 such
-    literal copies, a fifth of its code (chess's move generator six times over).  A kernel that
+    int64 where it is used), and the compiles were not: literal copies were a large share of
+    the suite's Numba cache (benchmarks/RESULTS.md).  A kernel that
     cannot compile without its literal still gets it, after the plain types failed to type."""
 
     def get_call_template(self, args, kws):
@@ -65,9 +65,8 @@ kernel = _njit(cache=True)
 #: A tiny helper (a bit test, a lookup in a constant table) called in hot loops: inlined at
 #: Numba's IR level into every caller, so no call overhead and the caller's loop can be
 #: optimised through it.  ``TBDB_JIT_INLINE=0`` in the environment compiles them as plain
-#: kernels instead (LLVM still inlines what it likes): the same results, compiled three times
-#: faster and run slower (chess's kernels: 137 s to compile against 427 s, its 3-4 piece
-#: pawn tables solved 1.45 times slower; 2026-11-29).  The test suite sets it
+#: kernels instead (LLVM still inlines what it likes): the same results, compiled much
+#: faster and run slower (measured in benchmarks/RESULTS.md).  The test suite sets it
 #: (tests/conftest.py), where compiling takes most of the time; builds leave it unset.
 inline_kernel = _njit(cache=True, inline="always" if INLINE else "never")
 

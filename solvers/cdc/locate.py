@@ -116,7 +116,7 @@ def _key_slot(slot_key, slot_group, k):
 @kernel
 def group_rows(keys):
     """Rows grouped by equal ``keys`` (int64[n]) in one pass and a counting sort, not a sort
-    of the keys (18 ms a million rows): ``(group int32[n], order int64[n], starts int64[g + 1],
+    of the keys: ``(group int32[n], order int64[n], starts int64[g + 1],
     first int64[g])``, the groups numbered as their keys first appear; group j's rows are
     ``order[starts[j]:starts[j + 1]]``, ascending, and its key ``keys[first[j]]``."""
     n = keys.shape[0]
@@ -186,7 +186,7 @@ def material_keys(boards, limit, max_pieces):
     int64[n] (sum over pieces of 6 ** code; -1 for a board whose red side has no piece, -2 for
     black), and the first row (``boards`` int8[n, 32], codes already known to be -1..13) with
     more pieces of a kind than ``limit[code]`` or more than ``max_pieces`` pieces, else -1.
-    (Two passes, keys and the check, cost 26 and 25 ms on a million boards.)  Chunks of rows
+    (Two passes, keys and the check, each cost about what this one does.)  Chunks of rows
     run in parallel; a chunk stops at its first bad row, whose keys then do not matter."""
     n = boards.shape[0]
     keys = np.empty(n, np.int64)

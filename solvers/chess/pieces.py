@@ -153,7 +153,7 @@ def _attacks(desc, sq, by, occ, skip):
 def _ray_attacks(a, d, occ):
     """The squares a slider on ``a`` attacks in direction ``d``: its ray up to and including
     the first occupied square (the ray beyond that square cut off; walking the ray a square at
-    a time cost a third of listing a position's moves)."""
+    a time cost a large part of listing a position's moves)."""
     r = RAY[a, d]
     block = r & occ
     if block == 0:
@@ -211,7 +211,7 @@ def table_moves(desc, sq, side, ep, board, occ, out, victims, order, limit, coun
     king = sq[side]
     # what the other side attacks through the king's square (a king stepping back along a
     # slider's line stays attacked): a king's step that takes nothing is legal where this
-    # is not; asking ``attacked`` of each step cost a third of listing a position's moves
+    # is not; asking ``attacked`` of each step cost a large part of listing a position's moves
     threat = _attacks(desc, sq, 1 - side, occ ^ bit(king), -1)
     free = threat & bit(king) == 0
     # a side not in check whose piece is not pinned cannot expose its king by moving that

@@ -287,7 +287,7 @@ def children(desc, nbr, mirror, in_goal, in_start, goal, start, binom, comb_a, c
     count[r] the distinct in-table children; the other arrays are not written.  Two moves reach
     the same child only when it is its own mirror image (its mover set, B turned, is), so only
     then are child slots ranked (and sorted to drop repeats); otherwise a move is only checked
-    for legality, which makes this pass about a third of the full one.  PICK writes only
+    for legality, which makes this pass much cheaper than the full one.  PICK writes only
     best[positions[r] - lo]: the first move, in the listing's order, whose child's value (read
     from the finished compact ``state`` words of largest value ``top``) realises the
     position's own, and stops there (``pick_best``: no rows written; moves are ranked

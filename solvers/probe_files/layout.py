@@ -16,10 +16,9 @@ FAST_SLOTS = 1 << 22
 @inline_kernel
 def fast_bits(n):
     """The bits of a stream of ``n`` slots' one-lookup table.  A large stream is probed often
-    and its table stays in the caches: 12 bits decode most codes at once (a fresh probe of CC
-    7x7-3's two streams 4.9 -> 3.9 us).  A small one is opened for a few probes while a
-    thousand others are used (CDC's tables): building and missing a 32 KiB table cost more
-    than its longer codes (a lookup over CDC 2-4, 54 -> 67 us with 12 bits everywhere)."""
+    and its table stays in the caches: 12 bits decode most codes at once.  A small one is
+    opened for a few probes while a thousand others are used (CDC's tables): building and
+    missing a 32 KiB table cost more than its longer codes (benchmarks/RESULTS.md)."""
     return FAST_BITS if n >= FAST_SLOTS else SMALL_FAST_BITS
 
 
@@ -88,7 +87,7 @@ def decoding_table(alphabet, pairs, lengths, starts, bit_bytes, block_slots, max
     names a later symbol (BAD_PAIR), a symbol stands for more than a block or a code is longer
     than ``maxlen`` (BAD_SIZE), the lengths are no prefix code (BAD_CODE), or the block starts
     do not ascend inside the bit stream (BAD_STARTS).  One call: the same steps in NumPy cost
-    half a millisecond a stream, twice a table's first probe."""
+    more than a table's first probe."""
     k = len(alphabet)
     n_symbols = len(lengths)
     size = np.ones(n_symbols, np.int64)

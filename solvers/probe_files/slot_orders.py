@@ -32,7 +32,7 @@ def positions_by_table(keys, bounds, orders, digits):
     """The places in their streams of game slots ``keys`` (int64[n]) whose rows are grouped by
     table: rows ``bounds[i]..bounds[i+1]-1`` of table i, whose order is ``orders[i, :digits[i]]``
     (int64[tables, MAX_DIGITS, 2], ``order`` as above).  One call for a batch over a thousand
-    CDC tables, where a NumPy pass per table cost about 30 us each."""
+    CDC tables, where a NumPy pass per table cost more than the lookups."""
     out = np.empty(len(keys), np.int64)
     for i in range(len(bounds) - 1):
         order = orders[i, :digits[i]]
@@ -82,7 +82,7 @@ def order_scores(sym, k, radix, perms, samples):
     1/radix of them), and orders that end in the same two digits every pair whose last two do
     not both wrap: those are counted once per ending, and an order counts only the samples
     that carry further (a 4-piece CDC table has 120 orders, 5 last digits and 20 last pairs;
-    counting every sample's pair for every order was half of an export's time).  The entropy
+    counting every sample's pair for every order was a large part of an export).  The entropy
     is kept as sums, -sum c log2 c over pairs + sum r log2 r over first symbols, so that a pair
     counted changes it by two differences of ``c log2 c``, and is taken off again the same
     way."""

@@ -18,8 +18,8 @@ from tbdb.solvers.retrograde.values import (DRAW, EXT_DRAW, LOSS, NO_EXT, NO_MOV
 
 AHEAD = 4  # rows of parents prefetched ahead in ef_apply
 # The levels find their positions in queues, one per distance, not by scanning the table: a
-# scan per level read every slot's result and distance (51 s of a 710M-slot chess table's
-# 281 s, about 150 levels, even when reading only 65,536-slot blocks known to hold one).
+# scan per level read every slot's result and distance, a large part of a big table's solve
+# even when reading only 65,536-slot blocks known to hold one (benchmarks/RESULTS.md).
 SCAN_BLOCK = 1 << 16
 
 
@@ -61,8 +61,8 @@ def ef_census(kind, lo, state):
     """Records lo..lo + len(kind) from the census's ``kind`` (0: a position): result UNKNOWN for
     a position, else its kind (NONE, ILLEGAL), and no best move.  Returns the positions' slots
     (int64, ascending): the first pass's work.  On every core: NumPy's passes over the records
-    (the best moves filled, the results written, the positions counted and then found) took
-    2 s of a 242M-slot table's 60, on one."""
+    (the best moves filled, the results written, the positions counted and then found) ran
+    on one."""
     n = kind.shape[0]
     nchunk = (n + SCAN_BLOCK - 1) // SCAN_BLOCK
     counts = np.zeros(nchunk + 1, np.int64)
@@ -180,8 +180,8 @@ def group_by(values, keys, n, out, first):
     """``values[:n]`` into ``out`` grouped by ``keys`` ascending (a counting sort, stable): key
     d's at out[first[d]:first[d + 1]] (``first`` int64[largest key + 2], zeroed).  The levels'
     queues group slots by distance, and a level's slots by block of 2^16 before they are
-    backed up: in the order they were queued, a 710M-slot table's levels took 2.5 times as
-    long (parents and their updates scattered over the whole table)."""
+    backed up: in the order they were queued, a big table's levels took much longer
+    (parents and their updates scattered over the whole table)."""
     for i in range(n):
         first[keys[i] + 1] += 1
     for d in range(first.shape[0] - 1):
@@ -245,7 +245,7 @@ def drop_settled(batch, state, count, parent, codes, settled):
     parent of a lost child cannot be).  Most are: of a 242M-slot chess table's 1.28·10^9
     parent entries of lost children, 95% were won already, and ``ef_apply`` visited each
     four times (two threads, each prefetching and then updating); dropped here first, a
-    level of losses backed up 1.6-2.5 times as fast.  A won child's parents are left alone
+    level of losses backs up faster.  A won child's parents are left alone
     (nearly all unknown: they count their won children down)."""
     n = batch.shape[0]
     nchunk = (n + 4095) // 4096
