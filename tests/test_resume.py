@@ -9,7 +9,8 @@ import duckdb
 import pytest
 
 import tbdb
-from tbdb.cli.run import run as cli
+import tbdb.cli.run as cli
+
 BUILD = ["build", "cdc", "--max-pieces", "3", "--no-progress"]
 FINGERPRINT = ("SELECT count(*), sum(hash(t.table_name, v.idx, v.result, v.distance, v.best_move, "
                "v.multiplicity)) FROM tb_index_values v JOIN tb_tables t USING (table_id)")

@@ -12,7 +12,8 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.cli.run import _options, _parser
+from tbdb.cli.commands import parser_for
+from tbdb.cli.parsing import given_options
 from tbdb.options import resolve
 
 EXTRA = {  # positions far from every table a game builds, or just past its limits
@@ -46,9 +47,10 @@ def _misses(tb, g) -> list[str]:
 def _check_runs(command: str, db: str) -> None:
     argv = shlex.split(command)
     assert argv[:2] == ["tbdb", "build"], command
-    args = _parser().parse_args(argv[1:] + ["--db", db])
+    args = parser_for().parse_args(argv[1:] + ["--db", db])
     g = games.get(args.game)
-    options = resolve(f"{g.name} build", g.build_options, _options(args, g.build_options),
+    options = resolve(f"{g.name} build", g.build_options,
+                      given_options(args, g.build_options),
                       defaults=False, text=True)
     assert g.plan(**options), command
 

@@ -19,15 +19,42 @@ import threading
 
 import duckdb
 
+from tbdb.cli.parsing import DB_HELP
+from tbdb.cli.stopping import leave_at_once
+from tbdb.cli.tables import cell_text
 from tbdb.errors import TbdbError, quote
 from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
 
+NAME = "sql"
+WRITES = False
 BATCH = 10_000
 READING = {"SELECT", "EXPLAIN", "PRAGMA"}  # statement types tbdb sql runs
 
 
 class SqlError(TbdbError, ValueError):
     """A statement tbdb sql refuses or DuckDB cannot run."""
+
+
+def add_parser(sub) -> None:
+    q = sub.add_parser(NAME, help="run read-only SQL on the database",
+                       description="Run SQL on the database, read-only (views: draw_analysis, "
+                                   "symmetry_stats, build_progress and each game's; `tbdb games` "
+                                   "lists them). Without a query: an interactive prompt.")
+    q.add_argument("query", nargs="?")
+    q.add_argument("--db", help=DB_HELP)
+    fmt = q.add_mutually_exclusive_group()
+    fmt.add_argument("--csv", action="store_true", help="write every row as CSV")
+    fmt.add_argument("--json", action="store_true", help="write every row as JSON lines")
+    fmt.add_argument("--parquet", metavar="FILE", help="write every row to a Parquet file")
+    q.add_argument("--limit", type=int, default=40, metavar="N",
+                   help="rows shown as a table (default 40); --all shows all")
+    q.add_argument("--all", action="store_true", help="show every row as a table")
+
+
+def on_signals(run):
+    """Leave at once, but on the main thread: there Ctrl-C cancels the query running
+    (``_run_cancellable``) and, at the prompt, clears the line."""
+    return leave_at_once(NAME, run, worker=False)
 
 
 def statements(con: duckdb.DuckDBPyConnection, text: str) -> list:
@@ -82,6 +109,9 @@ def _execute(con, query: str):
 def run(args) -> int:
     import tbdb
     from tbdb.db.connect import default_db_path
+    if args.db and os.path.isdir(args.db):
+        raise SqlError(f"{args.db!r} is a directory of probe files, which answer lookups only: "
+                       f"sql needs the DuckDB database they were exported from")
     path = args.db or default_db_path()
     if args.parquet:
         target = os.path.abspath(args.parquet)
@@ -204,7 +234,6 @@ def _write_parquet(con, query: str, path: str) -> None:
 
 
 def _print_table(cur, columns: list[str], limit: int | None) -> None:
-    from tbdb.cli.run import cell_text
     shown: list[list[str]] = []
     total = 0
     for rows in _batches(cur):
