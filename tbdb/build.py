@@ -26,6 +26,7 @@ from tbdb.retrograde import driver
 
 from tbdb.storage import shared_levels
 from tbdb.retrograde.compact import resume_in
+from tbdb.retrograde.spaces import DAMAGED_SAVE, RESUMED, RESUMED_CHILDREN
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
 from tbdb.retrograde.memory import release_freed_memory, reuse_freed_memory
@@ -237,101 +238,146 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         store.plan(g.name, tables)
         states = store.states(g.name)
         todo = [t for t in tables if states.get(t) != "done" or t in rebuild]
-        summary = BuildSummary(g.name, path, len(tables), skipped=len(tables) - len(todo))
-        needed: dict[str, int] = {}  # keep in memory only what a table still to build reads
-        for t in todo:
-            for d in g.dependencies(t):
-                needed[d] = needed.get(d, 0) + 1
-        cache: dict[str, object] = {}
+        run = _Run(g, store, path, mode, rebuild, limit, moves, todo,
+                   BuildSummary(g.name, path, len(tables), skipped=len(tables) - len(todo)))
         weight = _weights(g, tables)
-        bar = Progress(sum(weight.values()), f"{g.name} build", mode=progress,
-                       initial=sum(weight[t] for t in tables if t not in todo))
-        if summary.skipped:
-            bar.say(f"{g.name}: resuming: {summary.skipped} of {len(tables)} tables already "
-                    f"done")
-        writer = _Writer(store)
-        kind = storage_of(g)
-        compiling = _CompileNotice(bar, g.name)
+        run.bar = Progress(sum(weight.values()), f"{g.name} build", mode=progress,
+                           initial=sum(weight[t] for t in tables if t not in todo))
+        if run.summary.skipped:
+            run.bar.say(f"{g.name}: resuming: {run.summary.skipped} of {len(tables)} tables "
+                        f"already done")
+        run.writer = _Writer(store)
+        compiling = _CompileNotice(run.bar, g.name)
         try:
             compiling.install()
             for i, t in enumerate(todo):
-                deps = _dependencies(g, t, store, cache, solving=True)
-                if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
-                        or not store.write_beside_solve:
-                    writer.wait(summary)
-                    store.mark_building(g.name, t)  # later ones: with the previous commit
-                    _die_in_first_table(i, "1")
                 compiling.table = t
-                bar.note(t)
-
-                def stage(what, done, total, t=t, i=i):  # once a stage reports, it has compiled
-                    _die_in_first_table(i, "stage")
-                    if what == "resumed":  # a compact solve picked up its saved state
-                        bar.say(f"{g.name}: {t}: resuming its solve at distance {done} "
-                                f"(saved state)")
-                        return
-                    if what.startswith("damaged save: "):  # never resumed from
-                        bar.say(f"{g.name}: {t}: its saved solve cannot be used "
-                                f"({what[len('damaged save: '):]}); solving it from the start")
-                        return
-                    if what == "resumed children":  # saved inside its first pass
-                        bar.say(f"{g.name}: {t}: resuming its children pass at slot "
-                                f"{done:,} of {total:,} (saved state)")
-                        return
-                    bar.note(f"{t}: {what} {100 * done // max(total, 1)}%")
-
-                t0 = time.perf_counter()
-                nxt = todo[i + 1] if i + 1 < len(todo) else None
-                shared = kind.shared_store(g, t)
-                if shared is not None:  # rows go to a store other builds share
-                    into = shared_levels.solve_into(g, store, t, shared, deps, t in rebuild)
-                    _die_in_first_table(i, "stage")
-                    data = into.data
-                    summary.rows += into.new_rows
-                    summary.reused += into.reused_rows
-                    store.write_table(g.name, t, data, time.perf_counter() - t0)
-                elif kind.by_levels:  # each level stored and checkpointed as it is solved
-                    data = solve_table(g, t, deps, mode, progress=stage, store=store,
-                                       fresh=t in rebuild)
-                    _die_in_first_table(i, "stage")
-                    summary.rows += store.write_table(g.name, t, data,
-                                                      time.perf_counter() - t0)
-                else:
-                    # the previous table's write runs beside this solve, and the cache keeps
-                    # tables for later ones, unless the memory they hold would let this
-                    # table take a faster mode (``budget.choose``): then the write is waited
-                    # for and the cache emptied (its tables are read again when needed)
-                    settle = budget.settling(lambda: _settle(writer, summary, cache),
-                                             lambda: writer.holding() + _cache_bytes(cache))
-                    with budget.within(limit), settle, \
-                            resume_in(saves_of(path, g.name, t), fresh=t in rebuild), \
-                            budget.PeakMeter() as meter, driver.without_best_moves(not moves):
-                        data = solve_table(g, t, deps, mode, progress=stage)
-                    _die_in_first_table(i, "stage")
-                    data.estimate_bytes = getattr(data.values, "estimate", None)
-                    data.peak_bytes = meter.peak
-                    writer.write(summary, g.name, t, data, time.perf_counter() - t0, nxt)
-                summary.built.append(t)
-                if needed.get(t):
-                    cache[t] = g.dependency_form(t, g.from_stored(t, {"params": data.params},
-                                                                  data.values))
-                for d in deps:
-                    needed[d] -= 1
-                    if needed[d] == 0:
-                        cache.pop(d, None)
-                _trim_cache(g, cache, todo[i + 1:], limit)
-                bar.finished(weight[t], f"{t} ({time.perf_counter() - t0:.1f} s{_memory(data)})")
+                data = run.table(i, t)
+                run.bar.finished(weight[t], f"{t} ({time.perf_counter() - run.started:.1f} s"
+                                            f"{_memory(data)})")
                 # the writer and the cache hold what they still need: keep no other reference
                 # to this table through the next one's solve (Oware's 19-seed book is 5 GB)
-                data = deps = None
-            writer.wait(summary)
+                data = None
+            run.writer.wait(run.summary)
         finally:
             compiling.remove()
-            writer.close()
-            bar.close()
+            run.writer.close()
+            run.bar.close()
             _drop_empty(f"{path}.solving")
-    summary.seconds = time.perf_counter() - start
-    return summary
+    run.summary.seconds = time.perf_counter() - start
+    return run.summary
+
+
+def _event_line(what: str, done: int, total: int) -> str | None:
+    """The line a solve's event is said in (``tbdb.retrograde.spaces``: a resumed or damaged
+    save), or None for a stage's share done."""
+    if what == RESUMED:
+        return f"resuming its solve at distance {done} (saved state)"
+    if what.startswith(DAMAGED_SAVE):  # never resumed from
+        return (f"its saved solve cannot be used ({what[len(DAMAGED_SAVE):]}); solving it "
+                f"from the start")
+    if what == RESUMED_CHILDREN:
+        return f"resuming its children pass at slot {done:,} of {total:,} (saved state)"
+    return None
+
+
+@dataclass
+class _Run:
+    """One build's state between its tables: where it writes, what it keeps for the tables
+    still to solve, what it has done."""
+    g: object
+    store: object
+    path: str
+    mode: str
+    rebuild: tuple
+    limit: int | None
+    moves: bool
+    todo: list
+    summary: BuildSummary
+    bar: Progress | None = None
+    writer: object = None
+    started: float = 0.0  # when the table being built started to solve
+    cache: dict = field(default_factory=dict)  # solved tables later ones read
+    needed: dict = field(default_factory=dict)  # how many tables still to build read each
+
+    def __post_init__(self):
+        self.kind = storage_of(self.g)
+        for t in self.todo:
+            for d in self.g.dependencies(t):
+                self.needed[d] = self.needed.get(d, 0) + 1
+
+    def stage(self, i: int, t: str):
+        """The progress callback of table ``t`` (the ``i``-th to build)."""
+        def stage(what, done, total):  # once a stage reports, it has compiled
+            _die_in_first_table(i, "stage")
+            line = _event_line(what, done, total)
+            if line is not None:
+                self.bar.say(f"{self.g.name}: {t}: {line}")
+            else:
+                self.bar.note(f"{t}: {what} {100 * done // max(total, 1)}%")
+        return stage
+
+    def table(self, i: int, t: str):
+        """Solve and write table ``t``, the ``i``-th to build; its data."""
+        g, store, summary, kind = self.g, self.store, self.summary, self.kind
+        deps = _dependencies(g, t, store, self.cache, solving=True)
+        if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
+                or not store.write_beside_solve:
+            self.writer.wait(summary)
+            store.mark_building(g.name, t)  # later ones: with the previous commit
+            _die_in_first_table(i, "1")
+        self.bar.note(t)
+        stage = self.stage(i, t)
+        t0 = self.started = time.perf_counter()
+        shared = kind.shared_store(g, t)
+        if shared is not None:  # rows go to a store other builds share
+            into = shared_levels.solve_into(g, store, t, shared, deps, t in self.rebuild)
+            _die_in_first_table(i, "stage")
+            data = into.data
+            summary.rows += into.new_rows
+            summary.reused += into.reused_rows
+            store.write_table(g.name, t, data, time.perf_counter() - t0)
+        elif kind.by_levels:  # each level stored and checkpointed as it is solved
+            data = solve_table(g, t, deps, self.mode, progress=stage, store=store,
+                               fresh=t in self.rebuild)
+            _die_in_first_table(i, "stage")
+            summary.rows += store.write_table(g.name, t, data, time.perf_counter() - t0)
+        else:
+            data = self.solve_in_memory(i, t, deps, stage)
+            nxt = self.todo[i + 1] if i + 1 < len(self.todo) else None
+            self.writer.write(summary, g.name, t, data, time.perf_counter() - t0, nxt)
+        summary.built.append(t)
+        self.keep(t, data, deps, i)
+        return data
+
+    def solve_in_memory(self, i: int, t: str, deps: dict, stage):
+        """Solve an index table within the memory budget, resumable from its saves.  The
+        previous table's write runs beside this solve, and the cache keeps tables for later
+        ones, unless the memory they hold would let this table take a faster mode
+        (``budget.choose``): then the write is waited for and the cache emptied (its tables
+        are read again when needed)."""
+        settle = budget.settling(lambda: _settle(self.writer, self.summary, self.cache),
+                                 lambda: self.writer.holding() + _cache_bytes(self.cache))
+        with budget.within(self.limit), settle, \
+                resume_in(saves_of(self.path, self.g.name, t), fresh=t in self.rebuild), \
+                budget.PeakMeter() as meter, driver.without_best_moves(not self.moves):
+            data = solve_table(self.g, t, deps, self.mode, progress=stage)
+        _die_in_first_table(i, "stage")
+        data.estimate_bytes = getattr(data.values, "estimate", None)
+        data.peak_bytes = meter.peak
+        return data
+
+    def keep(self, t: str, data, deps: dict, i: int) -> None:
+        """Keep ``t`` for the tables still to build that read it; drop what none reads."""
+        g = self.g
+        if self.needed.get(t):
+            self.cache[t] = g.dependency_form(t, g.from_stored(t, {"params": data.params},
+                                                               data.values))
+        for d in deps:
+            self.needed[d] -= 1
+            if self.needed[d] == 0:
+                self.cache.pop(d, None)
+        _trim_cache(g, self.cache, self.todo[i + 1:], self.limit)
 
 
 class _CompileNotice(numba_event.Listener):

@@ -124,7 +124,8 @@ def test_a_solve_stopped_inside_its_children_pass_resumes_there(tmp_path, monkey
     from tbdb.retrograde.compact import saved_solve
     from tbdb.games.chinese_checkers.tables import RhombusTable
     monkeypatch.setattr(compact, "SAVE_SECONDS", 0.0)
-    monkeypatch.setattr(engine, "CHUNK_SLOTS", 4096)  # 5x5-2: 19 chunks
+    from tbdb.retrograde import spaces
+    monkeypatch.setattr(spaces, "CHUNK_SLOTS", 4096)  # 5x5-2: 19 chunks (the compact passes)
     want = driver.solve_index(RhombusTable(5, 2), "edges")
 
     def stop(stage, done, total):

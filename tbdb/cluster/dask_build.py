@@ -193,24 +193,9 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
         game, mode, rebuild, memory, on_workers=client is not None or cluster != "local",
         **options)
     tables = planned if tables is None else [g.check_table(t) for t in tables]
-    if not storage_of(g).clusterable:
-        raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
-                                 f"{g.storage!r} tables: build it without --cluster")
-    if not cluster and client is None:
-        raise InvalidOptionError(f"--out {out!r} is for cluster builds: add --cluster local or "
-                                 f"--cluster tcp://HOST:PORT")
-    if not out:
-        raise InvalidOptionError("--cluster needs --out DIR: the directory (shared by the "
-                                 "workers) where tables are written")
+    _check_cluster(g, out, cluster, client, workers)
     place = OutDir.of(out)  # an URL whose filesystem is missing fails here, before any work
     copy = self_contained or not place.local
-    if client is None:
-        _dask()
-        if cluster != "local" and not cluster.startswith(("tcp://", "tls://", "inproc://")):
-            raise InvalidOptionError(f"--cluster {cluster!r}: give 'local' or a scheduler "
-                                     f"address such as tcp://HOST:8786")
-        if workers is not None and workers < 1:
-            raise InvalidOptionError(f"--workers {workers}: give at least 1")
     path = str(db) if db is not None else default_db_path()
     start = time.perf_counter()
     summary = ClusterSummary(g.name, path, len(tables))
@@ -233,16 +218,7 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
         in_db = {t for t in tables if states.get(t) == "done" and t not in rebuild}
         todo = [t for t in tables if t not in in_db]
         summary.skipped = len(in_db)
-        read = {d for t in todo for d in g.dependencies(t)}
-        t0 = time.perf_counter()
-        for d in sorted(read - set(todo)):  # done in the database: workers read them as files
-            if states.get(d) != "done":
-                raise InvalidOptionError(f"table {d!r} is read by this build but is neither in "
-                                         f"it nor built in {path!r}")
-            if complete(out, g.name, d) is None:
-                _export(store, g, out, d)
-                summary.exported.append(d)
-        summary.export_seconds = time.perf_counter() - t0
+        _export_read(store, g, out, todo, states, summary)
         on_disk = {t: m for t in todo if (m := complete(out, g.name, t)) is not None}
         weight = {t: max(int(g.weight(t)), 1) for t in tables}
         bar = Progress(sum(weight.values()), f"{g.name} cluster build", mode=progress,
@@ -278,6 +254,41 @@ def build_cluster(game: str, db: str | None = None, *, out: str, cluster: str | 
     summary.values_in = "the database" if copy else f"Parquet files under {out!r}"
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _check_cluster(g, out, cluster, client, workers) -> None:
+    """Refuse a cluster build that cannot be one, before anything is written."""
+    if not storage_of(g).clusterable:
+        raise InvalidOptionError(f"--cluster builds index-storage games; {g.name} stores "
+                                 f"{g.storage!r} tables: build it without --cluster")
+    if not cluster and client is None:
+        raise InvalidOptionError(f"--out {out!r} is for cluster builds: add --cluster local or "
+                                 f"--cluster tcp://HOST:PORT")
+    if not out:
+        raise InvalidOptionError("--cluster needs --out DIR: the directory (shared by the "
+                                 "workers) where tables are written")
+    if client is None:
+        _dask()
+        if cluster != "local" and not cluster.startswith(("tcp://", "tls://", "inproc://")):
+            raise InvalidOptionError(f"--cluster {cluster!r}: give 'local' or a scheduler "
+                                     f"address such as tcp://HOST:8786")
+        if workers is not None and workers < 1:
+            raise InvalidOptionError(f"--workers {workers}: give at least 1")
+
+
+def _export_read(store, g, out, todo: list, states: dict, summary) -> None:
+    """Write as files the tables the build reads that are done in the database (workers
+    read files only)."""
+    read = {d for t in todo for d in g.dependencies(t)}
+    t0 = time.perf_counter()
+    for d in sorted(read - set(todo)):
+        if states.get(d) != "done":
+            raise InvalidOptionError(f"table {d!r} is read by this build but is neither in "
+                                     f"it nor built in {summary.db!r}")
+        if complete(out, g.name, d) is None:
+            _export(store, g, out, d)
+            summary.exported.append(d)
+    summary.export_seconds = time.perf_counter() - t0
 
 
 def _run(client, store, g, out, mode, threads, memory, solve, weight, bar, summary,

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from tbdb import safe_json
+from tbdb.retrograde.spaces import DAMAGED_SAVE, RESUMED, RESUMED_CHILDREN
 from tbdb.solvers import retrograde as k
 from tbdb.solvers.retrograde import compact as cp
 
@@ -206,12 +207,12 @@ def solve_compact(space, progress) -> "CompactValues":
     try:
         loaded = saved.load()
     except DamagedSave as exc:  # never resumed from: the table is solved from the start
-        progress(f"damaged save: {exc}", 0, 0)
+        progress(f"{DAMAGED_SAVE}{exc}", 0, 0)
         saved.clear()
         loaded = None
     meta = None
     if loaded is not None and "children" in loaded[0]:  # saved inside the children pass
-        progress("resumed children", int(loaded[0]["children"]), int(space.size))
+        progress(RESUMED_CHILDREN, int(loaded[0]["children"]), int(space.size))
         meta, state, remaining = _initial(space, progress, int(loaded[0]["word"]), saved,
                                           loaded)
         if meta is None:  # a narrow save whose external distances outgrew it
@@ -219,7 +220,7 @@ def solve_compact(space, progress) -> "CompactValues":
         saved.save(meta, state, remaining, force=True)
     elif loaded is not None:
         meta, state, remaining = loaded
-        progress("resumed", int(meta["level"]), int(meta["top"]))
+        progress(RESUMED, int(meta["level"]), int(meta["top"]))
     else:
         meta, state, remaining = _initial(space, progress, NARROW, saved)
         if meta is None:  # an external distance too long for a uint8 state

@@ -17,6 +17,10 @@ CHUNK_SLOTS = 1 << 22  # slots per census pass
 BATCH_BYTES = 96 << 20  # what one children/parents batch may take
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+# what a solve reports besides a stage's share done: events a build says in a line
+RESUMED = "resumed"  # done: the distance a compact solve resumes at from its saved state
+RESUMED_CHILDREN = "resumed children"  # done of total: the slot its children pass resumes at
+DAMAGED_SAVE = "damaged save: "  # + why: the saved state is not used, the solve starts over
 
 # whether ``solve_index`` finds best moves (``without_best_moves``)
 _BEST_MOVES = contextvars.ContextVar("tbdb_best_moves", default=True)
