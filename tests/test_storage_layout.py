@@ -16,9 +16,6 @@ ROOT = Path(__file__).resolve().parent.parent / "tbdb"
 NAMES = frozenset({*storage.KINDS, *(k.value_kind for k in storage.KINDS.values()), "direct"})
 # (a file or a folder of tbdb/, the compare's source) left for now, each with why
 PENDING = {
-    ("cluster/files.py", 'cat["storage"] != "index"'):
-        "asking storage.KINDS there closes a circle through storage/parquet.py -> "
-        "db/untrusted.py -> cluster/files.py until db stops being imported by storage",
     ("cli/", 'k != "score"'):
         "the command line (being split into a module per command) prints a score result's "
         "other fields by leaving out the field named score",

@@ -289,7 +289,7 @@ def _manifest_problem(m: dict) -> str | None:
     cat = m.get("catalogue")
     if not isinstance(cat, dict) or sorted(cat) != sorted(CATALOGUE):
         return f"its catalogue is not {', '.join(CATALOGUE)}"
-    if not isinstance(cat["params"], dict) or cat["storage"] != "index":
+    if not isinstance(cat["params"], dict) or not _clusterable(cat["storage"]):
         return "its catalogue is not an index table's"
     for c in ("slots", "raw_positions", "positions_answered", "fixed_positions", "illegal"):
         if not _count(cat[c]):
@@ -297,6 +297,13 @@ def _manifest_problem(m: dict) -> str | None:
     if m["rows"] > cat["slots"]:
         return "more rows than slots"
     return None
+
+
+def _clusterable(name) -> bool:
+    """Whether ``name`` (a manifest's, untrusted) names a storage kind a cluster builds."""
+    from tbdb.storage import KINDS
+    kind = KINDS.get(name) if isinstance(name, str) else None
+    return kind is not None and kind.clusterable
 
 
 def complete(out, game: str, table: str) -> dict | None:
