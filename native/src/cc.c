@@ -77,7 +77,7 @@ static int parse_name(const char *s, size_t n, int *m, int *p)
 
 static int buildable(int m, int p) { return m >= 3 && m <= 9 && valid_pieces(p) && 2 * p <= m * m; }
 
-int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
+static int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
 {
     tb_cc_table *t = &f->g.cc;
     int m, p;
@@ -126,7 +126,7 @@ int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
     return TB_OK;
 }
 
-void tb_cc_release(tb_file *f)
+static void tb_cc_release(tb_file *f)
 {
     free(f->g.cc.class_of);
     f->g.cc.class_of = NULL;
@@ -196,7 +196,7 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
 
 static int star_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
 
-int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+static int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160];
     if (n >= 14 && memcmp(t, "star-distance-", 14) == 0) return star_parse(t, n, pos, err, err_len);
@@ -280,7 +280,7 @@ static int hops(const int8_t *cells, const int8_t (*nbr)[6], int u, int *out)
     return k;
 }
 
-int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+static int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     int m = pos->m, n = m ? m * m : 121, s = move / MOVE_RADIX, t = move % MOVE_RADIX;
     const int8_t (*nbr)[6] = m ? CC_NBR[m] : STAR_NBR;
@@ -476,7 +476,7 @@ static int star_parse(const char *t, size_t n, tb_position *pos, char *err, size
     return TB_OK;
 }
 
-int tb_cc_text(const tb_position *pos, tb_out *o)
+static int tb_cc_text(const tb_position *pos, tb_out *o)
 {
     int star = pos->m == 0, cells = 0, rows = star ? 17 : 2 * pos->m - 1, pieces = 0;
     if (star ? pos->side < 0 || pos->side > 5 : pos->m < 3 || pos->m > 9 || (pos->side != 1 && pos->side != 2))
@@ -498,3 +498,24 @@ int tb_cc_text(const tb_position *pos, tb_out *o)
     tb_putn(o, pos->side);
     return TB_OK;
 }
+
+/* what prepare allocated (tb_memory) */
+static uint64_t heap_bytes(const tb_file *f)
+{
+    return f->g.cc.class_of ? 4 * (uint64_t)f->g.cc.subsets : 0;
+}
+
+/* ------------------------------------------------------------------ the game (games.c) */
+
+static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    (void)plies_left;
+    if (pos->m == 0) return tb_probe_star_distance(tb, pos->cells, pos->side, v);
+    return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
+}
+
+const tb_game_ops tb_cc_game = {
+    .name = "chinese-checkers", .parse = tb_cc_parse, .text = tb_cc_text,
+    .move_text = tb_cc_move_text, .probe = probe_position, .prepare = tb_cc_prepare,
+    .release = tb_cc_release, .heap_bytes = heap_bytes
+};

@@ -119,7 +119,7 @@ static int material_name(const int *red, int nr, const int *black, int nb, char 
     return n;
 }
 
-int tb_cdc_prepare(tb_file *f, char *err, size_t err_len)
+static int tb_cdc_prepare(tb_file *f, char *err, size_t err_len)
 {
     int side[2][MAX_PIECES * 2], count[2] = {0, 0}, s = 0, kinds[14] = {0};
     const char *p = f->name;
@@ -199,7 +199,7 @@ int tb_probe_cdc(const tb_base *tb, const int8_t board[32], int side, tb_value *
 
 /* ------------------------------------------------------------------ text */
 
-int tb_cdc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+static int tb_cdc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160];
     int cells[32], nr = 0;
@@ -277,7 +277,7 @@ bad:
     return TB_INVALID;
 }
 
-int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+static int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     (void)pos;
     if (move >= 2048) return TB_INVALID;
@@ -286,7 +286,7 @@ int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len
                     'a' + to % 8, to / 8 + 1);
 }
 
-int tb_cdc_text(const tb_position *pos, tb_out *o)
+static int tb_cdc_text(const tb_position *pos, tb_out *o)
 {
     if (pos->side != 0 && pos->side != 1) return TB_INVALID;
     for (int row = 3; row >= 0; row--) {
@@ -305,3 +305,16 @@ int tb_cdc_text(const tb_position *pos, tb_out *o)
     tb_put(o, "rb"[pos->side]);
     return TB_OK;
 }
+
+/* ------------------------------------------------------------------ the game (games.c) */
+
+static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    (void)plies_left;
+    return tb_probe_cdc(tb, pos->cells, pos->side, v);
+}
+
+const tb_game_ops tb_cdc_game = {
+    .name = "cdc", .parse = tb_cdc_parse, .text = tb_cdc_text, .move_text = tb_cdc_move_text,
+    .probe = probe_position, .prepare = tb_cdc_prepare
+};

@@ -182,7 +182,7 @@ static int64_t half_size(const int *codes, int k, int pawns)
     return n;
 }
 
-int tb_chess_prepare(tb_file *f, char *err, size_t err_len)
+static int tb_chess_prepare(tb_file *f, char *err, size_t err_len)
 {
     /* the name: K<pieces>vK<pieces>, pieces from Q R B N P; its slots: two halves */
     const char *name = f->name, *v = strchr(name, 'v');
@@ -380,7 +380,7 @@ static int square_of(const char *s)
     return (s[1] - '1') * 8 + (s[0] - 'a');
 }
 
-int tb_chess_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+static int tb_chess_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160];
     tb_quote(q, sizeof q, t, n);
@@ -465,7 +465,7 @@ int tb_chess_parse(const char *t, size_t n, tb_position *pos, char *err, size_t 
     return TB_OK;
 }
 
-int tb_chess_text(const tb_position *pos, tb_out *o)
+static int tb_chess_text(const tb_position *pos, tb_out *o)
 {
     const int8_t *b = pos->cells;
     for (int r = 7; r >= 0; r--) {
@@ -498,7 +498,7 @@ int tb_chess_text(const tb_position *pos, tb_out *o)
     return TB_OK;
 }
 
-int tb_chess_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+static int tb_chess_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     (void)pos;
     int fr = move & 63, to = (move >> 6) & 63, promo = move >> 12;
@@ -507,3 +507,16 @@ int tb_chess_move_text(const tb_position *pos, int32_t move, char *buf, size_t l
     if (promo) { buf[n++] = " pnbrq"[promo]; buf[n] = 0; }
     return n;
 }
+
+/* ------------------------------------------------------------------ the game (games.c) */
+
+static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    (void)plies_left;
+    return tb_probe_chess(tb, pos->cells, pos->side, pos->ep, v);
+}
+
+const tb_game_ops tb_chess_game = {
+    .name = "chess", .parse = tb_chess_parse, .text = tb_chess_text,
+    .move_text = tb_chess_move_text, .probe = probe_position, .prepare = tb_chess_prepare
+};

@@ -7,13 +7,19 @@
 #include <string.h>
 #include "tbprobe.h"
 #include "stream.h"
+#include "format.h"
+
+/* files are memory-mapped, and watched by descriptor or path, where the platform has mmap;
+ * elsewhere (WASI) read into memory */
+#if !defined(__wasi__) && !defined(_WIN32)
+#define TB_HAVE_MMAP 1
+#endif
 
 /* little-endian loads from any address (the compiler makes each one load on x86/wasm) */
 static inline uint16_t tb_ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static inline uint32_t tb_ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline uint64_t tb_ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-enum { TB_LAYOUT_INDEX = 0, TB_LAYOUT_KEYS = 1, TB_LAYOUT_RUNS = 2, TB_LAYOUT_DIRECT = 3 };
 #define TB_MAX_SECTIONS 8
 #define TB_MAX_CELL_SYMBOLS 65536   /* of each column of direct cells: a cell is <= 32 bits */
 #define TB_MAX_DIGITS 8      /* digits of an index table's slot order */
@@ -142,7 +148,7 @@ struct tb_base {
     tb_uttt_tables *uttt;     /* board-code tables, once a uttt file is added */
     tb_file **files;          /* sorted by (game, name) after each add */
     struct tb_lazy *lazy;     /* TB_OPEN_LAZY: the manifest's files not opened yet (lazy.c) */
-    uint8_t *pool;            /* a lazy base's arena chunk being carved (base.c: new_arena) */
+    uint8_t *pool;            /* a lazy base's arena chunk being carved (arena.c: new_arena) */
     uint64_t pool_left;
     /* called by a probe whose table the base does not have (nor open lazily), with the name it
      * looked for: the Python binding's, which opens such a file its own way; NULL: none */
@@ -150,13 +156,16 @@ struct tb_base {
     void *missing_ctx;
 };
 
-/* file.c: the little JSON the headers and the manifest need (NULL / -1: absent or malformed) */
+/* text.c: the little JSON the headers and the manifest need (NULL / -1: absent or malformed) */
 const char *tb_json_ws(const char *p, const char *end);
 const char *tb_json_skip(const char *p, const char *end, int depth);   /* the end of a value */
 const char *tb_json_member(const char *obj, const char *end, const char *key);
 int tb_json_string(const char *obj, const char *end, const char *key, char *out, size_t len);
 int tb_json_int(const char *obj, const char *end, const char *key, long long *out);
 int tb_json_decode(const char *v, const char *end, char *out, size_t len);   /* a string at v */
+void tb_seterr(char *err, size_t len, const char *fmt, ...);
+/* quote text into err as Python's repr would (first 100 characters of a long one) */
+void tb_quote(char *out, size_t len, const char *t, size_t n);
 
 /* manifest.c: DIR/manifest.json's entries, and SHA-256 */
 /* `fields_at`: where, counted from the entry, its members that the file's header holds too
@@ -181,13 +190,13 @@ void tb_sha256_plain(const uint8_t *data, uint64_t n, char out[65]);   /* withou
 
 /* base.c: a manifest entry's file (DIR/path: present, inside the directory whose real path is
  * root, mapped or read, checked), not yet in the base, with tb_open's words for what is wrong;
- * indexing one file into an arena of its own before it is inserted (*f moves there); freeing
- * one */
+ * freeing one; what a file that is not a regular one is (st_mode), as tbdb's Python words it */
 int tb_map_entry(tb_base *tb, const char *dir, const char *root, const tb_manifest_entry *me,
                  int game, tb_file **out, char *err, size_t err_len);
-int tb_index_file(tb_base *tb, tb_file **f, char *err, size_t err_len);
 void tb_free_file(tb_file *f);
-int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len);
+const char *tb_file_kind(unsigned mode);
+/* arena.c: indexing one file into an arena of its own before it is inserted (*f moves there) */
+int tb_index_file(tb_base *tb, tb_file **f, char *err, size_t err_len);
 /* manifest.c: one file's SHA-256 against its manifest's (TB_OK, or TB_DAMAGED naming it) */
 int tb_verify_file(const tb_file *f, char *err, size_t err_len);
 
@@ -199,49 +208,34 @@ int tb_lazy_init(tb_base *tb, const char *dir, const char *root, tb_manifest_ent
                  int count, unsigned flags, char *err, size_t err_len);
 const tb_file *tb_lazy_open(tb_base *tb, tb_game game, const char *name);
 void tb_lazy_free(tb_base *tb);
-/* file.c: the table among those the base holds (no lazy opening, no hook) */
+/* tables.c: the base's tables.  tb_find_held: among those the base holds (no lazy opening, no
+ * hook); tb_find: opened lazily, else the hook told; adding one (TB_INVALID if the base holds
+ * its table already) */
 const tb_file *tb_find_held(const tb_base *tb, tb_game game, const char *name);
+const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name);
+int tb_base_insert(tb_base *tb, tb_file *f, char *err, size_t err_len);
+uint64_t tb_name_hash(tb_game game, const char *name);
 
-/* file.c */
+/* file.c: a probe file's header and sections checked and read into f (TB_OK, else TB_DAMAGED
+ * with the reason); what opening it allocated, freed */
 int tb_file_open_buffer(tb_file *f, const uint8_t *data, uint64_t size, const char *what,
                         char *err, size_t err_len);
 void tb_file_release(tb_file *f);
-const tb_file *tb_find(const tb_base *tb, tb_game game, const char *name);
-uint64_t tb_name_hash(tb_game game, const char *name);
-/* (result, distance, move) at slot of an index table; TB_OK or TB_DAMAGED / TB_MISSING (NONE) */
+
+/* value.c: (result, distance, move) at slot of an index table; TB_OK or TB_DAMAGED /
+ * TB_MISSING (NONE) */
 int tb_index_value(const tb_file *f, uint64_t slot, tb_value *v);
 /* the row of a key table holding (k0, k1, k2); TB_OK or TB_MISSING */
 int tb_key_value(const tb_file *f, int64_t k0, int64_t k1, int64_t k2, tb_value *v);
-void tb_seterr(char *err, size_t len, const char *fmt, ...);
 /* the value's status from a stored result (-2 illegal) */
 int tb_finish(tb_value *v, int status);
 
-/* per game: what a table needs once opened (0 ok, else an error message written) */
-int tb_cdc_prepare(tb_file *f, char *err, size_t err_len);
-int tb_cc_prepare(tb_file *f, char *err, size_t err_len);
-void tb_cc_release(tb_file *f);
-int tb_shogi_prepare(tb_file *f, char *err, size_t err_len);
-int tb_shogi_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
-int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
-int tb_ttt_prepare(tb_file *f, char *err, size_t err_len);
-int tb_chess_prepare(tb_file *f, char *err, size_t err_len);
-int tb_chess_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
-int tb_chess_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
-
-/* text: per game */
-int tb_cdc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
-int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
-int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
-int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
+/* uttt.c: the board-code tables a base shares among its UTTT tables */
 tb_uttt_tables *tb_uttt_tables_new(void);
 size_t tb_uttt_tables_size(void);
-int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
-int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
-int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
-int tb_cdc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
-int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
-int tb_ttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len);
-/* position text, per game (tb_position_text): the text's length, or TB_INVALID */
+
+/* where a game writes a position's text (tb_game_ops.text, for tb_position_text): as
+ * snprintf, counting what does not fit */
 typedef struct tb_out { char *buf; size_t len, n; } tb_out;
 static inline void tb_put(tb_out *o, char c)
 {
@@ -257,15 +251,28 @@ static inline void tb_putn(tb_out *o, int x)
     do { d[k++] = (char)('0' + x % 10); x /= 10; } while (x && k < 11);
     while (k) tb_put(o, d[--k]);
 }
-int tb_cdc_text(const tb_position *pos, tb_out *o);
-int tb_cc_text(const tb_position *pos, tb_out *o);
-int tb_ttt_text(const tb_position *pos, tb_out *o);
-int tb_uttt_text(const tb_position *pos, tb_out *o);
-int tb_oware_text(const tb_position *pos, tb_out *o);
-int tb_shogi_text(const tb_position *pos, tb_out *o);
-int tb_chess_text(const tb_position *pos, tb_out *o);
 
-/* quote text into err as Python's repr would (first 100 characters of a long one) */
-void tb_quote(char *out, size_t len, const char *t, size_t n);
+/* A game as the library's generic code sees it: each game's file defines one, games.c's
+ * registry lists them by tb_game.  The first five are required; the others may be NULL. */
+typedef struct tb_game_ops {
+    const char *name;    /* as tbdb names it: tb_parse's, the manifest's and the headers' game */
+    /* the position in text t (n bytes, trimmed): TB_OK, else TB_INVALID with the message */
+    int (*parse)(const char *t, size_t n, tb_position *pos, char *err, size_t err_len);
+    int (*text)(const tb_position *pos, tb_out *o);   /* its text: TB_OK or TB_INVALID */
+    /* a stored move as text: its length, or TB_INVALID */
+    int (*move_text)(const tb_position *pos, int32_t move, char *buf, size_t len);
+    /* tb_probe_position for a position of the game */
+    int (*probe)(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v);
+    /* what a table needs once its file is opened (TB_OK, else an error message written) */
+    int (*prepare)(tb_file *f, char *err, size_t err_len);
+    void (*release)(tb_file *f);                    /* what prepare allocated, freed */
+    uint64_t (*heap_bytes)(const tb_file *f);       /* bytes prepare allocated (tb_memory) */
+    /* what the base needs before any probe of the game (TB_OK or TB_NOMEM): made with its
+     * first file or lazy entry of the game */
+    int (*base_tables)(tb_base *tb);
+} tb_game_ops;
+extern const tb_game_ops tb_cdc_game, tb_oware_game, tb_shogi_game, tb_cc_game, tb_uttt_game,
+    tb_ttt_game, tb_chess_game;
+const tb_game_ops *tb_game_ops_of(tb_game game);   /* games.c; NULL: not a game */
 
 #endif

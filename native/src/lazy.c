@@ -97,9 +97,10 @@ int tb_lazy_init(tb_base *tb, const char *dir, const char *root, tb_manifest_ent
         uint32_t at = (uint32_t)tb_name_hash((tb_game)g, entries[i].table) & lz->mask;
         while (lz->slots[at]) at = (at + 1) & lz->mask;
         lz->slots[at] = i + 1;
-        /* a UTTT probe reads the base's board-code tables before it names its table (a base
-         * makes them with its first UTTT file): made now, so the first probe finds them */
-        if (g == TB_UTTT && !tb->uttt && !(tb->uttt = tb_uttt_tables_new())) {
+        /* what a game's probes read before they name their table (UTTT's board codes; a base
+         * makes them with its first file of the game): made now, so the first probe finds them */
+        const tb_game_ops *game = tb_game_ops_of((tb_game)g);
+        if (game->base_tables && game->base_tables(tb) != TB_OK) {
             tb->lazy = lz;
             tb_seterr(err, err_len, "out of memory");
             return TB_NOMEM;

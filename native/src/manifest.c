@@ -199,14 +199,15 @@ int tb_manifest_parse(const char *text, size_t n, const char *what, tb_manifest_
     long long version = 0;
     *out = NULL;
     *count = 0;
-    if (tb_json_string(text, end, "format", format, sizeof format) || strcmp(format, "tbdb-probe-files") ||
+    if (tb_json_string(text, end, "format", format, sizeof format) || strcmp(format, TB_MANIFEST_FORMAT) ||
         tb_json_int(text, end, "version", &version)) {
         tb_seterr(err, err_len, "manifest '%s' is not a tbdb probe-file manifest", what);
         return TB_DAMAGED;
     }
-    if (version != 3) {
-        tb_seterr(err, err_len, "manifest '%s' has format version %lld; this tbprobe reads version 3 "
-                  "(export the tables again with this tbdb: tbdb export)", what, version);
+    if (version != TB_FORMAT_VERSION) {
+        tb_seterr(err, err_len, "manifest '%s' has format version %lld; this tbprobe reads version "
+                  "%d (export the tables again with this tbdb: tbdb export)", what, version,
+                  TB_FORMAT_VERSION);
         return TB_DAMAGED;
     }
     const char *p = tb_json_member(text, end, "files");
@@ -311,10 +312,10 @@ static void sha256_block(uint32_t h[8], const uint8_t *p)
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
 }
 
-/* x86-64's SHA extensions (SHA-NI: AMD since Zen, Intel since Ice Lake and Goldmont), about
- * five times the plain code's speed: a lazy base checks each file on its first probe, and a
- * CDC table of 150 KB then costs 0.1 ms instead of 0.7 (tb_verify of CDC 2-4's 178 MB: 0.85 s
- * plain).  Chosen at run time by CPUID; the plain code stays for other machines. */
+/* x86-64's SHA extensions (SHA-NI: AMD since Zen, Intel since Ice Lake and Goldmont), several
+ * times the plain code's speed: a lazy base checks each file on its first probe, which pays
+ * for it (benchmarks/RESULTS.md).  Chosen at run time by CPUID; the plain code stays for other
+ * machines. */
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(TB_NO_SHA_NI)
 #include <cpuid.h>

@@ -55,7 +55,7 @@ int tb_probe_oware(const tb_base *tb, const int8_t houses[12], int plies_left, t
     return tb_settle(f, v, runs_value(f, (uint64_t)idx, plies_left, v));
 }
 
-int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+static int tb_oware_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160];
     size_t i = 0;
@@ -83,14 +83,14 @@ bad:
     return TB_INVALID;
 }
 
-int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+static int tb_oware_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     (void)pos;
     if (move > 5) return TB_INVALID;
     return snprintf(buf, len, "%d", move);
 }
 
-int tb_oware_text(const tb_position *pos, tb_out *o)
+static int tb_oware_text(const tb_position *pos, tb_out *o)
 {
     for (int h = 0; h < HOUSES; h++) {
         if (pos->cells[h] < 0 || pos->cells[h] > TOTAL_SEEDS) return TB_INVALID;
@@ -99,3 +99,15 @@ int tb_oware_text(const tb_position *pos, tb_out *o)
     }
     return TB_OK;
 }
+
+/* ------------------------------------------------------------------ the game (games.c) */
+
+static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    return tb_probe_oware(tb, pos->cells, plies_left < 0 ? 200 : plies_left, v);
+}
+
+const tb_game_ops tb_oware_game = {
+    .name = "oware", .parse = tb_oware_parse, .text = tb_oware_text,
+    .move_text = tb_oware_move_text, .probe = probe_position
+};

@@ -66,7 +66,7 @@ static int parse_table_name(const char *name, int *types)
     return (int)n - 2;
 }
 
-int tb_shogi_prepare(tb_file *f, char *err, size_t err_len)
+static int tb_shogi_prepare(tb_file *f, char *err, size_t err_len)
 {
     int types[MAX_OTHERS], k = parse_table_name(f->name, types);
     tb_shogi_table *t = &f->g.shogi;
@@ -217,7 +217,7 @@ int tb_probe_shogi(const tb_base *tb, const int8_t board[81], const int8_t hands
 
 static void square_name(int sq, char *out) { out[0] = (char)('1' + sq / 9); out[1] = (char)('a' + sq % 9); }
 
-int tb_shogi_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+static int tb_shogi_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160], why[120] = "";
     static const char START[] = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
@@ -344,7 +344,7 @@ invalid:
     return TB_INVALID;
 }
 
-int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+static int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     (void)pos;
     int to = move & 127, frm = (move >> 7) & 127;
@@ -356,7 +356,7 @@ int tb_shogi_move_text(const tb_position *pos, int32_t move, char *buf, size_t l
     return snprintf(buf, len, "%s%s%s", a, b, move & PROMOTE_FLAG ? "+" : "");
 }
 
-int tb_shogi_text(const tb_position *pos, tb_out *o)
+static int tb_shogi_text(const tb_position *pos, tb_out *o)
 {
     static const int HAND_ORDER[7] = {6, 5, 7, 4, 3, 2, 1};   /* R B G S N L P, as SFEN writes */
     if (pos->side != 0 && pos->side != 1) return TB_INVALID;
@@ -391,3 +391,16 @@ int tb_shogi_text(const tb_position *pos, tb_out *o)
     tb_puts(o, " 1");
     return TB_OK;
 }
+
+/* ------------------------------------------------------------------ the game (games.c) */
+
+static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    (void)plies_left;
+    return tb_probe_shogi(tb, pos->cells, (const int8_t (*)[8])pos->hands, pos->side, v);
+}
+
+const tb_game_ops tb_shogi_game = {
+    .name = "shogi", .parse = tb_shogi_parse, .text = tb_shogi_text,
+    .move_text = tb_shogi_move_text, .probe = probe_position, .prepare = tb_shogi_prepare
+};

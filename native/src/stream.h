@@ -9,10 +9,9 @@
 
 #define TB_FAST_BITS 9
 /* checkpoints a block when the stream is indexed (tb_stream_index): a probe then decodes the
- * codes of one sixteenth of a block at most, not of the whole block up to its slot.  16, not 8:
- * on CC 7x7-3 a probe's median went from 0.59 to 0.45-0.47 us (issue 25's 0.5 us) for 8 more
- * MB beside a 91 MB file; 32 gave 0.41-0.42 us for twice that again, and nothing on CDC, whose
- * cold probes wait for misses, not for decoding */
+ * codes of one sixteenth of a block at most, not of the whole block up to its slot.  16, not 8,
+ * brought CC 7x7-3's probes under issue 25's target; 32 gained little for twice the memory, and
+ * nothing on CDC, whose cold probes wait for misses, not for decoding (benchmarks/RESULTS.md) */
 #define TB_CHECKPOINT_BITS 4
 #define TB_CHECKPOINTS (1 << TB_CHECKPOINT_BITS)
 

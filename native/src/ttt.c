@@ -28,9 +28,9 @@ static const char *impossible(const int8_t *b)
     return NULL;
 }
 
-int tb_ttt_prepare(tb_file *f, char *err, size_t err_len)
+static int tb_ttt_prepare(tb_file *f, char *err, size_t err_len)
 {
-    if (strcmp(f->name, "all") != 0 || f->layout != TB_LAYOUT_KEYS) {
+    if (strcmp(f->name, "all") != 0 || f->layout != TB_LAYOUT_KEY) {
         tb_seterr(err, err_len, "probe file of tictactoe table '%s': not the key table 'all'", f->name);
         return TB_DAMAGED;
     }
@@ -63,7 +63,7 @@ int tb_probe_tictactoe(const tb_base *tb, const int8_t cells[9], tb_value *v)
     return st;
 }
 
-int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+static int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160];
     int ok = n == 9;
@@ -87,14 +87,14 @@ int tb_ttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t er
     return TB_OK;
 }
 
-int tb_ttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+static int tb_ttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     (void)pos;
     if (move > 8) return TB_INVALID;
     return snprintf(buf, len, "%d", move);
 }
 
-int tb_ttt_text(const tb_position *pos, tb_out *o)
+static int tb_ttt_text(const tb_position *pos, tb_out *o)
 {
     for (int c = 0; c < 9; c++) {
         if (pos->cells[c] < 0 || pos->cells[c] > 2) return TB_INVALID;
@@ -102,3 +102,16 @@ int tb_ttt_text(const tb_position *pos, tb_out *o)
     }
     return TB_OK;
 }
+
+/* ------------------------------------------------------------------ the game (games.c) */
+
+static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    (void)plies_left;
+    return tb_probe_tictactoe(tb, pos->cells, v);
+}
+
+const tb_game_ops tb_ttt_game = {
+    .name = "tictactoe", .parse = tb_ttt_parse, .text = tb_ttt_text,
+    .move_text = tb_ttt_move_text, .probe = probe_position, .prepare = tb_ttt_prepare
+};

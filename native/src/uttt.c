@@ -223,7 +223,7 @@ int tb_probe_uttt(const tb_base *tb, const int8_t cells[81], int side, int const
 
 /* ------------------------------------------------------------------ text */
 
-int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
+static int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t err_len)
 {
     char q[160];
     static const char START[] = "start";
@@ -267,14 +267,14 @@ int tb_uttt_parse(const char *t, size_t n, tb_position *pos, char *err, size_t e
     return TB_OK;
 }
 
-int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
+static int tb_uttt_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     (void)pos;
     if (move > 80) return TB_INVALID;
     return snprintf(buf, len, "%d:%d", move / 9, move % 9);
 }
 
-int tb_uttt_text(const tb_position *pos, tb_out *o)
+static int tb_uttt_text(const tb_position *pos, tb_out *o)
 {
     if ((pos->side != 0 && pos->side != 1) || pos->constraint < -1 || pos->constraint > 8)
         return TB_INVALID;
@@ -288,3 +288,23 @@ int tb_uttt_text(const tb_position *pos, tb_out *o)
     tb_put(o, pos->constraint < 0 ? '-' : (char)('0' + pos->constraint));
     return TB_OK;
 }
+
+/* a probe reads the base's board-code tables before it names its table: made with the base's
+ * first UTTT file (or entry, a lazy base's) */
+static int base_tables(tb_base *tb)
+{
+    return tb->uttt || (tb->uttt = tb_uttt_tables_new()) ? TB_OK : TB_NOMEM;
+}
+
+/* ------------------------------------------------------------------ the game (games.c) */
+
+static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
+{
+    (void)plies_left;
+    return tb_probe_uttt(tb, pos->cells, pos->side, pos->constraint, pos->scoring, v);
+}
+
+const tb_game_ops tb_uttt_game = {
+    .name = "uttt", .parse = tb_uttt_parse, .text = tb_uttt_text,
+    .move_text = tb_uttt_move_text, .probe = probe_position, .base_tables = base_tables
+};
