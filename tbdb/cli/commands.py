@@ -1,6 +1,7 @@
 """The command table: every ``tbdb`` command's module, in the order ``tbdb --help`` lists them.
-A new command is one module here (``NAME``, ``WRITES``, ``add_parser``, ``run``; ``PER_GAME``
-when it has a sub-parser a game, ``on_signals`` when it stops its own way) and one line below.
+A new command is one module in ``tbdb/cli/`` (``NAME``, ``WRITES``, ``add_parser``, ``run``;
+``PER_GAME`` when it has a sub-parser per game, ``on_signals`` when it stops its own way) and
+its name in ``COMMANDS`` below.
 """
 from __future__ import annotations
 
