@@ -12,31 +12,26 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from numba.core import event as numba_event
 
 from tbdb import games
-
-from tbdb.retrograde import budget
-
-from tbdb.retrograde import driver
-
-from tbdb.storage import shared_levels
-from tbdb.retrograde.compact import resume_in
-from tbdb.retrograde.spaces import DAMAGED_SAVE, RESUMED, RESUMED_CHILDREN
+from tbdb.db.connect import default_db_path
+from tbdb.db.store import Store
+from tbdb.db.verify_rows import catalogue_problems
 from tbdb.errors import (DamagedTableError, InvalidOptionError, MissingTableError,
                          MissingValuesFileError)
-from tbdb.retrograde.memory import release_freed_memory, reuse_freed_memory
 from tbdb.options import Option, resolve
 from tbdb.progress import Progress
-from tbdb.storage import storage_of
+from tbdb.retrograde import budget, driver
+from tbdb.retrograde.compact import resume_in
+from tbdb.retrograde.memory import reuse_freed_memory
+from tbdb.retrograde.spaces import DAMAGED_SAVE, RESUMED, RESUMED_CHILDREN
+from tbdb.storage import shared_levels, storage_of
+from tbdb.storage.build_cache import TableWriter, cache_bytes, dependencies, load_table, \
+    settle, trim_cache  # noqa: F401  (load_table: tbdb.build's API since 0.1)
 from tbdb.storage.solve import solve_table, verify_table
-from tbdb.db.store import Store
-from tbdb.db.connect import default_db_path
-from tbdb.db.verify_rows import catalogue_problems
 
 # Fault injection for the resume tests: a build run with this set to 1 kills itself (SIGKILL)
 # right after marking its first table 'building', where a blind timed kill would have to land
@@ -95,71 +90,6 @@ def _bytes_at(path: str) -> int:
         return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path)
                    for f in files)
     return os.path.getsize(path) if os.path.exists(path) else 0
-
-
-def load_table(g, store: Store, table: str, needed_by: str | None = None):
-    """A built table's values in the form ``g.space``/``g.solve`` read them (``needed_by``:
-    the table that reads it, for the error if it is missing)."""
-    what = f"table {needed_by!r}" if needed_by else "this command"
-    row = store.require_table(g.name, table, what, g.build_command(table))
-    return g.from_stored(table, row, store.load_table(row))
-
-
-def _dependencies(g, table: str, store: Store, cache: dict, solving: bool = False):
-    """The solved tables ``table`` reads, from ``cache`` or else loaded (and cached); in the
-    form the game's solver keeps them (``Game.dependency_form``) if ``solving``, else whole
-    (``verify`` re-derives a table from its dependencies' every field).  Solving, they load
-    as the solver reads them (``Dependencies``); else all of them now."""
-    deps = Dependencies(g, table, store, cache, solving)
-    return deps if solving else {d: deps[d] for d in deps}
-
-
-class Dependencies(Mapping):
-    """The solved tables a table reads, by name, each loaded when first read and cached for
-    the tables after it.  A solver that reads them one at a time and keeps only a part (the
-    values its moves reach, of tables that weigh many times its own) ``borrow``s them, so at
-    most one is held at once.  A table missing from the store is refused at once."""
-
-    def __init__(self, g, table: str, store: Store, cache: dict, solving: bool):
-        self.g, self.table, self.store, self.cache, self.solving = g, table, store, cache, solving
-        self.names = g.dependencies(table)
-        for d in self.names:
-            if d not in cache:
-                store.require_table(g.name, d, f"table {table!r}", g.build_command(d))
-
-    def __getitem__(self, name: str):
-        if name not in self.cache:
-            self.cache[name] = self.borrow(name)
-        return self.cache[name]
-
-    def borrow(self, name: str):
-        """Table ``name``'s values, cached or loaded, not kept in the cache if not there."""
-        if name not in self.names:
-            raise KeyError(name)
-        if name in self.cache:
-            return self.cache[name]
-        loaded = load_table(self.g, self.store, name, needed_by=self.table)
-        return self.g.dependency_form(name, loaded) if self.solving else loaded
-
-    def values_at(self, name: str, slots):
-        """(result, distance) of index table ``name`` at ``slots`` (int64, ascending), without
-        keeping it: from the cache, or read from the store at those slots alone where it
-        can (probe files decode only the blocks that hold them: ``load_values_at``), else
-        from the table read whole."""
-        if name not in self.cache and self.solving:
-            read = getattr(self.store, "load_values_at", None)
-            if read is not None:
-                row = self.store.require_table(self.g.name, name, f"table {self.table!r}",
-                                               self.g.build_command(name))
-                return read(row, slots)
-        values = self.borrow(name)
-        return values.result[slots], values.distance[slots]
-
-    def __iter__(self):
-        return iter(self.names)
-
-    def __len__(self) -> int:
-        return len(self.names)
 
 
 def plan(game: str, mode: str = "auto", rebuild=(), memory=None, on_workers: bool = False,
@@ -246,7 +176,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
         if run.summary.skipped:
             run.bar.say(f"{g.name}: resuming: {run.summary.skipped} of {len(tables)} tables "
                         f"already done")
-        run.writer = _Writer(store)
+        run.writer = TableWriter(store)
         compiling = _CompileNotice(run.bar, g.name)
         try:
             compiling.install()
@@ -320,7 +250,7 @@ class _Run:
     def table(self, i: int, t: str):
         """Solve and write table ``t``, the ``i``-th to build; its data."""
         g, store, summary, kind = self.g, self.store, self.summary, self.kind
-        deps = _dependencies(g, t, store, self.cache, solving=True)
+        deps = dependencies(g, t, store, self.cache, solving=True)
         if i == 0 or kind.by_levels or not g.solve_beside_write(t) \
                 or not store.write_beside_solve:
             self.writer.wait(summary)
@@ -356,9 +286,9 @@ class _Run:
         ones, unless the memory they hold would let this table take a faster mode
         (``budget.choose``): then the write is waited for and the cache emptied (its tables
         are read again when needed)."""
-        settle = budget.settling(lambda: _settle(self.writer, self.summary, self.cache),
-                                 lambda: self.writer.holding() + _cache_bytes(self.cache))
-        with budget.within(self.limit), settle, \
+        settling = budget.settling(lambda: settle(self.writer, self.summary, self.cache),
+                                   lambda: self.writer.holding() + cache_bytes(self.cache))
+        with budget.within(self.limit), settling, \
                 resume_in(saves_of(self.path, self.g.name, t), fresh=t in self.rebuild), \
                 budget.PeakMeter() as meter, driver.without_best_moves(not self.moves):
             data = solve_table(self.g, t, deps, self.mode, progress=stage)
@@ -377,7 +307,7 @@ class _Run:
             self.needed[d] -= 1
             if self.needed[d] == 0:
                 self.cache.pop(d, None)
-        _trim_cache(g, self.cache, self.todo[i + 1:], self.limit)
+        trim_cache(g, self.cache, self.todo[i + 1:], self.limit)
 
 
 class _CompileNotice(numba_event.Listener):
@@ -431,94 +361,6 @@ def _check_probe_build(g, db) -> None:
 # memory budget; beyond it, those read furthest ahead are dropped and read again when needed
 # (a game's big tables that many later tables read, kept whole, may not fit: 44 GB of them in
 # the largest set built here)
-CACHE_SHARE = 4
-
-
-def _trim_cache(g, cache: dict, ahead: list[str], limit: int | None) -> None:
-    """Drop cached tables, the one next read furthest ahead first (never one the next table
-    reads), until the cache holds at most ``limit // CACHE_SHARE`` bytes."""
-    if limit is None:
-        return
-    sizes = {t: _nbytes(v) for t, v in cache.items()}
-    total = sum(sizes.values())
-    if total <= limit // CACHE_SHARE:
-        return
-    first_use = {}
-    for i, t in enumerate(ahead):
-        for d in g.dependencies(t):
-            first_use.setdefault(d, i)
-    keep = set(g.dependencies(ahead[0])) if ahead else set()
-    for t in sorted(cache, key=lambda t: -first_use.get(t, len(ahead))):
-        if total <= limit // CACHE_SHARE:
-            break
-        if t not in keep:
-            total -= sizes[t]
-            del cache[t]
-
-
-def _settle(writer: _Writer, summary: BuildSummary, cache: dict) -> None:
-    """Give back what the previous table's write and the cache hold (a solve asks, rather
-    than take a slower mode beside them)."""
-    cache.clear()
-    writer.settle(summary)
-    release_freed_memory()
-
-
-def _cache_bytes(cache: dict) -> int:
-    return sum(_nbytes(v) for v in cache.values())
-
-
-def _nbytes(value) -> int:
-    """The bytes of the arrays a cached table holds (its fields' arrays, one level down)."""
-    import numpy as np
-    fields = vars(value).values() if hasattr(value, "__dict__") else ()
-    return sum(f.nbytes for f in fields if isinstance(f, np.ndarray))
-
-
-class _Writer:
-    """Commits each solved table on a second connection while the next table solves, so the
-    store's share of a table (Arrow load, commit, fsync) overlaps the solve.  One table waits at
-    most, so memory holds at most two solved tables; its errors surface at the next call."""
-
-    def __init__(self, store: Store):
-        self.store = store.sibling()
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="tbdb-writer")
-        self.pending: Future | None = None
-        self.held = 0
-
-    def write(self, summary: BuildSummary, game: str, table: str, data, seconds: float,
-              next_table: str | None) -> None:
-        self.wait(summary)
-        self.pending = self.pool.submit(self.store.write_table, game, table, data, seconds,
-                                        next_table)
-        # its values, and what the write itself holds at its peak
-        self.held = _nbytes(data.values) + self.store.write_bytes(data)
-
-    def wait(self, summary: BuildSummary) -> None:
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            summary.rows += pending.result()
-
-    def holding(self) -> int:
-        """The bytes of the arrays of the table being written (0 if none)."""
-        return self.held if self.pending is not None else 0
-
-    def settle(self, summary: BuildSummary) -> None:
-        """Wait for the write in flight and give the memory it held back to the system (the
-        next table's solve asks, rather than take a slower mode beside it)."""
-        if self.pending is not None:
-            self.wait(summary)
-            release_freed_memory()
-
-    def close(self) -> None:
-        """Let a write in flight finish (an error on the way out is not the one to report)
-        before the connections close."""
-        if self.pending is not None:
-            wait([self.pending])
-        self.pool.shutdown()
-        self.store.close()
-
-
 def saves_of(db: str, game: str, table: str) -> str:
     """Where a compact solve of ``table`` saves its state while it runs (beside the database;
     removed when the table is solved)."""
@@ -599,9 +441,9 @@ def verify(db: str | None = None, game: str | None = None, *, progress: bool | s
             try:
                 for t in order:
                     try:
-                        # the cache holds whole tables here (``_dependencies`` not solving)
+                        # the cache holds whole tables here (``dependencies`` not solving)
                         values = cache[t] if t in cache else load_table(g, store, t)
-                        deps = _dependencies(g, t, store, cache)
+                        deps = dependencies(g, t, store, cache)
                     except (DamagedTableError, MissingTableError, MissingValuesFileError) as exc:
                         # it, or a table it reads, cannot be loaded: say why, check the rest
                         report.damage[f"{name}:{t}"] = [f"not checked: {exc}"]

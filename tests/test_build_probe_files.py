@@ -16,7 +16,8 @@ import pytest
 
 import tbdb
 from tbdb import games
-from tbdb.build import DIE_IN_FIRST_TABLE, _trim_cache
+from tbdb.build import DIE_IN_FIRST_TABLE
+from tbdb.storage.build_cache import trim_cache
 from tbdb.cli.run import main
 from tbdb.probe_files import ProbeDir, export, verify_dir
 from tbdb.probe_files.header import BLOCK_SLOTS
@@ -180,22 +181,21 @@ class _Values:
 def test_the_cache_drops_the_table_read_furthest_ahead_first():
     g = _Deps({"x": ["a", "b"], "y": ["c"], "z": ["b"]})
     cache = {t: _Values(100) for t in "abcd"}
-    _trim_cache(g, cache, ["x", "y", "z"], limit=4 * 250)  # a quarter: 250 bytes
+    trim_cache(g, cache, ["x", "y", "z"], limit=4 * 250)  # a quarter: 250 bytes
     # 'd' is never read again, 'c' is read after 'a' and 'b' (which the next table reads)
     assert sorted(cache) == ["a", "b"]
     cache = {t: _Values(100) for t in "abcd"}
-    _trim_cache(g, cache, ["x", "y", "z"], limit=4 * 50)  # never what the next table reads
+    trim_cache(g, cache, ["x", "y", "z"], limit=4 * 50)  # never what the next table reads
     assert sorted(cache) == ["a", "b"]
     cache = {t: _Values(100) for t in "abcd"}
-    _trim_cache(g, cache, ["x"], limit=None)  # no budget: nothing dropped
+    trim_cache(g, cache, ["x"], limit=None)  # no budget: nothing dropped
     assert sorted(cache) == list("abcd")
 
 
 def test_a_build_whose_cache_holds_nothing_reads_its_tables_again(tmp_path, monkeypatch):
     """With no room for a cache, a table read by a table that is not the next one is dropped
     and read again from the database or the files when it is needed: the same tables."""
-    import importlib
-    build_module = importlib.import_module("tbdb.build")  # (tbdb.build is the function)
+    from tbdb.storage import build_cache as build_module
     game, opts = "chess", INDEX_BUILDS["chess"]  # KBvK, KNvK, KQvK, KRvK, then KPvK reads them
     tbdb.build(game, db=str(tmp_path / "a.duckdb"), progress=False, **opts)
     loads = []

@@ -105,12 +105,13 @@ def test_a_sparse_build_that_empties_its_cache_stores_the_same_tables(knvkp, tmp
     from tbdb.retrograde import budget
     monkeypatch.setattr(chess_tables, "dense_limit", lambda: 0)
     read = []
-    real_values_at = build_module.Dependencies.values_at
+    from tbdb.storage.build_cache import Dependencies
+    real_values_at = Dependencies.values_at
 
     def values_at(self, name, slots):
         read.append((self.table, name))
         return real_values_at(self, name, slots)
-    monkeypatch.setattr(build_module.Dependencies, "values_at", values_at)
+    monkeypatch.setattr(Dependencies, "values_at", values_at)
     real_settling = budget.settling
     held_seen = []
 
