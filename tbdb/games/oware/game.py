@@ -47,8 +47,8 @@ class OwareGame(Game):
     capabilities = frozenset({BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES})
     build_options = (
         Option("max_seeds", f"the books for 0..N seeds on the board (default "
-                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 4 GB, 20 hours on 2 cores "
-                            f"and about 17 GB: see the README)",
+                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 4 GB, 20 about half an hour "
+                            f"and 16 GB: see docs/performance.md)",
                min=1, max=MAX_SOLVE_N, metavar="N"),
     )
     lookup_options = (
