@@ -55,7 +55,25 @@ def fingerprint(work: str) -> dict:
             out["views"][view] = dict(zip(["rows"] + cols, [str(v) for v in row]))
         for name, _ in BUILDS:
             out["lookups"][name] = _walks(tb, games.get(name), random.Random(name), db)
+    out["files"] = _probe_files(db, os.path.join(work, "same_answers.probe"))
     return out
+
+
+def _probe_files(db: str, out: str) -> dict:
+    """The sha256 of every probe file ``tbdb export`` writes of the database (the manifest
+    is left out: it says when it was written)."""
+    import shutil
+    from tbdb.probe_files import export
+    shutil.rmtree(out, ignore_errors=True)
+    export(db, out)
+    digests = {}
+    for d, _, files in os.walk(out):
+        for f in sorted(files):
+            if f.endswith(".tbp"):
+                with open(os.path.join(d, f), "rb") as fh:
+                    digests[os.path.relpath(os.path.join(d, f), out)] = \
+                        hashlib.sha256(fh.read()).hexdigest()
+    return digests
 
 
 def _first(g) -> str:
@@ -91,13 +109,14 @@ def _walks(tb, g, rng: random.Random, db: str) -> dict:
 
 def compare(before: dict, after: dict) -> int:
     differ = 0
-    for kind in ("views", "lookups"):
-        for key in sorted(set(before[kind]) | set(after[kind])):
-            a, b = before[kind].get(key), after[kind].get(key)
+    for kind in ("views", "lookups", "files"):
+        for key in sorted(set(before.get(kind, {})) | set(after.get(kind, {}))):
+            a, b = before.get(kind, {}).get(key), after.get(kind, {}).get(key)
             if a != b:
                 differ += 1
                 print(f"{kind[:-1]} {key}: differs\n  before {a}\n  after  {b}")
-    print(f"{len(after['views'])} views, {len(after['lookups'])} games x {LOOKUPS} lookups: "
+    print(f"{len(after['views'])} views, {len(after['lookups'])} games x {LOOKUPS} lookups, "
+          f"{len(after['files'])} probe files: "
           f"{'identical' if not differ else f'{differ} differ'}")
     return 1 if differ else 0
 
