@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tbdb import games
-
 from tbdb.retrograde import budget
 from tbdb.build import BuildSummary, plan
 from tbdb.cluster.fs import OutDir
