@@ -15,7 +15,7 @@ import json
 import math
 import re
 
-# levels of arrays and objects, as the C prober's reader (native/src/file.c) allows about
+# levels of arrays and objects, as the C prober's reader (native/src/text.c) allows about
 MAX_DEPTH = 32
 # digits of an integer: tbdb writes 64-bit counts (19 digits); Python would convert up to
 # 4,300 digits (quadratic time) before its own limit

@@ -1,4 +1,4 @@
-"""Checkpoints inside probe-file blocks (``solvers/probe_files.py``, "Checkpoints"): a probe
+"""Checkpoints inside probe-file blocks (``solvers/probe_files/layout.py``, "Checkpoints"): a probe
 decodes from the last checkpoint recorded before its slot, and records those it passes.  Every
 slot read through them, in any order and by either decoder (single slots, sorted gathers),
 equals the value written; a wrong checkpoint changes answers (so they are really used)."""
