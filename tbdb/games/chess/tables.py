@@ -4,7 +4,7 @@ A table is a canonical material (``KQvKR``; it also answers ``KRvKQ``, colours s
 slots are ``side * half + index`` (side 0: the first side, playing white, to move; index: the
 placement of ``solvers/chess/index.py``), then, in a table with pawns of both colours, its en
 passant slots (``solvers/chess/ep.py``).  Captures and promotions lead to smaller or other
-tables, whose solved values the ``children`` kernel (``solvers/chess/follow.py``) reads.
+tables, whose solved values the ``children`` kernel (``solvers/chess/edges.py``) reads.
 """
 from __future__ import annotations
 
