@@ -206,9 +206,9 @@ def test_verify_flags_each_planted_error(slot, field, value, flag):
 def test_backup_threads_own_slots_modulo_their_count(parts):
     """``ef_apply`` gives slot p to thread p mod parts (a mask for powers of two): every
     thread owns its share, and neighbouring slots alternate, so a batch's parents spread."""
-    from tbdb.solvers.retrograde.edge_free import _owner
+    from tbdb.solvers.retrograde.edge_free import owner
     slots = np.arange(0, 1 << 20, 7, dtype=np.int64)
-    owners = np.array([_owner(p, parts) for p in slots.tolist()])
+    owners = np.array([owner(p, parts) for p in slots.tolist()])
     assert (owners == slots % parts).all()
 
 

@@ -118,7 +118,7 @@ def half_size(desc):
 
 
 @inline_kernel
-def _sort_groups(desc, t):
+def sort_groups(desc, t):
     """Sort the squares of each run of identical pieces ascending (insertion sort: runs are
     at most 4 long)."""
     k = desc[0]
@@ -132,7 +132,7 @@ def _sort_groups(desc, t):
 
 
 @inline_kernel
-def _index_of(desc, t, pair):
+def index_of(desc, t, pair):
     k = desc[0]
     idx = np.int64(pair)
     for i in range(2, k):
@@ -161,8 +161,8 @@ def canonical(desc, sq, t):
             continue
         for i in range(2, k):
             t[i] = SYM[s, sq[i]]
-        _sort_groups(desc, t)
-        idx = _index_of(desc, t, pair)
+        sort_groups(desc, t)
+        idx = index_of(desc, t, pair)
         if best < 0 or idx < best:
             best = idx
             best_s = s
@@ -184,8 +184,8 @@ def canonical_index(desc, sq, t):
         return best
     for i in range(2, desc[0]):
         t[i] = SYM[s, sq[i]]
-    _sort_groups(desc, t)
-    return _index_of(desc, t, pair)
+    sort_groups(desc, t)
+    return index_of(desc, t, pair)
 
 
 @inline_kernel
@@ -235,8 +235,8 @@ def canonical_with(desc, sq, t, syms, pairs, n):
         s = syms[e]
         for i in range(2, k):
             t[i] = SYM[s, sq[i]]
-        _sort_groups(desc, t)
-        idx = _index_of(desc, t, pairs[e])
+        sort_groups(desc, t)
+        idx = index_of(desc, t, pairs[e])
         if best < 0 or idx < best:
             best = idx
     return best
@@ -301,7 +301,7 @@ def orbit(desc, sq, t):
     for s in range(nsym):
         for i in range(k):
             t[i] = SYM[s, sq[i]]
-        _sort_groups(desc, t)
+        sort_groups(desc, t)
         same = True
         for i in range(k):
             if t[i] != sq[i]:

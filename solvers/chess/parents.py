@@ -7,7 +7,7 @@ import numpy as np
 
 from tbdb.solvers.jit import inline_kernel, parallel_kernel, prange
 from tbdb.solvers.chess.ep import ep_right, ep_square, find_key
-from tbdb.solvers.chess.index import MAX_PIECES, SYM, _index_of, _sort_groups, half_size, \
+from tbdb.solvers.chess.index import MAX_PIECES, SYM, index_of, sort_groups, half_size, \
     identity_pair, pair_symmetries, pair_symmetries_inline, set_board, slot_weights, unrank
 from tbdb.solvers.chess.keys import key_kind, move_key
 from tbdb.solvers.retrograde.edge_free import is_settled
@@ -84,8 +84,8 @@ def _keyed_index(desc, sq, t, syms, pairs, n, kind, fr, to):
         s = syms[e]
         for i in range(2, k):
             t[i] = SYM[s, sq[i]]
-        _sort_groups(desc, t)
-        idx = _index_of(desc, t, pairs[e])
+        sort_groups(desc, t)
+        idx = index_of(desc, t, pairs[e])
         mk = move_key(kind, SYM[s, fr], SYM[s, to], 0)
         if best < 0 or idx < best:
             best = idx

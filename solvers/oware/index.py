@@ -22,12 +22,12 @@ HOUSES = 12
 #: Largest seed count the index tables cover (all 48 seeds of a full game).
 NMAX = 48
 
-# _F[k, r] = C(r + k, k): the number of ways to put at most r seeds into k houses, i.e. exactly
+# AT_MOST[k, r] = C(r + k, k): the number of ways to put at most r seeds into k houses, i.e. exactly
 # r seeds into k + 1 houses.  rank() sums differences of these (hockey-stick identity).
-_F = np.zeros((HOUSES, NMAX + 1), dtype=np.int64)
+AT_MOST = np.zeros((HOUSES, NMAX + 1), dtype=np.int64)
 for _k in range(HOUSES):
     for _r in range(NMAX + 1):
-        _F[_k, _r] = comb(_r + _k, _k)
+        AT_MOST[_k, _r] = comb(_r + _k, _k)
 del _k, _r
 
 #: Positions per book: ``BOOK_SIZES[n] = C(n + 11, 11)``.
@@ -60,7 +60,7 @@ def rank(houses):
         k = HOUSES - 1 - i
         a = houses[i]
         # positions with the same prefix and a smaller digit at house i
-        idx += _F[k, r] - _F[k, r - a]
+        idx += AT_MOST[k, r] - AT_MOST[k, r - a]
         r -= a
     return idx
 
@@ -69,27 +69,27 @@ def rank(houses):
 def rank_flipped_n(board, r):
     """``rank`` of a board known to hold ``r`` seeds, seen from the other side (house i <-
     board[(i + 6) % 12])."""
-    idx = _F[11, r] - _F[11, r - board[6]]
+    idx = AT_MOST[11, r] - AT_MOST[11, r - board[6]]
     r -= board[6]
-    idx += _F[10, r] - _F[10, r - board[7]]
+    idx += AT_MOST[10, r] - AT_MOST[10, r - board[7]]
     r -= board[7]
-    idx += _F[9, r] - _F[9, r - board[8]]
+    idx += AT_MOST[9, r] - AT_MOST[9, r - board[8]]
     r -= board[8]
-    idx += _F[8, r] - _F[8, r - board[9]]
+    idx += AT_MOST[8, r] - AT_MOST[8, r - board[9]]
     r -= board[9]
-    idx += _F[7, r] - _F[7, r - board[10]]
+    idx += AT_MOST[7, r] - AT_MOST[7, r - board[10]]
     r -= board[10]
-    idx += _F[6, r] - _F[6, r - board[11]]
+    idx += AT_MOST[6, r] - AT_MOST[6, r - board[11]]
     r -= board[11]
-    idx += _F[5, r] - _F[5, r - board[0]]
+    idx += AT_MOST[5, r] - AT_MOST[5, r - board[0]]
     r -= board[0]
-    idx += _F[4, r] - _F[4, r - board[1]]
+    idx += AT_MOST[4, r] - AT_MOST[4, r - board[1]]
     r -= board[1]
-    idx += _F[3, r] - _F[3, r - board[2]]
+    idx += AT_MOST[3, r] - AT_MOST[3, r - board[2]]
     r -= board[2]
-    idx += _F[2, r] - _F[2, r - board[3]]
+    idx += AT_MOST[2, r] - AT_MOST[2, r - board[3]]
     r -= board[3]
-    idx += _F[1, r] - _F[1, r - board[4]]
+    idx += AT_MOST[1, r] - AT_MOST[1, r - board[4]]
     return idx
 
 
@@ -100,9 +100,9 @@ def unrank(n, idx, out):
     for i in range(HOUSES - 1):
         k = HOUSES - 1 - i
         a = 0
-        while a < r and _F[k, r] - _F[k, r - a - 1] <= idx:
+        while a < r and AT_MOST[k, r] - AT_MOST[k, r - a - 1] <= idx:
             a += 1
-        idx -= _F[k, r] - _F[k, r - a]
+        idx -= AT_MOST[k, r] - AT_MOST[k, r - a]
         out[i] = a
         r -= a
     out[HOUSES - 1] = r

@@ -28,7 +28,7 @@ import numpy as np
 
 from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.prefetch import prefetch
-from tbdb.solvers.retrograde.edge_free import _owner
+from tbdb.solvers.retrograde.edge_free import owner
 from tbdb.solvers.retrograde.rows import sorted_unique
 from tbdb.solvers.retrograde.values import (DRAW, ILLEGAL, LOSS, NO_EXT, NO_MOVE, NONE, WIN,
                                             realises)
@@ -180,7 +180,7 @@ def cp_apply(batch, count, parent, codes, state, remaining, level, top, never, d
     """Back up a batch of positions resolved at ``level`` to their deduplicated parents (the
     rule in the module docstring).  ``direct``: no position waits for an external win, so a
     loss is written at level + 1 at once; else it becomes PENDING.  Split by parent slot
-    (``_owner``) as in ``ef_apply``.  Returns the largest distance written.
+    (``owner``) as in ``ef_apply``.  Returns the largest distance written.
 
     ``bytes_given``: ``codes[r, e]`` is the move from parent[r, e] to batch[r] as its byte
     (``move_bytes`` in docs/kernel-contract.md), and a won parent's counter, which it no longer
@@ -198,13 +198,13 @@ def cp_apply(batch, count, parent, codes, state, remaining, level, top, never, d
             if r + AHEAD < n:
                 for e in range(count[r + AHEAD]):
                     p = parent[r + AHEAD, e]
-                    if _owner(p, parts) == t:
+                    if owner(p, parts) == t:
                         prefetch(state, p)
                         prefetch(remaining, p)
             lost = state[batch[r]] % 2 == 0
             for e in range(count[r]):
                 p = parent[r, e]
-                if _owner(p, parts) != t:
+                if owner(p, parts) != t:
                     continue
                 s = state[p]
                 if lost:

@@ -264,7 +264,7 @@ def drop_settled(batch, state, count, parent, codes, settled):
 
 
 @kernel
-def _owner(p, parts):
+def owner(p, parts):
     """Which of ``parts`` threads updates slot p in ``ef_apply``: p modulo ``parts``, by a
     mask when ``parts`` is a power of two (a 64-bit division per parent entry cost a fifth of
     the backup).  Not by blocks of slots: the parents of one batch crowd into a few blocks,
@@ -286,7 +286,7 @@ def ef_apply(batch, count, parent, codes, state, level, parts, fresh, fresh_dist
     decrements an unknown parent's counter and, unless an external child is drawn, becomes the
     move a loss would take if it is the longest-resisting so far; a parent whose last in-table
     child is won is lost at 1 + max(level, largest external win).  The work is split by parent
-    slot (``_owner`` picks one of ``parts``, the thread count), so no two threads ever update
+    slot (``owner`` picks one of ``parts``, the thread count), so no two threads ever update
     the same parent (Numba has no atomic add on arrays).  Each thread queues the slots it
     resolves, with their distances, in its row of ``fresh``/``fresh_distance`` (at most one
     entry per parent entry of the batch: a parent is won or lost once a level), and their
@@ -300,13 +300,13 @@ def ef_apply(batch, count, parent, codes, state, level, parts, fresh, fresh_dist
             if r + AHEAD < n:  # the slots a few rows on: their loads overlap this row's work
                 for e in range(count[r + AHEAD]):
                     p = parent[r + AHEAD, e]
-                    if _owner(p, parts) == t:
+                    if owner(p, parts) == t:
                         prefetch(state, p)
             c = batch[r]
             lost = state[c].result == LOSS
             for e in range(count[r]):
                 p = parent[r, e]
-                if _owner(p, parts) != t:
+                if owner(p, parts) != t:
                     continue
                 s = state[p]
                 rp = s.result

@@ -6,7 +6,7 @@ cell's parents (``reverse_edges``).  Cells: ``layout``.
 import numpy as np
 
 from tbdb.solvers.jit import kernel, nogil_kernel, parallel_nogil_kernel, prange
-from tbdb.solvers.oware.index import _F, BOOK_SIZES, HOUSES, next_composition, next_position, \
+from tbdb.solvers.oware.index import AT_MOST, BOOK_SIZES, HOUSES, next_composition, next_position, \
     rank_flipped_n, unrank
 from tbdb.solvers.oware.moves import sow
 from tbdb.solvers.oware.changes.layout import CELL_BITS, CELL_MASK
@@ -42,7 +42,7 @@ def _side_rank(side, r, k0):
         k = 11 - k0 - i
         if k == 0:
             break
-        idx += _F[k, r] - _F[k, r - side[i]]
+        idx += AT_MOST[k, r] - AT_MOST[k, r - side[i]]
         r -= side[i]
     return idx
 
@@ -55,16 +55,16 @@ def child_table(n, base):
     seeds captured), or 0xFFFFFFFF if the move is illegal (variant 0 with R = 0: it does not
     feed the opponent).  A move's packed cell is this plus ``_side_rank`` of the mover's side
     after it (houses 6-11 of the child: no carry into ``f``, every cell < 2^28)."""
-    total = _F[6, n]  # sum over R <= n of C(R + 5, 5)
+    total = AT_MOST[6, n]  # sum over R <= n of C(R + 5, 5)
     tab = np.empty((VARIANTS, total), dtype=np.uint32)
     o = np.empty(6, dtype=np.int8)
     c = np.empty(6, dtype=np.int8)
     for R in range(n + 1):
-        start = _F[6, R - 1] if R >= 1 else 0
+        start = AT_MOST[6, R - 1] if R >= 1 else 0
         for j in range(6):
             o[j] = 0
         o[5] = R
-        for q in range(_F[5, R]):
+        for q in range(AT_MOST[5, R]):
             if q > 0:
                 next_composition(o, 5)  # the next opponent's side (six houses)
             for v in range(VARIANTS):
@@ -101,7 +101,7 @@ def _moves_block(n, base, tab, a, q0, q1, i0, packed, pos, out):
     for h in range(6):
         m += a[h]
     R = n - m
-    start = _F[6, R - 1] if R >= 1 else 0
+    start = AT_MOST[6, R - 1] if R >= 1 else 0
     legal = 0
     for h in range(6):
         s = np.int64(a[h])
@@ -158,7 +158,7 @@ def _moves_range(lo, hi, n, base, tab, packed, a, pos, out):
     q = _side_rank(pos[6:], R, 6)  # lo's rank among the opponent's sides of R seeds
     i = lo
     while i < hi:
-        size = _F[5, R]
+        size = AT_MOST[5, R]
         q1 = min(size, q + hi - i)
         _moves_block(n, base, tab, a, q, q1, i, packed, pos, out)
         i += q1 - q
