@@ -17,8 +17,8 @@ from tbdb.db import sql_functions
 from tbdb.prober import ProbeStats, Prober
 # imported with the library, not on the first tbdb.open(DIR): the modules' objects are made here,
 # so that opening a directory costs what it reads (a process that imports them at its first
-# open also meets Python's full garbage collection there: 25-40 ms with NumPy, Numba and
-# DuckDB loaded, most of an open + first lookup measured at 70 ms)
+# open also meets Python's full garbage collection there: with NumPy, Numba and DuckDB
+# loaded, that collection was most of an open + first lookup's time)
 from tbdb.probe_files import ProbeDir, ProbeFileError
 from tbdb.results import LookupResult
 from tbdb.db.store import Store
@@ -83,7 +83,7 @@ class Tablebase:
         (``tbdb games`` lists them)."""
         # an engine's call (a position object, the game named) on probe files: the fewest
         # Python steps to libtbprobe (``Prober.route``); each on a table not probed lately
-        # meets cold caches, and these few cost 2-3 us more than the call and its result
+        # meets cold caches, and these few cost more than the call and its result
         route = self._routes.get(game)
         if route is not None and type(position) is route[0] and not options:
             with self._lock:

@@ -186,7 +186,7 @@ def build(game: str, db: str | None = None, *, progress: bool | str = True,
                 run.bar.finished(weight[t], f"{t} ({time.perf_counter() - run.started:.1f} s"
                                             f"{_memory(data)})")
                 # the writer and the cache hold what they still need: keep no other reference
-                # to this table through the next one's solve (Oware's 19-seed book is 5 GB)
+                # to this table through the next one's solve (Oware's biggest books are gigabytes)
                 data = None
             run.writer.wait(run.summary)
         finally:
@@ -312,7 +312,7 @@ class _Run:
 
 class _CompileNotice(numba_event.Listener):
     """Says once, when Numba really compiles a kernel during a build, that it does (the first
-    table of a cold cache waits for it: 9 s for tic-tac-toe here, more for larger games).
+    table of a cold cache waits for it: seconds even for tic-tac-toe, more for larger games).
     Numba broadcasts "numba:compile" only on a miss of its cache: a kernel loaded from the
     cache says nothing, so a build with a warm cache is not told it compiles."""
 
@@ -359,8 +359,8 @@ def _check_probe_build(g, db) -> None:
 
 # the tables a build keeps in memory for the tables still to build may take this share of its
 # memory budget; beyond it, those read furthest ahead are dropped and read again when needed
-# (a game's big tables that many later tables read, kept whole, may not fit: 44 GB of them in
-# the largest set built here)
+# (a game's big tables that many later tables read, kept whole, may not fit: in the largest
+# sets built they came to tens of GB)
 def saves_of(db: str, game: str, table: str) -> str:
     """Where a compact solve of ``table`` saves its state while it runs (beside the database;
     removed when the table is solved)."""

@@ -290,7 +290,7 @@ class Prober:
         extension's ``Route``: text, probe, the table's file opened when C asks for it
         (``native_open``), and the result with its ``_source`` made in C.  Why: on a table not
         probed lately every Python step meets cold caches and costs more than the probe (the
-        Python route of the same steps took 1.3 us of a warm lookup's 3.2, 2-3 us cold)."""
+        Python route of the same steps was a large share of a warm lookup's time, more cold)."""
         if game.name in self._routes:
             return self._routes[game.name]
         native = getattr(self.store, "native", None)

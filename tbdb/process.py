@@ -3,7 +3,7 @@
 The command line (``tbdb.cli``) and the engines (``tbdb.protocols``) start with these.
 
 Nothing heavy is imported here: the handlers are in place before NumPy, Numba and DuckDB load
-(a third of a second), so an interrupt at any moment ends the command with one line and exit
+(a noticeable wait), so an interrupt at any moment ends the command with one line and exit
 status 130 (143 for SIGTERM), never a ``KeyboardInterrupt`` traceback.  Commands that only read
 leave at once (``os._exit``), as ``kill -9`` would: they have nothing to undo, and a
 ``KeyboardInterrupt`` raised inside a Numba or DuckDB call surfaces as some other error

@@ -132,8 +132,8 @@ class DerivedBest(LookupResult):
     """A ``LookupResult`` whose table keeps no best move (probe files written with
     ``--no-moves``): ``best_move`` is derived from one ply of probes
     (``Prober.derived_best``) when first read, not with the value.  An engine probing inside
-    its search reads the value alone: a lookup of a 5-piece table took 0.5 ms, nearly all of
-    it deriving a move it never read.  Read after its tablebase is closed, it raises
+    its search reads the value alone: a lookup of a 5-piece table spent nearly all its time
+    deriving a move it never read.  Read after its tablebase is closed, it raises
     ``ClosedError``.  Equal to a ``LookupResult`` of the same fields."""
 
     @property

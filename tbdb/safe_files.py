@@ -75,7 +75,7 @@ def remove_quietly(path: str) -> None:
 def remove_stale_temporaries(directory: str, tags=("tbdb-partial", "tbdb-bits")) -> list[str]:
     """Remove the temporary files (``temporary_beside``) in ``directory`` that a process no
     longer running left there (a kill -9, or a signal's immediate exit, runs no clean-up: an
-    export of Oware's 20-seed book killed midway left 8 GB under a hidden name); the names
+    export of Oware's 20-seed book killed midway left gigabytes under a hidden name); the names
     removed.  A file of a live process (its pid in the name) is kept; a regular file only."""
     removed = []
     try:

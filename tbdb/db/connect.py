@@ -48,10 +48,9 @@ STORAGE_COMPATIBILITY = "v1.0.0"
 READ_CONFIG = {**_NO_EXTENSIONS, "enable_external_access": False}
 # DuckDB's own buffers when writing: a build writes each table once and reads back little, but
 # DuckDB keeps every block it wrote cached up to its limit (80% of RAM by default), so the whole
-# file ended up resident (823 MB of a 4-piece CDC build's 1.38 GiB peak).  Sorts and joins
-# beyond the limit spill to disk; 512 MB costs the CDC build no time and leaves it at 1.05 GiB.
+# file ended up resident (most of a 4-piece CDC build's peak).  Sorts and joins beyond the
+# limit spill to disk; this limit costs the CDC build no time and lowers its peak.
 WRITE_MEMORY_LIMIT = "512MB"
-# rows per Arrow batch when an index table streams into its dense arrays (about 17 MB a batch)
 # what builds write with (the DuckDB connection and Alembic's engine alike)
 WRITE_CONFIG = {**_NO_EXTENSIONS, "storage_compatibility_version": STORAGE_COMPATIBILITY,
                 "memory_limit": WRITE_MEMORY_LIMIT}
@@ -448,8 +447,9 @@ class Database:
     def apply_game_views(self) -> None:
         """(Re)create every registered game's readable views (``sql/games/<file>``), unless the
         file holds them as this tbdb writes them already: the last view made carries a comment
-        with the digest of all their statements.  (Making them takes about 0.15 s, and every
-        build opens its file for writing; read-only connections make their own either way.)"""
+        with the digest of all their statements.  (Making them takes a good part of a second,
+        and every build opens its file for writing; read-only connections make their own either
+        way.)"""
         from tbdb.db.sql_files import game_view_files, statements
         todo = [st for path in game_view_files() for st in statements(path)]
         views = [m.group(1) for m in map(_CREATE_VIEW.match, todo) if m]

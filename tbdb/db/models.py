@@ -14,7 +14,7 @@ three value tables, by how the table is keyed and what it stores:
 * ``tb_score_runs`` -- a net score by plies left, as runs of plies over which score and best
   move stay the same (Oware).
 
-Bulk tables carry no primary key or index on purpose: DuckDB loads them ~15x faster without,
+Bulk tables carry no primary key or index on purpose: DuckDB loads them many times faster without,
 prunes scans with its zone maps on the insertion order, and cannot ALTER an indexed table.
 Their natural keys are documented per table.
 """

@@ -80,8 +80,8 @@ def check_catalogue(con: duckdb.DuckDBPyConnection, db: str,
 
     # macros first: one named like an operator ('+', '||') or a function stands in for it in
     # any later query, these two excepted (comparisons, NOT and IN are no functions to shadow).
-    # Listing the functions is most of the check's time (about 35 ms a scan): one scan for the
-    # file's own, compared in Python with DuckDB's, listed once per process
+    # Listing the functions is most of the check's time: one scan for the file's own, compared
+    # in Python with DuckDB's, listed once per process
     own = con.execute(
         "SELECT DISTINCT function_name FROM system.main.duckdb_functions() WHERE NOT internal "
         "AND database_name <> 'temp'").fetchall()
@@ -272,8 +272,8 @@ def apply_own_views(con: duckdb.DuckDBPyConnection, index_view: str) -> None:
 def apply_own_game_views(con: duckdb.DuckDBPyConnection) -> None:
     """Every game's views (``sql/games``) as TEMP views of this connection, like
     ``apply_own_views``.  Made only before a connection runs SQL it is given
-    (``Database.prepare_for_sql``): tbdb's own code reads no game view, and making them takes
-    about 0.11 s, most of what opening a file for lookups took."""
+    (``Database.prepare_for_sql``): tbdb's own code reads no game view, and making them was
+    most of what opening a file for lookups took."""
     from tbdb.db.sql_files import drop_copies_the_file_matches, game_view_files, statements
     for path in game_view_files():
         for st in statements(path):

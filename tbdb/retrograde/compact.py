@@ -171,7 +171,7 @@ class DamagedSave(ValueError):
 def _digest(a: np.ndarray) -> str:
     """The sha256 of an array's bytes: a save is resumed only if it still holds what was
     written (a bit flipped on disk would become a wrong value, kept in every row of the
-    table; about 1 s for the 2.4 GB state of a 2.4·10^9-slot table, once every 10 minutes)."""
+    table; a second or so even for the largest tables' state, once every 10 minutes)."""
     return hashlib.sha256(np.ascontiguousarray(a).view(np.uint8)).hexdigest()
 
 
@@ -315,7 +315,7 @@ class CompactValues:
 def _initial(space, progress, top: int, saved: "_Saved", resumed=None):
     """(meta, state, remaining) after the census and the children pass; all None if an
     external distance does not fit a state of largest word ``top``.  The pass saves where it
-    is at chunk boundaries (every ``SAVE_SECONDS``: on 10^9 slots it takes an hour) and
+    is at chunk boundaries (every ``SAVE_SECONDS``: on the largest tables it runs long) and
     continues from a ``resumed`` save of itself."""
     size = space.size
     if resumed is not None:

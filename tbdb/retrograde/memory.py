@@ -3,9 +3,10 @@
 A build allocates and frees the same large batch arrays (children, parents, edge lists, Arrow
 columns) thousands of times.  glibc serves blocks above its mmap threshold (at most 32 MB by
 default) with fresh ``mmap`` calls and hands them back on ``free``, so every batch page-faults
-its memory in again: on the 4-piece CDC build that was 50 s of system time out of 320 s.  Raising
-the threshold keeps those blocks in the heap, where freed memory is reused; the trim threshold
-bounds how much freed memory the heap keeps.  Elsewhere (not glibc) this does nothing.
+its memory in again: on the 4-piece CDC build that system time was a large share of the
+whole.  Raising the threshold keeps those blocks in the heap, where freed memory is reused; the
+trim threshold bounds how much freed memory the heap keeps.  Elsewhere (not glibc) this does
+nothing.
 """
 from __future__ import annotations
 

@@ -29,8 +29,8 @@ _BEST_MOVES = contextvars.ContextVar("tbdb_best_moves", default=True)
 @contextmanager
 def without_best_moves(skip: bool = True):
     """Inside (if ``skip``), the edge-free solve finds no best moves: no order keys through
-    the levels and no pass over the draws for their first drawing move (a fifth to a third of
-    a big table's solve), and ``best`` is ``NO_MOVE`` throughout.  For a build whose files
+    the levels and no pass over the draws for their first drawing move (a good share of a big
+    table's solve), and ``best`` is ``NO_MOVE`` throughout.  For a build whose files
     keep no moves (``tbdb build --probe-files DIR --no-moves``: a lookup derives the best
     move from one ply of probes); the other modes find them all the same."""
     token = _BEST_MOVES.set(not skip)

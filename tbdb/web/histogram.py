@@ -4,7 +4,7 @@ score games (Oware), for the tables page's histograms.
 The catalogue keeps only totals per table (``tb_stats``: wins, draws, losses, longest win), not
 a distribution, so this is a GROUP BY over the table's stored rows.  A table's rows were
 bulk-loaded together, so DuckDB's zone maps skip the other tables' row groups and the scan
-reads a few narrow columns of this table only: about 0.4 s per 10^7 rows here.  Above ``cap``
+reads a few narrow columns of this table only, quick enough up to ``cap`` rows.  Above ``cap``
 rows (10^7) it reads a systematic sample instead: ``SLICES`` runs of consecutive slots (index
 or key order) spread evenly over the table, ``SAMPLE_ROWS`` (10^6) rows in all, and scales
 the counts up.  Runs of slots, not DuckDB's TABLESAMPLE: a sample clause turns off the
