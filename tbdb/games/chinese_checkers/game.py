@@ -1,4 +1,4 @@
-"""Chinese Checkers as a plug-in of the generic engine: rhombus tables, lookups, batch, perft.
+"""Chinese Checkers as a plug-in of the retrograde driver: rhombus tables, lookups, batch, perft.
 
 One table per board size and piece count, named ``{m}x{m}-{p}`` (``7x7-3``); its slots are the
 positions in the mover's frame, one per orbit of the two symmetries (layout in
@@ -43,7 +43,7 @@ from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
 
 # Tables with more slots than this are not built: the kernels pack a parent's slot into 32 bits
 # beside its move code (``drop_repeated_parents``).  Whether a table fits in memory is the
-# build's --memory budget's call (5x5-6, 2.4e9 slots, in the compact mode: about 15 GiB).
+# build's --memory budget's call (5x5-6 has 2.4e9 slots: the compact mode on a big machine).
 MAX_SLOTS = (1 << 32) - 1
 BOARD_SQUARES = {m * m: m for m in BOARD_SIZES}
 

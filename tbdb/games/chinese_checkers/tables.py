@@ -1,4 +1,4 @@
-"""Chinese Checkers tables for the generic engine: the rhombus index (``RhombusTable``, an
+"""Chinese Checkers tables for the retrograde driver: the rhombus index (``RhombusTable``, an
 ``IndexSpace`` of ``docs/kernel-contract.md``) and the single-agent distance tables of the star.
 
 Table names: ``{m}x{m}-{p}`` for the rhombus (``7x7-3``: 7 x 7 board, 3 pieces a side) and
@@ -20,7 +20,7 @@ from tbdb.solvers.chinese_checkers.geometry import (BOARD_SIZES, PIECE_COUNTS, b
                                                     rhombus, sublattice_max)
 
 _NAME = re.compile(r"(\d+)x(\d+)-(\d+)")
-# what one slot costs while the engine solves in edge-free mode (result 1, distance 2, counter 1,
+# what one slot costs while the driver solves in edge-free mode (result 1, distance 2, counter 1,
 # external win 2, multiplicity 2) and after (result, distance, multiplicity, best move 4)
 SOLVE_BYTES_PER_SLOT = 8
 STORED_BYTES_PER_SLOT = 9
@@ -76,7 +76,7 @@ def slots(board: int, pieces: int) -> int:
 
 
 def solve_bytes(board: int, pieces: int) -> int:
-    """Bytes the engine's edge-free solve needs for the table's per-slot arrays."""
+    """Bytes the retrograde driver's edge-free solve needs for the table's per-slot arrays."""
     return slots(board, pieces) * STORED_BYTES_PER_SLOT
 
 
@@ -160,7 +160,7 @@ class RhombusTable:
 
     # children() and parents() return views of buffers kept between calls: valid until the
     # next call of the same method.  A fresh 100 MB batch a call cost page faults on every
-    # call (numpy maps arrays this large anew each time), about a fifth of a parents pass.
+    # call (numpy maps arrays this large anew each time), a large share of a parents pass.
     def _buffers(self, what: str, k: int, layout) -> list[np.ndarray]:
         held = self._held.get(what)
         if held is None or len(held[0]) < k:
@@ -169,7 +169,7 @@ class RhombusTable:
         return [a[:k] for a in held]
 
     def release(self) -> None:
-        """Drop the batch buffers (the engine calls this when a solve or a check ends)."""
+        """Drop the batch buffers (the driver calls this when a solve or a check ends)."""
         self._held.clear()
 
     def children(self, positions: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -137,11 +137,11 @@ PARALLEL_MIN_DIRTY = 50_000
 REPLAY_WINDOW_CHANGES = 1 << 26
 #: A big book's events are turned into runs this many groups (of 64) at a time, the freed
 #: events given back to the system in between (``tbdb.retrograde.memory.release_freed_memory``): the
-#: events of 20 seeds take 5.8 GB and its runs 7.8 GB, and without it both are resident at once.
+#: events and the runs of 20 seeds take gigabytes each, and without it both are resident at once.
 RELEASE_GROUPS = 4
 #: A book solved on one thread gets this much more event room per position than
 #: ``_runs_guess``: a chunk with less than a position's worth of room left grows by half,
-#: copying its group's events (6 of book 9's 60 ms without it); untouched room costs nothing.
+#: copying its group's events (a share of book 9's time without it); untouched room costs nothing.
 SERIAL_EXTRA_ROOM = 4
 #: ``solve_books`` makes the moves of this many of the biggest one-thread books (1..3) early.
 EARLY_MOVES = 3
@@ -159,10 +159,10 @@ _HUGE_PAGE = 2 << 20
 
 def _empty(shape, dtype) -> np.ndarray:
     """``np.empty(shape, dtype)``, in memory of its own advised to be backed by 2 MB pages
-    (transparent huge pages) from ``HUGE_MIN_BYTES`` on.  The first touch of a 4 KB page costs
-    about 2.5 us here (a virtual machine): the 9-seed book's moves, parents, events and runs
-    are some 20 MB of fresh memory, 5,000 faults and a tenth of its time, and ten faults in 2 MB
-    pages (which also spare the random reads of the moves and parents most TLB misses).
+    (transparent huge pages) from ``HUGE_MIN_BYTES`` on.  The first touch of a 4 KB page costs a
+    page fault, dear on a virtual machine: the 9-seed book's moves, parents, events and runs
+    are some 20 MB of fresh memory, 5,000 faults and a good share of its time, and ten faults in
+    2 MB pages (which also spare the random reads of the moves and parents most TLB misses).
     Where the system gives no huge page, the memory is ordinary pages, as ``np.empty``'s."""
     dtype = np.dtype(dtype)
     nbytes = math.prod(shape if isinstance(shape, tuple) else (shape,)) * dtype.itemsize
@@ -331,8 +331,8 @@ def _machine_idle() -> bool:
     """Whether no other work is running here (Linux's ``procs_running``; True where there is no
     /proc/stat).  Two threads sharing a book's steps meet three times a step: when a third
     party runs on one of the two cores, either thread may lose its core mid-step while the
-    other waits, and the shared book took 1.5 times as long as one thread alone (an idle second
-    core took it from 64 to 42 ms)."""
+    other waits, and the shared book took longer than one thread alone (on an idle second core
+    it is much faster)."""
     for i in range(IDLE_SAMPLES):
         if i:
             time.sleep(0.001)
@@ -381,7 +381,7 @@ def _solve_shared(n, base, packed, rev_off, rev_par, offs, starts, scores, lower
 def _solve_parallel(n, base, packed, rev_off, rev_par, offs, starts, scores, lower_stable, chunk,
                     runs_guess, window_changes):
     """``changes.solve_serial`` with the loop here, each step on Numba's threads when about
-    ``PARALLEL_MIN_DIRTY`` positions or more are flagged (a parallel call costs about 0.1 ms
+    ``PARALLEL_MIN_DIRTY`` positions or more are flagged (a parallel call has a fixed cost
     even when there is little to do).  The loop is Python so that no cached kernel calls the
     parallel one (``changes``' comment on the loop); a big book's step takes milliseconds to
     seconds, the loop's own calls tens of microseconds."""

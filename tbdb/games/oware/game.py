@@ -1,4 +1,4 @@
-"""Oware endgame books as a plug-in of the generic engine: one table per seed count
+"""Oware endgame books as a plug-in of the retrograde driver: one table per seed count
 (``seeds-12``, ``tables``), stored as score runs by plies left.
 
 A book stores, per position, runs of plies-left ``t`` over which (score, best move) is
@@ -47,8 +47,8 @@ class OwareGame(Game):
     capabilities = frozenset({BATCH_FORM, OWN_SOLVER, PLIES_LEFT, SCORE_VALUES})
     build_options = (
         Option("max_seeds", f"the books for 0..N seeds on the board (default "
-                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 4 GB, 20 about half an hour "
-                            f"and 16 GB: see docs/performance.md)",
+                            f"{DEFAULT_MAX_SEEDS}; 16 takes minutes and 4 GB, 20 about half an "
+                            f"hour and 16 GB: see docs/performance.md)",
                min=1, max=MAX_SOLVE_N, metavar="N"),
     )
     lookup_options = (
@@ -98,7 +98,7 @@ class OwareGame(Game):
 
     def solve_beside_write(self, table: str) -> bool:
         """Books of 19 and 20 seeds wait for the book before to be written: book 19's runs
-        (5 GB) beside book 20's solve (about 14 GB) came to over 20 GB."""
+        held beside book 20's solve raised the build's peak by gigabytes."""
         return seeds_of(table) < SOLVE_ALONE_FROM
 
     def dependency_form(self, table: str, book: Book) -> ReplayBook:

@@ -1,4 +1,4 @@
-"""Shogi as a plug-in of the generic engine: tables, lookups (SFEN in, USI out), batch, perft.
+"""Shogi as a plug-in of the retrograde driver: tables, lookups (SFEN in, USI out), batch, perft.
 
 A table (``KGK``, ``KRGK``) holds two kings and fixed other pieces wherever they are: on the
 board for either side, promoted or not, or in either hand.  Captures and drops stay in the
@@ -196,7 +196,7 @@ class ShogiGame(Game):
         white to move), half of them with black to move: the two sides count alike."""
         t = _table(table)
         # a chunk of slots at a time: whole-table temporaries (an int64 copy of the
-        # multiplicities, masks) took 2 GB beside KRGK's solved arrays
+        # multiplicities, masks) took gigabytes beside KRGK's solved arrays
         raw = fixed = 0
         count = {r: 0 for r in (WIN, DRAW, LOSS, ILLEGAL)}
         top = {WIN: None, LOSS: None}

@@ -1,4 +1,4 @@
-"""Ultimate Tic-Tac-Toe on the engine: exact solved tables keyed by canonical key and constraint.
+"""Ultimate Tic-Tac-Toe: exact solved tables keyed by canonical key and constraint.
 
 Builds (one per root or K, per scoring; see ``tables``):
 
@@ -39,11 +39,10 @@ SAMPLE = "....o" + "." * 31 + "x" + "." * 44 + " x 4"  # start, 4:0, 0:4
 # the root of the conformance suite's build: 11 empty cells in open boards, 1,354 positions
 EXAMPLE_ROOT = (".x..oxoxx" "oxo.oo.xx" ".x.xoxo.o" "..xox.xxo" "o.ooxxxxo" "oo.xxooox"
                 "ox.ooxxoo" "ooxoxo.xo" "xox..xxox" " x 0")
-MAX_EMPTIES = 1  # K = 1: 10.7 million keys, 1 GB, about a minute; K = 2 is beyond 16 GB
-# The largest root a --from build takes.  Measured (benchmarks/uttt.py, one random root each):
-# 16 empties 0.44M rows, 18: 1.2M, 20: 10.9M rows in 3 minutes and 0.93 GB (~60 bytes a row
-# beyond 0.3 GB); the sets grow 2-4x per empty cell, so 22 is ~10^8 rows and some GB, and 23 or
-# more could pass 16 GB.
+MAX_EMPTIES = 1  # K = 1: 10.7 million keys, a short build; K = 2 is beyond 16 GB
+# The largest root a --from build takes, measured with benchmarks/uttt.py (the numbers are in
+# benchmarks/RESULTS.md): the sets grow a few times over per empty cell, so 22 still fits in
+# some GB, and 23 or more could pass 16 GB.
 MAX_FROM_EMPTIES = 22
 
 SCORING = Option("scoring", "rule set for a game that ends with no open board: standard (a "
