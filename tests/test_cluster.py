@@ -1,5 +1,5 @@
-"""Cluster builds on Dask (tbdb/cluster/dask_build.py) against the embedded build, the reference: rows,
-statistics and catalogue table by table; corrupt files rebuilt; a worker and the coordinator
+"""Cluster builds on Dask (tbdb/cluster/dask_build.py) against the embedded build, the reference:
+rows, statistics and catalogue table by table; corrupt files rebuilt; a worker and the coordinator
 killed with SIGKILL.  Skipped only when the optional extra tbdb[cluster] is not installed."""
 import os
 import shutil

@@ -2,9 +2,10 @@
 
 "edges" keeps every edge in memory and counts degrees; "edge-free" regenerates children and
 parents in batches from the game's kernels; "compact" does too with only a packed state and
-a counter per slot, best moves and multiplicities derived at the end.  All must agree slot by slot — value, distance,
-best move and multiplicity — on real CDC tables with captures into other tables, draws and
-long wins (CCvRR: 60-ply wins and draws; KGvRN: three piece kinds and both sides' captures).
+a counter per slot, best moves and multiplicities derived at the end.  All must agree slot by slot —
+value, distance, best move and multiplicity — on real CDC tables with captures into other tables,
+draws and long wins (CCvRR: 60-ply wins and draws; KGvRN: three piece kinds and both sides'
+captures).
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ tables under DIR that no database recorded (a new database can be made from file
 Resume: tables done in the database are skipped; tables whose files are complete and verified
 are imported without solving; everything else is solved.  A worker killed mid-task leaves at
 most a temporary file; Dask runs the task again elsewhere.  Any index-storage game works (the
-engine's ``Game`` API only); Dask is an optional extra (``tbdb[cluster]``).
+retrograde driver's ``Game`` API only); Dask is an optional extra (``tbdb[cluster]``).
 """
 from __future__ import annotations
 

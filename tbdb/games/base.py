@@ -1,4 +1,4 @@
-"""What a game is to the engine: the ``Game`` base class and the small types it exchanges.
+"""What a game is to the rest of tbdb: the ``Game`` base class and the small types it exchanges.
 
 A game brings kernels (``solvers/<game>.py``) and a position type; to the build driver, the
 store, the prober and the command line it is a ``Game`` subclass registered in
@@ -218,8 +218,9 @@ class Game:
 
     def key_store(self, table: str) -> str | None:
         """Key tables: the table whose rows hold ``table``'s positions when several builds
-        share one store (``tbdb.storage.shared_levels``: a build reuses the positions stored there and
-        adds its new ones; ``table`` keeps only a catalogue row), or None (its own rows)."""
+        share one store (``tbdb.storage.shared_levels``: a build reuses the positions stored
+        there and adds its new ones; ``table`` keeps only a catalogue row), or None (its own
+        rows)."""
         return None
 
     def weight(self, table: str) -> int:

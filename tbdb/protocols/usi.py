@@ -6,8 +6,8 @@ the stored value (``info depth 1 seldepth N score mate N ... pv ...``; N in plie
 the engine is being mated; ``score cp 0`` for a draw) and the stored best move: the shortest
 win, the longest resistance.  ``go mate`` answers ``checkmate <moves>`` or ``checkmate nomate``.
 Outside the tables it says so (``info string``) and resigns, or hands the position to the engine
-named by the option ``Fallback`` and relays its answer (tbdb/protocols/usi_fallback.py).  A malformed
-command gets an ``info string`` and the engine keeps running.  The database is opened
+named by the option ``Fallback`` and relays its answer (tbdb/protocols/usi_fallback.py).  A
+malformed command gets an ``info string`` and the engine keeps running.  The database is opened
 read-only: the engine never writes it.
 
 ``go`` never blocks the loop that reads commands: a table answer is computed at once and, for
@@ -16,8 +16,8 @@ read-only: the engine never writes it.
 
 Every ``go`` is answered whatever goes wrong (a malformed parameter, a damaged table, a bug: said
 in an ``info string``, then ``bestmove resign``), and every ``isready`` gets ``readyok``.  A
-fallback engine that fails its handshake (tbdb/protocols/usi_fallback.py's timeouts) or hangs in a search
-is given up on once, not waited for at every ``go``.
+fallback engine that fails its handshake (tbdb/protocols/usi_fallback.py's timeouts) or hangs in a
+search is given up on once, not waited for at every ``go``.
 """
 from __future__ import annotations
 
@@ -372,8 +372,9 @@ class UsiEngine(EngineSession):
         return f"bestmove {pv[0]}" + (f" ponder {pv[1]}" if len(pv) > 1 else "")
 
     def _start_mate_search(self, tb, position, go: GoCommand) -> None:
-        """A check-only mate search (tbdb/protocols/usi_tsume.py) on a thread: the loop goes on reading
-        commands, and `stop` (or the time `go mate MS` gives) ends it with `checkmate timeout`."""
+        """A check-only mate search (tbdb/protocols/usi_tsume.py) on a thread: the loop goes on
+        reading commands, and `stop` (or the time `go mate MS` gives) ends it with `checkmate
+        timeout`."""
         from tbdb.protocols.usi_tsume import TsumeSearch
         self._mate_stop = stop = threading.Event()
         self._mate_cancelled = False

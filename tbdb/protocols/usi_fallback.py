@@ -20,8 +20,8 @@ from typing import Callable
 
 # How long the engine may take to answer `usi` with `usiok` (it only names itself and its
 # options: a second or so even for a Python engine) and `isready` with `readyok` (it may load
-# evaluation files first).  One that does not is given up on once (tbdb/protocols/usi.py), not waited for
-# at every go.
+# evaluation files first).  One that does not is given up on once (tbdb/protocols/usi.py), not
+# waited for at every go.
 USIOK_SECONDS = 10.0
 READYOK_SECONDS = 60.0
 # How long past its time (the go line's clock: movetime, or its side's time + byoyomi + inc;

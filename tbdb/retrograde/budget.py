@@ -5,8 +5,8 @@ take, and the peak a table actually took.
 estimated peak fits the budget beside what the process already holds (the tables a build keeps
 for the tables that read them, the previous table still being written); a table that fits no
 mode is refused before anything of it is written.  The estimates are per slot, from the arrays
-each mode keeps (see ``tbdb.retrograde.driver`` and ``tbdb.retrograde.compact``), plus the batch buffers and DuckDB's
-write buffers; ``benchmarks/memory_modes.py`` measures them.
+each mode keeps (see ``tbdb.retrograde.driver`` and ``tbdb.retrograde.compact``), plus the batch
+buffers and DuckDB's write buffers; ``benchmarks/memory_modes.py`` measures them.
 """
 from __future__ import annotations
 

@@ -46,8 +46,8 @@ def _real(result: np.ndarray, lo: int, hi: int, solved: bool = False) -> np.ndar
 
 def choose_mode(space: IndexSpace, mode: str = "auto") -> tuple[str, int]:
     """(mode, estimated peak bytes of the process): ``mode`` itself, or for "auto" the fastest
-    whose estimate fits the memory budget of ``tbdb.retrograde.budget.within`` (without one: edges below
-    2 GB of estimated edges, else edge-free); ``MemoryBudgetError`` when none fits."""
+    whose estimate fits the memory budget of ``tbdb.retrograde.budget.within`` (without one: edges
+    below 2 GB of estimated edges, else edge-free); ``MemoryBudgetError`` when none fits."""
     from tbdb.retrograde import budget
     if mode != "auto" and mode not in MODES:
         raise ValueError(f"unknown retrograde mode {mode!r}; expected one of "

@@ -1,4 +1,4 @@
-"""Chinese Dark Chess as a plug-in of the generic engine: the ``Game`` the registry names.
+"""Chinese Dark Chess as a plug-in of the retrograde driver: the ``Game`` the registry names.
 
 What to build (``plan``, ``dependencies``; tables and their spaces in ``tables``), what a built
 table holds (``describe``), positions (parse, locate, moves, symmetries) and the batch forms.

@@ -1,4 +1,4 @@
-"""Chess endgames (3-5 pieces) as a plug-in of the generic engine: the ``Game`` the registry
+"""Chess endgames (3-5 pieces) as a plug-in of the retrograde driver: the ``Game`` the registry
 names.
 
 What to build (``plan``, ``dependencies``: materials in ``material``, spaces in ``tables``),

@@ -127,7 +127,7 @@ class Placement(Board):
 
 class DistanceValues:
     """A distance table (uint8 per placement) in the shape the store writes index tables in
-    (``engine.IndexValues``): every placement is a row with result WIN (the player gets
+    (``IndexValues``): every placement is a row with result WIN (the player gets
     there), its distance in moves, no stored best move and multiplicity 1.  The constant
     columns are broadcast views, so writing costs no more than the uint8 array itself."""
 

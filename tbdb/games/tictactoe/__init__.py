@@ -1,4 +1,4 @@
-"""Tic-tac-toe: the smallest complete game on the engine, the worked example of
+"""Tic-tac-toe: the smallest complete game on the retrograde driver, the worked example of
 ``docs/adding-a-game.md``.  Rules: docs/rules/tictactoe.md.
 
 - ``position``: ``TicTacToePosition`` and its text (``x...o....``); moves are cells 0-8.

@@ -1,4 +1,4 @@
-"""Tic-tac-toe as a plug-in of the generic engine: the ``Game`` the registry names.
+"""Tic-tac-toe as a plug-in of the retrograde driver: the ``Game`` the registry names.
 
 The smallest complete game (walked through in ``docs/adding-a-game.md``): one table (``tables``),
 positions and their text (``position``), kernels in ``solvers/tictactoe/``.

@@ -8,13 +8,13 @@ Builds (one per root or K, per scoring; see ``tables``):
   (``tbdb build uttt --max-empties K``).
 
 Each is solved level by level (level = empty cells in open boards; every move lowers it) into
-the one store of its scoring, ``<scoring>/positions`` (``Game.key_store``, ``tbdb.storage.shared_levels``):
-positions a build reaches that are stored already are read back, not solved or expanded again,
-and its new positions are added, so a key has one row per scoring whichever builds reached it.
-Rows are (key0, key1, key_constraint) with key_constraint the canonical representative's
-constraint (-1 any).  Finished games are stored too, at distance 0.  ``locate`` names no table:
-the prober searches the store of the lookup's scoring (``search_tables``) and, when it does not
-hold the position, names the ``--from`` build that would (``cover_command``).
+the one store of its scoring, ``<scoring>/positions`` (``Game.key_store``,
+``tbdb.storage.shared_levels``): positions a build reaches that are stored already are read back,
+not solved or expanded again, and its new positions are added, so a key has one row per scoring
+whichever builds reached it. Rows are (key0, key1, key_constraint) with key_constraint the canonical
+representative's constraint (-1 any).  Finished games are stored too, at distance 0.  ``locate``
+names no table: the prober searches the store of the lookup's scoring (``search_tables``) and, when
+it does not hold the position, names the ``--from`` build that would (``cover_command``).
 """
 from __future__ import annotations
 

@@ -1,13 +1,14 @@
-"""Ultimate Tic-Tac-Toe level tables for the generic engine (``LevelSpace``, see
+"""Ultimate Tic-Tac-Toe level tables for the retrograde driver (``LevelSpace``, see
 ``docs/kernel-contract.md``): the subtree below a root position, and every legal position with
-at most K empty cells in open boards.  Both are solved with ``tbdb.retrograde.driver.enumerate_levels``
-and ``solve_levels``; the scoring only changes the values of finished games.
+at most K empty cells in open boards.  Both are solved with
+``tbdb.retrograde.levels.enumerate_levels`` and ``solve_levels``; the scoring only changes the
+values of finished games.
 
 Table names: ``<scoring>/from/<key word 0>.<key word 1>`` (the build of the subtree of the root
 with that canonical key) and ``<scoring>/empties/<K>`` (the build of every legal position with at
 most K empty cells); their rows are all in one store per scoring, ``<scoring>/positions``
-(``tbdb.storage.shared_levels``: a build reuses the positions stored there).  ``parse_table_name`` reads
-the names back.
+(``tbdb.storage.shared_levels``: a build reuses the positions stored there).
+``parse_table_name`` reads the names back.
 """
 from __future__ import annotations
 
