@@ -297,7 +297,7 @@ def test_a_full_disk_is_said_in_one_line_and_the_build_resumes(tmp_path, capsys,
     from tbdb.probe_files import build_dir
     game, opts = "cdc", INDEX_BUILDS["cdc"]
     out = tmp_path / "out"
-    real, calls = build_dir._write_file, []
+    real, calls = build_dir.write_probe_file, []
 
     def full_on_the_second(path, parts):
         calls.append(path)
@@ -305,14 +305,14 @@ def test_a_full_disk_is_said_in_one_line_and_the_build_resumes(tmp_path, capsys,
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(path, parts)
 
-    monkeypatch.setattr(build_dir, "_write_file", full_on_the_second)
+    monkeypatch.setattr(build_dir, "write_probe_file", full_on_the_second)
     argv = ["build", game, *(f"--{k}={v}" for k, v in opts.items()), "--probe-files", str(out),
             "--no-progress"]
     code, err = _cli(capsys, *argv)
     assert code == 2 and err.count("error") == 1, err
     assert f"the disk holding {str(out)!r} is full" in err and "same command" in err, err
     assert len(_entries(out)) == 1  # the first table, listed before the disk filled
-    monkeypatch.setattr(build_dir, "_write_file", real)
+    monkeypatch.setattr(build_dir, "write_probe_file", real)
     code, err = _cli(capsys, *argv)
     assert code == 0 and len(_entries(out)) == len(games.get(game).plan(**opts)), err
 

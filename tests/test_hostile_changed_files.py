@@ -18,7 +18,7 @@ import pytest
 
 import tbdb
 from tbdb.probe_files import export
-from tbdb.probe_files.format import _guard
+from tbdb.probe_files.format import guard_extension
 
 A, B = "8/8/8/pKC5 r", "8/8/1K6/6pC b"  # two positions of KCvP
 TABLE = "cdc/KCvP.tbp"
@@ -134,7 +134,7 @@ def test_a_file_replaced_by_rename_keeps_answering(exported, tmp_path, native_en
     assert "ok" in got["arrays"], got["arrays"]
 
 
-@pytest.mark.skipif(_guard() is None, reason="tbdb._tbprobe without its SIGBUS guard")
+@pytest.mark.skipif(guard_extension() is None, reason="tbdb._tbprobe without its SIGBUS guard")
 def test_a_truncation_during_a_read_is_absorbed_and_refused(exported, tmp_path):
     """The race no fstat closes: the file truncated after the check before a read and before
     the read touches the page.  The guard maps zeros there (no SIGBUS), and ``leave`` refuses

@@ -263,7 +263,7 @@ def test_guard_mapping_absorbs_a_read_past_a_truncated_files_end(tmp_path):
     process with SIGBUS; unguarded, the same read still dies by SIGBUS (the handler before
     ours, here the default, gets it)."""
     from tbdb.probe_files import native
-    if native._module() is None:
+    if native.guarded_extension() is None:
         pytest.skip("tbdb._tbprobe not built (pip install -e .)")
     code = """
         import os, sys
@@ -381,9 +381,9 @@ def test_the_extension_refuses_an_entry_its_files_header_contradicts(copy, name,
     to answer), where it answered from it; CvP still answers; tb.lookup then raises the
     one-line ProbeFileError naming the field, and C answered nothing."""
     from tbdb.probe_files import native
-    if native._module() is None:
+    if native.guarded_extension() is None:
         pytest.skip("tbdb._tbprobe not built (pip install -e .)")
-    Base = native._module().Base
+    Base = native.guarded_extension().Base
     assert isinstance(Base(str(copy), 1 << 30).probe("cdc", KCVP[0], -1), tuple)
     want = _python_values(str(copy))[3]
     _edit_entry(copy, change)

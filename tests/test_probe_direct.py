@@ -158,7 +158,7 @@ def test_a_damaged_alphabet_is_refused_in_one_line(every_game_db, tmp_path, chan
 def test_a_table_of_no_slots_still_names_a_symbol_a_column():
     """No slots, no values: CALP still holds a value (NONE's) and a move (none), so that the
     file it makes is one a reader accepts (each alphabet holds a symbol)."""
-    from tbdb.probe_files.format import _file
+    from tbdb.probe_files.container import file_parts
     from tbdb.probe_files.header import DIRECT
     from tbdb.probe_files.direct import direct_sections
     row = {"table_name": "X", "storage": "index", "params": {}, "slots": 0, "positions": 0}
@@ -166,5 +166,5 @@ def test_a_table_of_no_slots_still_names_a_symbol_a_column():
     cells = Cells.parse(np.frombuffer(sections[0][1], np.uint8), True, "X")
     assert (cells.values.tolist(), cells.moves.tolist(), cells.width) == ([-3 << 16], [-1], 0)
     assert len(sections[1][1]) == cells.cell_bytes(0) == 8
-    data = b"".join(_file("cdc", row, True, 0, 0, sections, DIRECT))
+    data = b"".join(file_parts("cdc", row, True, 0, 0, sections, DIRECT))
     assert len(data) % 8 == 0

@@ -15,17 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent / "tbdb"
 # the kinds' names, their value kinds, and the probe-file layouts' names
 NAMES = frozenset({*storage.KINDS, *(k.value_kind for k in storage.KINDS.values()), "direct"})
 # (a file or a folder of tbdb/, the compare's source) left for now, each with why
-PENDING = {
-    ("cli/", 'k != "score"'):
-        "the command line (being split into a module per command) prints a score result's "
-        "other fields by leaving out the field named score",
-}
-
-
-def _pending(rel: str, text: str) -> bool:
-    return any(rel.startswith(where) and text == what for where, what in PENDING)
-
-
 def string_tests(source: str) -> list[tuple[int, str]]:
     """(line, source) of every compare in ``source`` of something with one of ``NAMES``: ``==``
     or ``!=`` a name, ``in`` / ``not in`` a literal collection holding one, or a name ``in`` a
@@ -67,17 +56,9 @@ def test_no_code_outside_storage_compares_a_kind_with_a_string():
         if rel.startswith("storage/"):
             continue
         for line, text in string_tests(path.read_text(encoding="utf-8")):
-            if not _pending(rel, text):
-                found.append(f"tbdb/{rel}:{line}: {text}")
+            found.append(f"tbdb/{rel}:{line}: {text}")
     assert not found, "ask the storage kind (tbdb.storage.storage_of(...)), not its name:\n" + \
         "\n".join(found)
-
-
-@pytest.mark.parametrize("where, text", sorted(PENDING))
-def test_what_is_pending_is_still_there(where, text):
-    """A pending compare that is gone leaves ``PENDING``."""
-    files = [ROOT / where] if where.endswith(".py") else sorted((ROOT / where).rglob("*.py"))
-    assert any(text in f.read_text(encoding="utf-8") for f in files)
 
 
 @pytest.mark.parametrize("name", sorted(storage.KINDS))

@@ -74,10 +74,11 @@ def _print_lookup(g, r, position) -> None:
     if diagram:
         print(diagram)
     print(f"position:  {r.position}")
-    if "score" in r.extras:
-        extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in r.extras.items()
-                          if k != "score")
-        print(f"score:     {r.score:+d}" + (f" ({extra})" if extra else ""))
+    rest = dict(r.extras)
+    score = rest.pop("score", None)  # a net-score game's value, on a line of its own
+    if score is not None:
+        extra = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in rest.items())
+        print(f"score:     {score:+d}" + (f" ({extra})" if extra else ""))
     print(f"outcome:   {_value_text(r.outcome, r.distance, {})}")
     print(f"best move: {r.best_move or '(none: the game is over)'}")
     groups = {"win": [], "draw": [], "loss": []}

@@ -284,6 +284,11 @@ class Game:
         (``tbdb.probe_files.order``).  None: the file keeps the index's order."""
         return None
 
+    def checks_itself(self, table: str) -> bool:
+        """Whether ``verify`` checks ``table`` by the game's own rules (True where the game
+        overrides it), not by its storage kind's generic retrograde check."""
+        return type(self).verify is not Game.verify
+
     def verify(self, table: str, values: Any, deps: dict[str, Any]) -> tuple[list[str], int]:
         """(examples, count) of stored positions whose value, best move, kind or multiplicity
         the rules and the stored children contradict; None (the default): the retrograde

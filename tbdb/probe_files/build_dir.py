@@ -30,7 +30,7 @@ import numpy as np
 from tbdb.errors import DamagedTableError, MissingTableError
 from tbdb.probe_files.coder import Stream, pack_values, symbols_of, unpack_values
 from tbdb.probe_files.directory_lock import DirectoryLock
-from tbdb.probe_files.directory import (_write_file, file_name, manifest_entries,
+from tbdb.probe_files.directory import (write_probe_file, file_name, manifest_entries,
                                         manifest_entry, read_manifest, size_and_sha256,
                                         write_manifest)
 from tbdb.probe_files.container import ProbeFile, check_inside
@@ -38,7 +38,7 @@ from tbdb.probe_files.format import start_table
 from tbdb.probe_files.header import (SECTION_MOVES, SECTION_ORDER, SECTION_VALUES,
                                      ProbeFileError)
 from tbdb.probe_files.order import SlotOrder
-from tbdb.probe_files.streamed import (_write, chunk_slots, sample_ranges, sample_slots,
+from tbdb.probe_files.streamed import (write_streamed, chunk_slots, sample_ranges, sample_slots,
                                        stream_slots)
 from tbdb.safe_files import remove_stale_temporaries
 from tbdb.storage import storage_of
@@ -167,14 +167,14 @@ class ProbeBuild:
             if data.slots > stream_slots():
                 reader = SolvedRanges(data.values, data.slots, f"{game} {table}", self.moves)
                 row["positions"] = reader.census()[2]  # the header's position count
-                size, sha256, rows = _write(reader, game, row, self.moves, path,
+                size, sha256, rows = write_streamed(reader, game, row, self.moves, path,
                                             lambda text: None, chunk_slots(), sample_slots(),
                                             keep=True)
             else:
                 row["positions"] = rows = storage_of(data).row_count(data)
                 with ThreadPoolExecutor(2) as pool:
                     parts = start_table(game, row, data.values, self.moves, pool)()
-                _write_file(path, parts)
+                write_probe_file(path, parts)
                 size, sha256 = size_and_sha256(parts)
         finally:
             release = getattr(data.values, "release", None)
@@ -254,7 +254,7 @@ def values_at(f: ProbeFile, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class FileValues:
-    """An index table's values (``tbdb.retrograde.driver.IndexValues``' fields) decoded from its probe
+    """An index table's values (``IndexValues``' fields) decoded from its probe
     file: result and distance at once, best moves when first asked for (a build's tables read
     only the first two of the tables they lead to: 3 bytes a slot, not 9), multiplicities as
     ones (a probe file keeps none)."""

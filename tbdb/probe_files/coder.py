@@ -112,7 +112,7 @@ def substitute_pairs(seq: np.ndarray, k: int, block_slots: int,
     replacements create, some of them far more frequent; on CDC 2-4 pieces a round of the 64
     most frequent pairs gave 2.01 bits a slot of values, the same rounds cut at half the first
     pair's count 1.94, in the same time."""
-    seq, grammar = _substitute(seq, k, block_slots, max_symbols, per_round, min_pair, ratio)
+    seq, grammar = substitute(seq, k, block_slots, max_symbols, per_round, min_pair, ratio)
     return seq, grammar.pairs, grammar.size
 
 
@@ -146,7 +146,7 @@ class Grammar:
         return seq[:m]
 
 
-def _substitute(seq: np.ndarray, k: int, block_slots: int, max_symbols: int = MAX_SYMBOLS,
+def substitute(seq: np.ndarray, k: int, block_slots: int, max_symbols: int = MAX_SYMBOLS,
                 per_round: int = PAIRS_PER_ROUND, min_pair: int = MIN_PAIR,
                 ratio: int = ROUND_RATIO):
     """``substitute_pairs``, giving (seq shortened, its ``Grammar``)."""
@@ -226,7 +226,7 @@ def encode_stream(values: np.ndarray, block_slots: int = BLOCK_SLOTS,
     if len(distinct) == 0:
         distinct = np.zeros(1, np.int64)
     k = len(distinct)
-    seq, grammar = _substitute(place.astype(np.int32, copy=False), k, block_slots,
+    seq, grammar = substitute(place.astype(np.int32, copy=False), k, block_slots,
                                symbol_limit(k, n, max_symbols))
     size = grammar.size
     code = Code.of(kernels.symbol_counts(seq, len(seq), grammar.symbols))

@@ -123,7 +123,7 @@ class ProbeFile:
         size = st.st_size
         self._ident = _ident(st)
         self._ctime = st.st_ctime_ns
-        guard = _guard()
+        guard = guard_extension()
         self._faults = guard.faults if guard is not None else None
         if size < HEADER.size:
             raise ProbeFileError(f"probe file {path!r} is truncated ({size} bytes, shorter than "
@@ -251,13 +251,13 @@ class ProbeFile:
         del buf
         address, self._guarded = self._guarded, 0
         if address:  # released before the range is unmapped: another mapping may take it
-            _guard().unguard_mapping(address)
+            guard_extension().unguard_mapping(address)
         if mm is not None:
             try:
                 mm.close()
             except BufferError:  # arrays still view it: the mapping goes with the last of them,
                 if address and _guard_mapping(address, len(mm)):  # guarded until then
-                    weakref.finalize(mm, _guard().unguard_mapping, address)
+                    weakref.finalize(mm, guard_extension().unguard_mapping, address)
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -289,18 +289,18 @@ def _descriptors(path: str, open_it):
 _GUARD: list = []
 
 
-def _guard():
-    """``tbdb._tbprobe`` if it is built with its SIGBUS guard (``guard._module``), else None;
+def guard_extension():
+    """``tbdb._tbprobe`` if it is built with its SIGBUS guard (``guarded_extension``), else None;
     looked up once: a read asks for its ``faults`` counter before and after."""
     if not _GUARD:
-        from tbdb.probe_files.guard import _module
-        _GUARD.append(_module())
+        from tbdb.probe_files.guard import guarded_extension
+        _GUARD.append(guarded_extension())
     return _GUARD[0]
 
 
 def _guard_mapping(address: int, length: int) -> bool:
     from tbdb.probe_files.guard import guard_mapping
-    return _guard() is not None and guard_mapping(address, length)
+    return guard_extension() is not None and guard_mapping(address, length)
 
 
 def _ident(st: os.stat_result) -> tuple:

@@ -333,7 +333,7 @@ def header_mismatch(e: dict, f: ProbeFile) -> str | None:
 
 # --------------------------------------------------------------------------- writing
 
-def _write_file(path: str, data) -> None:
+def write_probe_file(path: str, data) -> None:
     """Write ``data`` (bytes, or a list of buffers written one after the other) to ``path``
     by way of a temporary file beside it."""
     from tbdb.safe_files import check_target
@@ -383,5 +383,5 @@ def write_manifest(out: str, entries: dict) -> None:
     way of a temporary file renamed over the old one."""
     manifest = {"format": "tbdb-probe-files", "version": VERSION,
                 "files": [entries[k] for k in sorted(entries)]}
-    _write_file(os.path.join(out, MANIFEST),
+    write_probe_file(os.path.join(out, MANIFEST),
                 (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())

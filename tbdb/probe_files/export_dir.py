@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from tbdb.errors import MissingTableError
 from tbdb.safe_files import remove_stale_temporaries
 from tbdb.storage import storage_of
-from tbdb.probe_files.directory import (_write_file, file_name, manifest_entries,
+from tbdb.probe_files.directory import (write_probe_file, file_name, manifest_entries,
                                         manifest_entry, sha256_file, size_and_sha256,
                                         write_manifest)
 from tbdb.probe_files.directory_lock import DirectoryLock
@@ -107,7 +107,7 @@ def _export(store, out: str, want: list, moves: bool, direct: bool, summary: Exp
         os.makedirs(os.path.dirname(path), exist_ok=True)
         while len(writes) > 3:  # a few files' bytes in flight at most
             writes.pop(0).result()
-        writes.append(writer.submit(_write_file, path, parts))
+        writes.append(writer.submit(write_probe_file, path, parts))
         record(g, row, rel, source, *size_and_sha256(parts))
 
     def record(g, row, rel, source, size, sha256) -> None:

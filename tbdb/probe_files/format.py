@@ -1,14 +1,14 @@
 """Writing a built table's probe file whole (``write_table``): its storage kind's layout
 (``Storage.probe_file``) makes the sections, ``container`` the file around them.  The container
-and reader names are kept here too (``ProbeFile``, ``file_parts`` as ``_file``, ...)."""
+and reader names are kept here too (``ProbeFile``, ``file_parts``, ...)."""
 from __future__ import annotations
 
 from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
 
-from tbdb.probe_files.container import (ProbeFile, _guard, check_inside,  # noqa: F401
-                                        file_head, file_parts as _file, meta_of)
+from tbdb.probe_files.container import (ProbeFile, guard_extension, check_inside,  # noqa: F401
+                                        file_head, file_parts, meta_of)
 from tbdb.probe_files.order import SlotOrder, choose_order
 from tbdb.storage import storage_of
 

@@ -4,7 +4,7 @@ its mapping sees zeros and is counted, instead of killing the process (issue 61)
 from __future__ import annotations
 
 
-def _module():
+def guarded_extension():
     """The extension if it is built with the mapping guard, whether or not lookups use it
     (``TBDB_NATIVE=0`` or a stale build leave lookups in Python; the guard still helps)."""
     try:
@@ -19,7 +19,7 @@ def guard_mapping(address: int, length: int) -> bool:
     end of its file if it is truncated under the reader: the read sees zeros, ``faults()``
     counts it, instead of SIGBUS killing the process.  Whether the range is guarded (False
     without the extension, or on a platform without signals)."""
-    m = _module()
+    m = guarded_extension()
     if m is None or not address or not length:
         return False
     try:
@@ -31,12 +31,12 @@ def guard_mapping(address: int, length: int) -> bool:
 
 def unguard_mapping(address: int) -> None:
     """Release the range ``guard_mapping`` registered at ``address`` (before it is unmapped)."""
-    m = _module()
+    m = guarded_extension()
     if m is not None and address:
         m.unguard_mapping(address)
 
 
 def faults() -> int:
     """Reads past the end of a truncated file absorbed so far (0 without the extension)."""
-    m = _module()
+    m = guarded_extension()
     return m.faults() if m is not None else 0

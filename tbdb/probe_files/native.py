@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import os
 
-from tbdb.probe_files.guard import _module, faults, guard_mapping, unguard_mapping  # noqa: F401
+from tbdb.probe_files.guard import faults, guard_mapping, guarded_extension, \
+    unguard_mapping  # noqa: F401
 from tbdb.probe_files.header import CHECK_ON_OPEN, ProbeFileError
 from tbdb.storage import storage_of
 

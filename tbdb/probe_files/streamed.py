@@ -31,7 +31,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from tbdb.probe_files.coder import (Code, _substitute, check_stream_bytes, pack_values,
+from tbdb.probe_files.coder import (Code, substitute, check_stream_bytes, pack_values,
                                     stream_head, symbol_limit)
 from tbdb.probe_files.header import (BLOCK_SLOTS, LAYOUT_INDEX, MOVE_BLOCK_SLOTS, SECTION_MOVES,
                                      SECTION_ORDER, SECTION_VALUES, ProbeFileError, pad8)
@@ -240,7 +240,7 @@ class SampledStream:
         if span <= 1 << 24:
             self.place = np.full(span, -1, np.int32)
             self.place[self.alphabet - self.lo] = np.arange(k, dtype=np.int32)
-        seq, self.grammar = _substitute(self.places(sample), k, block_slots,
+        seq, self.grammar = substitute(self.places(sample), k, block_slots,
                                         symbol_limit(k, len(sample)))
         del seq
         self.used = np.zeros(self.grammar.symbols, np.int64)
@@ -353,11 +353,11 @@ def write_index_file(store, game: str, row: dict, moves: bool, path: str,
         raise ValueError(f"chunk of {chunk} slots: need a positive multiple of {BLOCK_SLOTS}")
     note = note or (lambda text: None)
     with IndexRanges(store, row).bounded() as reader:
-        return _write(reader, game, row, moves, path, note, chunk, sample)
+        return write_streamed(reader, game, row, moves, path, note, chunk, sample)
 
 
-def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, note, chunk: int,
-           sample: int, keep: bool = False) -> tuple[int, str, int]:
+def write_streamed(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, note,
+                   chunk: int, sample: int, keep: bool = False) -> tuple[int, str, int]:
     """``write_index_file`` from ``reader``; ``keep``: each chunk's substituted symbols kept
     from counting to coding (``SampledStream.counted``: a build holds its table in memory
     anyway, an export reads it a chunk at a time and keeps its memory a chunk's)."""
@@ -443,9 +443,9 @@ def _write(reader: IndexRanges, game: str, row: dict, moves: bool, path: str, no
 
 def _assemble(game: str, row: dict, moves: bool, path: str, n: int, rows: int, streams: list,
               heads: list, outs: list, tmps: list) -> tuple[int, str]:
-    """``_write``'s last step: the file from the streams' heads and their bits coded into the
-    temporary files ``outs``, written beside ``path`` (its temporary name added to ``tmps``)
-    and renamed into place; (its size, its sha256)."""
+    """``write_streamed``'s last step: the file from the streams' heads and their bits coded
+    into the temporary files ``outs``, written beside ``path`` (its temporary name added to
+    ``tmps``) and renamed into place; (its size, its sha256)."""
     from tbdb.probe_files.container import file_head
     from tbdb.safe_files import check_target, publish, temporary_beside
     # streamed tables keep the index's slot order: choosing another needs the whole

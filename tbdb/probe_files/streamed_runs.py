@@ -47,10 +47,10 @@ def write_runs_file(store, game: str, row: dict, path: str, note=None,
     with bounded_reads(store.con):
         reader = RunRanges(store, row["table_id"], int(row["slots"]),
                            int(row["params"].get("horizon", 0)), chunk)
-        return _write(reader, game, row, path, note)
+        return write_streamed(reader, game, row, path, note)
 
 
-def _write(reader, game: str, row: dict, path: str, note) -> tuple[int, str, int]:
+def write_streamed(reader, game: str, row: dict, path: str, note) -> tuple[int, str, int]:
     from tbdb.probe_files.container import file_head
     from tbdb.safe_files import check_target, publish, remove_quietly, temporary_beside
     label = f"{game} {row['table_name']}"

@@ -4,7 +4,7 @@ A file crafted (or written by a faulty tool) with valid checksums can hold a bes
 of its position has, a move that is not legal there, or a result code that is no outcome of a
 real position (ILLEGAL on a line); lookups then met IndexErrors, KeyErrors and StopIterations
 (issue 61).  So every index table with best moves is checked as ``tbdb verify`` checks a
-database (``tbdb.retrograde.driver.check_chunks``): each slot's kind against the game's census, each value
+database (``driver.check_chunks``): each slot's kind against the game's census, each value
 re-derived from one ply of moves and the stored values of its children, each best move a legal
 move realising it, in the same Numba kernels (``check_rows``), a chunk of slots at a time.
 A probe file keeps no multiplicities, so the census's are not compared (``check_chunks``
@@ -109,16 +109,10 @@ def _game_problems(d, g, entries: dict, tables: list[str], checked: set) -> list
 
 
 def _generic(g, table: str) -> bool:
-    """Whether ``g`` checks ``table`` by the generic retrograde check: ``Game.verify`` not
-    overridden, or overridden only for other tables (Chinese Checkers' distance tables, which
-    hold distances to the goal and no best moves)."""
-    from tbdb.games.base import Game
-    if type(g).verify is Game.verify:
-        return True
-    if g.name == "chinese-checkers":
-        from tbdb.games.chinese_checkers.game import _is_distance
-        return not _is_distance(table)
-    return False
+    """Whether ``g`` checks ``table`` by the generic retrograde check (not by its own rules,
+    as Chinese Checkers' distance tables, which hold distances to the goal and no best
+    moves)."""
+    return not g.checks_itself(table)
 
 
 def _index_problems(g, table: str, space, values: _Values, limit: int = 5) -> list[str]:

@@ -145,6 +145,9 @@ class ChineseCheckersGame(Game):
             return values.distance.astype(np.uint8)
         return values
 
+    def checks_itself(self, table: str) -> bool:
+        return _is_distance(table)  # the rhombus tables: the generic retrograde check
+
     def verify(self, table: str, values, deps: dict) -> tuple[list[str], int]:
         if not _is_distance(table):
             return super().verify(table, values, deps)
