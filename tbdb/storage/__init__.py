@@ -11,6 +11,9 @@ it holds.
     parquet.py  Parquet values files of index tables and the view that reads them
     probe_layouts.py  each kind's probe-file layout (``Storage.probe_file``): its sections,
                 its reader, how ``verify --against`` compares it
+    solve.py    a table solved and checked by the game's own method or its kind's retrograde
+    shared_levels.py  key tables several builds share (UTTT's one store per scoring)
+    build_cache.py  what a build holds between tables: dependencies, the writer beside a solve
 """
 from __future__ import annotations
 
