@@ -19,8 +19,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REGENERATE = "python docs/gen_reference.py"
-# argparse wraps help to the terminal's width: one width everywhere, so the page is the same
-# whoever generates it
+# `tbdb games` wraps nothing, but one width everywhere keeps its output the same for anyone
 WIDTH = "100"
 
 
@@ -41,20 +40,59 @@ def _parsers(p: argparse.ArgumentParser):
                     yield from _parsers(sub)
 
 
+def _help(action: argparse.Action, prog: str) -> str:
+    """An argument's help with argparse's ``%(default)s``-style fields filled in."""
+    text = action.help or ""
+    if "%" in text:
+        text = text % {**vars(action), "prog": prog}
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _usage_name(action: argparse.Action) -> str:
+    """How the reference names an argument: ``--memory SIZE``, ``-h, --help``, ``GAME``."""
+    if not action.option_strings:
+        return action.metavar or action.dest
+    takes = action.nargs != 0
+    meta = action.metavar or action.dest.upper()
+    if isinstance(meta, tuple):
+        meta = " ".join(meta)
+    return ", ".join(f"{o} {meta}" if takes else o for o in action.option_strings)
+
+
+def _parser_section(p: argparse.ArgumentParser) -> list[str]:
+    """One parser as Markdown: its description, its sub-commands, its arguments.  Built from
+    the parser's actions, not from ``format_help``: the page is the same on every Python
+    (argparse's text layout changes between versions)."""
+    out = [f"## `{p.prog}`\n"]
+    if p.description:
+        out.append(" ".join(p.description.split()) + "\n")
+    rows = []
+    for action in p._actions:
+        if action.help == argparse.SUPPRESS:
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            out += ["| sub-command | what |", "|---|---|"]
+            out += [f"| `{c.dest}` | {_help(c, p.prog)} |" for c in action._choices_actions]
+            out.append("")
+            continue
+        rows.append(f"| `{_usage_name(action)}` | {_help(action, p.prog)} |")
+    if rows:
+        out += ["| argument | what |", "|---|---|", *rows, ""]
+    return out
+
+
 def cli_page() -> str:
-    """docs/cli.md: the ``--help`` of ``tbdb`` and of each command and game under it."""
-    os.environ["COLUMNS"] = WIDTH
+    """docs/cli.md: ``tbdb`` and each command and game under it, argument by argument."""
     from tbdb.cli import parser
     lines = [_banner("the parser `tbdb.cli.parser()`"),
              "# Command-line reference\n",
-             "Every `tbdb` command with its options, as `--help` prints it. A game command "
+             "Every `tbdb` command with its arguments, as `--help` says them. A game command "
              "(`build`, `lookup`, `perft`) has one sub-command per game, with the options that "
              "game declares. The tasks they serve: [building](building.md), "
              "[looking up](lookup.md), [SQL](sql.md), [probe files](probe-files.md).\n"]
     for p in _parsers(parser()):
-        lines.append(f"## `{p.prog}`\n")
-        lines.append("```text\n" + p.format_help().rstrip() + "\n```\n")
-    return "\n".join(lines)
+        lines += _parser_section(p)
+    return "\n".join(lines).rstrip() + "\n"
 
 
 def _games_output() -> str:
