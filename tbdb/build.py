@@ -259,7 +259,7 @@ class _Run:
         self.bar.note(t)
         stage = self.stage(i, t)
         t0 = self.started = time.perf_counter()
-        shared = kind.shared_store(g, t)
+        shared = kind.shared_table(g, t)
         if shared is not None:  # rows go to a store other builds share
             into = shared_levels.solve_into(g, store, t, shared, deps, t in self.rebuild)
             _die_in_first_table(i, "stage")

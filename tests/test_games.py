@@ -23,7 +23,7 @@ import tbdb
 from tbdb import games
 import tbdb.cli.run as cli
 from tbdb.games.base import (BATCH_FORM, CAPABILITIES, DISTANCE_TABLES, OWN_PERFT, OWN_SOLVER,
-                             PLIES_LEFT, SCORE_VALUES, SHARED_KEY_STORE, Game, GameOver)
+                             PLIES_LEFT, SCORE_VALUES, SHARED_KEY_TABLE, Game, GameOver)
 from tbdb.build import DIE_IN_FIRST_TABLE
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
 from tbdb.storage import storage_of
@@ -101,7 +101,7 @@ def test_capabilities_are_what_the_game_implements(name):
     assert has(BATCH_FORM) == _overrides(g, "batch_locate") == _overrides(g, "encode_batch")
     assert has(OWN_PERFT) == _overrides(g, "perft")
     assert has(OWN_SOLVER) == (not g.modes) and (not has(OWN_SOLVER) or _overrides(g, "solve"))
-    assert has(SHARED_KEY_STORE) == _overrides(g, "key_store") == _overrides(g, "search_tables")
+    assert has(SHARED_KEY_TABLE) == _overrides(g, "shared_table") == _overrides(g, "search_tables")
     assert has(SCORE_VALUES) == (storage_of(g).value_kind == "score")
     assert has(PLIES_LEFT) == (g.plies_option is not None)
     if has(PLIES_LEFT):

@@ -35,7 +35,7 @@ Capabilities
                           ``successors``
     ``OWN_SOLVER``        ``solve`` solves every table itself: no ``space`` for the generic
                           retrograde, no retrograde ``modes``
-    ``SHARED_KEY_STORE``  key tables share one store across builds (``key_store``,
+    ``SHARED_KEY_TABLE``  key tables share one table across builds (``shared_table``,
                           ``search_tables``: ``locate`` may leave the table to the prober)
     ``SCORE_VALUES``      values are net scores by plies left, not win/draw/loss with a
                           distance (a move's value adds what the move itself gains)
@@ -182,11 +182,11 @@ def first_row_outside(values: np.ndarray, low: int, high: int) -> int | None:
 BATCH_FORM = "batch"
 OWN_PERFT = "own-perft"
 OWN_SOLVER = "own-solver"
-SHARED_KEY_STORE = "shared-key-store"
+SHARED_KEY_TABLE = "shared-key-table"
 SCORE_VALUES = "score-values"
 PLIES_LEFT = "plies"
 DISTANCE_TABLES = "distance-tables"
-CAPABILITIES = frozenset({BATCH_FORM, OWN_PERFT, OWN_SOLVER, SHARED_KEY_STORE, SCORE_VALUES,
+CAPABILITIES = frozenset({BATCH_FORM, OWN_PERFT, OWN_SOLVER, SHARED_KEY_TABLE, SCORE_VALUES,
                           PLIES_LEFT, DISTANCE_TABLES})
 
 
@@ -216,9 +216,9 @@ class Game:
     def dependencies(self, table: str) -> list[str]:
         return []
 
-    def key_store(self, table: str) -> str | None:
+    def shared_table(self, table: str) -> str | None:
         """Key tables: the table whose rows hold ``table``'s positions when several builds
-        share one store (``tbdb.storage.shared_levels``: a build reuses the positions stored
+        share one (``tbdb.storage.shared_levels``: a build reuses the positions stored
         there and adds its new ones; ``table`` keeps only a catalogue row), or None (its own
         rows)."""
         return None

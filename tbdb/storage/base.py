@@ -134,7 +134,7 @@ class Storage:
     def row_count(self, data) -> int:
         raise NotImplementedError
 
-    def shared_store(self, game, table: str) -> str | None:
+    def shared_table(self, game, table: str) -> str | None:
         """The table whose rows hold ``table``'s positions when builds share them, or None."""
         return None
 

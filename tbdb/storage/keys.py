@@ -1,7 +1,7 @@
 """Key storage: exact keys (two int64 words and a constraint) sorted per level in
 ``tb_key_values``, for games whose positions have no dense index.  Levels
 are solved, stored and checkpointed one at a time; builds may share one table's rows
-(``Game.key_store``, ``tbdb.storage.shared_levels``)."""
+(``Game.shared_table``, ``tbdb.storage.shared_levels``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -99,8 +99,8 @@ class KeyStorage(WdlStorage):
     def row_count(self, data) -> int:
         return sum(len(v.keys) for v in data.values)
 
-    def shared_store(self, game, table):
-        return game.key_store(table)
+    def shared_table(self, game, table):
+        return game.shared_table(table)
 
     def load(self, store, row):
         return levels_of(self.load_rows(store, row["table_id"]))

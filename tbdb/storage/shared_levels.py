@@ -1,5 +1,5 @@
-"""Level tables that several builds share: one key table (the *store*) holds the rows of every
-build that names it (``Game.key_store``), so a second build reuses what the first stored.
+"""Level tables that several builds share: one key table (the *shared table*) holds the rows of
+every build that names it (``Game.shared_table``), so a second build reuses what the first stored.
 
 A build of table ``T`` into store ``S``:
 

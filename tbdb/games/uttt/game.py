@@ -8,13 +8,13 @@ Builds (one per root or K, per scoring; see ``tables``):
   (``tbdb build uttt --max-empties K``).
 
 Each is solved level by level (level = empty cells in open boards; every move lowers it) into
-the one store of its scoring, ``<scoring>/positions`` (``Game.key_store``,
+the one shared table of its scoring, ``<scoring>/positions`` (``Game.shared_table``,
 ``tbdb.storage.shared_levels``): positions a build reaches that are stored already are read back,
 not solved or expanded again, and its new positions are added, so a key has one row per scoring
 whichever builds reached it. Rows are (key0, key1, key_constraint) with key_constraint the canonical
 representative's constraint (-1 any).  Finished games are stored too, at distance 0.  ``locate``
-names no table: the prober searches the store of the lookup's scoring (``search_tables``) and, when
-it does not hold the position, names the ``--from`` build that would (``cover_command``).
+names no table: the prober searches the shared table of the lookup's scoring (``search_tables``)
+and, when it does not hold the position, names the ``--from`` build that would (``cover_command``).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import numpy as np
 from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, quote
 from tbdb.games.base import (BatchLocation, Game, GameOver, Location, StatRow, TableData,
                              first_row_outside, require_integers, read_padded)
-from tbdb.games.base import BATCH_FORM, OWN_PERFT, SHARED_KEY_STORE  # capabilities
+from tbdb.games.base import BATCH_FORM, OWN_PERFT, SHARED_KEY_TABLE  # capabilities
 import tbdb.games.uttt.tables as tables  # (the module, not the package: no import circle)
 from tbdb.games.uttt.position import SCORINGS, Position, key_text, scoring_code
 from tbdb.options import Option
@@ -79,7 +79,7 @@ class UtttGame(Game):
     )
     lookup_options = (SCORING,)
     example_build = {"from": EXAMPLE_ROOT}
-    capabilities = frozenset({BATCH_FORM, OWN_PERFT, SHARED_KEY_STORE})
+    capabilities = frozenset({BATCH_FORM, OWN_PERFT, SHARED_KEY_TABLE})
 
     # ------------------------------------------------------------------ tables
 
@@ -107,9 +107,9 @@ class UtttGame(Game):
         tables.parse_table_name(table)
         return table
 
-    def key_store(self, table: str) -> str | None:
+    def shared_table(self, table: str) -> str | None:
         t = tables.parse_table_name(table)
-        return None if t.store else tables.store_name(t.scoring)
+        return None if t.store else tables.shared_table_name(t.scoring)
 
     def build_command(self, table: str) -> str:
         t = tables.parse_table_name(table)
@@ -162,9 +162,9 @@ class UtttGame(Game):
     # ------------------------------------------------------------------ finding a position
 
     def search_tables(self, built: list[str], scoring: str = "standard") -> list[str]:
-        """The store of this scoring, if any build has stored positions in it."""
-        store = tables.store_name(scoring)
-        return [store] if store in built else []
+        """The shared table of this scoring, if any build has stored positions in it."""
+        shared = tables.shared_table_name(scoring)
+        return [shared] if shared in built else []
 
     def cover_command(self, key, text: str | None = None,
                       scoring: str = "standard") -> str | None:

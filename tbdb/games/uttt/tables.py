@@ -6,7 +6,7 @@ values of finished games.
 
 Table names: ``<scoring>/from/<key word 0>.<key word 1>`` (the build of the subtree of the root
 with that canonical key) and ``<scoring>/empties/<K>`` (the build of every legal position with at
-most K empty cells); their rows are all in one store per scoring, ``<scoring>/positions``
+most K empty cells); their rows are all in one shared table per scoring, ``<scoring>/positions``
 (``tbdb.storage.shared_levels``: a build reuses the positions stored there).
 ``parse_table_name`` reads the names back.
 """
@@ -90,8 +90,8 @@ class UtttSubtree(_LevelTable):
 
 
 class UtttStore(_LevelTable):
-    """The store of one scoring: every position any build of that scoring stored (closed under
-    moves).  Not built by itself; ``expand`` and ``level`` serve ``verify``."""
+    """The shared table of one scoring: every position any build of that scoring stored (closed
+    under moves).  Not built by itself; ``expand`` and ``level`` serve ``verify``."""
     max_children = 81
 
     def __init__(self, scoring: str = "standard"):
@@ -100,7 +100,7 @@ class UtttStore(_LevelTable):
 
     @property
     def name(self) -> str:
-        return store_name(self.scoring)
+        return shared_table_name(self.scoring)
 
     def roots(self) -> np.ndarray:
         return np.zeros((0, 2), np.int64)
@@ -138,7 +138,7 @@ class TableName:
     scoring: str
     root_key: Key | None = None
     max_empties: int | None = None
-    store: bool = False  # the scoring's store of positions, not a build
+    store: bool = False  # the scoring's shared table of positions, not a build
 
 
 def table_name(scoring: str, root_key: Key | None = None, max_empties: int | None = None) -> str:
@@ -152,7 +152,7 @@ def table_name(scoring: str, root_key: Key | None = None, max_empties: int | Non
     return f"{scoring}/empties/{max_empties}"
 
 
-def store_name(scoring: str) -> str:
+def shared_table_name(scoring: str) -> str:
     """The table holding every stored position of a scoring (all builds share it)."""
     return f"{scoring}/positions"
 
