@@ -1,10 +1,10 @@
 """A build straight into a directory of probe files (``tbdb build GAME --probe-files DIR``).
 
-A build keeps its rows in DuckDB (about 3.5 bytes a row for chess) and ``tbdb export`` codes
-them into probe files afterwards (about 6 bits a slot with best moves).  Chess's 110 tables of
-five pieces hold 4.7·10^10 slots: about 140 GB of rows, on a disk that holds the 37 GB of their
-probe files.  So a build may skip the rows: each table is coded from its solved arrays as it
-is solved, the file renamed into place whole, then the manifest rewritten to list it.
+A build keeps its rows in DuckDB and ``tbdb export`` codes them into probe files afterwards, a
+fraction of the rows' bytes.  Chess's 110 tables of five pieces hold 4.7·10^10 slots: their
+rows would take several times the disk of their probe files, more than the disk holds.  So a
+build may skip the rows: each table is coded from its solved arrays as it is solved, the file
+renamed into place whole, then the manifest rewritten to list it.
 
 ``ProbeBuild`` is what the build driver writes to in place of the DuckDB ``Store``:
 
@@ -232,7 +232,7 @@ class ProbeBuild:
         """Every checksum of a file a table is read from, once per file and build: a flipped
         bit in a stream decodes to other values without a word, and a table built on them
         would keep them (lookups check files up to 16 MiB on opening; a 5-piece chess table's
-        file of 300 MB takes about 0.4 s, beside a solve of minutes)."""
+        file takes a fraction of a second, beside a solve of minutes)."""
         st = os.stat(path)
         key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if key in self.verified:
@@ -338,7 +338,7 @@ class SolvedRanges:
         self.table_id = -1
         # the coder asks its reader's store for a damage report (not ``self``: a reference
         # cycle would keep the table's values alive until Python's cycle collector ran, which
-        # a build that allocates few Python objects seldom makes it do: 2 GB a 5-piece table)
+        # a build that allocates few Python objects seldom makes it do: gigabytes a 5-piece table)
         self.store = _DamageReports()
         self.samples: dict[tuple[int, int], list] = {}
         self._census = None

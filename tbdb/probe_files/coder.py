@@ -58,7 +58,7 @@ def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
     lo, hi = int(values.min()), int(values.max())
     if hi - lo < 1 << 24:  # a histogram: linear time, no copy (a kernel: numpy's bincount
-        # and gather took 35-50 ns a slot, as long as the pair substitution after them)
+        # and gather took as long as the pair substitution after them)
         from tbdb.solvers.probe_files import value_places
         if values.dtype not in (np.int32, np.int64):
             values = values.astype(np.int64)
@@ -71,9 +71,8 @@ def symbols_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 # new symbols made per pass over the stream at most: the passes are most of a file's coding
-# time, and 256 a pass codes about twice as fast as 64 for 0.3% more bits (benchmarks/
-# RESULTS.md, "Moved from code comments"); the ratio below still cuts a round whose pairs are
-# rare
+# time, and 256 a pass codes much faster than 64 for a few more bits (benchmarks/RESULTS.md,
+# "Moved from code comments"); the ratio below still cuts a round whose pairs are rare
 PAIRS_PER_ROUND = 256
 MIN_PAIR = 8  # a pair seen fewer times does not pay for its entry in the file
 ROUND_RATIO = 2  # a round takes pairs seen at least half as often as its most frequent
@@ -347,8 +346,8 @@ class Stream:
 
     def all(self) -> np.ndarray:
         """Every slot's value (int32[n]): one ``span``.  (Decoding into int64 marked with
-        ``DAMAGED``, then scanned and narrowed, took five times as long: 6.2 s for 242M slots
-        against 1.25 s.)"""
+        ``DAMAGED``, then scanned and narrowed, took five times as long: benchmarks/RESULTS.md,
+        "Moved from code comments".)"""
         return self.span(0, self.n)
 
 

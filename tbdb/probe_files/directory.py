@@ -278,8 +278,8 @@ class ProbeDir:
                 # the other waited): every other table on a thread of its own (``decode_rows``
                 # releases the GIL).  Alternate tables, not two runs of equal rows: tables of
                 # the same size sit together in the manifest, and a row of a big table costs
-                # more (its blocks are longer to reach), so equal halves of rows took 0.19 s
-                # and 0.30 s
+                # more (its blocks are longer to reach), so equal halves of rows took unequal
+                # times
                 other = _decoder().submit(decode_tables, small[1::2].tolist(), decode_rows)
                 decode_tables(small[0::2].tolist(), decode_rows)
                 other.result()

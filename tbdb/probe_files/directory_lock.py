@@ -3,8 +3,8 @@
 A build into a directory (``tbdb build --probe-files``) and an export (``tbdb export --out``)
 each read the manifest, write files and rewrite the manifest with what they hold.  Two of them
 in one directory lost each other's updates (the last manifest written won: tables built by the
-other went unlisted, to be built again), and two chess set builds of 16 GB each would have met
-the OOM killer.  DuckDB refuses a second writer of a database; this refuses a second writer of
+other went unlisted, to be built again), and two chess set builds of many GB each would have
+met the OOM killer.  DuckDB refuses a second writer of a database; this refuses a second writer of
 a directory, in the same words.
 
 The lock is ``flock`` on the directory itself: no file is made, so a refused command leaves

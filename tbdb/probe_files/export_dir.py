@@ -134,7 +134,7 @@ def _export(store, out: str, want: list, moves: bool, direct: bool, summary: Exp
                 and os.path.getsize(path) == e["size"]
             if current:
                 # a file is kept only if its bytes are still those written (a flipped byte
-                # is repaired by exporting again; about 0.3 s of CPU per 100 MB)
+                # is repaired by exporting again; a fraction of a second of CPU per 100 MB)
                 bar.note(f"{g} {row['table_name']} (checking)")
                 if sha256_file(path) != e["sha256"]:
                     summary.damaged.append(rel)

@@ -1,7 +1,7 @@
 """Single lookups on probe files through libtbprobe (``native/``), the C prober engines use.
 
-``tb.lookup`` on a directory is a dozen Python calls around two Numba kernels: about 15 us on a
-warm table, more than the probe itself.  The C library answers the same question from the
+``tb.lookup`` on a directory is a dozen Python calls around two Numba kernels: on a warm table
+they take more than the probe itself.  The C library answers the same question from the
 text tbdb writes in one call (parse, find the table, decode, write the best move): the
 extension ``tbdb._tbprobe``, built by ``setup.py`` from ``native/src`` when a C compiler is at
 hand.  Its base is a lazy one over the directory (``TB_OPEN_LAZY``): a file of at most
@@ -35,7 +35,7 @@ from tbdb.storage import storage_of
 #: Files up to this size (``CHECK_ON_OPEN``: those the Python reader checks whole when it opens
 #: them) libtbprobe opens itself on their first probe: their SHA-256 checked against the
 #: manifest and their checkpoints made (16 a block: a probe decodes a few codes, not its block
-#: up to its slot), about 1 ms for a CDC table of 150 KB.  Larger files the reader opens, checks
+#: up to its slot), a small cost for a small file.  Larger files the reader opens, checks
 #: and maps ahead in the background (``prefault``), then hands to C unindexed.
 LAZY_LIMIT = CHECK_ON_OPEN
 

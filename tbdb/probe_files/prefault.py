@@ -2,10 +2,10 @@
 
 A probe that touches a page of a mapped file for the first time takes a page fault even when
 the page is in the page cache.  On this project's machines (virtual machines) a fault costs
-6-60 us, more than the probe's own decoding: on Chinese Checkers 7x7-3 a probe in a fresh
-block took 8 us without a fault and 16-22 us with one or two.  Linux maps every page of a
-range in one call with ``madvise(MADV_POPULATE_READ)`` (5.14 and later; 4-10 ms for a 95 MB
-file, against 1,450 faults and up to 93 ms one at a time).  A background thread does it a
+more than the probe's own decoding: on Chinese Checkers 7x7-3 one or two faults made a probe
+in a fresh block twice as slow or more.  Linux maps every page of a range in one call with
+``madvise(MADV_POPULATE_READ)`` (5.14 and later; a file's faults one at a time took many times
+as long).  A background thread does it a
 chunk at a time, so opening still costs milliseconds whatever the size and a lookup never
 waits for it.  The pages are the page cache's, shared with every other process: nothing is
 copied, and the kernel may drop them under memory pressure as it would any cached file page.

@@ -3,8 +3,8 @@ time: ``docs/probe-format.md``'s layout 2 unchanged, byte for byte the file ``wr
 makes of the whole table.
 
 The whole export held the book's runs (4 bytes a run, 8 a position: ``load_runs``), hashed
-them and wrote them: Oware's 19- and 20-seed books (1.2 and 1.9 billion runs) were killed at
-12 GB.  Yet every section of the layout is an array over positions (``ROFF``) or over runs
+them and wrote them: Oware's 19- and 20-seed books (1.2 and 1.9 billion runs) were killed for
+the memory.  Yet every section of the layout is an array over positions (``ROFF``) or over runs
 (``RSTA``, ``RSCO``, ``RMOV``) in position order, and its length follows from two counts
 (positions, runs) known before anything is read.  So the file's place is laid out first
 (header, then the four sections at their final offsets) and each range of positions read

@@ -80,7 +80,7 @@ class ProbeIndexTable(StoredTable):
             return None
         key = int(key)
         f = self.file
-        before = f.enter()  # (two fstats: 1 us of a 10 us lookup; issue 61)
+        before = f.enter()  # (two fstats: a small share of a lookup; issue 61)
         v, best = self._decode(key)
         f.leave(before)
         if v == DAMAGED or best == DAMAGED:

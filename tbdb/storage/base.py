@@ -19,7 +19,7 @@ import numpy as np
 from tbdb.results import LineStep, LookupResult, MoveResult, outcome_name
 
 # The Numba kernels (``tbdb.solvers``) are imported where they are used, not here: the command
-# line imports the store, and compiling nothing still costs a third of a second to import Numba.
+# line imports the store, and compiling nothing still costs a noticeable wait to import Numba.
 
 
 class RowMissing(LookupError):

@@ -95,8 +95,8 @@ class IndexStorage(WdlStorage):
 
     def load_values(self, store, table_id: int, slots: int):
         """An index table's values as arrays over its slots (NONE where no row).  The rows
-        stream in batches into the dense arrays: reading them whole first held about 40 bytes
-        per row beside the 9 bytes per slot of the arrays (6.6 GiB to verify 7x7-3)."""
+        stream in batches into the dense arrays: reading them whole first held several times
+        the arrays' 9 bytes per slot beside them."""
         from tbdb.retrograde.driver import IndexValues
         from tbdb.solvers.retrograde import NONE
         f = store.checked_file(table_id)

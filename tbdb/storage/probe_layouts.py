@@ -150,7 +150,7 @@ class RunFile(ProbeLayout):
     sections, dtypes = RUN_SECTIONS, RUN_DTYPES  # the sections in order, their element types
 
     def start(self, game, row, values, moves, pool, direct, order_of):
-        # byte views of ``values``' arrays, not copies: Oware's 20-seed book holds 7.8 GB of
+        # byte views of ``values``' arrays, not copies: Oware's 20-seed book holds gigabytes of
         # runs, and a copy of each section beside it did not fit
         arrays = (values.offsets, values.start, values.score, values.move)
         sections = [(tag, bytes_of(a, dtype))
