@@ -357,10 +357,6 @@ def _check_probe_build(g, db) -> None:
                                  f"database, then: tbdb export)")
 
 
-# the tables a build keeps in memory for the tables still to build may take this share of its
-# memory budget; beyond it, those read furthest ahead are dropped and read again when needed
-# (a game's big tables that many later tables read, kept whole, may not fit: in the largest
-# sets built they came to tens of GB)
 def saves_of(db: str, game: str, table: str) -> str:
     """Where a compact solve of ``table`` saves its state while it runs (beside the database;
     removed when the table is solved)."""

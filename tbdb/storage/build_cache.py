@@ -78,6 +78,10 @@ class Dependencies(Mapping):
         return len(self.names)
 
 
+# the tables a build keeps in memory for the tables still to build may take this share of its
+# memory budget; beyond it, those read furthest ahead are dropped and read again when needed
+# (a game's big tables that many later tables read, kept whole, may not fit: in the largest
+# sets built they came to tens of GB)
 CACHE_SHARE = 4
 
 
