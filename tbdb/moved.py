@@ -19,6 +19,7 @@ MOVED = {
     "tbdb.catalogue": "tbdb.db.catalogue", "tbdb.models": "tbdb.db.models",
     "tbdb.untrusted": "tbdb.db.untrusted", "tbdb.sql_files": "tbdb.db.sql_files",
     "tbdb.sql_functions": "tbdb.db.sql_functions", "tbdb.verify_rows": "tbdb.db.verify_rows",
+    "tbdb.storage.parquet": "tbdb.db.values_files",
     "tbdb.cluster_files": "tbdb.cluster.files", "tbdb.cluster_fs": "tbdb.cluster.fs",
     "tbdb.uci": "tbdb.protocols.uci", "tbdb.usi": "tbdb.protocols.usi",
     "tbdb.usi_fallback": "tbdb.protocols.usi_fallback",

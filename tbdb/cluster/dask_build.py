@@ -38,7 +38,7 @@ from tbdb.storage import solve as storage_solve
 from tbdb.progress import Progress
 from tbdb.storage import storage_of
 from tbdb.db.store import Store
-from tbdb.storage.parquet import ValuesFile
+from tbdb.db.values_files import ValuesFile
 from tbdb.db.connect import default_db_path
 
 # dependencies a worker process keeps in memory between tasks: {(game, table, sha256): values}

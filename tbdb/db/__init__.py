@@ -5,5 +5,6 @@
 the open database a build writes and lookups read; ``models`` the schema (migrations in
 ``migrations/``); ``catalogue`` the built tables and checkpoints; ``sql_files`` and
 ``sql_functions`` the views and functions; ``verify_rows`` the catalogue checked against the
-rows.  The storage kinds (``tbdb.storage``) own the rows of each table.
+rows; ``values_files`` the Parquet values files a cluster build leaves, which the database
+records and reads through a view.  The storage kinds (``tbdb.storage``) own the rows of each table.
 """

@@ -13,7 +13,7 @@ import pyarrow as pa
 from tbdb.db.connect import is_disk_full
 from tbdb.errors import DamagedTableError, MissingTableError, NotADatabaseError, quote
 from tbdb import safe_json
-from tbdb.storage.parquet import ValuesFile
+from tbdb.db.values_files import ValuesFile
 
 
 class Catalogue:

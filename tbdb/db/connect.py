@@ -31,7 +31,7 @@ import duckdb
 from tbdb.errors import (DamagedDatabaseError, DatabaseBusyError, MissingValuesFileError,
                          NotADatabaseError)
 from tbdb.safe_files import kind, plain_mode
-from tbdb.storage.parquet import ValuesFile, index_view_sql
+from tbdb.db.values_files import ValuesFile, index_view_sql
 
 DEFAULT_DB_ENV = "TBDB_DB"
 DEFAULT_DB = "tbdb.duckdb"

@@ -16,7 +16,7 @@ from tbdb.db.catalogue import Catalogue
 from tbdb.db.connect import Database
 from tbdb.storage import INDEX, KEYS, RUNS, storage_of
 from tbdb.storage import arrow_rows
-from tbdb.storage.parquet import ValuesFile
+from tbdb.db.values_files import ValuesFile
 
 
 class Store(Catalogue, Database):

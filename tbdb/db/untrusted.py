@@ -59,7 +59,7 @@ COLUMNS = {
 }
 TABLES = tuple(COLUMNS)
 VALUES_SUFFIX = ".values.parquet"
-# the view tb_index_values with no files (``tbdb.storage.parquet.index_view_sql`` adds them)
+# the view tb_index_values with no files (``tbdb.db.values_files.index_view_sql`` adds them)
 INDEX_VIEW_FILE = "04_index_values.sql"
 # {(real path, device, inode, size, mtime, ctime): sha256} of files hashed by this process: a
 # file is hashed once however often it is opened (the server, lookups of one table); any

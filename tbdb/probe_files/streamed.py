@@ -158,7 +158,7 @@ class IndexRanges:
         -1 where no row)."""
         from tbdb.solvers.retrograde import NONE
         from tbdb.storage.index import LOAD_BATCH_ROWS
-        from tbdb.storage.parquet import arrow_batches
+        from tbdb.db.values_files import arrow_batches
         n = hi - lo
         result = np.full(n, NONE, np.int8)
         distance = np.zeros(n, np.int16)

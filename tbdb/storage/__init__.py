@@ -8,7 +8,6 @@ it holds.
     keys.py     KeyStorage: exact keys stored level by level (tb_key_values)
     runs.py     RunStorage: a score by plies left as runs (tb_score_runs)
     arrow_rows.py  the Arrow schemas and rows every kind shares (catalogue, stats, texts, levels)
-    parquet.py  Parquet values files of index tables and the view that reads them
     probe_layouts.py  each kind's probe-file layout (``Storage.probe_file``): its sections,
                 its reader, how ``verify --against`` compares it
     solve.py    a table solved and checked by the game's own method or its kind's retrograde

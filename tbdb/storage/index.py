@@ -1,6 +1,6 @@
 """Index storage: a dense index (the row number of a position in its table's index function)
 keys each value; rows sit in ``tb_index_rows`` or in a Parquet values file the database records
-(``tbdb.storage.parquet``), read together through the view ``tb_index_values``."""
+(``tbdb.db.values_files``), read together through the view ``tb_index_values``."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ import pyarrow as pa
 
 import tbdb.storage.arrow_rows as arrow_rows
 from tbdb.storage.base import StoredTable, WdlStorage, check_filled
-from tbdb.storage.parquet import arrow_batches
+from tbdb.db.values_files import arrow_batches
 
 # rows per Arrow batch when an index table streams into its dense arrays (about 17 MB a batch)
 LOAD_BATCH_ROWS = 1 << 20

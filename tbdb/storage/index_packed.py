@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbdb.storage.parquet import arrow_batches
+from tbdb.db.values_files import arrow_batches
 
 # rows per batch while the values are packed
 PACK_BATCH_ROWS = 1 << 20
