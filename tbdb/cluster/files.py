@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from tbdb import safe_json
 from tbdb.cluster.fs import OutDir
-from tbdb.db.untrusted import VALUES_SUFFIX, file_stem
+from tbdb.db.untrusted import file_stem, values_file_parts
 from tbdb.solvers.retrograde import NONE
 
 FORMAT = 1
@@ -61,7 +61,7 @@ class TablePaths:
         place = out if isinstance(out, OutDir) else OutDir.of(out)
         stem = file_stem(table)
         return cls(place, place.join(file_stem(game), f"{stem}.json"),
-                   place.join(file_stem(game), stem + VALUES_SUFFIX),
+                   place.join(*values_file_parts(game, table)),
                    place.join(file_stem(game), f"{stem}.stats.parquet"))
 
     def all(self) -> tuple[str, str, str]:

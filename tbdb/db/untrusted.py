@@ -195,9 +195,9 @@ def file_stem(name: str) -> str:
     return quote(name, safe="-_.+=,")
 
 
-def values_file_path(home: str, game: str, table: str) -> str:
-    """Where a cluster build keeps a table's values in directory ``home``."""
-    return os.path.join(home, file_stem(game), file_stem(table) + VALUES_SUFFIX)
+def values_file_parts(game: str, table: str) -> tuple[str, str]:
+    """Where a cluster build keeps a table's values below its directory: (folder, file)."""
+    return file_stem(game), file_stem(table) + VALUES_SUFFIX
 
 
 def check_values_file(path: str, size: int, sha256: str, db: str, game: str | None,
@@ -211,7 +211,7 @@ def check_values_file(path: str, size: int, sha256: str, db: str, game: str | No
                                 f"have; tbdb does not read such a file")
     home = os.path.dirname(os.path.dirname(path))
     if not os.path.isabs(path) or os.path.normpath(path) != path or \
-            values_file_path(home, game, table) != path:
+            os.path.join(home, *values_file_parts(game, table)) != path:
         raise NotADatabaseError(f"{db!r} records {path!r} as the values file of {what}, which "
                                 f"tbdb keeps only as DIR/{game}/<table>{VALUES_SUFFIX}; tbdb "
                                 f"does not read such a file")

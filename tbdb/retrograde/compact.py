@@ -360,10 +360,10 @@ def _initial(space, progress, top: int, saved: "_Saved", resumed=None):
 def _back_up(space, meta: dict, state, remaining, saved: _Saved, progress):
     """Distance by distance until no position is resolved any later: (state, meta) where the
     state may be a widened copy and meta says where the solve ended."""
-    from tbdb.retrograde.spaces import BATCH_BYTES, CHUNK_SLOTS, batches
+    from tbdb.retrograde.spaces import CHUNK_SLOTS, batches, parents_batch
     size = space.size
     never = np.iinfo(remaining.dtype).max
-    pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
+    pstep = parents_batch(space.max_parents)
     distinct = getattr(space, "parents_distinct", False)
     as_bytes = _won_bytes(space)
     direct = bool(meta["direct"])

@@ -16,8 +16,8 @@ import numpy as np
 from tbdb.retrograde.levels import LevelValues, check_levels, enumerate_levels, \
     enumerate_unsolved, solve_levels, sort_keys  # noqa: F401  (the driver's API)
 from tbdb.retrograde.spaces import BATCH_BYTES, CHUNK_SLOTS, IndexSpace, IndexValues, \
-    LevelSpace, Progress, batches, children_batch, finds_best_moves, quiet, release, \
-    without_best_moves  # noqa: F401  (the driver's API)
+    LevelSpace, Progress, batches, children_batch, finds_best_moves, parents_batch, quiet, \
+    release, without_best_moves  # noqa: F401  (the driver's API)
 from tbdb.solvers import retrograde as k
 
 MODES = ("edges", "edge-free", "compact")
@@ -179,7 +179,7 @@ def _edge_free(space: IndexSpace, progress: Progress):
             top = max(top, k.ef_init(batch, count, child, move, ext_result, ext_distance,
                                       width, state))
         progress("children", hi, size)
-    pstep = int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(space.max_parents, 1)))))
+    pstep = parents_batch(space.max_parents)
     no_codes = None  # zeros standing in for codes, made only for a game that gives none
     distinct = getattr(space, "parents_distinct", False)  # rows already free of repeats
     # the game leaves out the settled parents itself: never written, nothing to drop

@@ -97,6 +97,11 @@ def children_batch(width: int) -> int:
     return int(max(256, min(1 << 20, BATCH_BYTES // (15 * max(width, 1)))))
 
 
+def parents_batch(max_parents: int) -> int:
+    """Positions per ``parents`` call: a batch holds 8 bytes per (position, parent slot)."""
+    return int(max(256, min(1 << 20, BATCH_BYTES // (8 * max(max_parents, 1)))))
+
+
 def batches(positions: np.ndarray, step: int) -> Iterator[np.ndarray]:
     for lo in range(0, len(positions), step):
         yield positions[lo:lo + step]
