@@ -1,23 +1,31 @@
-// The Oware book algorithm of the article tbdb's books come from, written out in C++ as the
-// yardstick of benchmarks/oware_solver.py (g++ -O2; rules: docs/rules/oware.md).
+// The Oware book algorithm of the article tbdb's books come from, written out in plain
+// single-threaded C++ as the yardstick of benchmarks/oware_solver.py (which compiles it with
+// g++ -O3 -march=native; rules: docs/rules/oware.md).
 //
 //   1. Transitions, computed once: for every position of every book 0..N (all seed counts laid
-//      end to end, each in lexicographic order, house 0 most significant), the child of each of
-//      its six moves (index of the position after the move, seen by the opponent) and the seeds
-//      that move captures; -1 for an illegal move.
-//   2. Levels: V(., 0) = 0; for t = 1, 2, ... one pass over *every* position computes
+//      end to end, each in lexicographic order, house 0 most significant), its six moves, each
+//      one uint32: the index of the position after the move (seen by the opponent) times 128,
+//      plus 8 x the seeds it captures (at most 15: a capture takes at most five houses of 2 or
+//      3) plus 7 - the house.  So 8 x (captured - V(child)) + 7 - house is one load and a
+//      subtraction, and the largest of the six is the best score and its lowest house at once
+//      (25 bits of index: books 0..16 at most).  The sowing of each (house, seeds) pair is a
+//      table made beforehand.
+//   2. Levels: V(., 0) = 0; for t = 1, 2, ... one pass over every position computes
 //      V(s, t) = max over legal m of captured(m) - V(child(s, m), t - 1) (or the mover's own
 //      seeds with no legal move) and the lowest house reaching it, from V(., t - 1).
 //   3. Stop when the values repeat: if no score changed at step t, step t + 1 would compute the
-//      same scores and moves again, so V(., t') = V(., t) up to the 200-ply limit.
+//      same scores and moves again, so V(., t') = V(., t) up to the 200-ply limit.  A book's
+//      children lie in books of as many seeds or fewer, so once a book and every smaller one
+//      had a step without a score change, their values repeat too: the passes skip them.
 //
 // Besides the time it prints what tbdb's books say, so a comparison checks it compares the same
 // work: the number of runs (a run starts at t = 1 and wherever (score, best move) differs from
 // t - 1), stable_from / moves_stable_from per book (the last step that changed a score / a score
 // or a best move; 1 if none after t = 1) and the score with 200 plies left summed over each book.
 //
-//   g++ -O2 -o oware_reference benchmarks/oware_reference.cpp && ./oware_reference 9 5
-//   -> one JSON line: the best of 5 repetitions, each timed from the transitions to the stop.
+//   g++ -O3 -march=native -o oware_reference benchmarks/oware_reference.cpp
+//   ./oware_reference 9 5   -> one JSON line: the best of 5 repetitions, each timed from the
+//                              transitions to the stop.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -33,13 +41,7 @@ int64_t F[HOUSES][64];  // F[k][r] = C(r + k, k)
 
 void init_f() {
     for (int k = 0; k < HOUSES; k++)
-        for (int r = 0; r < 64; r++) {
-            if (k == 0 || r == 0) {
-                F[k][r] = 1;
-            } else {
-                F[k][r] = F[k - 1][r] + F[k][r - 1];
-            }
-        }
+        for (int r = 0; r < 64; r++) F[k][r] = (k == 0 || r == 0) ? 1 : F[k - 1][r] + F[k][r - 1];
 }
 
 int64_t book_size(int n) { return F[11][n]; }
@@ -56,23 +58,35 @@ int64_t rank_flipped(const int *b, int r) {
     return idx;
 }
 
+// SOWN[h][s][j]: seeds house j receives when house h holding s seeds is sown (the origin
+// skipped from 12 seeds on), LAST[h][s] the house the last seed lands in.
+int SOWN[6][64][HOUSES], LAST[6][64];
+
+void init_sowing() {
+    for (int h = 0; h < 6; h++)
+        for (int s = 1; s < 64; s++) {
+            for (int j = 0; j < HOUSES; j++) SOWN[h][s][j] = 0;
+            int p = h;
+            for (int k = 0; k < s; k++) {
+                p = (p + 1) % HOUSES;
+                if (p == h) p = (p + 1) % HOUSES;
+                SOWN[h][s][p]++;
+            }
+            LAST[h][s] = p;
+        }
+}
+
 // Play house h of b into out (mover's orientation); captured seeds, or -1 if illegal.
 int sow(const int *b, int h, int *out) {
     int s = b[h];
     if (s == 0) return -1;
-    for (int j = 0; j < HOUSES; j++) out[j] = b[j];
-    out[h] = 0;
-    int p = h;
-    for (int k = 0; k < s; k++) {
-        p = (p + 1) % HOUSES;
-        if (p == h) p = (p + 1) % HOUSES;  // 12 seeds or more: the origin is skipped
-        out[p]++;
-    }
+    const int *add = SOWN[h][s];
     int opp = 0;
+    for (int j = 0; j < HOUSES; j++) out[j] = b[j] + add[j];
+    out[h] = 0;
     for (int j = 6; j < HOUSES; j++) opp += out[j];
     if (opp == 0) return -1;  // the opponent must have a seed after the move
-    int cap = 0;
-    int j = p;
+    int p = LAST[h][s], cap = 0, j = p;
     while (j >= 6 && (out[j] == 2 || out[j] == 3)) cap += out[j--];
     if (cap == 0 || cap == opp) return 0;  // nothing to take, or a grand slam
     for (int i = j + 1; i <= p; i++) out[i] = 0;
@@ -96,7 +110,7 @@ void next_position(int *h) {
 struct Result {
     double transitions_s, levels_s;
     int levels;
-    long long runs;
+    long long runs, evaluated;
     std::vector<int> stable_from, moves_stable_from;
     std::vector<long long> score_sum;
 };
@@ -107,85 +121,74 @@ Result solve(int max_n) {
     std::vector<int64_t> base(max_n + 2, 0);
     for (int n = 0; n <= max_n; n++) base[n + 1] = base[n] + book_size(n);
     const int64_t total = base[max_n + 1];
-    std::vector<int32_t> child(total * 6);
-    std::vector<int8_t> gain(total * 6);
-    std::vector<int8_t> own(total);
-    std::vector<int8_t> book_of(total);  // for the score sums
+    // Constant cells after the books: HIGH (value 127), read by an illegal move so that it
+    // never wins, and OWN + k (value -k), read by the one pseudo move (house 0) of a position
+    // without a legal move, worth its own k seeds: the inner loop needs no branch.
+    const int64_t high = total, own_cell = total + 1;
+    std::vector<uint32_t> moves(total * 6);
     for (int n = 0; n <= max_n; n++) {
         int pos[HOUSES] = {0}, out[HOUSES];
         pos[HOUSES - 1] = n;  // rank 0: every seed in house 11
         for (int64_t i = 0; i < book_size(n); i++) {
             if (i > 0) next_position(pos);
-            int64_t g = base[n] + i;
-            book_of[g] = (int8_t)n;
-            int o = 0;
-            for (int h = 0; h < 6; h++) o += pos[h];
-            own[g] = (int8_t)o;
+            uint32_t *m = &moves[(base[n] + i) * 6];
+            bool any = false;
+            int own = 0;
             for (int h = 0; h < 6; h++) {
+                own += pos[h];
                 int cap = sow(pos, h, out);
-                gain[g * 6 + h] = (int8_t)cap;
-                child[g * 6 + h] =
-                    cap < 0 ? -1 : (int32_t)(base[n - cap] + rank_flipped(out, n - cap));
+                any |= cap >= 0;
+                m[h] = cap < 0 ? (uint32_t)high << 7 | (7 - h)
+                               : (uint32_t)(base[n - cap] + rank_flipped(out, n - cap)) << 7 |
+                                     (uint32_t)(8 * cap + 7 - h);
             }
+            if (!any) m[0] = (uint32_t)(own_cell + own) << 7 | 7;
         }
     }
     auto t1 = clock::now();
-    // Two constant cells after the books: ZERO (value 0) and HIGH (value 127).  An illegal
-    // move reads HIGH, so it never wins; a position without a legal move has one pseudo move
-    // worth its own seeds, reading ZERO, so the inner loop needs no branch.
-    const int64_t zero = total, high = total + 1;
-    for (int64_t g = 0; g < total; g++) {
-        bool any = false;
-        for (int h = 0; h < 6; h++) {
-            if (child[g * 6 + h] < 0) {
-                child[g * 6 + h] = (int32_t)high;
-                gain[g * 6 + h] = 0;
-            } else {
-                any = true;
-            }
-        }
-        if (!any) child[g * 6] = (int32_t)zero, gain[g * 6] = own[g];
-    }
-    std::vector<int8_t> prev(total + 2, 0), cur(total + 2), prev_move(total, -2), mv(total);
+    const int64_t cells = own_cell + max_n + 1;
+    std::vector<int8_t> prev(cells, 0), cur(cells, 0), prev_move(total, -1), mv(total);
     prev[high] = cur[high] = 127;
-    cur[zero] = 0;
+    for (int k = 0; k <= max_n; k++) prev[own_cell + k] = cur[own_cell + k] = (int8_t)-k;
     Result r;
-    r.runs = 0;
+    r.runs = r.evaluated = 0;
     r.stable_from.assign(max_n + 1, 1);
     r.moves_stable_from.assign(max_n + 1, 1);
-    int t = 1;
-    for (; t <= MAX_T; t++) {
-        bool score_changed = false;
-        for (int n = 0; n <= max_n; n++) {
-            long long runs = 0, scores = 0;
+    int t = 1, settled = 0;  // books 0 .. settled - 1: their values repeat
+    for (; t <= MAX_T && settled <= max_n; t++) {
+        const int8_t *p = prev.data();
+        for (int n = settled; n <= max_n; n++) {
+            int scores = 0, runs = 0;
             for (int64_t g = base[n]; g < base[n + 1]; g++) {
-                const int32_t *c = &child[g * 6];
-                const int8_t *w = &gain[g * 6];
-                int best = -1000, best_h = 0;
-                for (int h = 0; h < 6; h++) {
-                    int v = w[h] - prev[c[h]];
-                    best_h = v > best ? h : best_h;
-                    best = v > best ? v : best;
-                }
-                if (c[best_h] == zero) best_h = -1;
+                const uint32_t *m = &moves[g * 6];
+                int k[6];
+                for (int h = 0; h < 6; h++) k[h] = (int)(m[h] & 127) - 8 * p[m[h] >> 7];
+                int key = std::max(std::max(std::max(k[0], k[1]), std::max(k[2], k[3])),
+                                   std::max(k[4], k[5]));
+                int best = key >> 3;
+                int8_t best_h = (int8_t)(key & 7);  // 7 - the lowest house reaching it
+                // (a position without a legal move always names house 0: only changes count)
                 cur[g] = (int8_t)best;
-                mv[g] = (int8_t)best_h;
-                bool sc = best != prev[g];
+                mv[g] = best_h;
+                int sc = best != p[g];
                 scores += sc;
                 runs += sc | (best_h != prev_move[g]);
             }
+            if (t == 1) runs = (int)book_size(n);  // every position's first run
             r.runs += runs;
-            if (t >= 2 && scores) r.stable_from[n] = t, score_changed = true;
+            r.evaluated += book_size(n);
+            if (t >= 2 && scores) r.stable_from[n] = t;
             if (t >= 2 && runs) r.moves_stable_from[n] = t;
+            if (t >= 2 && !scores && n == settled) settled = n + 1;
         }
         prev.swap(cur);
         prev_move.swap(mv);
-        if (t >= 2 && !score_changed) break;  // the values repeat
     }
     auto t2 = clock::now();
-    r.levels = std::min(t, MAX_T);
+    r.levels = std::min(t - 1, MAX_T);
     r.score_sum.assign(max_n + 1, 0);
-    for (int64_t g = 0; g < total; g++) r.score_sum[book_of[g]] += prev[g];
+    for (int n = 0; n <= max_n; n++)
+        for (int64_t g = base[n]; g < base[n + 1]; g++) r.score_sum[n] += prev[g];
     r.transitions_s = std::chrono::duration<double>(t1 - t0).count();
     r.levels_s = std::chrono::duration<double>(t2 - t1).count();
     return r;
@@ -202,11 +205,12 @@ void print_list(const char *name, const std::vector<long long> &v) {
 int main(int argc, char **argv) {
     int max_n = argc > 1 ? std::atoi(argv[1]) : 9;
     int reps = argc > 2 ? std::atoi(argv[2]) : 1;
-    if (max_n < 0 || max_n > 20 || reps < 1) {
-        std::fprintf(stderr, "usage: %s MAX_SEEDS(0..20) [REPETITIONS]\n", argv[0]);
+    if (max_n < 0 || max_n > 16 || reps < 1) {
+        std::fprintf(stderr, "usage: %s MAX_SEEDS(0..16) [REPETITIONS]\n", argv[0]);
         return 2;
     }
     init_f();
+    init_sowing();
     Result best;
     double best_s = 1e300;
     for (int i = 0; i < reps; i++) {
@@ -214,8 +218,9 @@ int main(int argc, char **argv) {
         if (r.transitions_s + r.levels_s < best_s) best_s = r.transitions_s + r.levels_s, best = r;
     }
     std::printf("{\"max_seeds\": %d, \"seconds\": %.6f, \"transitions_s\": %.6f, "
-                "\"levels_s\": %.6f, \"levels\": %d, \"runs\": %lld, ",
-                max_n, best_s, best.transitions_s, best.levels_s, best.levels, best.runs);
+                "\"levels_s\": %.6f, \"levels\": %d, \"evaluated\": %lld, \"runs\": %lld, ",
+                max_n, best_s, best.transitions_s, best.levels_s, best.levels, best.evaluated,
+                best.runs);
     print_list("stable_from", std::vector<long long>(best.stable_from.begin(),
                                                      best.stable_from.end()));
     std::printf(", ");
