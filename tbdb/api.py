@@ -4,25 +4,22 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
-from typing import Any, Iterable
-
-import duckdb
+import threading
+from typing import TYPE_CHECKING, Any, Iterable
 
 from tbdb import games
 from tbdb.errors import (ClosedError, InvalidArrayError, InvalidOptionError,
                          MissingTableError, NotADatabaseError, quote)
-from tbdb.games.base import read_padded
 from tbdb.options import check_names, resolve
-from tbdb.db import sql_functions
-from tbdb.prober import ProbeStats, Prober
-# imported with the library, not on the first tbdb.open(DIR): the modules' objects are made here,
-# so that opening a directory costs what it reads (a process that imports them at its first
-# open also meets Python's full garbage collection there: with NumPy, Numba and DuckDB
-# loaded, that collection was most of an open + first lookup's time)
-from tbdb.probe_files import ProbeDir, ProbeFileError
+from tbdb.probe_files import ProbeFileError
 from tbdb.results import LookupResult
-from tbdb.db.store import Store
-from tbdb.db.connect import damaged, default_db_path, is_damage
+
+if TYPE_CHECKING:
+    from tbdb.prober import ProbeStats
+
+# DuckDB, NumPy, Numba, the games and the prober are imported when a lookup first needs them,
+# not with this module: a lookup of text on probe files that libtbprobe answers needs none of
+# them (``probe_files/text_lookups.py``), and they took most of a fresh process's first answer.
 
 
 class Tablebase:
@@ -35,27 +32,70 @@ class Tablebase:
 
     def __init__(self, path: str | None = None):
         if path is None:
+            from tbdb.db.connect import default_db_path
             path = default_db_path()
         self.path = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
         if "\0" in self.path:  # (os.stat's own error names no file)
             raise NotADatabaseError(f"{quote(self.path)} names no file: a path cannot hold a "
                                     f"null byte")
         self.probe_files = os.path.isdir(self.path)
-        if self.probe_files:  # a directory of probe files (tbdb export): no DuckDB at all
-            self.store = ProbeDir(self.path)
-            self._functions = None
-        else:
-            self.store = Store(self.path, read_only=True)
-            self._functions = sql_functions.register(self.store, Prober)
-        self.prober = Prober(self.store)
         self.closed = False
         # per game name as asked for: the prober's route to libtbprobe (``Prober.route``)
         self._routes: dict = {}
+        self._functions = None
+        self._store = self._prober = None
+        self._making = threading.Lock()  # the Python path is made once (``_python_path``)
+        self._text = None  # a directory's lookups of text answered in C (``text_lookups``)
+        if self.probe_files:  # a directory of probe files (tbdb export): no DuckDB at all
+            from tbdb.probe_files.text_lookups import TextLookups
+            self._text = TextLookups.open(self.path)
+        if self._text is None:
+            self._python_path()
+
+    def _python_path(self) -> None:
+        """The store and the prober every lookup but C's text lookups goes through: on a
+        directory made when first needed, over the text lookups' libtbprobe base."""
+        with self._making:
+            if self._prober is not None:
+                return
+            from tbdb.prober import Prober
+            if self.probe_files:
+                from tbdb.probe_files.directory import ProbeDir
+                store = ProbeDir(self.path, opened=self._text)
+            else:
+                from tbdb.db import sql_functions
+                from tbdb.db.store import Store
+                store = Store(self.path, read_only=True)
+                self._functions = sql_functions.register(store, Prober)
+            self._store = store
+            self._prober = Prober(store)
+
+    @property
+    def store(self):
+        if self._prober is None:
+            self._python_path()
+        return self._store
+
+    @property
+    def prober(self):
+        if self._prober is None:
+            self._python_path()
+        return self._prober
+
+    def _source(self, game: str, text: str, best: str | None) -> tuple:
+        """The ``_source`` of a result C answered (``TextLookups.lookup``), for its ``moves``
+        and ``line()``: the Python path's prober and the position object."""
+        if self.closed:  # (the prober's own words, which it says once made)
+            raise ClosedError(f"tablebase {self.path!r} is closed: read a result's moves, "
+                              f"line() and to_dict() before closing it")
+        g = games.get(game)
+        return (self.prober, g, g.coerce(text), best, {})
 
     def _game(self, position: Any, game: str | None):
         if game is not None:
             return games.get(game)
         if isinstance(position, str):
+            from tbdb.games.base import read_padded
             return read_padded(games.guess, position)  # as coerce reads it
         for g in games.all_games():
             if g.accepts(position):
@@ -68,9 +108,8 @@ class Tablebase:
         ``DamagedDatabaseError`` naming the file."""
         try:
             yield
-        except duckdb.Error as exc:
-            if is_damage(exc):
-                raise damaged(self.path, exc) from exc
+        except Exception as exc:
+            _reraise(self.path, exc)
             raise
 
     def _check_open(self) -> None:
@@ -90,6 +129,10 @@ class Tablebase:
                 if self.closed:
                     self._check_open()
                 return route[1](position) or self.prober.lookup_python(route[2], position)
+        if self._text is not None and type(position) is str and not options:
+            r = self._text.lookup(position, game, self._source)
+            if r is not None:
+                return r
         self._check_open()
         g = self._game(position, game)
         if game is not None and game not in self._routes and self.probe_files:
@@ -101,9 +144,8 @@ class Tablebase:
             self._check_open()
             try:  # ``_reading`` written out: its generator cost a microsecond of ~20 a lookup
                 return self.prober.lookup_held(g, position, **opts)
-            except duckdb.Error as exc:
-                if is_damage(exc):
-                    raise damaged(self.path, exc) from exc
+            except Exception as exc:
+                _reraise(self.path, exc)
                 raise
 
     def get(self, position: Any, *, game: str | None = None, **options) -> LookupResult | None:
@@ -177,6 +219,12 @@ class Tablebase:
                                  f"exported from")
 
     def close(self) -> None:
+        with self._making:
+            if self._prober is None:  # only C answered: nothing of the Python path to close
+                if not self.closed:
+                    self._text.close()
+                    self.closed = True
+                return
         # under the prober's lock: a lookup running in another thread finishes first (it may be
         # reading a mapped file, or inside libtbprobe, which must not see its base freed)
         with self.prober._lock:
@@ -203,6 +251,17 @@ class Tablebase:
                                 "'done' GROUP BY game ORDER BY game")
         tables = ", ".join(f"{g}: {n} tables" for g, n in rows) or "no tables"
         return f"<tbdb.Tablebase {self.path!r} ({tables})>"
+
+
+def _reraise(path: str, exc: Exception) -> None:
+    """DuckDB's error for a block it cannot read (the file cut short or overwritten) raised as
+    ``DamagedDatabaseError`` naming the file; any other exception is left to the caller."""
+    import sys
+    duckdb = sys.modules.get("duckdb")  # (an error of DuckDB's means it is loaded)
+    if duckdb is not None and isinstance(exc, duckdb.Error):
+        from tbdb.db.connect import damaged, is_damage
+        if is_damage(exc):
+            raise damaged(path, exc) from exc
 
 
 def _check_arity(g, arrays: tuple, options: dict) -> None:
@@ -238,6 +297,7 @@ _default: Tablebase | None = None
 def lookup(position: Any, **options) -> LookupResult:
     """``open().lookup(...)`` on the default database, kept open between calls."""
     global _default
+    from tbdb.db.connect import default_db_path
     if _default is None or _default.path != default_db_path():
         if _default is not None:
             _default.close()

@@ -96,13 +96,15 @@ class LookupResult(_Extras):
 
     # ``_source``: (prober, game, position, best move, options), set by the prober that made the
     # result: a plain attribute, not a field (dataclasses.asdict and == see only the values),
-    # read when ``moves`` or ``line()`` is first asked for, so plain lookups stay fast
+    # read when ``moves`` or ``line()`` is first asked for, so plain lookups stay fast; or a
+    # function returning it (a lookup answered in C before the Python path was loaded:
+    # ``probe_files/text_lookups.py``)
 
     @property
     def moves(self) -> list[MoveResult]:
         cached = self.__dict__.get("_moves")
         if cached is None:
-            src = self.__dict__.get("_source")
+            src = _source(self)
             cached = self.__dict__["_moves"] = \
                 src[0].moves(src[1], src[2], self.best_move, **src[4]) if src else []
         return cached
@@ -110,7 +112,7 @@ class LookupResult(_Extras):
     def line(self) -> list[LineStep]:
         """The principal variation: best moves to the end of the game (a drawn line stops when
         a position repeats), with the value after each move."""
-        src = self.__dict__.get("_source")
+        src = _source(self)
         return src[0].line(src[1], src[2], **src[4]) if src else []
 
     def to_dict(self, moves: bool = True, line: bool = False) -> dict:
@@ -155,4 +157,12 @@ class DerivedBest(LookupResult):
 
 
 _FIELDS = tuple(LookupResult.__dataclass_fields__)
+
+
+def _source(r: LookupResult):
+    """A result's ``_source`` tuple, made now if it was left as a function of none."""
+    src = r.__dict__.get("_source")
+    if callable(src):
+        src = r.__dict__["_source"] = src()
+    return src
 

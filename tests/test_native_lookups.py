@@ -130,17 +130,21 @@ def direct_dir(every_game_db, tmp_path_factory):
 
 @needs_native
 @pytest.mark.parametrize("coding", ["probe_dir", "direct_dir"])
-@pytest.mark.parametrize("lazy_limit", [None, 0])
-def test_an_engines_first_lookups_open_their_tables_in_the_route(coding, lazy_limit,
+@pytest.mark.parametrize("limits", [None, "open 0", "check 0"])
+def test_an_engines_first_lookups_open_their_tables_in_the_route(coding, limits,
                                                                   monkeypatch, request):
     """Position objects on a directory just opened, so that each table's first lookup is the
-    route's (``Prober.route``, the extension's ``Route``): C opens files up to the lazy limit
-    itself and asks the reader (``native_open``) for the others (limit 0: every file); the
-    answers, errors included, are the Python path's, and ``tb.stats()`` counts what C
-    answered.  Index tables in streams and in direct cells (``export --direct``) alike."""
+    route's (``Prober.route``, the extension's ``Route``): C opens files up to the open limit
+    itself (those up to the lazy limit checked whole: "check 0", none) and asks the reader
+    (``native_open``) for the others ("open 0": every file); the answers, errors included,
+    are the Python path's, and ``tb.stats()`` counts what C answered.  Index tables in
+    streams and in direct cells (``export --direct``) alike."""
     probe_dir = request.getfixturevalue(coding)
-    if lazy_limit is not None:
-        monkeypatch.setattr(native, "LAZY_LIMIT", lazy_limit)
+    if limits == "open 0":
+        monkeypatch.setattr(native, "OPEN_LIMIT", 0)
+        monkeypatch.setattr(native, "LAZY_LIMIT", 0)
+    elif limits == "check 0":
+        monkeypatch.setattr(native, "LAZY_LIMIT", 0)
     for game in SERVED:
         texts = _texts(probe_dir, game)[::7]
         objects = _objects(texts, game)
@@ -150,7 +154,7 @@ def test_an_engines_first_lookups_open_their_tables_in_the_route(coding, lazy_li
             got = [_answer(tb, p, game) for p in objects.values()]
             routed = tb.store.native.routed
             stats = tb.stats()
-            if lazy_limit == 0:  # every table handed over by the reader, none opened by C
+            if limits == "open 0":  # every table handed over by the reader, none opened by C
                 assert len(tb.store.native.serving_files) == tb.store.native.base.table_count() > 0
         assert got == want, game
         assert routed == sum(1 for w, p in zip(want, objects.values())

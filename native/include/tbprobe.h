@@ -114,6 +114,12 @@ int tb_open_flags(const char *dir, unsigned flags, tb_base **out, char *err, siz
  * for an application that opens those its own way (tb_add_buffer).  Call it before probing. */
 void tb_lazy_limit(tb_base *tb, uint64_t max_bytes);
 
+/* A lazy base's files larger than max_bytes open without the base's TB_OPEN_VERIFY and
+ * TB_OPEN_INDEX (their listing, size, structure and table still checked): a large file's
+ * first probe then costs a mapping, not a pass over the file.  tbdb's Python reader checks
+ * its files the same way (whole only up to 16 MiB).  Default: every file gets both. */
+void tb_lazy_check_limit(tb_base *tb, uint64_t max_bytes);
+
 /* Where a lazy base stands with one table: TB_OK once its file is open; TB_MISSING if the
  * manifest does not list it, no probe has needed it yet, or it is over the lazy limit; else the
  * status its file was refused with, the reason in err (as tb_open would have worded it). */

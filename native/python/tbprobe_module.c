@@ -23,6 +23,9 @@ typedef struct {
     char missing[TB_NAME_MAX];   /* the table the last probe looked for and did not have */
     int has_missing;
     unsigned long long answered;   /* lookups its routes answered (Base.answered) */
+    PyObject *on_mapped;   /* on_mapped(address, size) for each file the base opened itself */
+    struct { const void *data; uint64_t size; } opened[8];   /* opened since the last call */
+    int nopened;
 } BaseObject;
 
 /* the exception a probe of a file changed since it was opened raises (set_changed_error:
@@ -45,24 +48,53 @@ static void note_missing(void *ctx, const char *name)
     self->has_missing = 1;
 }
 
+/* a file the lazy base opened itself, kept for on_mapped (flush_opened) */
+static void note_opened(void *ctx, const tb_file *f)
+{
+    BaseObject *self = ctx;
+    if (f->mapped && self->nopened < 8) {
+        self->opened[self->nopened].data = f->data;
+        self->opened[self->nopened].size = f->size;
+        self->nopened++;
+    }
+}
+
+/* on_mapped for the files opened by the probe just made: the reader maps a large file's pages
+ * ahead in the background, as it does for the files it opens itself.  Best effort: an error
+ * there is no lookup's */
+static void flush_opened(BaseObject *self)
+{
+    for (int i = 0; i < self->nopened; i++) {
+        if (!self->on_mapped) break;
+        PyObject *r = PyObject_CallFunction(self->on_mapped, "KK",
+                                            (unsigned long long)(uintptr_t)self->opened[i].data,
+                                            (unsigned long long)self->opened[i].size);
+        if (r) Py_DECREF(r); else PyErr_Clear();
+    }
+    self->nopened = 0;
+}
+
 static void Base_dealloc(BaseObject *self)
 {
+    Py_CLEAR(self->on_mapped);
     if (self->tb) tb_close(self->tb);
     for (Py_ssize_t i = 0; i < self->nviews; i++) PyBuffer_Release(&self->views[i]);
     PyMem_Free(self->views);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Base() an empty base; Base(dir, limit): a lazy base over a directory of probe files, whose
- * files of at most `limit` bytes open on their first probe, each with its SHA-256 checked
- * against the manifest and its checkpoints made (TB_OPEN_LAZY | TB_OPEN_VERIFY |
- * TB_OPEN_INDEX); larger files are the caller's to add (add_buffer) */
+/* Base() an empty base; Base(dir, limit[, check_limit]): a lazy base over a directory of probe
+ * files, whose files of at most `limit` bytes open on their first probe, those of at most
+ * `check_limit` bytes (default: all) with their SHA-256 checked against the manifest and their
+ * checkpoints made (TB_OPEN_LAZY | TB_OPEN_VERIFY | TB_OPEN_INDEX); files over `limit` are the
+ * caller's to add (add_buffer) */
 static PyObject *Base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     const char *dir = NULL;
-    unsigned long long limit = 0;
-    static char *names[] = {"dir", "limit", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|zK", names, &dir, &limit)) return NULL;
+    unsigned long long limit = 0, check_limit = UINT64_MAX;
+    static char *names[] = {"dir", "limit", "check_limit", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|zKK", names, &dir, &limit, &check_limit))
+        return NULL;
     BaseObject *self = (BaseObject *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     if (dir) {
@@ -75,6 +107,7 @@ static PyObject *Base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             return NULL;
         }
         tb_lazy_limit(self->tb, limit);
+        tb_lazy_check_limit(self->tb, check_limit);
     } else {
         self->tb = tb_new();
     }
@@ -83,6 +116,7 @@ static PyObject *Base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return PyErr_NoMemory();
     }
     self->tb->on_missing = note_missing;
+    self->tb->on_opened = note_opened;
     self->tb->missing_ctx = self;
     return (PyObject *)self;
 }
@@ -140,6 +174,7 @@ static PyObject *Base_probe(BaseObject *self, PyObject *const *args, Py_ssize_t 
      * microsecond, less than releasing and taking it back around a page fault would save) */
     self->has_missing = 0;
     int st = tb_probe_position(self->tb, &pos, (int)plies, &v);
+    if (self->nopened) flush_opened(self);
     if (st == TB_MISSING && self->has_missing) return PyUnicode_FromString(self->missing);
     if (st == TB_CHANGED) return raise_changed(self);
     if (st != TB_OK) return PyLong_FromLong(st);
@@ -147,6 +182,49 @@ static PyObject *Base_probe(BaseObject *self, PyObject *const *args, Py_ssize_t 
     int n = tb_move_text(&pos, v.move, move, sizeof move);
     if (n < 0) return PyLong_FromLong(n);
     return Py_BuildValue("(iiis#)", v.result, v.distance, v.score, move, (Py_ssize_t)n);
+}
+
+/* lookup_text(game, text) -> (result, distance, best_move, position_text) where C answers a
+ * lookup of the text exactly as tbdb's Python path does (a stored win/draw/loss value with its
+ * stored best move; the text tbdb writes for the position), else None: text C cannot parse, a
+ * table the base does not hold, any other status, a value without a best move.  The first
+ * lookup of a process reaches its answer here before any of NumPy, Numba or DuckDB is loaded */
+static PyObject *Base_lookup_text(BaseObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "lookup_text(game, text)");
+        return NULL;
+    }
+    const char *game = PyUnicode_AsUTF8(args[0]);
+    const char *text = game ? PyUnicode_AsUTF8(args[1]) : NULL;
+    if (!text) return NULL;
+    tb_position pos;
+    tb_value v;
+    char err[256], move[64], written[1024];
+    if (!self->tb || tb_parse(game, text, &pos, err, sizeof err) != TB_OK) Py_RETURN_NONE;
+    self->has_missing = 0;
+    int st = tb_probe_position(self->tb, &pos, -1, &v);
+    if (self->nopened) flush_opened(self);
+    if (st == TB_CHANGED) return raise_changed(self);
+    if (st != TB_OK || v.result < -1 || v.result > 1 || v.move < 0) Py_RETURN_NONE;
+    int n = tb_move_text(&pos, v.move, move, sizeof move);
+    int w = n >= 0 ? tb_position_text(&pos, written, sizeof written) : -1;
+    if (w <= 0) Py_RETURN_NONE;
+    self->answered++;
+    return Py_BuildValue("(iis#s#)", v.result, v.distance, move, (Py_ssize_t)n, written,
+                         (Py_ssize_t)w);
+}
+
+/* set_on_mapped(callable or None): called as on_mapped(address, size) after a probe for each
+ * file the base opened itself (mapped), before the probe returns */
+static PyObject *Base_set_on_mapped(BaseObject *self, PyObject *fn)
+{
+    if (fn != Py_None && !PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "set_on_mapped(a callable or None)");
+        return NULL;
+    }
+    Py_XSETREF(self->on_mapped, fn == Py_None ? NULL : Py_NewRef(fn));
+    Py_RETURN_NONE;
 }
 
 /* table_count() -> tables added */
@@ -239,6 +317,7 @@ static PyObject *Route_call(RouteObject *self, PyObject *const *args, size_t nar
     if (st == TB_OK) {
         base->has_missing = 0;
         st = tb_probe_position(base->tb, &pos, -1, &v);
+        if (base->nopened) flush_opened(base);
         if (st == TB_MISSING && base->has_missing) {
             PyObject *ok = PyObject_CallFunction(self->on_missing, "ss", game, base->missing);
             int took = ok ? PyObject_IsTrue(ok) : -1;
@@ -350,6 +429,11 @@ static PyMethodDef Base_methods[] = {
      "probe(game, text, plies_left) -> (result, distance, score, best_move), the name of a table "
      "not added (str), or a status (int)."},
     {"table_count", (PyCFunction)Base_table_count, METH_NOARGS, "Tables added."},
+    {"lookup_text", (PyCFunction)(void (*)(void))Base_lookup_text, METH_FASTCALL,
+     "lookup_text(game, text) -> (result, distance, best_move, position_text), or None where "
+     "C does not answer exactly as the Python path."},
+    {"set_on_mapped", (PyCFunction)Base_set_on_mapped, METH_O,
+     "set_on_mapped(fn): fn(address, size) for each file the base opens itself."},
     {"route", (PyCFunction)(void (*)(void))Base_route, METH_FASTCALL,
      "route(game, result_type, (loss, draw, win), prober, game_object, options, on_missing"
      "[, derived_type]) -> route(position): a LookupResult from one call, or None for the "

@@ -154,6 +154,9 @@ struct tb_base {
      * looked for: the Python binding's, which opens such a file its own way; NULL: none */
     void (*on_missing)(void *ctx, const char *name);
     void *missing_ctx;
+    /* called (with missing_ctx) after a lazy base opened a file itself: the Python binding
+     * maps a large file's pages ahead in the background; NULL: none */
+    void (*on_opened)(void *ctx, const tb_file *f);
 };
 
 /* text.c: the little JSON the headers and the manifest need (NULL / -1: absent or malformed) */

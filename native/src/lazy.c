@@ -25,6 +25,7 @@ struct tb_lazy {
     char dir[4096], root[4096];
     unsigned flags;
     uint64_t max_bytes;            /* larger files are left to the application (tb_lazy_limit) */
+    uint64_t check_max;            /* larger files skip VERIFY and INDEX (tb_lazy_check_limit) */
     int count;
     tb_manifest_entry *entries;
     int *games;                    /* each entry's tb_game, -1 for a game this library lacks */
@@ -87,6 +88,7 @@ int tb_lazy_init(tb_base *tb, const char *dir, const char *root, tb_manifest_ent
     snprintf(lz->root, sizeof lz->root, "%s", root);
     lz->flags = flags;
     lz->max_bytes = UINT64_MAX;
+    lz->check_max = UINT64_MAX;
     lz->count = count;
     lz->entries = entries;
     lz->mask = size - 1;
@@ -150,11 +152,16 @@ static const tb_file *open_entry(tb_base *tb, struct tb_lazy *lz, int e, char **
     tb_file *f = NULL;
     int rc = tb_map_entry(tb, lz->dir, lz->root, &lz->entries[e], lz->games[e], &f, err,
                           sizeof err);
-    if (rc == TB_OK && (lz->flags & TB_OPEN_UNWATCHED)) tb_unwatch(f);
-    if (rc == TB_OK && (lz->flags & TB_OPEN_VERIFY)) rc = tb_verify_file(f, err, sizeof err);
-    if (rc == TB_OK && (lz->flags & TB_OPEN_INDEX)) rc = tb_index_file(tb, &f, err, sizeof err);
+    unsigned flags = lz->entries[e].size > lz->check_max
+        ? lz->flags & ~(unsigned)(TB_OPEN_VERIFY | TB_OPEN_INDEX) : lz->flags;
+    if (rc == TB_OK && (flags & TB_OPEN_UNWATCHED)) tb_unwatch(f);
+    if (rc == TB_OK && (flags & TB_OPEN_VERIFY)) rc = tb_verify_file(f, err, sizeof err);
+    if (rc == TB_OK && (flags & TB_OPEN_INDEX)) rc = tb_index_file(tb, &f, err, sizeof err);
     if (rc == TB_OK) rc = tb_base_insert(tb, f, err, sizeof err);
-    if (rc == TB_OK) return f;
+    if (rc == TB_OK) {
+        if (tb->on_opened) tb->on_opened(tb->missing_ctx, f);
+        return f;
+    }
     if (f) tb_free_file(f);
     size_t n = strlen(err) + 1;
     if ((*why = malloc(n + 8))) snprintf(*why, n + 8, "%d %s", rc, err);
@@ -186,6 +193,11 @@ const tb_file *tb_lazy_open(tb_base *tb, tb_game game, const char *name)
 void tb_lazy_limit(tb_base *tb, uint64_t max_bytes)
 {
     if (tb && tb->lazy) tb->lazy->max_bytes = max_bytes;
+}
+
+void tb_lazy_check_limit(tb_base *tb, uint64_t max_bytes)
+{
+    if (tb && tb->lazy) tb->lazy->check_max = max_bytes;
 }
 
 int tb_lazy_status(const tb_base *tb, const char *game, const char *table, char *err,

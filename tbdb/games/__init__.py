@@ -3,9 +3,12 @@ position text is written for.  What a game implements: ``tbdb.games.base.Game``.
 from __future__ import annotations
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from tbdb.errors import InvalidPositionError, UnknownGameError, quote
-from tbdb.games.base import Game
+
+if TYPE_CHECKING:  # (the games' module imports NumPy: a probe-file lookup may need neither)
+    from tbdb.games.base import Game
 
 # name -> "module:Class", imported on first use so `tbdb --help` stays quick
 REGISTRY = {

@@ -24,15 +24,15 @@ The format is ``docs/probe-format.md`` (version 3: ``header.FORMAT_VERSION``).  
 """
 from tbdb.probe_files.header import (BLOCK_SLOTS, FORMAT_VERSION, MAGIC, MANIFEST, SUFFIX,
                                      VERSION, ProbeFileError)
-from tbdb.probe_files.coder import Stream, encode_stream, pack_values, unpack_values
-from tbdb.probe_files.container import ProbeFile
 
-# The modules above the storage kinds (which read files through ``container`` and write their
-# sections with ``coder``) are imported on first use, so that importing ``tbdb.storage`` does
-# not import them halfway through its own import.
-_LAZY = {"write_table": "format", "ProbeDir": "directory", "read_manifest": "directory",
-         "ExportSummary": "export_dir", "export": "export_dir", "compare_dir": "checks",
-         "verify_dir": "checks"}
+# Every other name is imported on first use: the coder and the readers import NumPy, which a
+# lookup answered in C never needs (``text_lookups``), and the modules above the storage kinds
+# (which read files through ``container`` and write their sections with ``coder``) must not be
+# imported halfway through ``tbdb.storage``'s own import.
+_LAZY = {"Stream": "coder", "encode_stream": "coder", "pack_values": "coder",
+         "unpack_values": "coder", "ProbeFile": "container", "write_table": "format",
+         "ProbeDir": "directory", "read_manifest": "directory", "ExportSummary": "export_dir",
+         "export": "export_dir", "compare_dir": "checks", "verify_dir": "checks"}
 
 
 def __getattr__(name: str):

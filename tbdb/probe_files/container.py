@@ -16,6 +16,7 @@ import numpy as np
 from tbdb import safe_json
 from tbdb.errors import ClosedError
 from tbdb.safe_files import kind as file_kind
+from tbdb.probe_files.manifest import check_inside  # noqa: F401  (this module's name for it too)
 from tbdb.probe_files.prefault import NO_PREFAULT, Prefault
 from tbdb.probe_files.header import (FLAG_MOVES, HEADER, LAYOUT_DIRECT, MAGIC, SECTION,
                                      STORAGE_OF_LAYOUT, VERSION, ProbeFileError, pad8)
@@ -64,21 +65,6 @@ def file_head(game: str, row: dict, moves: bool, slots: int, rows: int, sections
 
 
 # --------------------------------------------------------------------------- reading
-
-def check_inside(path: str, root: str, what: str) -> None:
-    """``ProbeFileError`` unless ``path`` is a regular file whose real path is under ``root``
-    (a link out of the directory, a FIFO, a device are refused; ``os.stat`` never opens)."""
-    real, base = os.path.realpath(path), os.path.realpath(root)
-    if os.path.commonpath([real, base]) != base:
-        raise ProbeFileError(f"{what} {path!r} is a link to {real!r}, outside {root!r}; "
-                             f"probe files must lie inside their directory")
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise
-    if not stat.S_ISREG(mode):
-        raise ProbeFileError(f"{what} {path!r} is {file_kind(mode)}, not a regular file")
-
 
 class ProbeFile:
     """One probe file, mapped read-only; the header and the section table are checked here

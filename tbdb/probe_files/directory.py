@@ -12,11 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from tbdb.errors import MissingTableError
-from tbdb import safe_json
 from tbdb.safe_files import publish, remove_quietly, temporary_beside
 from tbdb.storage import StoredTable, storage_of
 import tbdb.probe_files.native as native
 from tbdb.probe_files.container import ProbeFile, check_inside, meta_of
+from tbdb.probe_files.manifest import read_manifest  # noqa: F401  (ProbeDir's, and this module's name)
 from tbdb.probe_files.header import CHECK_ON_OPEN, MANIFEST, ProbeFileError, SUFFIX, VERSION
 
 
@@ -36,70 +36,6 @@ def sha256_file(path: str) -> str:
     return h.hexdigest()
 
 
-def read_manifest(path: str) -> dict:
-    """The manifest of directory ``path`` (``ProbeFileError`` if missing or malformed)."""
-    mpath = os.path.join(path, MANIFEST)
-    try:
-        check_inside(mpath, path, "manifest")
-        with open(mpath, encoding="utf-8") as f:
-            m = safe_json.loads(f.read())
-    except FileNotFoundError:
-        raise ProbeFileError(f"{path!r} is a directory without {MANIFEST}: not a directory of "
-                             f"probe files (write one with: tbdb export --db DB --out "
-                             f"{path})") from None
-    except ProbeFileError:  # (a ValueError too) a link out, a FIFO: said as it is
-        raise
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ProbeFileError(f"manifest {mpath!r} does not parse: {exc}") from None
-    if not isinstance(m, dict) or m.get("format") != "tbdb-probe-files" \
-            or not isinstance(m.get("files"), list):
-        raise ProbeFileError(f"manifest {mpath!r} is not a tbdb probe-file manifest")
-    if m.get("version") != VERSION:
-        raise ProbeFileError(f"manifest {mpath!r} has format version {m.get('version')!r}; "
-                             f"this tbdb reads version {VERSION}: export again")
-    listed = set()
-    for e in m["files"]:
-        problem = _entry_problem(e)
-        if problem:
-            raise ProbeFileError(f"manifest {mpath!r} has a malformed entry ({problem}): "
-                                 f"{e!r:.200}")
-        if (e["game"], e["table"]) in listed:  # which one answers? (libtbprobe refuses too)
-            raise ProbeFileError(f"manifest {mpath!r} lists table {e['table']!r} of "
-                                 f"{e['game']} twice")
-        listed.add((e["game"], e["table"]))
-    return m
-
-
-_TEXTS = ("game", "table", "sha256", "storage")  # the fields of an entry, by type
-_COUNTS = ("size", "slots", "positions")
-
-
-def _entry_problem(e) -> str | None:
-    """What is wrong with manifest entry ``e`` as tbdb writes them, or None: every reader
-    takes the fields' types on trust after this (a size written as text was compared with
-    the file's and added up, and an entry that was a number raised a TypeError)."""
-    if not isinstance(e, dict):
-        return "not an object"
-    missing = [k for k in ("path", *_TEXTS, *_COUNTS, "params") if k not in e]
-    if missing:
-        return f"no {missing[0]!r}"
-    p = e["path"]
-    if not isinstance(p, str) or not p or os.path.isabs(p) or ".." in p.split("/") \
-            or "\x00" in p:
-        return "a path outside the directory"
-    for k in _TEXTS:
-        if not isinstance(e[k], str):
-            return f"{k!r} is not text"
-    for k in _COUNTS:
-        if type(e[k]) is not int or e[k] < 0:  # not bool, which is an int
-            return f"{k!r} is not a count"
-    if not isinstance(e["params"], dict):
-        return "'params' is not an object"
-    if not isinstance(e.get("moves", True), bool):
-        return "'moves' is not true or false"
-    return None
-
-
 _DECODER: list = []
 
 
@@ -114,15 +50,17 @@ class ProbeDir:
     """A directory of probe files, as the prober sees a store: the catalogue rows come from
     the manifest, and each table's file is opened (mapped) on first use."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, opened=None):
+        """``opened``: the ``TextLookups`` that opened the directory first (its manifest and
+        its libtbprobe base, shared: one base, its files mapped once)."""
         self.path = str(path)
-        self.manifest = read_manifest(self.path)
+        self.manifest = read_manifest(self.path) if opened is None else opened.manifest
         self.entries = {(e["game"], e["table"]): e for e in self.manifest["files"]}
         self.numbers = {(e["game"], e["table"]): i for i, e in enumerate(self.manifest["files"])}
         self.files: dict[tuple[str, str], ProbeFile] = {}
         # single lookups answered by libtbprobe where it is built (probe_files/native.py)
-        self.native = None
-        if native.available():
+        self.native = None if opened is None else opened.native
+        if opened is None and native.available():
             try:
                 self.native = native.NativeProber(self.path)
             except ValueError:  # a manifest libtbprobe cannot read: lookups stay in Python

@@ -30,14 +30,18 @@ import os
 from tbdb.probe_files.guard import faults, guard_mapping, guarded_extension, \
     unguard_mapping  # noqa: F401
 from tbdb.probe_files.header import CHECK_ON_OPEN, ProbeFileError
-from tbdb.storage import storage_of
 
 #: Files up to this size (``CHECK_ON_OPEN``: those the Python reader checks whole when it opens
-#: them) libtbprobe opens itself on their first probe: their SHA-256 checked against the
-#: manifest and their checkpoints made (16 a block: a probe decodes a few codes, not its block
-#: up to its slot), a small cost for a small file.  Larger files the reader opens, checks
-#: and maps ahead in the background (``prefault``), then hands to C unindexed.
+#: them) libtbprobe checks whole when it opens them on their first probe: their SHA-256 against
+#: the manifest, and their checkpoints made (16 a block: a probe decodes a few codes, not its
+#: block up to its slot), a small cost for a small file.  Larger files it opens with the
+#: reader's checks of a large file (listed, inside, size, header against the manifest),
+#: unindexed, and the reader maps their pages ahead in the background (``prefault``).
 LAZY_LIMIT = CHECK_ON_OPEN
+
+#: Files over this size libtbprobe leaves to the reader, which opens and checks them and hands
+#: them over (``add``); by default none, so that a first lookup in C needs no Python reader.
+OPEN_LIMIT = (1 << 64) - 1
 
 #: The games libtbprobe probes (the names its ``tb_game_of`` knows).
 C_GAMES = frozenset({"cdc", "chess", "chinese-checkers", "oware", "shogi", "tictactoe", "uttt"})
@@ -47,6 +51,7 @@ def serves(game) -> bool:
     """Whether single lookups of ``game`` go to libtbprobe: index tables (win/draw/loss, a
     stored best move) and no lookup options; Oware's score runs and the key tables of UTTT and
     tic-tac-toe stay with Python."""
+    from tbdb.storage import storage_of
     return game.name in C_GAMES and storage_of(game).probe_file.native and \
         not game.lookup_options
 
@@ -103,9 +108,11 @@ class NativeProber:
     def __init__(self, path: str):
         from tbdb import _tbprobe
         _tbprobe.set_changed_error(ProbeFileError)  # a file changed under the base: one line
-        # files up to the lazy limit open in C on their first probe (checked against the
-        # manifest and their SHA-256, indexed); larger ones through ``add``
-        self.base = _tbprobe.Base(path, LAZY_LIMIT)
+        # files open in C on their first probe, those up to the lazy limit checked against
+        # the manifest's SHA-256 and indexed; files over the open limit through ``add``
+        self.base = _tbprobe.Base(path, OPEN_LIMIT, LAZY_LIMIT)
+        self.prefaults: list = []  # the large files C mapped, mapped ahead in the background
+        self.base.set_on_mapped(self._mapped)
         self.added: set[str] = set()  # files offered
         self.serving_files: set[str] = set()  # files C took
         self.asked = 0  # lookups answered through ``base.probe`` (its routes count their own)
@@ -128,12 +135,19 @@ class NativeProber:
             got = self.games[game.name] = serves(game)
         return got
 
+    def _mapped(self, address: int, size: int) -> None:
+        """A file C opened itself: a large one's pages mapped ahead, as the reader's are."""
+        from tbdb.probe_files.prefault import SMALL_BYTES, Prefault
+        if size > SMALL_BYTES:
+            self.prefaults.append(Prefault.of_range(address, size))
+
     def add(self, file) -> bool:
         """Probe ``file`` (a checked ``ProbeFile`` of an index table over the lazy limit) from
         now on; a file the C library refuses stays with the Python path.  Whether C has it."""
         if file.path in self.added:
             return file.path in self.serving_files
         self.added.add(file.path)
+        from tbdb.storage import storage_of
         if not storage_of(file.storage).probe_file.native or len(file.buf) <= LAZY_LIMIT:
             return False  # (C opens a small file itself, indexed, or has refused it)
         try:
@@ -145,4 +159,9 @@ class NativeProber:
 
     def close(self) -> None:
         self._routed_before_close = self.routed
+        for p in self.prefaults:  # out of C's mappings before tb_close unmaps them
+            p.stop()
+        self.prefaults.clear()
+        if self.base is not None:
+            self.base.set_on_mapped(None)  # (the base may outlive this object in a route)
         self.base = None  # tb_close, and the files' buffers released

@@ -77,15 +77,25 @@ class Prefault:
     """The pages of one mapping (``buf``, a NumPy view of a whole mapped file of more than
     ``SMALL_BYTES``), mapped ahead in the background; ``stop`` before the mapping is closed."""
 
-    def __init__(self, buf):
+    def __init__(self, buf=None):
         self.stopped = threading.Event()
         self.thread = None
         self.taken = 0
-        n = int(buf.nbytes)
+        if buf is not None:
+            self._start(buf.ctypes.data, int(buf.nbytes))
+
+    @classmethod
+    def of_range(cls, address: int, nbytes: int) -> "Prefault":
+        """The pages of a mapping made elsewhere (libtbprobe's own), from its address."""
+        p = cls()
+        p._start(address, nbytes)
+        return p
+
+    def _start(self, address: int, n: int) -> None:
         if n <= SMALL_BYTES or not _libc_madvise() or not _take(n):
             return
         self.taken = n
-        self.address = buf.ctypes.data
+        self.address = address
         if self.address % PAGE:
             return
         self.length = (n + PAGE - 1) & ~(PAGE - 1)

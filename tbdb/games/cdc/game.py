@@ -21,6 +21,7 @@ from tbdb.solvers.cdc import locate as locate_kernels
 from tbdb.solvers.cdc import moves as move_kernels
 from tbdb.solvers.cdc import text as text_kernels
 from tbdb.solvers.retrograde import LOSS, tally
+from tbdb.games import notation
 
 DEFAULT_MAX_PIECES = 3
 _SYM = index_kernels.SYM.tolist()  # plain lists: several times faster to index from Python
@@ -158,7 +159,7 @@ class CdcGame(Game):
         return Position.parse(text)
 
     def recognises(self, text: str) -> bool:
-        return isinstance(text, str) and text.count("/") == 3 and text[-2:] in (" r", " b")
+        return isinstance(text, str) and notation.cdc(text)
 
     def _entry(self, board, side: int = 0, key: int | None = None) -> tuple:
         """(canonical material, colour swap, desc, size) of a board's material (its ``key``:

@@ -16,6 +16,7 @@ import numpy as np
 from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
 from tbdb.solvers.chess import moves as move_kernels
 from tbdb.solvers.chess.moves import BLACK_BIT, KING, PAWN
+from tbdb.games import notation
 
 Square = int  # 0..63, a1 = 0, h1 = 7, h8 = 63
 LETTERS = ".PNBRQK"  # by piece type
@@ -29,7 +30,6 @@ for _char, _code in _CELL_OF.items():
     _CHAR_OF[_code] = _char
 del _char, _code
 _RUNS = [("1" * n, str(n)) for n in range(8, 1, -1)]
-_FEN = re.compile(r"([1-8PNBRQKpnbrqk]+/){7}[1-8PNBRQKpnbrqk]+ [wb] \S+ \S+( \d+ \d+)?")
 
 
 def square_name(sq: Square) -> str:
@@ -43,7 +43,7 @@ def parse_square(text: str) -> Square:
 
 
 def looks_like_fen(text) -> bool:
-    return isinstance(text, str) and bool(_FEN.fullmatch(text.strip()))
+    return isinstance(text, str) and notation.chess(text)
 
 
 # ------------------------------------------------------------------------------- moves

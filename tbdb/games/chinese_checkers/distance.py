@@ -30,8 +30,9 @@ from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, DistanceTable,
                                                 distance_table_name)
 from tbdb.solvers.chinese_checkers.geometry import star
 from tbdb.solvers.retrograde import WIN
+from tbdb.games import notation
 
-PREFIX = "star-distance-"
+PREFIX = notation.STAR_DISTANCE
 _HEAD = re.compile(r"star-distance-([1-9][0-9]*)")
 MOVE_RADIX = 128  # a move code: from * MOVE_RADIX + to (cells of the placement itself)
 

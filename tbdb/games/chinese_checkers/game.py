@@ -40,6 +40,7 @@ from tbdb.solvers.chinese_checkers import index as kernels
 from tbdb.solvers.chinese_checkers import tables as space_kernels
 from tbdb.solvers.chinese_checkers.geometry import BOARD_SIZES, PIECE_COUNTS, rhombus
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
+from tbdb.games import notation
 
 # Tables with more slots than this are not built: the kernels pack a parent's slot into 32 bits
 # beside its move code (``drop_repeated_parents``).  Whether a table fits in memory is the
@@ -220,8 +221,7 @@ class ChineseCheckersGame(Game):
         return Position.parse(text)
 
     def recognises(self, text: str) -> bool:
-        if not isinstance(text, str) or not (text.startswith(PREFIX) or (
-                text[:1] in "3456789" and "x" in text[:3])):
+        if not isinstance(text, str) or not notation.chinese_checkers(text):
             return False
         try:
             self.parse(text)

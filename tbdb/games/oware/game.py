@@ -24,6 +24,7 @@ from tbdb.games.oware.tables import seeds_of, table_name
 from tbdb.options import Option
 from tbdb.solvers.oware import index, levels, moves
 from tbdb.solvers.oware.changes import MAX_SOLVE_N
+from tbdb.games import notation
 
 MAX_T = levels.MAX_T
 DEFAULT_MAX_SEEDS = 12
@@ -169,7 +170,7 @@ class OwareGame(Game):
         return OwarePosition.parse(text)
 
     def recognises(self, text: str) -> bool:
-        return isinstance(text, str) and text.count(" ") == HOUSES - 1 and "/" not in text
+        return isinstance(text, str) and notation.oware(text)
 
     def diagram(self, position: OwarePosition) -> str:
         """The opponent's row on top (houses 11..6), the mover's below (0..5), as players sit."""

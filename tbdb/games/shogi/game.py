@@ -26,6 +26,7 @@ from tbdb.solvers.shogi import moves as moves_k
 from tbdb.solvers.shogi import index as k
 from tbdb.solvers.shogi.tables import ILLEGAL
 from tbdb.solvers.retrograde import DRAW, LOSS, WIN
+from tbdb.games import notation
 
 DEFAULT_PIECES = 3
 PROMOTED_CHAR = "TUVWXY"  # one character per promoted P L N S B R in the views' board patterns
@@ -245,12 +246,7 @@ class ShogiGame(Game):
         return Position.parse(text)
 
     def recognises(self, text: str) -> bool:
-        if not isinstance(text, str):
-            return False
-        parts = text.split()
-        if parts[:1] == ["sfen"]:
-            parts = parts[1:]
-        return parts == ["startpos"] or (len(parts) in (3, 4) and parts[0].count("/") == 8)
+        return isinstance(text, str) and notation.shogi(text)
 
     def accepts(self, obj) -> bool:
         return isinstance(obj, Position) or (not isinstance(obj, str)

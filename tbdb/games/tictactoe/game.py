@@ -11,10 +11,11 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, quote
 from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Successor, \
     TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
-from tbdb.games.tictactoe.position import TEXT, TicTacToePosition
+from tbdb.games.tictactoe.position import TicTacToePosition
 from tbdb.games.tictactoe.tables import TABLE, TicTacToeSpace
 from tbdb.solvers.tictactoe import index as index_kernels
 from tbdb.solvers.tictactoe import moves as move_kernels
+from tbdb.games import notation
 
 
 class TicTacToeGame(Game):
@@ -79,7 +80,7 @@ class TicTacToeGame(Game):
         return TicTacToePosition.parse(text)
 
     def recognises(self, text: str) -> bool:
-        return isinstance(text, str) and bool(TEXT.fullmatch(text))
+        return isinstance(text, str) and notation.tictactoe(text)
 
     def diagram(self, position: TicTacToePosition) -> str:
         t = position.text

@@ -13,8 +13,9 @@ import numpy as np
 
 from tbdb.errors import InvalidMoveError, InvalidPositionError, quote
 from tbdb.solvers.tictactoe import moves as move_kernels
+from tbdb.games import notation
 
-TEXT = re.compile(r"[xo.]{9}")  # what a position text looks like (the game recognises it)
+TEXT = notation.TICTACTOE  # what a position text looks like (the game recognises it)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ and, when it does not hold the position, names the ``--from`` build that would (
 """
 from __future__ import annotations
 
-import re
 import shlex
 
 import numpy as np
@@ -33,8 +32,8 @@ from tbdb.options import Option
 from tbdb.solvers.uttt import batch as batch_kernels
 from tbdb.solvers.uttt import keys as key_kernels
 from tbdb.solvers.uttt import moves as move_kernels
+from tbdb.games import notation
 
-_LOOKS_LIKE = re.compile(r"start|[xoXOD.]{81} [xo] [0-8-]")
 SAMPLE = "....o" + "." * 31 + "x" + "." * 44 + " x 4"  # start, 4:0, 0:4
 # the root of the conformance suite's build: 11 empty cells in open boards, 1,354 positions
 EXAMPLE_ROOT = (".x..oxoxx" "oxo.oo.xx" ".x.xoxo.o" "..xox.xxo" "o.ooxxxxo" "oo.xxooox"
@@ -189,7 +188,7 @@ class UtttGame(Game):
         return super().coerce(position)
 
     def recognises(self, text: str) -> bool:
-        return isinstance(text, str) and bool(_LOOKS_LIKE.fullmatch(text))
+        return isinstance(text, str) and notation.uttt(text)
 
     def locate(self, position: Position, scoring: str = "standard") -> Location | GameOver:
         if position.is_game_over():
