@@ -143,8 +143,9 @@ RELEASE_GROUPS = 4
 #: ``_runs_guess``: a chunk with less than a position's worth of room left grows by half,
 #: copying its group's events (a share of book 9's time without it); untouched room costs nothing.
 SERIAL_EXTRA_ROOM = 4
-#: ``solve_books`` makes the moves of this many of the biggest one-thread books (1..3) early.
-EARLY_MOVES = 3
+#: ``solve_books`` makes the moves of this many of the biggest one-thread books (1..2) on the
+#: lane, the biggest's first.
+EARLY_MOVES = 2
 #: ``solve_books`` hands the books of this many positions or more to its threads (below, a book
 #: takes less time than handing it to a thread: they are solved in turn first).
 PAIR_MIN_POSITIONS = 10_000
@@ -485,8 +486,10 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
     the kernels release the GIL): the smallest in turn here, then the others by parity, the
     biggest's here and the rest there, each started as soon as the books it needs are solved,
     so that books n and n + 1 solve side by side and the biggest, which takes most of the time,
-    starts the moment the books two below it are done.  The moves of the three biggest need no
-    other book: the second thread makes them first, while the books below solve.  Bigger books
+    starts the moment the books two below it are done.  The moves of the biggest need no other
+    book: the second thread makes them first, while the books below solve (then its own books,
+    the next biggest's moves before it; the chain solved here makes its own moves: when the
+    second thread made them all first, the chain waited for it).  Bigger books
     go one at a time after them, each using Numba's threads.  ``solve``: ``solve_book``
     (default) or ``solve_book_levels``."""
     solve = solve_book if solve is None else solve
@@ -526,14 +529,13 @@ def solve_books(max_n: int, parallel: bool | None = None, solve=None) -> list[Bo
             solved[m].set_exception(e)
 
     if solve is solve_book:  # made on the lane, each before it is needed
-        for m in (top - 2, top, top - 1)[3 - EARLY_MOVES:]:
+        for m in (top, top - 1)[:EARLY_MOVES]:
             if m >= 0 and book_size(m) >= PAIR_MIN_POSITIONS:
                 moves[m] = None
-    # the lane: first the moves of the books solved here (top - 2 and top: the one the chain
-    # of solves reaches first, then the biggest), then its books, each after its moves
-    for m in (top - 2, top):
-        if m in moves:
-            moves[m] = lane.submit(BookMoves.of, m)
+    # the lane: first the moves of the biggest (solved here), then its books, each after its
+    # moves; the chain of books solved here makes its own as it goes
+    if top in moves:
+        moves[top] = lane.submit(BookMoves.of, top)
     here = []
     for m in range(top + 1):
         if book_size(m) < PAIR_MIN_POSITIONS or (top - m) % 2 == 0:
