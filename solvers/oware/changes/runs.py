@@ -20,52 +20,57 @@ def run_starts(step_cnt, t_end):
 @kernel
 def _fill_chunk(c, chunk, N, ev, ev_sc, seg_start, step_cnt, t_end, rstart, off, run_from,
                 run_score, run_move, fill, tmp):
-    """``fill_runs`` for chunk ``c`` (its events in ``ev``/``ev_sc``); ``fill`` int64[chunk]
+    """``fill_runs`` for chunk ``c`` (its events in ``ev``/``ev_sc``); ``fill`` int32[chunk]
     and ``tmp`` uint32[the most events of a chunk] scratch.  A chunk's runs are its events
     (``rstart``: ``run_starts``), so it is sorted on its own: its events counted per position
-    in the chunk-sized ``fill`` (in the first-level cache), then each run placed as one uint32
-    (plies left, score, move + 1) in ``tmp``, which is then split into the three arrays in
-    order (faster than three scattered stores a run)."""
+    in the chunk-sized ``fill`` (16 KB, in the first-level cache), then each run placed as one
+    uint32 (plies left, score, move + 1) in ``tmp``, which is then split into the three arrays
+    in order (faster than three scattered stores a run), through slices of the chunk's runs."""
     lo = c * chunk
     L = min(N, lo + chunk) - lo
     e0 = seg_start[c]
-    E = rstart[c + 1] - rstart[c]
+    r0 = rstart[c]
+    E = rstart[c + 1] - r0
     fill[:L] = 0
     for e in range(e0, e0 + E):
         fill[ev[e] >> 3] += 1
     at = 0
     for k in range(L):
         cnt = fill[k]
-        off[lo + k] = rstart[c] + at
+        off[lo + k] = r0 + at
         fill[k] = at
         at += cnt
     e = e0
     for t in range(1, t_end + 1):
-        for _ in range(step_cnt[c, t]):
+        end = e + step_cnt[c, t]
+        tt = np.uint32(t)
+        while e < end:
             x = ev[e]
-            k = np.int64(x >> 3)
+            k = x >> 3
             j = fill[k]
-            tmp[j] = (np.uint32(t) | (np.uint32(np.uint8(ev_sc[e])) << np.uint32(8))
+            tmp[j] = (tt | (np.uint32(np.uint8(ev_sc[e])) << np.uint32(8))
                       | (np.uint32(x & 7) << np.uint32(16)))
             fill[k] = j + 1
             e += 1
-    r0 = rstart[c]
+    rf = run_from[r0:r0 + E]
+    rs = run_score[r0:r0 + E]
+    rm = run_move[r0:r0 + E]
     for j in range(E):
         y = tmp[j]
-        run_from[r0 + j] = np.int16(y & 0xFF)
-        run_score[r0 + j] = np.int8(np.uint8((y >> 8) & 0xFF))
-        run_move[r0 + j] = np.int8(np.int64((y >> 16) & 7) - 1)
+        rf[j] = np.int16(y & 0xFF)
+        rs[j] = np.int8(np.uint8((y >> 8) & 0xFF))
+        rm[j] = np.int8(np.int32((y >> 16) & 7) - 1)
     if lo + L == N:
         off[N] = rstart[c + 1]
 
 
 @kernel
 def _fill_scratch(chunk, rstart):
-    """``_fill_chunk``'s scratch: ``(fill int64[chunk], tmp uint32[most events of a chunk])``."""
+    """``_fill_chunk``'s scratch: ``(fill int32[chunk], tmp uint32[most events of a chunk])``."""
     most = 0
     for c in range(rstart.shape[0] - 1):
         most = max(most, rstart[c + 1] - rstart[c])
-    return np.empty(chunk, dtype=np.int64), np.empty(most, dtype=np.uint32)
+    return np.empty(chunk, dtype=np.int32), np.empty(most, dtype=np.uint32)
 
 
 @nogil_kernel
