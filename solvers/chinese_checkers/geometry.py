@@ -1,4 +1,4 @@
-"""Chinese Checkers boards as arrays: the m x m rhombus and the 121-hole star.
+"""Chinese Checkers boards as arrays: the m x m rhombus and the stars of 13, 37, 73 and 121 holes.
 
 Both boards are pieces of one hexagonal grid.  A cell has *cube coordinates* (x, y, z) with
 x + y + z = 0; ``y`` is the row (8 at the star's top tip, -8 at its bottom tip) and ``x`` grows
@@ -16,11 +16,12 @@ The rhombus m x m is the set of cells (r, c), 0 <= r, c < m, with x = c, z = r (
 top tip is (0, 0)): its rows ``r + c = 0 .. 2m - 2`` have 1, 2, .., m, .., 2, 1 cells.  Its
 left-right mirror swaps r and c; the 180-degree rotation maps cell k to N - 1 - k.
 
-The star is the union of the two big triangles {x, y, z <= 4} and {x, y, z >= -4}: the
-hexagon |x|, |y|, |z| <= 4 (61 cells) and six points of 10 cells, numbered clockwise from the
-top: 0 top (y >= 5), 1 upper right (z <= -5), 2 lower right (x >= 5), 3 bottom (y <= -5),
-4 lower left (z >= 5), 5 upper left (x <= -5).  The 9 x 9 rhombus is the hexagon plus points
-0 and 3, in the same orientation.
+The star of size k is the union of the two big triangles {x, y, z <= k} and {x, y, z >= -k}:
+the hexagon |x|, |y|, |z| <= k (3k^2 + 3k + 1 cells) and six points of k(k + 1)/2 cells,
+numbered clockwise from the top: 0 top (y > k), 1 upper right (z < -k), 2 lower right (x > k),
+3 bottom (y < -k), 4 lower left (z > k), 5 upper left (x < -k).  k = 1, 2, 3, 4 give 13, 37,
+73 and 121 holes; the usual board is k = 4, whose hexagon plus points 0 and 3 is the 9 x 9
+rhombus, in the same orientation.
 
 Everything here is plain numpy, built once per board in Python; the kernels read the arrays.
 """
@@ -34,6 +35,7 @@ import numpy as np
 DIRECTIONS = ((-1, 0, 1), (1, 0, -1), (-1, 1, 0), (0, 1, -1), (0, -1, 1), (1, -1, 0))
 DIRECTION_NAMES = ("W", "E", "NW", "NE", "SW", "SE")
 STAR_CELLS = 121
+STAR_SIZES = {13: 1, 37: 2, 73: 3, 121: 4}  # holes -> the star's size k
 STAR_POINT_NAMES = ("top", "upper right", "lower right", "bottom", "lower left", "upper left")
 # start areas of the two-player rhombus game, cell numbers counted from the player's own tip
 START_AREAS = {1: (0,), 2: (0, 1), 3: (0, 1, 2), 4: (0, 1, 2, 4), 6: (0, 1, 2, 3, 4, 5)}
@@ -78,29 +80,31 @@ class Rhombus:
 
 
 class Star:
-    """The 121-hole star: ``nbr`` int16[121, 6], ``point`` int8[121] (0..5, -1 in the hexagon),
-    ``rows`` (cell numbers per row), ``rotate`` int16[121] (60 degrees clockwise)."""
+    """The star of size ``k`` (``STAR_SIZES``): ``cells``, ``nbr`` int16[cells, 6], ``point``
+    int8[cells] (0..5, -1 in the hexagon), ``rows`` (cell numbers per row), ``rotate``
+    int16[cells] (60 degrees clockwise)."""
 
-    def __init__(self):
+    def __init__(self, k: int = 4):
         coords = []
-        for y in range(8, -9, -1):
-            for x in range(-8, 9):
+        for y in range(2 * k, -2 * k - 1, -1):
+            for x in range(-2 * k, 2 * k + 1):
                 z = -x - y
-                if (x <= 4 and y <= 4 and z <= 4) or (x >= -4 and y >= -4 and z >= -4):
+                if (x <= k and y <= k and z <= k) or (x >= -k and y >= -k and z >= -k):
                     coords.append((x, y, z))
-        assert len(coords) == STAR_CELLS
+        self.k = k
         self.coords = coords
-        self.cells = STAR_CELLS
+        self.cells = len(coords)
         self.nbr = _neighbours(coords)
         where = {c: i for i, c in enumerate(coords)}
-        point = np.full(STAR_CELLS, -1, np.int8)
+        point = np.full(self.cells, -1, np.int8)
         for i, (x, y, z) in enumerate(coords):
-            for p, inside in enumerate((y >= 5, z <= -5, x >= 5, y <= -5, z >= 5, x <= -5)):
+            for p, inside in enumerate((y > k, z < -k, x > k, y < -k, z > k, x < -k)):
                 if inside:
                     point[i] = p
         self.point = point
         self.rotate = np.array([where[(-z, -x, -y)] for x, y, z in coords], np.int16)
-        self.rows = [[i for i, c in enumerate(coords) if c[1] == y] for y in range(8, -9, -1)]
+        self.rows = [[i for i, c in enumerate(coords) if c[1] == y]
+                     for y in range(2 * k, -2 * k - 1, -1)]
 
     def point_cells(self, p: int) -> np.ndarray:
         return np.flatnonzero(self.point == p).astype(np.int16)
@@ -111,9 +115,14 @@ def rhombus(m: int) -> Rhombus:
     return Rhombus(m)
 
 
+def star(k: int = 4) -> Star:
+    """The star of size ``k``; ``star()`` is the usual 121-hole board."""
+    return _star(k)
+
+
 @lru_cache(maxsize=None)
-def star() -> Star:
-    return Star()
+def _star(k: int) -> Star:
+    return Star(k)
 
 
 def binomials(n: int, k: int) -> np.ndarray:

@@ -1,0 +1,75 @@
+"""The small stars of issue 63 (3, 4 and 6 players as coalition games) against the slow
+reference ``naive_cc_star.py``: the boards tbdb numbers, the placements its index will count
+(the published 14,841,300,390 of three players with three marbles on the 37-hole star), and
+hand-checked values of the reference itself."""
+from __future__ import annotations
+
+import pytest
+
+from tbdb.solvers.chinese_checkers.geometry import STAR_CELLS, STAR_SIZES, star
+from tests import naive_cc_star as naive
+
+
+@pytest.mark.parametrize("holes", sorted(STAR_SIZES))
+def test_each_star_is_the_references_board(holes):
+    k = STAR_SIZES[holes]
+    geo, ref = star(k), naive.Star(k, 6)
+    assert geo.cells == ref.cells == holes
+    assert geo.coords == ref.coords
+    assert geo.point.tolist() == ref.point
+    assert [int((geo.point == p).sum()) for p in range(6)] == [k * (k + 1) // 2] * 6
+    for i in range(holes):
+        assert [None if n < 0 else int(n) for n in geo.nbr[i]] == \
+            [ref.step(i, d) for d in range(6)]
+
+
+def test_the_usual_star_is_unchanged():
+    geo = star()
+    assert geo is star(4) and geo.cells == STAR_CELLS
+    assert [len(r) for r in geo.rows] == [1, 2, 3, 4, 13, 12, 11, 10, 9, 10, 11, 12, 13, 4, 3,
+                                          2, 1]
+
+
+@pytest.mark.parametrize("holes, players, marbles", [(13, 3, 1), (37, 3, 1), (13, 3, 0)])
+def test_the_closed_form_counts_the_placements(holes, players, marbles):
+    assert naive.placements(holes, players, marbles) == \
+        naive.placements_by_formula(STAR_SIZES[holes], players, marbles)
+
+
+def test_three_players_with_three_marbles_on_the_37_hole_star_is_the_published_count():
+    # B. Liou's three-player solve: 14,841,300,390 states (placements times players to move)
+    assert 3 * naive.placements_by_formula(2, 3, 3) == 14_841_300_390
+
+
+def test_a_marble_rests_only_on_the_centre_and_its_own_points():
+    """Player 1 (start: the top point, goal: the bottom one) may hop through point 1, which is
+    no point of its own, but not stop there."""
+    ref = naive.Star(2, 3)
+    cells = [0] * ref.cells
+    at = ref.where[(0, 2, -2)]  # the hexagon's top right corner
+    cells[at] = 1
+    cells[ref.where[(1, 2, -3)]] = cells[ref.where[(2, 1, -3)]] = 2  # on point 1
+    cells[ref.where[(-2, -1, 3)]] = 3
+    got = naive.moves(ref, tuple(cells), 1)
+    assert ref.point[ref.where[(2, 2, -4)]] == 1
+    assert (at, ref.where[(2, 2, -4)]) not in got  # the first hop's landing: point 1
+    assert (at, ref.where[(2, 0, -2)]) in got  # the second's, back in the hexagon
+    assert all(ref.point[t] in (-1, 0, 3) for _, t in got)
+
+
+def test_the_reference_values_the_one_marble_13_hole_star_for_three_players():
+    ref = naive.Star(1, 3)
+    positions = naive.reachable(ref, 1)
+    assert len(positions) == 1245
+    values = [naive.coalition_values(ref, positions, lone) for lone in (1, 2, 3)]
+    start = positions[0]
+    # no lone player forces its own win from the start: the other two stop it
+    assert [v[start][0] for v in values] == [-1, -1, -1]
+    # player 1 to move with a move onto its goal point wins at once
+    won = [(cells, mover) for cells, mover in positions if mover == 1 and
+           naive.status(ref, cells, 1) == "play" and
+           any(t in ref.goal[1] for _, t in naive.moves(ref, cells, 1))]
+    assert won and all(values[0][p] == (1, 1) for p in won)
+    # and the game is over once a player's marbles all stand on its goal
+    over = [p for p in positions if naive.status(ref, *p) not in ("play", "illegal")]
+    assert over and all(values[naive.status(ref, *p) - 1][p] == (1, 0) for p in over)
