@@ -73,3 +73,42 @@ def test_the_reference_values_the_one_marble_13_hole_star_for_three_players():
     # and the game is over once a player's marbles all stand on its goal
     over = [p for p in positions if naive.status(ref, *p) not in ("play", "illegal")]
     assert over and all(values[naive.status(ref, *p) - 1][p] == (1, 0) for p in over)
+
+
+SMALL = [(13, 3, 1), (13, 4, 1), (13, 6, 1), (37, 3, 1), (37, 2, 2), (37, 4, 1)]
+
+
+@pytest.mark.parametrize("holes, players, marbles", SMALL)
+def test_the_index_counts_every_placement_once(holes, players, marbles):
+    """The index's size is the brute-force count, and rank and unrank are inverse over it."""
+    from tbdb.games.chinese_checkers.stars import StarSpace
+    space = StarSpace(holes, players, marbles)
+    assert space.placements == naive.placements(holes, players, marbles)
+    seen = set()
+    for i in range(0, space.placements, max(1, space.placements // 3000)):
+        cells = space.unrank(i)
+        assert space.rank(cells) == i
+        key = tuple(cells)
+        assert key not in seen
+        seen.add(key)
+        ref = naive.Star(STAR_SIZES[holes], players)
+        for c, p in enumerate(cells):
+            assert p == 0 or c in ref.rest[p]
+        assert all(cells.count(p) == marbles for p in range(1, players + 1))
+
+
+def test_the_index_holds_every_reachable_position():
+    from tbdb.games.chinese_checkers.stars import StarSpace
+    space = StarSpace(13, 4, 1)
+    ref = naive.Star(1, 4)
+    ranks = {space.rank(cells) for cells, _ in naive.reachable(ref, 1)}
+    assert -1 not in ranks and max(ranks) < space.placements
+    bad = list(ref.start(1))
+    bad[next(c for c in range(ref.cells) if ref.point[c] == 2)] = 1  # a point no one rests on
+    bad[bad.index(1)] = 0
+    assert space.rank(bad) == -1
+
+
+def test_the_index_counts_the_published_three_player_placements():
+    from tbdb.games.chinese_checkers.stars import StarSpace
+    assert 3 * StarSpace(37, 3, 3).placements == 14_841_300_390

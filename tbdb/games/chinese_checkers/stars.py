@@ -1,0 +1,121 @@
+"""The small stars' placements (issue 63): which cells each player may rest on, and the index
+the star games' tables will be laid out by (``solvers/chinese_checkers/star_index.py`` says
+how a placement is ranked).  The rules: docs/rules/chinese_checkers.md, "The small stars"."""
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+from itertools import product
+from math import comb, factorial
+
+import numpy as np
+
+from tbdb.errors import InvalidOptionError, quote
+from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES, star
+from tbdb.solvers.chinese_checkers import star_index
+
+#: the points each player count sits on, clockwise from the top, in turn order
+SEATS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
+
+
+class StarSpace:
+    """Placements of ``marbles`` marbles for each of ``players`` players on the star of
+    ``holes`` holes (13, 37, 73 or 121) that the resting rule allows, and their index."""
+
+    def __init__(self, holes: int, players: int, marbles: int):
+        if holes not in STAR_SIZES:
+            raise InvalidOptionError(f"a star has {sorted(STAR_SIZES)} holes, not {quote(holes)}")
+        if players not in SEATS:
+            raise InvalidOptionError(f"a star is played by {sorted(SEATS)} players, not "
+                                     f"{quote(players)}")
+        k = STAR_SIZES[holes]
+        if not 1 <= marbles <= k * (k + 1) // 2:
+            raise InvalidOptionError(f"a player of the {holes}-hole star has 1 to "
+                                     f"{k * (k + 1) // 2} marbles, not {quote(marbles)}")
+        self.holes, self.players, self.marbles, self.k = holes, players, marbles, k
+        self.geo = geo = star(k)
+        seats = SEATS[players]
+        # region 0 the hexagon, then one region per point some player rests on, by point
+        used = sorted({s for s in seats} | {(s + 3) % 6 for s in seats})
+        self.region_points = [-1] + used
+        cells_of = [np.flatnonzero(geo.point == p) for p in self.region_points]
+        size = max(len(c) for c in cells_of)
+        self.region_cells = np.full((len(cells_of), size), -1, np.int16)
+        for r, cs in enumerate(cells_of):
+            self.region_cells[r, :len(cs)] = cs
+        self.region_size = np.array([len(c) for c in cells_of], np.int16)
+        region_of_point = {p: r for r, p in enumerate(self.region_points)}
+        self.player_regions = np.array(
+            [[0, region_of_point[s], region_of_point[(s + 3) % 6]] for s in seats], np.int8)
+        allowed = [[p for p in range(players) if r in self.player_regions[p]]
+                   for r in range(len(cells_of))]
+        self.region_players = np.full((len(cells_of), players), -1, np.int8)
+        self.player_slot = np.full((len(cells_of), players), -1, np.int8)
+        for r, ps in enumerate(allowed):
+            for j, p in enumerate(ps):
+                self.region_players[r, j] = p
+                self.player_slot[r, p] = j
+        self.region_np = np.array([len(ps) for ps in allowed], np.int8)
+        self.cell_region = np.full(geo.cells, -1, np.int8)
+        for r, cs in enumerate(cells_of):
+            self.cell_region[cs] = r
+        comps = [(a, b, marbles - a - b) for a in range(marbles + 1)
+                 for b in range(marbles + 1 - a)]
+        self.comps = np.array(comps, np.int8)
+        self.comp_id = np.full((marbles + 1, marbles + 1), -1, np.int16)
+        for i, (a, b, _) in enumerate(comps):
+            self.comp_id[a, b] = i
+        self.offsets = np.array(self._offsets(comps), np.int64)
+        self.binom = np.array([[comb(i, j) for j in range(players * marbles + 1)]
+                               for i in range(size + 1)], np.int64)
+
+    def _offsets(self, comps: list) -> list[int]:
+        """The placements before each vector (one composition per player), and the total."""
+        sizes = self.region_size.tolist()
+        out = [0]
+        for vector in product(range(len(comps)), repeat=self.players):
+            in_region = [[] for _ in sizes]
+            for p, c in enumerate(vector):
+                for j, r in enumerate(self.player_regions[p].tolist()):
+                    in_region[r].append(comps[c][j])
+            ways = 1
+            for s, parts in zip(sizes, in_region):
+                if sum(parts) > s:
+                    ways = 0
+                    break
+                ways *= factorial(s) // factorial(s - sum(parts))
+                for a in parts:
+                    ways //= factorial(a)
+            out.append(out[-1] + ways)
+        if out[-1] >= 1 << 62:
+            raise InvalidOptionError(f"{out[-1]:,} placements: too many to index")
+        return out
+
+    @property
+    def placements(self) -> int:
+        return int(self.offsets[-1])
+
+    @cached_property
+    def _rank_args(self) -> tuple:
+        return (self.players, self.marbles, self.region_cells, self.region_size,
+                self.region_np, self.player_slot, self.player_regions, self.cell_region,
+                self.comp_id, self.offsets, self.binom)
+
+    def rank(self, cells) -> int:
+        """The rank of a placement (cells: 0 or the player 1..n on each), -1 if it breaks the
+        resting rule or gives a player other than ``marbles`` marbles."""
+        return int(star_index.rank_placement(np.asarray(cells, np.int8), *self._rank_args))
+
+    def unrank(self, index: int) -> list[int]:
+        if not 0 <= index < self.placements:
+            raise InvalidOptionError(f"placement {quote(index)} is outside 0..{self.placements - 1}")
+        out = np.zeros(self.geo.cells, np.int8)
+        star_index.unrank_placement(index, self.players, self.marbles, self.region_cells,
+                                    self.region_size, self.region_players, self.region_np,
+                                    self.player_regions, self.comps, self.offsets, self.binom,
+                                    out)
+        return out.tolist()
+
+
+@lru_cache(maxsize=None)
+def star_space(holes: int, players: int, marbles: int) -> StarSpace:
+    return StarSpace(holes, players, marbles)
