@@ -4,6 +4,7 @@
     python benchmarks/oware_solver.py --max-n 12   # skip the 16-seed build (takes minutes)
     python benchmarks/oware_solver.py --max-n 9 --rounds 9
     python benchmarks/oware_solver.py --max-n 9 --build 15 16 17   # + whole builds: growth per seed
+    python benchmarks/oware_solver.py --max-n 9 --old-reference d91a58e~1   # + an older reference
 
 "The n-seed book" means every book of 0..n seeds, every ply-left level until the values stop
 changing, with the runs recorded.  The C++ reference (``benchmarks/oware_reference.cpp``,
@@ -16,6 +17,10 @@ of each is compared, so that both see the same machine load; the CPU seconds (al
 show how much of both cores tbdb used.  tbdb's previous solver (``solve_book_levels``) runs in
 the same rounds.  Per-level work: positions evaluated at each plies-left step of the 9-seed
 book, tbdb against the reference's every position of every book at every level.
+
+``--old-reference REV``: the reference as it was at git revision REV, compiled as it was then
+(``g++ -O2``), timed in the same rounds (the reference before 2026-12-02 was about twice as slow
+as plain C++ of the same algorithm).
 
 The 12- and 16-seed builds run in their own processes so that their peak RSS is their own.
 ``--build N ...``: ``tbdb build oware --max-seeds N`` (solve and DuckDB, into a fresh file) in a
@@ -82,13 +87,21 @@ def machine() -> str:
             f"{os.cpu_count()} cpus, Python {platform.python_version()}, {nb}{load}")
 
 
-def compile_reference(workdir: str) -> str:
-    """``g++ -O3 -march=native`` the reference into ``workdir``; the path of the program."""
+def compile_reference(workdir: str, revision: str | None = None) -> str:
+    """``g++ -O3 -march=native`` the reference into ``workdir``; the path of the program.
+    ``revision``: the reference at that git revision instead, with ``g++ -O2``."""
     gxx = shutil.which("g++")
     if gxx is None:
         raise SystemExit("benchmarks/oware_solver.py needs g++ for the C++ reference")
-    exe = os.path.join(workdir, "oware_reference")
-    subprocess.run([gxx, *REFERENCE_FLAGS, "-o", exe, REFERENCE], check=True)
+    src, flags, exe = REFERENCE, REFERENCE_FLAGS, os.path.join(workdir, "oware_reference")
+    if revision is not None:
+        src = os.path.join(workdir, "oware_reference_old.cpp")
+        with open(src, "wb") as f:
+            f.write(subprocess.run(["git", "-C", ROOT, "show",
+                                    f"{revision}:benchmarks/oware_reference.cpp"],
+                                   check=True, capture_output=True).stdout)
+        flags, exe = ("-O2",), exe + "_old"
+    subprocess.run([gxx, *flags, "-o", exe, src], check=True)
     return exe
 
 
@@ -131,7 +144,7 @@ def per_level(work, stop: int, positions: int) -> list[tuple[str, int, int]]:
     return out
 
 
-def run(max_n: int = 16, rounds: int = 5) -> list[dict]:
+def run(max_n: int = 16, rounds: int = 5, old_reference: str | None = None) -> list[dict]:
     results: list[dict] = []
 
     def add(name, value, unit):
@@ -159,12 +172,15 @@ def run(max_n: int = 16, rounds: int = 5) -> list[dict]:
     levels_solver(9)
     with tempfile.TemporaryDirectory() as work:
         exe = compile_reference(work)
+        old_exe = None if old_reference is None else compile_reference(work, old_reference)
         run_reference(exe, 9)
-        ref, new, old = [], [], []
-        for _ in range(rounds):  # alternate, so that all three see the same load
+        ref, new, old, old_ref = [], [], [], []
+        for _ in range(rounds):  # alternate, so that all of them see the same load
             ref.append(run_reference(exe, 9))
             new.append(_timed(oware.solve_books, 9))
             old.append(_timed(levels_solver, 9))
+            if old_exe is not None:
+                old_ref.append(run_reference(old_exe, 9))
     best_ref = min(ref, key=lambda r: r["seconds"])
     books, new_s, new_cpu = min(new, key=lambda r: r[1])
     _, old_s, old_cpu = min(old, key=lambda r: r[1])
@@ -183,6 +199,12 @@ def run(max_n: int = 16, rounds: int = 5) -> list[dict]:
     add("C++ reference / tbdb (goal >= 6)", best_ref["seconds"] / new_s, "x")
     add("C++ reference CPU / tbdb CPU", best_ref["cpu_s"] / new_cpu, "x")
     add("previous solver / tbdb", old_s / new_s, "x")
+    if old_ref:
+        best_old = min(r["seconds"] for r in old_ref)
+        add(f"9-seed book, the reference at {old_reference}, g++ -O2 (best of {rounds})",
+            best_old, "s")
+        add("  it / the reference now; it / tbdb",
+            f"{best_old / best_ref['seconds']:.2f} / {best_old / new_s:.2f}", "x")
     add("same books (runs, stable_from, moves_stable_from, score sums)", same, "")
     add("9-seed book runs", facts["runs"], "runs")
     add("9-seed book stable_from (n=0..9)", facts["stable_from"], "plies")
@@ -238,10 +260,12 @@ def main(argv=None) -> None:
     ap.add_argument("--max-n", type=int, default=16, help="largest book to time (9, 12 or 16)")
     ap.add_argument("--rounds", type=int, default=5, help="runs of each solver on 9 seeds")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--old-reference", metavar="REV",
+                    help="also time the reference as it was at git revision REV (g++ -O2)")
     ap.add_argument("--build", type=int, nargs="*", default=[], metavar="N",
                     help="also time whole builds of 0..N seeds (minutes from 15 on)")
     args = ap.parse_args(argv)
-    results = run(args.max_n, args.rounds) + builds(args.build)
+    results = run(args.max_n, args.rounds, args.old_reference) + builds(args.build)
     if args.json:
         print(json.dumps({"machine": machine(), "results": results}, indent=1))
         return
