@@ -4,6 +4,7 @@ reference ``naive_cc_star.py``: the boards tbdb numbers, the placements its inde
 hand-checked values of the reference itself."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tbdb.solvers.chinese_checkers.geometry import STAR_CELLS, STAR_SIZES, star
@@ -112,3 +113,34 @@ def test_the_index_holds_every_reachable_position():
 def test_the_index_counts_the_published_three_player_placements():
     from tbdb.games.chinese_checkers.stars import StarSpace
     assert 3 * StarSpace(37, 3, 3).placements == 14_841_300_390
+
+
+@pytest.mark.parametrize("holes, players", [(13, 3), (13, 4), (37, 3), (13, 2)])
+def test_coalition_values_are_the_references_position_by_position(holes, players):
+    """Every reachable position of one marble each, for every lone player: tbdb's value and
+    distance are the slow reference's."""
+    from tbdb.games.chinese_checkers.stars import StarSpace
+    from tbdb.solvers.chinese_checkers.star_solve import ILLEGAL_RESULT
+    space = StarSpace(holes, players, 1)
+    ref = naive.Star(STAR_SIZES[holes], players)
+    positions = naive.reachable(ref, 1)
+    for lone in range(1, players + 1):
+        want = naive.coalition_values(ref, positions, lone)
+        result, distance = space.solve(lone)
+        for (cells, mover), value in want.items():
+            slot = space.rank(cells) * players + mover - 1
+            assert (int(result[slot]), int(distance[slot])) == value, (cells, mover, lone)
+        assert (result == ILLEGAL_RESULT).any() or players == 2
+
+
+def test_every_value_is_what_its_children_give_it_draws_included():
+    """Two marbles each on the 37-hole star, two players, a table with draws: each value
+    re-derived from its children; a draw counted as the coalition's win is caught."""
+    from tbdb.games.chinese_checkers.stars import StarSpace
+    space = StarSpace(37, 2, 2)
+    result, distance = space.solve(1)
+    assert int((result == 0).sum()) > 0
+    assert space.check(1, result, distance) == -1
+    draw = int(np.flatnonzero(result == 0)[0])
+    result[draw] = -1
+    assert space.check(1, result, distance) >= 0

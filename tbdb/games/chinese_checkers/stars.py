@@ -11,7 +11,7 @@ import numpy as np
 
 from tbdb.errors import InvalidOptionError, quote
 from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES, star
-from tbdb.solvers.chinese_checkers import star_index
+from tbdb.solvers.chinese_checkers import star_index, star_moves, star_solve
 
 #: the points each player count sits on, clockwise from the top, in turn order
 SEATS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
@@ -114,6 +114,37 @@ class StarSpace:
                                     self.player_regions, self.comps, self.offsets, self.binom,
                                     out)
         return out.tolist()
+
+
+    @cached_property
+    def masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """(can_rest, in_goal) int8[players + 1, cells]: where each player may rest, its goal."""
+        return star_moves.rest_masks(self.players, self.geo.cells, self.geo.point,
+                                     np.array(SEATS[self.players], np.int64))
+
+    def _arrays(self) -> tuple:
+        return (self.region_cells, self.region_size, self.region_players, self.region_np,
+                self.player_slot, self.player_regions, self.cell_region, self.comp_id,
+                self.comps, self.offsets, self.binom)
+
+    def check(self, lone: int, result: np.ndarray, distance: np.ndarray) -> int:
+        """The first slot whose value its children contradict, or -1."""
+        can_rest, in_goal = self.masks
+        return int(star_solve.check_coalition(lone, self.players, self.marbles,
+                                              self.placements, self.geo.nbr, can_rest,
+                                              in_goal, self._arrays(), result, distance))
+
+    def solve(self, lone: int) -> tuple[np.ndarray, np.ndarray]:
+        """(result int8, distance int16) of every slot (placement * players + mover - 1) for
+        lone player ``lone``: +1 its win, -1 the coalition's, 0 a draw, ILLEGAL_RESULT."""
+        slots = self.placements * self.players
+        result = np.zeros(slots, np.int8)
+        distance = np.zeros(slots, np.int16)
+        can_rest, in_goal = self.masks
+        star_solve.solve_coalition(lone, self.players, self.marbles, self.placements,
+                                   self.geo.nbr, can_rest, in_goal, self._arrays(), result,
+                                   distance)
+        return result, distance
 
 
 @lru_cache(maxsize=None)

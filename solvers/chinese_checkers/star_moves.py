@@ -1,0 +1,112 @@
+"""Moves on the small stars (issue 63): the moves of a player with the resting rule, their
+reversal (the positions a move may have come from), and a position's status.
+
+Arrays: ``nbr`` int16[cells, 6] (geometry), ``can_rest`` int8[n + 1, cells] (1 where player p
+may rest: the hexagon and its own two points), ``in_goal`` int8[n + 1, cells]; scratch
+``visit`` int64[cells] and ``dest`` int64[cells] (stamps: nothing is cleared between calls),
+``stack`` int16[cells].  A move is (from, to); a chain of hops may pass over any cell and
+through any point, and a move ends only where its player may rest.
+"""
+import numpy as np
+
+from tbdb.solvers.jit import kernel
+
+PLAY, FINISHED, ILLEGAL = 0, 1, 2
+
+
+@kernel
+def reach(cells, s, who, nbr, can_rest, visit, dest, stack, stamp, out, count):
+    """Append to ``out[count:]`` the cells a marble of ``who`` on ``s`` (counted as empty) may
+    move to: a step to an adjacent empty cell, or a chain of hops, ending where ``who`` may
+    rest; ascending.  Returns the new count; ``stamp`` is this call's own (unused before)."""
+    first = count
+    visit[s] = stamp
+    dest[s] = stamp
+    for d in range(6):
+        t = nbr[s, d]
+        if t >= 0 and cells[t] == 0 and can_rest[who, t] and dest[t] != stamp:
+            dest[t] = stamp
+            out[count] = t
+            count += 1
+    top = 0
+    stack[top] = s
+    top += 1
+    while top > 0:
+        top -= 1
+        u = stack[top]
+        for d in range(6):
+            over = nbr[u, d]
+            if over < 0 or cells[over] == 0:
+                continue
+            land = nbr[over, d]
+            if land < 0 or cells[land] != 0 or visit[land] == stamp:
+                continue
+            visit[land] = stamp
+            stack[top] = land
+            top += 1
+            if can_rest[who, land] and dest[land] != stamp:
+                dest[land] = stamp
+                out[count] = land
+                count += 1
+    # ascending (a handful of cells: insertion sort)
+    for i in range(first + 1, count):
+        v = out[i]
+        j = i - 1
+        while j >= first and out[j] > v:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = v
+    return count
+
+
+@kernel
+def moves_of(cells, mover, nbr, can_rest, visit, dest, stack, stamp, out_from, out_to):
+    """The mover's moves in (from, to) order into out_from / out_to; returns (count, stamp)."""
+    count = 0
+    for s in range(cells.shape[0]):
+        if cells[s] != mover:
+            continue
+        cells[s] = 0
+        stamp += 1
+        end = reach(cells, s, mover, nbr, can_rest, visit, dest, stack, stamp, out_to, count)
+        cells[s] = mover
+        for i in range(count, end):
+            out_from[i] = s
+        count = end
+    return count, stamp
+
+
+@kernel
+def status(cells, mover, players, in_goal):
+    """PLAY, FINISHED (the player who moved last has all its marbles on its goal) or ILLEGAL
+    (another player has: the game would have ended before)."""
+    last = (mover - 2) % players + 1
+    result = PLAY
+    for p in range(1, players + 1):
+        won = False
+        for c in range(cells.shape[0]):
+            if cells[c] == p:
+                if not in_goal[p, c]:
+                    won = False
+                    break
+                won = True
+        if won:
+            if p != last:
+                return ILLEGAL
+            result = FINISHED
+    return result
+
+
+@kernel
+def rest_masks(players, cells, point, seats):
+    """(can_rest, in_goal) int8[players + 1, cells] of the seats (points, in turn order)."""
+    can_rest = np.zeros((players + 1, cells), np.int8)
+    in_goal = np.zeros((players + 1, cells), np.int8)
+    for p in range(players):
+        for c in range(cells):
+            q = point[c]
+            if q == -1 or q == seats[p] or q == (seats[p] + 3) % 6:
+                can_rest[p + 1, c] = 1
+            if q == (seats[p] + 3) % 6:
+                in_goal[p + 1, c] = 1
+    return can_rest, in_goal
