@@ -49,8 +49,9 @@ def _texts(probe_dir: str, game: str) -> list[str]:
 
 
 def _damaged(texts: list[str], n: int) -> list[str]:
-    """Texts one character off (replaced, dropped or doubled) and with padding: what a user
-    mistypes, which C must refuse where Python does (or leave to it)."""
+    """Texts one character off (replaced, dropped or doubled), with padding, or with a NUL and
+    more after it: what a user mistypes or a caller smuggles, which C must refuse where
+    Python does (or leave to it)."""
     rnd = random.Random(5)
     out = []
     for _ in range(n):
@@ -58,7 +59,7 @@ def _damaged(texts: list[str], n: int) -> list[str]:
         i = rnd.randrange(len(t))
         c = rnd.choice("./123456789xkKgGrRpP- bw*")
         out.append(rnd.choice([t[:i] + c + t[i + 1:], t[:i] + t[i + 1:], t[:i] + t[i] + t[i:],
-                               f" {t}\n"]))
+                               f" {t}\n", f"{t}\0{t[i:]}"]))  # (a NUL would end C's text)
     return out
 
 

@@ -195,13 +195,17 @@ static PyObject *Base_lookup_text(BaseObject *self, PyObject *const *args, Py_ss
         PyErr_SetString(PyExc_TypeError, "lookup_text(game, text)");
         return NULL;
     }
+    Py_ssize_t len = 0;
     const char *game = PyUnicode_AsUTF8(args[0]);
-    const char *text = game ? PyUnicode_AsUTF8(args[1]) : NULL;
+    const char *text = game ? PyUnicode_AsUTF8AndSize(args[1], &len) : NULL;
     if (!text) return NULL;
     tb_position pos;
     tb_value v;
     char err[256], move[64], written[1024];
-    if (!self->tb || tb_parse(game, text, &pos, err, sizeof err) != TB_OK) Py_RETURN_NONE;
+    /* a NUL inside the text would end it early for C: such a text is the Python path's */
+    if (!self->tb || (size_t)len != strlen(text) ||
+            tb_parse(game, text, &pos, err, sizeof err) != TB_OK)
+        Py_RETURN_NONE;
     self->has_missing = 0;
     int st = tb_probe_position(self->tb, &pos, -1, &v);
     if (self->nopened) flush_opened(self);
