@@ -144,3 +144,25 @@ def test_every_value_is_what_its_children_give_it_draws_included():
     draw = int(np.flatnonzero(result == 0)[0])
     result[draw] = -1
     assert space.check(1, result, distance) >= 0
+
+
+PERFT = [(13, 2, 1, 9), (13, 3, 1, 9), (13, 4, 1, 9), (13, 6, 1, 10), (37, 2, 3, 5),
+         (37, 3, 3, 5), (37, 4, 3, 4), (37, 6, 3, 4), (73, 2, 6, 4), (73, 3, 6, 4),
+         (73, 4, 6, 3), (73, 6, 6, 3)]
+
+
+def _perft(ref, position, depth: int) -> int:
+    if depth == 0:
+        return 1
+    return sum(_perft(ref, c, depth - 1) for c in naive.children(ref, *position))
+
+
+@pytest.mark.parametrize("holes, players, marbles, depth", PERFT)
+def test_perft_from_each_start_is_the_references(holes, players, marbles, depth):
+    """Every board and player count from its full start (the pass of a blocked player a
+    ply, nothing below a finished game)."""
+    from tbdb.games.chinese_checkers.stars import StarSpace
+    ref = naive.Star(STAR_SIZES[holes], players)
+    start = ref.start(marbles)
+    assert StarSpace(holes, players, marbles).perft(start, 1, depth) == \
+        _perft(ref, (start, 1), depth)

@@ -110,3 +110,69 @@ def rest_masks(players, cells, point, seats):
             if q == (seats[p] + 3) % 6:
                 in_goal[p + 1, c] = 1
     return can_rest, in_goal
+
+
+@kernel
+def perft(cells, mover, depth, players, nbr, can_rest, in_goal, max_moves):
+    """Leaf positions ``depth`` plies below (cells, mover): a finished game has no moves, a
+    player with no move passes (one move).  ``cells`` is restored on return."""
+    if depth == 0:
+        return 1
+    ncells = cells.shape[0]
+    visit = np.zeros(ncells, np.int64)
+    dest = np.zeros(ncells, np.int64)
+    stack = np.zeros(ncells, np.int16)
+    froms = np.zeros((depth, max_moves), np.int16)
+    tos = np.zeros((depth, max_moves), np.int16)
+    count = np.zeros(depth, np.int64)
+    at = np.zeros(depth, np.int64)
+    movers = np.zeros(depth + 1, np.int64)
+    movers[0] = mover
+    stamp = 0
+    total = 0
+    level = 0
+    fresh = True  # the moves of ``level`` are still to be made
+    while level >= 0:
+        if fresh:
+            who = movers[level]
+            if status(cells, who, players, in_goal) != PLAY:
+                count[level] = 0
+            else:
+                c, stamp = moves_of(cells, who, nbr, can_rest, visit, dest, stack, stamp,
+                                    froms[level], tos[level])
+                if c == 0:  # the pass
+                    froms[level, 0] = -1
+                    c = 1
+                count[level] = c
+            at[level] = 0
+            fresh = False
+            if level == depth - 1:
+                total += count[level]
+                level -= 1
+                if level >= 0:  # undo the move that led here
+                    _undo(cells, froms, tos, at, movers, level)
+                    at[level] += 1
+                continue
+        if at[level] == count[level]:
+            level -= 1
+            if level >= 0:
+                _undo(cells, froms, tos, at, movers, level)
+                at[level] += 1
+            continue
+        i = at[level]
+        who = movers[level]
+        if froms[level, i] >= 0:
+            cells[froms[level, i]] = 0
+            cells[tos[level, i]] = who
+        movers[level + 1] = who % players + 1
+        level += 1
+        fresh = True
+    return total
+
+
+@kernel
+def _undo(cells, froms, tos, at, movers, level):
+    i = at[level]
+    if froms[level, i] >= 0:
+        cells[tos[level, i]] = 0
+        cells[froms[level, i]] = movers[level]

@@ -64,12 +64,17 @@ class StarSpace:
         self.comp_id = np.full((marbles + 1, marbles + 1), -1, np.int16)
         for i, (a, b, _) in enumerate(comps):
             self.comp_id[a, b] = i
-        self.offsets = np.array(self._offsets(comps), np.int64)
         self.binom = np.array([[comb(i, j) for j in range(players * marbles + 1)]
                                for i in range(size + 1)], np.int64)
 
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """int64[V + 1]: the placements before each vector (one composition per player), and
+        the total; made when first asked for (28^6 vectors for a full start of six players on
+        the 73-hole star: its moves and perft need no index)."""
+        return np.array(self._offsets([tuple(c) for c in self.comps.tolist()]), np.int64)
+
     def _offsets(self, comps: list) -> list[int]:
-        """The placements before each vector (one composition per player), and the total."""
         sizes = self.region_size.tolist()
         out = [0]
         for vector in product(range(len(comps)), repeat=self.players):
@@ -121,6 +126,14 @@ class StarSpace:
         """(can_rest, in_goal) int8[players + 1, cells]: where each player may rest, its goal."""
         return star_moves.rest_masks(self.players, self.geo.cells, self.geo.point,
                                      np.array(SEATS[self.players], np.int64))
+
+    def perft(self, cells, mover: int, depth: int) -> int:
+        """Leaf positions ``depth`` plies below (the pass of a player with no move a ply)."""
+        can_rest, in_goal = self.masks
+        board = np.array(cells, np.int8)
+        most = self.players * self.marbles * self.geo.cells
+        return int(star_moves.perft(board, mover, depth, self.players, self.geo.nbr,
+                                    can_rest, in_goal, most))
 
     def _arrays(self) -> tuple:
         return (self.region_cells, self.region_size, self.region_players, self.region_np,
