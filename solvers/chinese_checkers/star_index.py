@@ -22,18 +22,26 @@ The arrays (``tbdb.games.chinese_checkers.stars.StarSpace``):
     cell_region int8[cells]    the region of each cell (-1: a point no one may rest on)
     comp_id int16[m + 1, m + 1]  a composition (a0, a1, m - a0 - a1)'s number; comps int8[C, 3]
     offsets int64[V + 1]       binom int64[S + 1, K + 1]: C(i, j)
+
+Both kernels take ``work``, int64[work_size(n, R)] of scratch: they run once or twice for
+every move a solve looks at, where allocating their small arrays was most of the cost.
 """
 import numpy as np
 
 from tbdb.solvers.jit import kernel
 
 
+def work_size(n: int, regions: int) -> int:
+    return 3 * n + 3 * regions * n
+
+
 @kernel
 def rank_placement(cells, n, m, region_cells, region_size, region_np, player_slot,
-                   player_regions, cell_region, comp_id, offsets, binom):
+                   player_regions, cell_region, comp_id, offsets, binom, work):
     """The rank of ``cells`` (int8[cells]: 0 empty, else the player 1..n), or -1 if a marble
     rests where its player may not or a player has other than ``m`` marbles."""
-    counts = np.zeros((n, 3), np.int64)
+    counts = work[:3 * n].reshape((n, 3))
+    counts[:] = 0
     for c in range(cells.shape[0]):
         p = cells[c]
         if p == 0:
@@ -75,12 +83,12 @@ def rank_placement(cells, n, m, region_cells, region_size, region_np, player_slo
 
 @kernel
 def unrank_placement(index, n, m, region_cells, region_size, region_players, region_np,
-                     player_regions, comps, offsets, binom, out):
+                     player_regions, comps, offsets, binom, out, work):
     """The placement of rank ``index`` written into ``out`` (int8[cells], zeroed here)."""
     out[:] = 0
     vid = np.searchsorted(offsets, index, side="right") - 1
     ncomp = comps.shape[0]
-    counts = np.zeros((n, 3), np.int64)
+    counts = work[:3 * n].reshape((n, 3))
     v = vid
     for p in range(n - 1, -1, -1):
         c = v % ncomp
@@ -92,8 +100,8 @@ def unrank_placement(index, n, m, region_cells, region_size, region_players, reg
     pairs = 0
     for r in range(nreg):
         pairs += region_np[r]
-    amount = np.zeros(pairs, np.int64)
-    radix = np.zeros(pairs, np.int64)
+    amount = work[3 * n:3 * n + pairs]
+    radix = work[3 * n + pairs:3 * n + 2 * pairs]
     k = 0
     for r in range(nreg):
         free = region_size[r]
@@ -107,7 +115,7 @@ def unrank_placement(index, n, m, region_cells, region_size, region_players, reg
             radix[k] = binom[free, a]
             free -= a
             k += 1
-    ranks = np.zeros(pairs, np.int64)
+    ranks = work[3 * n + 2 * pairs:3 * n + 3 * pairs]
     within = index - offsets[vid]
     for k in range(pairs - 1, -1, -1):
         ranks[k] = within % radix[k]

@@ -77,6 +77,21 @@ def moves_of(cells, mover, nbr, can_rest, visit, dest, stack, stamp, out_from, o
 
 
 @kernel
+def has_move(cells, who, nbr, can_rest, visit, dest, stack, stamp, out_from, out_to):
+    """(whether ``who`` has a move, stamp): a step settles it for nearly every position, the
+    hop chains are searched only when no marble can step."""
+    for s in range(cells.shape[0]):
+        if cells[s] == who:
+            for d in range(6):
+                t = nbr[s, d]
+                if t >= 0 and cells[t] == 0 and can_rest[who, t]:
+                    return True, stamp
+    count, stamp = moves_of(cells, who, nbr, can_rest, visit, dest, stack, stamp, out_from,
+                            out_to)
+    return count > 0, stamp
+
+
+@kernel
 def status(cells, mover, players, in_goal):
     """PLAY, FINISHED (the player who moved last has all its marbles on its goal) or ILLEGAL
     (another player has: the game would have ended before)."""

@@ -17,7 +17,8 @@ import numpy as np
 
 from tbdb.solvers.jit import kernel
 from tbdb.solvers.chinese_checkers.star_index import rank_placement, unrank_placement
-from tbdb.solvers.chinese_checkers.star_moves import FINISHED, ILLEGAL, moves_of, reach, status
+from tbdb.solvers.chinese_checkers.star_moves import FINISHED, ILLEGAL, has_move, moves_of, reach, \
+    status
 
 ILLEGAL_RESULT = -128
 UNKNOWN = 0
@@ -37,6 +38,7 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
     stack = np.zeros(ncells, np.int16)
     out_from = np.zeros(n * m * ncells, np.int16)
     out_to = np.zeros(n * m * ncells, np.int16)
+    work = np.zeros(3 * n + 3 * region_size.shape[0] * n, np.int64)
     left = np.zeros(placements * n, np.uint8)  # children not decided yet
     decided = np.zeros(placements * n, np.bool_)
     stamp = 0
@@ -44,7 +46,7 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
     distance[:] = 0
     for pl in range(placements):
         unrank_placement(pl, n, m, region_cells, region_size, region_players, region_np,
-                         player_regions, comps, offsets, binom, cells)
+                         player_regions, comps, offsets, binom, cells, work)
         for mover in range(1, n + 1):
             slot = pl * n + mover - 1
             st = status(cells, mover, n, in_goal)
@@ -73,7 +75,7 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
             q = (mover - 2) % n + 1  # who moved into this position
             side = 1 if q == lone else -1
             unrank_placement(pl, n, m, region_cells, region_size, region_players, region_np,
-                             player_regions, comps, offsets, binom, cells)
+                             player_regions, comps, offsets, binom, cells, work)
             for t in range(ncells):
                 if cells[t] != q:
                     continue
@@ -85,15 +87,15 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
                     cells[s] = q
                     before = rank_placement(cells, n, m, region_cells, region_size, region_np,
                                             player_slot, player_regions, cell_region, comp_id,
-                                            offsets, binom)
+                                            offsets, binom, work)
                     cells[s] = 0
                     _back_up(before * n + q - 1, value, side, level, decided, left, result,
                              distance)
                 cells[t] = q
             # the pass: q had no move here
-            count, stamp = moves_of(cells, q, nbr, can_rest, visit, dest, stack, stamp,
+            moves, stamp = has_move(cells, q, nbr, can_rest, visit, dest, stack, stamp,
                                     out_from, out_to)
-            if count == 0:
+            if not moves:
                 _back_up(pl * n + q - 1, value, side, level, decided, left, result, distance)
         if changed == 0:
             break
@@ -134,10 +136,11 @@ def check_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
     stack = np.zeros(ncells, np.int16)
     out_from = np.zeros(n * m * ncells, np.int16)
     out_to = np.zeros(n * m * ncells, np.int16)
+    work = np.zeros(3 * n + 3 * region_size.shape[0] * n, np.int64)
     stamp = 0
     for pl in range(placements):
         unrank_placement(pl, n, m, region_cells, region_size, region_players, region_np,
-                         player_regions, comps, offsets, binom, cells)
+                         player_regions, comps, offsets, binom, cells, work)
         for mover in range(1, n + 1):
             slot = pl * n + mover - 1
             st = status(cells, mover, n, in_goal)
@@ -164,7 +167,7 @@ def check_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
                     cells[t] = mover
                     child = rank_placement(cells, n, m, region_cells, region_size, region_np,
                                            player_slot, player_regions, cell_region, comp_id,
-                                           offsets, binom) * n + nxt - 1
+                                           offsets, binom, work) * n + nxt - 1
                     cells[t] = 0
                     cells[s] = mover
                 else:

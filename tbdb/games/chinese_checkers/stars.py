@@ -103,7 +103,7 @@ class StarSpace:
     def _rank_args(self) -> tuple:
         return (self.players, self.marbles, self.region_cells, self.region_size,
                 self.region_np, self.player_slot, self.player_regions, self.cell_region,
-                self.comp_id, self.offsets, self.binom)
+                self.comp_id, self.offsets, self.binom, self._work())
 
     def rank(self, cells) -> int:
         """The rank of a placement (cells: 0 or the player 1..n on each), -1 if it breaks the
@@ -117,9 +117,12 @@ class StarSpace:
         star_index.unrank_placement(index, self.players, self.marbles, self.region_cells,
                                     self.region_size, self.region_players, self.region_np,
                                     self.player_regions, self.comps, self.offsets, self.binom,
-                                    out)
+                                    out, self._work())
         return out.tolist()
 
+
+    def _work(self) -> np.ndarray:
+        return np.zeros(star_index.work_size(self.players, len(self.region_size)), np.int64)
 
     @cached_property
     def masks(self) -> tuple[np.ndarray, np.ndarray]:
