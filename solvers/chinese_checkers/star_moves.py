@@ -3,64 +3,34 @@ reversal (the positions a move may have come from), and a position's status.
 
 Arrays: ``nbr`` int16[cells, 6] (geometry), ``can_rest`` int8[n + 1, cells] (1 where player p
 may rest: the hexagon and its own two points), ``in_goal`` int8[n + 1, cells]; scratch
-``visit`` int64[cells] and ``dest`` int64[cells] (stamps: nothing is cleared between calls),
-``stack`` int16[cells].  A move is (from, to); a chain of hops may pass over any cell and
-through any point, and a move ends only where its player may rest.
+``visit`` int64[cells] (stamps: nothing is cleared between calls, and a big solve takes more
+than 2^31 of them) and ``stack`` int16[cells].  A move is (from, to); a chain of hops may pass
+over any cell and through any point, and a move ends only where its player may rest.
 """
 import numpy as np
 
 from tbdb.solvers.jit import kernel
+from tbdb.solvers.chinese_checkers.moves import destinations
 
 PLAY, FINISHED, ILLEGAL = 0, 1, 2
 
 
 @kernel
-def reach(cells, s, who, nbr, can_rest, visit, dest, stack, stamp, out, count):
-    """Append to ``out[count:]`` the cells a marble of ``who`` on ``s`` (counted as empty) may
-    move to: a step to an adjacent empty cell, or a chain of hops, ending where ``who`` may
-    rest; ascending.  Returns the new count; ``stamp`` is this call's own (unused before)."""
-    first = count
-    visit[s] = stamp
-    dest[s] = stamp
-    for d in range(6):
-        t = nbr[s, d]
-        if t >= 0 and cells[t] == 0 and can_rest[who, t] and dest[t] != stamp:
-            dest[t] = stamp
-            out[count] = t
-            count += 1
-    top = 0
-    stack[top] = s
-    top += 1
-    while top > 0:
-        top -= 1
-        u = stack[top]
-        for d in range(6):
-            over = nbr[u, d]
-            if over < 0 or cells[over] == 0:
-                continue
-            land = nbr[over, d]
-            if land < 0 or cells[land] != 0 or visit[land] == stamp:
-                continue
-            visit[land] = stamp
-            stack[top] = land
-            top += 1
-            if can_rest[who, land] and dest[land] != stamp:
-                dest[land] = stamp
-                out[count] = land
-                count += 1
-    # ascending (a handful of cells: insertion sort)
-    for i in range(first + 1, count):
-        v = out[i]
-        j = i - 1
-        while j >= first and out[j] > v:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = v
-    return count
+def reach(cells, s, who, nbr, can_rest, visit, stack, stamp, out, count):
+    """Append to ``out[count:]`` the cells a marble of ``who`` on ``s`` may move to, ascending:
+    the rhombus game's destinations (a step, or a chain of hops over any cells) where ``who``
+    may rest.  Returns the new count; ``stamp`` is this call's own (unused before)."""
+    found = destinations(cells, nbr, s, visit, stamp, stack, out[count:])
+    end = count
+    for i in range(count, count + found):
+        if can_rest[who, out[i]]:
+            out[end] = out[i]
+            end += 1
+    return end
 
 
 @kernel
-def moves_of(cells, mover, nbr, can_rest, visit, dest, stack, stamp, out_from, out_to):
+def moves_of(cells, mover, nbr, can_rest, visit, stack, stamp, out_from, out_to):
     """The mover's moves in (from, to) order into out_from / out_to; returns (count, stamp)."""
     count = 0
     for s in range(cells.shape[0]):
@@ -68,7 +38,7 @@ def moves_of(cells, mover, nbr, can_rest, visit, dest, stack, stamp, out_from, o
             continue
         cells[s] = 0
         stamp += 1
-        end = reach(cells, s, mover, nbr, can_rest, visit, dest, stack, stamp, out_to, count)
+        end = reach(cells, s, mover, nbr, can_rest, visit, stack, stamp, out_to, count)
         cells[s] = mover
         for i in range(count, end):
             out_from[i] = s
@@ -77,7 +47,7 @@ def moves_of(cells, mover, nbr, can_rest, visit, dest, stack, stamp, out_from, o
 
 
 @kernel
-def has_move(cells, who, nbr, can_rest, visit, dest, stack, stamp, out_from, out_to):
+def has_move(cells, who, nbr, can_rest, visit, stack, stamp, out_from, out_to):
     """(whether ``who`` has a move, stamp): a step settles it for nearly every position, the
     hop chains are searched only when no marble can step."""
     for s in range(cells.shape[0]):
@@ -86,7 +56,7 @@ def has_move(cells, who, nbr, can_rest, visit, dest, stack, stamp, out_from, out
                 t = nbr[s, d]
                 if t >= 0 and cells[t] == 0 and can_rest[who, t]:
                     return True, stamp
-    count, stamp = moves_of(cells, who, nbr, can_rest, visit, dest, stack, stamp, out_from,
+    count, stamp = moves_of(cells, who, nbr, can_rest, visit, stack, stamp, out_from,
                             out_to)
     return count > 0, stamp
 
@@ -135,7 +105,6 @@ def perft(cells, mover, depth, players, nbr, can_rest, in_goal, max_moves):
         return 1
     ncells = cells.shape[0]
     visit = np.zeros(ncells, np.int64)
-    dest = np.zeros(ncells, np.int64)
     stack = np.zeros(ncells, np.int16)
     froms = np.zeros((depth, max_moves), np.int16)
     tos = np.zeros((depth, max_moves), np.int16)
@@ -153,7 +122,7 @@ def perft(cells, mover, depth, players, nbr, can_rest, in_goal, max_moves):
             if status(cells, who, players, in_goal) != PLAY:
                 count[level] = 0
             else:
-                c, stamp = moves_of(cells, who, nbr, can_rest, visit, dest, stack, stamp,
+                c, stamp = moves_of(cells, who, nbr, can_rest, visit, stack, stamp,
                                     froms[level], tos[level])
                 if c == 0:  # the pass
                     froms[level, 0] = -1

@@ -34,7 +34,6 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
     ncells = nbr.shape[0]
     cells = np.zeros(ncells, np.int8)
     visit = np.zeros(ncells, np.int64)
-    dest = np.zeros(ncells, np.int64)
     stack = np.zeros(ncells, np.int16)
     out_from = np.zeros(n * m * ncells, np.int16)
     out_to = np.zeros(n * m * ncells, np.int16)
@@ -58,7 +57,7 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
                 result[slot] = 1 if last == lone else -1
                 decided[slot] = True
             else:
-                count, stamp = moves_of(cells, mover, nbr, can_rest, visit, dest, stack,
+                count, stamp = moves_of(cells, mover, nbr, can_rest, visit, stack,
                                         stamp, out_from, out_to)
                 left[slot] = max(count, 1)  # no move: the pass is its one child
     level = 0
@@ -81,7 +80,7 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
                     continue
                 cells[t] = 0
                 stamp += 1
-                end = reach(cells, t, q, nbr, can_rest, visit, dest, stack, stamp, out_to, 0)
+                end = reach(cells, t, q, nbr, can_rest, visit, stack, stamp, out_to, 0)
                 for i in range(end):
                     s = out_to[i]
                     cells[s] = q
@@ -93,7 +92,7 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
                              distance)
                 cells[t] = q
             # the pass: q had no move here
-            moves, stamp = has_move(cells, q, nbr, can_rest, visit, dest, stack, stamp,
+            moves, stamp = has_move(cells, q, nbr, can_rest, visit, stack, stamp,
                                     out_from, out_to)
             if not moves:
                 _back_up(pl * n + q - 1, value, side, level, decided, left, result, distance)
@@ -132,7 +131,6 @@ def check_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
     ncells = nbr.shape[0]
     cells = np.zeros(ncells, np.int8)
     visit = np.zeros(ncells, np.int64)
-    dest = np.zeros(ncells, np.int64)
     stack = np.zeros(ncells, np.int16)
     out_from = np.zeros(n * m * ncells, np.int16)
     out_to = np.zeros(n * m * ncells, np.int16)
@@ -155,7 +153,7 @@ def check_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
                 continue
             side = 1 if mover == lone else -1
             nxt = mover % n + 1
-            count, stamp = moves_of(cells, mover, nbr, can_rest, visit, dest, stack, stamp,
+            count, stamp = moves_of(cells, mover, nbr, can_rest, visit, stack, stamp,
                                     out_from, out_to)
             best_win = 32767
             worst = -1
