@@ -32,12 +32,7 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
     (region_cells, region_size, region_players, region_np, player_slot, player_regions,
      cell_region, comp_id, comps, offsets, binom) = index_arrays
     ncells = nbr.shape[0]
-    cells = np.zeros(ncells, np.int8)
-    visit = np.zeros(ncells, np.int64)
-    stack = np.zeros(ncells, np.int16)
-    out_from = np.zeros(n * m * ncells, np.int16)
-    out_to = np.zeros(n * m * ncells, np.int16)
-    work = np.zeros(3 * n + 3 * region_size.shape[0] * n, np.int64)
+    cells, visit, stack, out_from, out_to, work = _scratch(n, m, ncells, region_size.shape[0])
     left = np.zeros(placements * n, np.uint8)  # children not decided yet
     decided = np.zeros(placements * n, np.bool_)
     stamp = 0
@@ -103,6 +98,14 @@ def solve_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
 
 
 @kernel
+def _scratch(n, m, ncells, regions):
+    """A position, the move generator's stamps, stack and moves, and the index's work."""
+    return (np.zeros(ncells, np.int8), np.zeros(ncells, np.int64), np.zeros(ncells, np.int16),
+            np.zeros(n * m * ncells, np.int16), np.zeros(n * m * ncells, np.int16),
+            np.zeros(3 * n + 3 * regions * n, np.int64))
+
+
+@kernel
 def _back_up(parent, value, side, level, decided, left, result, distance):
     """A child of ``parent`` (whose mover is on ``side``) decided ``value`` at ``level``."""
     if decided[parent]:
@@ -129,12 +132,7 @@ def check_coalition(lone, n, m, placements, nbr, can_rest, in_goal, index_arrays
     (region_cells, region_size, region_players, region_np, player_slot, player_regions,
      cell_region, comp_id, comps, offsets, binom) = index_arrays
     ncells = nbr.shape[0]
-    cells = np.zeros(ncells, np.int8)
-    visit = np.zeros(ncells, np.int64)
-    stack = np.zeros(ncells, np.int16)
-    out_from = np.zeros(n * m * ncells, np.int16)
-    out_to = np.zeros(n * m * ncells, np.int16)
-    work = np.zeros(3 * n + 3 * region_size.shape[0] * n, np.int64)
+    cells, visit, stack, out_from, out_to, work = _scratch(n, m, ncells, region_size.shape[0])
     stamp = 0
     for pl in range(placements):
         unrank_placement(pl, n, m, region_cells, region_size, region_players, region_np,
