@@ -146,3 +146,25 @@ def test_a_fresh_processs_first_answer_loads_no_numpy_numba_or_duckdb(probe_dir)
     with tbdb.open(probe_dir) as tb:
         assert got == tb.lookup(text, game="chinese-checkers").to_dict(moves=False)
     assert loaded == []
+
+
+@needs_native
+def test_a_large_file_c_opens_is_mapped_ahead_and_let_go_on_close(probe_dir, monkeypatch):
+    """Files over the lazy limit open in C unverified and unindexed (the Python reader's
+    checks of a large file); their mappings go to the reader's prefault, stopped on close.
+    The limits lowered here make every example file a large one."""
+    from tbdb.probe_files import prefault
+    monkeypatch.setattr(native, "LAZY_LIMIT", 0)
+    monkeypatch.setattr(prefault, "SMALL_BYTES", 0)
+    texts = [t for t in _texts(probe_dir, "cdc")][:50]
+    monkeypatch.setattr(text_lookups, "GAMES", frozenset())
+    with tbdb.open(probe_dir) as py:
+        want = [_answer(py, t, None) for t in texts]
+    monkeypatch.setattr(text_lookups, "GAMES", frozenset({"cdc"}))
+    tb = tbdb.open(probe_dir)
+    got = [_answer(tb, t, None) for t in texts]
+    threads = [p.thread for p in tb._text.native.prefaults]
+    assert threads and tb.stats().hits >= sum(w.startswith("{") for w in want)
+    tb.close()
+    assert not tb._text.native.prefaults and all(t is None or not t.is_alive() for t in threads)
+    assert got == want
