@@ -19,6 +19,14 @@ def test_start_positions_read_as_documented():
     assert star[1].split("/")[:5] == ["1", "11", "111", "1111", "." * 13]
 
 
+@pytest.mark.parametrize("board", ["7x7", "x", "", 12])
+def test_a_start_on_no_board_is_refused_quoting_it(board):
+    from tbdb import games
+    from tbdb.errors import InvalidOptionError
+    with pytest.raises(InvalidOptionError, match=repr(board) if board != 12 else "not 12"):
+        games.get("chinese-checkers").start(board=board, pieces=3)
+
+
 @pytest.mark.parametrize("m,pieces", [(3, 1), (4, 6), (6, 3), (9, 2)])
 def test_rhombus_text_round_trips(m, pieces):
     rng = random.Random(m)

@@ -376,8 +376,11 @@ class ChineseCheckersGame(Game):
         if board == "star":
             check_players(players)
             return StarPosition.start(players)
-        check_board(int(board), pieces)
-        return Position.start(int(board), pieces)
+        size = str(board)
+        if not size.isdigit():  # ('7x7': int() said nothing of the board)
+            raise InvalidOptionError(f"board {quote(board)} is 'star' or the rhombus size 3..9")
+        check_board(int(size), pieces)
+        return Position.start(int(size), pieces)
 
     def perft(self, position, depth: int, **options) -> int:
         if isinstance(position, StarPosition):
