@@ -166,3 +166,33 @@ def test_perft_from_each_start_is_the_references(holes, players, marbles, depth)
     start = ref.start(marbles)
     assert StarSpace(holes, players, marbles).perft(start, 1, depth) == \
         _perft(ref, (start, 1), depth)
+
+
+def _mapped(ref, cells, cell_map, colour_map) -> tuple:
+    out = [0] * ref.cells
+    for i, v in enumerate(cells):
+        out[ref.where[cell_map(ref.coords[i])]] = colour_map[v]
+    return tuple(out)
+
+
+def test_a_turn_of_the_board_is_a_symmetry_and_a_reflection_is_not():
+    """Three players, one marble each, 13-hole star, the slow reference alone: turning the board
+    120 degrees clockwise makes player p player p + 1 and keeps every value (so one lone
+    player's table answers all three), while reflecting it through player 1's axis (players 2
+    and 3 swapped) reverses the turn order and changes values: it is not a symmetry."""
+    ref = naive.Star(1, 3)
+    positions = naive.reachable(ref, 1)
+    values = {lone: naive.coalition_values(ref, positions, lone) for lone in (1, 2, 3)}
+    turn = {0: 0, 1: 2, 2: 3, 3: 1}
+    for (cells, mover), value in values[1].items():
+        turned = _mapped(ref, cells, lambda c: (c[1], c[2], c[0]), turn)
+        assert values[2][turned, turn[mover]] == value
+        assert values[3][_mapped(ref, turned, lambda c: (c[1], c[2], c[0]), turn),
+                         turn[turn[mover]]] == value
+    swap = {0: 0, 1: 1, 2: 3, 3: 2}
+    mirrored = [(value, values[1].get((_mapped(ref, cells, lambda c: (c[2], c[1], c[0]), swap),
+                                       swap[mover])))
+                for (cells, mover), value in values[1].items()]
+    both = [(a, b) for a, b in mirrored if b is not None]
+    assert len(both) > len(mirrored) // 2
+    assert any(a != b for a, b in both)
