@@ -7,10 +7,9 @@ from-square, then direction; promotions queen, rook, bishop, knight), without en
 (table positions have no en passant right).
 """
 import numpy as np
-from numba import types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-from numba.extending import intrinsic
 
+from tbdb.solvers.bits import popcount
 from tbdb.solvers.jit import inline_kernel, kernel
 from tbdb.solvers.chess.moves import BISHOP, BLACK_BIT, KING, KING_TO, KNIGHT, KNIGHT_TO, PAWN, \
     QUEEN, RAYS, RAY_LEN, ROOK
@@ -344,18 +343,6 @@ def _legal(desc, sq, side, i, to, occ, king, safe):
     if safe or not exposes(desc, sq, side, i, to, occ, king, -1):
         return 1
     return 0
-
-
-@intrinsic
-def popcount(typingctx, x):
-    """The set bits of a 64-bit word (LLVM's ctpop: one instruction)."""
-    if not isinstance(x, types.Integer) or x.bitwidth != 64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.int64(x), codegen
 
 
 @inline_kernel

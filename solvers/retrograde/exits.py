@@ -16,23 +16,8 @@ read and a popcount.  ``exit_value`` reads either form (an empty ``rank``: value
 """
 import numpy as np
 
+from tbdb.solvers.bits import popcount
 from tbdb.solvers.jit import inline_kernel, kernel
-
-_M1 = np.int64(0x5555555555555555)
-_M2 = np.int64(0x3333333333333333)
-_M4 = np.int64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.int64(0x0101010101010101)
-
-
-@inline_kernel
-def popcount(x):
-    """The set bits of int64 ``x`` (all 64 bits: the masks clear what an arithmetic shift of a
-    negative word brings in; the arithmetic wraps as two's complement)."""
-    x = x - ((x >> 1) & _M1)
-    x = (x & _M2) + ((x >> 2) & _M2)
-    x = (x + (x >> 4)) & _M4
-    return (x * _H01) >> 56
-
 
 @inline_kernel
 def exit_value(cres, cdist, rank, at):

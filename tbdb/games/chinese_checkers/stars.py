@@ -4,14 +4,14 @@ how a placement is ranked).  The rules: docs/rules/chinese_checkers.md, "The sma
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from itertools import product
+from itertools import combinations, product
 from math import comb, factorial
 
 import numpy as np
 
 from tbdb.errors import InvalidOptionError, quote
 from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES, star
-from tbdb.solvers.chinese_checkers import star_index, star_moves, star_solve
+from tbdb.solvers.chinese_checkers import star_compact, star_index, star_moves, star_solve
 
 #: the points each player count sits on, clockwise from the top, in turn order
 SEATS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
@@ -161,6 +161,101 @@ class StarSpace:
                                    self.geo.nbr, can_rest, in_goal, self._arrays(), result,
                                    distance)
         return result, distance
+
+    @cached_property
+    def compact_tables(self) -> tuple:
+        """``star_compact``'s bitboard tables (its module comment); the board has at most 64
+        cells."""
+        geo, n = self.geo, self.players
+        if geo.cells > 64:
+            raise InvalidOptionError(f"the one-byte solve takes boards of up to 64 cells, not "
+                                     f"the {quote(self.holes)}-hole star")
+        bit = [1 << c for c in range(geo.cells)]
+        region_mask = np.array([sum(bit[c] for c in cs if c >= 0)
+                                for cs in self.region_cells.tolist()], np.uint64)
+        cell_j = np.full((n + 1, geo.cells), -1, np.int8)
+        for p in range(n):
+            for j, r in enumerate(self.player_regions[p].tolist()):
+                cell_j[p + 1, self.cell_region == r] = j
+        nbr = geo.nbr
+        step = np.array([sum(bit[t] for t in row if t >= 0) for row in nbr.tolist()], np.uint64)
+        hop_over = np.where(nbr >= 0, nbr, -1).astype(np.int16)
+        hop_land = np.full(nbr.shape, -1, np.int16)
+        for c in range(geo.cells):
+            for d in range(6):
+                o = nbr[c, d]
+                if o >= 0:
+                    hop_land[c, d] = nbr[o, d]
+        can_rest, in_goal = self.masks
+        rest = np.array([sum(bit[c] for c in np.flatnonzero(row)) for row in can_rest],
+                        np.uint64)
+        goal = np.array([sum(bit[c] for c in np.flatnonzero(row)) for row in in_goal],
+                        np.uint64)
+        return (region_mask, self.region_size, self.region_players, self.region_np, cell_j,
+                self.comp_id, self.offsets, self.binom, step, hop_over, hop_land, rest, goal)
+
+    @cached_property
+    def unrank_tables(self) -> tuple:
+        """``star_compact.unrank_masks``'s tables: the colex-ordered subsets, the (region,
+        player) pairs in the rank's order, and each vector's marbles and radix per pair."""
+        m, n = self.marbles, self.players
+        size = int(self.region_size.max())
+        subsets = np.zeros((m + 1, comb(size, m)), np.uint64)
+        for a in range(m + 1):
+            for r, places in enumerate(_colex(size, a)):
+                subsets[a, r] = sum(1 << f for f in places)
+        pairs = [(r, int(self.region_players[r, j])) for r in range(len(self.region_size))
+                 for j in range(int(self.region_np[r]))]
+        comps = self.comps.tolist()
+        vectors = list(product(range(len(comps)), repeat=n))
+        amount = np.zeros((len(vectors), len(pairs)), np.int8)
+        radix = np.ones((len(vectors), len(pairs)), np.int64)
+        for v, vector in enumerate(vectors):
+            free = self.region_size.tolist()
+            for k, (r, p) in enumerate(pairs):
+                j = self.player_regions[p].tolist().index(r)
+                a = comps[vector[p]][j]
+                amount[v, k] = a
+                radix[v, k] = comb(free[r], a) if a <= free[r] else 0
+                free[r] -= a
+        return (subsets, np.array([p for _, p in pairs], np.int8),
+                np.array([r for r, _ in pairs], np.int8), amount, radix)
+
+    def solve_compact(self, lone: int, cap: int = star_compact.COUNT_CAP) -> np.ndarray:
+        """The state bytes (``star_compact``) of every slot for lone player ``lone``, on every
+        core; ``cap``: the largest child count a byte holds (smaller in the tests, so that
+        their positions take the path of the rare big ones)."""
+        if not 1 <= lone <= self.players:
+            raise InvalidOptionError(f"the lone player is one of 1..{self.players}, not "
+                                     f"{quote(lone)}")
+        tables = self.compact_tables
+        state = np.empty(self.placements * self.players, np.uint8)
+        star_compact.init_states(lone, self.players, self.placements, cap, tables,
+                                 self.unrank_tables, state)
+        level = 0
+        while True:
+            done, _ = star_compact.back_up_level(lone, self.players, level, tables,
+                                                 self.unrank_tables, state)
+            if done == 0:
+                return state
+            if level >= star_compact.MAX_DISTANCE:
+                raise ValueError(f"a distance above {star_compact.MAX_DISTANCE} plies in "
+                                 f"{self.holes}-{self.players}-{self.marbles}: more than a "
+                                 f"state byte holds")
+            level += 1
+
+    @staticmethod
+    def unpack(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``solve``'s (result, distance) from ``solve_compact``'s state bytes."""
+        result = np.empty(len(state), np.int8)
+        distance = np.empty(len(state), np.int16)
+        star_compact.unpack_states(state, result, distance)
+        return result, distance
+
+
+def _colex(size: int, a: int) -> list[tuple[int, ...]]:
+    """The a-subsets of range(size) in colex order (the rank ``star_index`` gives them)."""
+    return sorted(combinations(range(size), a), key=lambda c: c[::-1])
 
 
 @lru_cache(maxsize=None)
