@@ -31,6 +31,7 @@ import numpy as np
 
 from tbdb.solvers.bits import cas_u8, low_bit, popcount
 from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.prefetch import prefetch
 
 #: the largest child count a state byte holds; a position with more is MANY
 COUNT_CAP = 63
@@ -313,8 +314,12 @@ def back_up_level(lone, n, level, tables, unrank_tables, state):
     want = DECIDED + 2 * level
     backs = level < MAX_DISTANCE  # else only counted: the driver stops at a longer distance
     ranks_of, masks_of = _scratch(n, unrank_tables[1].shape[0])
+    most = (unrank_tables[0].shape[0] - 1) * step.shape[0]  # a marble's moves at most: cells
+    parents_of = np.zeros((TASKS, most), np.int64)
+    moved_of = np.zeros((TASKS, most), np.int16)
     for task in prange(TASKS):
         ranks, masks = ranks_of[task], masks_of[task]
+        parents, moved = parents_of[task], moved_of[task]
         for b in range(task, blocks, TASKS):
             for slot in range(b * BLOCK, min(slots, (b + 1) * BLOCK)):
                 code = np.int64(state[slot])
@@ -329,6 +334,9 @@ def back_up_level(lone, n, level, tables, unrank_tables, state):
                 q = (mover - 2) % n + 1  # who moved into this position
                 occ = _load(pl, n, tables, unrank_tables, ranks, masks)
                 own = masks[q]
+                # every parent's rank first, its byte asked for at once (they scatter over
+                # the table: the loads overlap instead of waiting on memory one by one) ...
+                found = 0
                 w = own
                 while w != 0:
                     t = low_bit(w)
@@ -339,14 +347,23 @@ def back_up_level(lone, n, level, tables, unrank_tables, state):
                     while src != 0:
                         s = low_bit(src)
                         src &= src - ONE
-                        bs = ONE << np.uint64(s)
-                        masks[q] = own & ~bt | bs
+                        masks[q] = own & ~bt | (ONE << np.uint64(s))
                         parent = rank_masks(masks, n, region_mask, region_size,
                                             region_players, region_np, cell_j, comp_id,
                                             offsets, binom) * n + q - 1
-                        made[task] += _back_up(parent, q, lone, won_by, level, masks,
-                                               occ & ~bt | bs, n, tables, state)
-                        masks[q] = own
+                        prefetch(state, parent)
+                        parents[found] = parent
+                        moved[found] = t * 64 + s
+                        found += 1
+                masks[q] = own
+                # ... then each backed up
+                for i in range(found):
+                    bt = ONE << np.uint64(moved[i] // 64)
+                    bs = ONE << np.uint64(moved[i] % 64)
+                    masks[q] = own & ~bt | bs
+                    made[task] += _back_up(parents[i], q, lone, won_by, level, masks,
+                                           occ & ~bt | bs, n, tables, state)
+                masks[q] = own
                 if not can_move(masks, q, occ, rest, step, hop_over, hop_land):
                     made[task] += _back_up(pl * n + q - 1, q, lone, won_by, level, masks, occ,
                                            n, tables, state)
