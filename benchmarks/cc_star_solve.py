@@ -31,10 +31,11 @@ DEFAULT = ["37-2-2", "37-4-1", "37-3-2"]
 
 def _child(config: str, plain: bool) -> dict:
     import numpy as np
+    from tbdb.games.chinese_checkers.star_build import solve_compact, unpack
     from tbdb.games.chinese_checkers.stars import StarSpace
     from tbdb.solvers.chinese_checkers import star_compact
 
-    StarSpace(13, 3, 1).solve_compact(1)
+    solve_compact(StarSpace(13, 3, 1), 1)
     if plain:
         StarSpace(13, 3, 1).solve(1)
     holes, players, marbles = map(int, config.split("-"))
@@ -52,7 +53,7 @@ def _child(config: str, plain: bool) -> dict:
     out = {"config": config, "slots": slots, "init": t_init,
            "compact": time.perf_counter() - t0, "cpu": time.process_time() - cpu0,
            "levels": level, "peak_compact": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
-    result, distance = space.unpack(state)
+    result, distance = unpack(state)
     del state
     out["draws"] = int((result == 0).sum())
     out["longest"] = int(distance.max())

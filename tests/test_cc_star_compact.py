@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tbdb.games.chinese_checkers.star_build import solve_compact, unpack
 from tbdb.games.chinese_checkers.stars import StarSpace
 from tbdb.solvers.chinese_checkers import star_compact
 from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES
@@ -22,7 +23,7 @@ def test_the_one_byte_solve_is_the_references_position_by_position(holes, player
     positions = naive.reachable(ref, 1)
     for lone in range(1, players + 1):
         want = naive.coalition_values(ref, positions, lone)
-        result, distance = space.unpack(space.solve_compact(lone, cap))
+        result, distance = unpack(solve_compact(space, lone, cap=cap))
         for (cells, mover), value in want.items():
             slot = space.rank(cells) * players + mover - 1
             assert (int(result[slot]), int(distance[slot])) == value, (cells, mover, lone)
@@ -35,7 +36,7 @@ def test_the_one_byte_solve_is_the_plain_solve_in_every_slot_draws_included(cap)
     space = StarSpace(37, 2, 2)
     for lone in (1, 2):
         result, distance = space.solve(lone)
-        got = space.unpack(space.solve_compact(lone, cap))
+        got = unpack(solve_compact(space, lone, cap=cap))
         assert (result == 0).any()
         assert np.array_equal(got[0], result) and np.array_equal(got[1], distance)
 
@@ -68,3 +69,53 @@ def test_the_bitboard_rank_and_unrank_are_the_index(holes, players, marbles):
         assert cells == space.unrank(index), index
         assert int(occ) == sum(1 << c for c, p in enumerate(cells) if p)
         assert star_compact.rank_masks(masks, players, *tables[:8]) == index
+
+
+KILLED_AT = """
+import os, signal, sys
+from tbdb.games.chinese_checkers.star_build import solve_compact
+from tbdb.games.chinese_checkers.stars import StarSpace
+
+def log(level, done, made):
+    if level == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+solve_compact(StarSpace(37, 2, 2), 1, save=sys.argv[1], save_every=0, log=log)
+"""
+
+
+def test_a_solve_killed_mid_build_resumes_from_its_save_to_the_same_values(tmp_path):
+    import subprocess
+    import sys
+    save = str(tmp_path / "star.save")
+    run = subprocess.Popen([sys.executable, "-c", KILLED_AT, save, "7"])
+    assert run.wait() == -9
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["star.save"]
+    # as a kill in the middle of the next save would have left it
+    partial = tmp_path / f".star.save.tbdb-partial-{run.pid}-x1"
+    partial.write_bytes(b"half a save")
+    space = StarSpace(37, 2, 2)
+    levels = []
+    state = solve_compact(space, 1, save=save, log=lambda level, *_: levels.append(level))
+    assert levels[0] == 7  # level 6 was saved before the kill; level 7 runs again
+    assert not partial.exists()
+    result, distance = space.solve(1)
+    got = unpack(state)
+    assert np.array_equal(got[0], result) and np.array_equal(got[1], distance)
+
+
+def test_a_save_of_something_else_is_refused_and_left_as_it_was(tmp_path):
+    space = StarSpace(13, 3, 1)
+    other = tmp_path / "other"
+    other.write_bytes(b"not a save at all" * 10)
+    with pytest.raises(ValueError, match="is not a tbdb star solve save"):
+        solve_compact(space, 1, save=str(other))
+    assert other.read_bytes() == b"not a save at all" * 10
+    save = tmp_path / "star.save"
+    solve_compact(space, 1, save=str(save))
+    with pytest.raises(ValueError, match="saves another solve"):
+        solve_compact(space, 2, save=str(save))
+    body = save.read_bytes()
+    save.write_bytes(body[:-1])
+    with pytest.raises(ValueError, match="is damaged"):
+        solve_compact(space, 1, save=str(save))

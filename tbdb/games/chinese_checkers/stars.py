@@ -11,7 +11,7 @@ import numpy as np
 
 from tbdb.errors import InvalidOptionError, quote
 from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES, star
-from tbdb.solvers.chinese_checkers import star_compact, star_index, star_moves, star_solve
+from tbdb.solvers.chinese_checkers import star_index, star_moves, star_solve
 
 #: the points each player count sits on, clockwise from the top, in turn order
 SEATS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
@@ -220,37 +220,6 @@ class StarSpace:
                 free[r] -= a
         return (subsets, np.array([p for _, p in pairs], np.int8),
                 np.array([r for r, _ in pairs], np.int8), amount, radix)
-
-    def solve_compact(self, lone: int, cap: int = star_compact.COUNT_CAP) -> np.ndarray:
-        """The state bytes (``star_compact``) of every slot for lone player ``lone``, on every
-        core; ``cap``: the largest child count a byte holds (smaller in the tests, so that
-        their positions take the path of the rare big ones)."""
-        if not 1 <= lone <= self.players:
-            raise InvalidOptionError(f"the lone player is one of 1..{self.players}, not "
-                                     f"{quote(lone)}")
-        tables = self.compact_tables
-        state = np.empty(self.placements * self.players, np.uint8)
-        star_compact.init_states(lone, self.players, self.placements, cap, tables,
-                                 self.unrank_tables, state)
-        level = 0
-        while True:
-            done, _ = star_compact.back_up_level(lone, self.players, level, tables,
-                                                 self.unrank_tables, state)
-            if done == 0:
-                return state
-            if level >= star_compact.MAX_DISTANCE:
-                raise ValueError(f"a distance above {star_compact.MAX_DISTANCE} plies in "
-                                 f"{self.holes}-{self.players}-{self.marbles}: more than a "
-                                 f"state byte holds")
-            level += 1
-
-    @staticmethod
-    def unpack(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``solve``'s (result, distance) from ``solve_compact``'s state bytes."""
-        result = np.empty(len(state), np.int8)
-        distance = np.empty(len(state), np.int16)
-        star_compact.unpack_states(state, result, distance)
-        return result, distance
 
 
 def _colex(size: int, a: int) -> list[tuple[int, ...]]:
