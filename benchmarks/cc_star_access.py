@@ -6,7 +6,7 @@ real size (issue 63: 37-3-3, 14.8 GB), one thread, steps added one at a time:
 
 1. unrank a random placement (``unrank_masks``);
 2. + the cells player 1's marbles came from (``reach``, moves being reversible);
-3. + every parent's rank (``rank_masks``);
+3. + every parent's slot (``moved_slots``: ``reach`` and ``rank_masks``), its byte prefetched;
 4. + every parent's state byte, asked for at once (prefetch) then swapped (``cas_u8``), as
    ``back_up_level`` does: the table's layout today, where a parent lies anywhere;
 5. the same number of bytes swapped, but each slot's parents inside one 8 KB span: what a layout
@@ -40,45 +40,37 @@ STEPS = ("unrank", "+ sources", "+ parents' ranks", "+ parents' bytes (today)",
 
 
 @kernel
-def _walk(step, placements, n, tables, unrank_tables, state, buf):
+def _walk(step, placements, n, tables, unrank_tables, state, buf, moved):
     (region_mask, region_size, region_players, region_np, cell_j, comp_id, offsets, binom,
      reach_step, hop_over, hop_land, rest, goal) = tables
     ranks = np.zeros(unrank_tables[1].shape[0], np.int64)
     masks = np.zeros(n + 1, np.uint64)
     spans = state.shape[0] // 8192 - 1
+    empty = state[:0]  # step 4 asks for its own span's bytes, not the scattered ones
     acc = 0
     for pl in placements:
         occ = sc.unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
         if step == 0:
             acc += occ & ONE
             continue
-        span = (pl * 40503) % spans * 8192
-        own = masks[1]
-        found = 0
-        w = own
-        while w != 0:
-            t = low_bit(w)
-            w &= w - ONE
-            bt = ONE << np.uint64(t)
-            src = sc.reach(t, occ & ~bt, rest[1], reach_step, hop_over, hop_land)
-            if step == 1:
-                acc += src & ONE
-                continue
-            while src != 0:
-                s = low_bit(src)
-                src &= src - ONE
-                masks[1] = own & ~bt | (ONE << np.uint64(s))
-                parent = sc.rank_masks(masks, n, region_mask, region_size, region_players,
-                                       region_np, cell_j, comp_id, offsets, binom) * n
-                if step == 2:
-                    acc += parent
-                    continue
-                if step == 4:
-                    parent = span + (parent * 2654435761) % LINE
-                prefetch(state, parent)
-                buf[found] = parent
-                found += 1
-        masks[1] = own
+        if step == 1:
+            w = masks[1]
+            while w != 0:
+                t = low_bit(w)
+                w &= w - ONE
+                acc += sc.reach(t, occ & ~(ONE << np.uint64(t)), rest[1], reach_step, hop_over,
+                                hop_land) & ONE
+            continue
+        found = sc.moved_slots(masks, 1, occ, n, 1, tables, state if step < 4 else empty, buf,
+                               moved)
+        if step == 2:
+            acc += buf[0]
+            continue
+        if step == 4:
+            span = (pl * 40503) % spans * 8192
+            for i in range(found):
+                buf[i] = span + (buf[i] * 2654435761) % LINE
+                prefetch(state, buf[i])
         for i in range(found):
             acc += cas_u8(state, buf[i], 1, 1)
     return acc
@@ -96,13 +88,14 @@ def main() -> None:
     state = np.ones(space.placements * players, np.uint8)
     picks = np.random.default_rng(5).integers(0, space.placements, args.slots)
     buf = np.zeros(marbles * space.geo.cells, np.int64)
+    moved = np.zeros(marbles * space.geo.cells, np.int16)
     for step in range(len(STEPS)):  # compiled outside the clock
-        _walk(step, picks[:10], players, tables, unrank, state, buf)
+        _walk(step, picks[:10], players, tables, unrank, state, buf, moved)
     best = [float("inf")] * len(STEPS)
     for _ in range(args.rounds):  # the steps alternated, the best of each kept
         for step in range(len(STEPS)):
             t0 = time.perf_counter()
-            _walk(step, picks, players, tables, unrank, state, buf)
+            _walk(step, picks, players, tables, unrank, state, buf, moved)
             best[step] = min(best[step], time.perf_counter() - t0)
     print(machine_line() + f"; load {os.getloadavg()[0]:.1f}")
     print(f"{args.star}: {len(state):,} slots ({len(state) / 2**30:.1f} GiB), "

@@ -30,7 +30,7 @@ and ``star_index``'s arrays for ``unrank_placement`` (``index_arrays``).
 import numpy as np
 
 from tbdb.solvers.bits import cas_u8, low_bit, popcount
-from tbdb.solvers.jit import kernel, parallel_kernel, prange
+from tbdb.solvers.jit import inline_kernel, kernel, parallel_kernel, prange
 from tbdb.solvers.prefetch import prefetch
 
 #: the largest child count a state byte holds; a position with more is MANY
@@ -243,16 +243,18 @@ def init_states(lone, n, placements, cap, tables, unrank_tables, state):
     return many.sum()
 
 
-@kernel
-def _pull(masks, occ, q, n, level, won_by, tables, state):
-    """Whether every child of the MANY position (``masks``, ``q`` to move) is decided for
-    ``won_by`` at ``level`` or before (then it is lost at ``level + 1``; a child decided later
-    in this pass brings the question again when its own level is backed up)."""
+@inline_kernel
+def moved_slots(masks, q, occ, n, mover, tables, state, slots_out, moved_out):
+    """The placements one move of player ``q`` leads to from ``masks`` (moves are reversible:
+    also the ones such a move came from): their slots with ``mover`` to move in ``slots_out``,
+    each asked for from memory at once (they scatter over ``state``: the loads overlap with
+    the ranking of the next), each move (from * 64 + to) in ``moved_out``; returns how many.
+    ``masks`` is left as it was."""
     (region_mask, region_size, region_players, region_np, cell_j, comp_id, offsets, binom,
      step, hop_over, hop_land, rest, goal) = tables
-    nxt = q % n + 1
-    w = masks[q]
     own = masks[q]
+    found = 0
+    w = own
     while w != 0:
         s = low_bit(w)
         w &= w - ONE
@@ -262,18 +264,33 @@ def _pull(masks, occ, q, n, level, won_by, tables, state):
             t = low_bit(dest)
             dest &= dest - ONE
             masks[q] = own & ~bs | (ONE << np.uint64(t))
-            child = rank_masks(masks, n, region_mask, region_size, region_players, region_np,
-                               cell_j, comp_id, offsets, binom) * n + nxt - 1
-            masks[q] = own
-            code = np.int64(state[child])
-            if not (DECIDED <= code < ILLEGAL_CODE and (code - DECIDED) % 2 == won_by
-                    and (code - DECIDED) // 2 <= level):
-                return False
+            slot = rank_masks(masks, n, region_mask, region_size, region_players, region_np,
+                              cell_j, comp_id, offsets, binom) * n + mover - 1
+            if slot < state.shape[0]:  # (a caller may pass no table: nothing to ask for)
+                prefetch(state, slot)
+            slots_out[found] = slot
+            moved_out[found] = s * 64 + t
+            found += 1
+    masks[q] = own
+    return found
+
+
+@kernel
+def _pull(masks, occ, q, n, level, won_by, tables, state, children, moved):
+    """Whether every child of the MANY position (``masks``, ``q`` to move) is decided for
+    ``won_by`` at ``level`` or before (then it is lost at ``level + 1``; a child decided later
+    in this pass brings the question again when its own level is backed up).  ``children``,
+    ``moved``: scratch for ``moved_slots``."""
+    for i in range(moved_slots(masks, q, occ, n, q % n + 1, tables, state, children, moved)):
+        code = np.int64(state[children[i]])
+        if not (DECIDED <= code < ILLEGAL_CODE and (code - DECIDED) % 2 == won_by
+                and (code - DECIDED) // 2 <= level):
+            return False
     return True
 
 
 @kernel
-def _back_up(parent, q, lone, won_by, level, masks, occ, n, tables, state):
+def _back_up(parent, q, lone, won_by, level, masks, occ, n, tables, state, children, moved):
     """A child of ``parent`` (``q`` to move, its placement ``masks``) was decided for
     ``won_by`` at ``level``: the parent is won at level + 1 if that is its mover's side, else
     one child fewer is left to it (lost at level + 1 when none is).  Returns 1 if this decided
@@ -289,7 +306,7 @@ def _back_up(parent, q, lone, won_by, level, masks, occ, n, tables, state):
         return 0
     while old <= MANY:
         if old == MANY:
-            if not _pull(masks, occ, q, n, level, won_by, tables, state):
+            if not _pull(masks, occ, q, n, level, won_by, tables, state, children, moved):
                 return 0
             return 1 if cas_u8(state, parent, MANY, code) == MANY else 0
         new = code if old == 1 else old - 1
@@ -317,9 +334,12 @@ def back_up_level(lone, n, level, tables, unrank_tables, state):
     most = (unrank_tables[0].shape[0] - 1) * step.shape[0]  # a marble's moves at most: cells
     parents_of = np.zeros((TASKS, most), np.int64)
     moved_of = np.zeros((TASKS, most), np.int16)
+    children_of = np.zeros((TASKS, most), np.int64)  # a MANY parent's children (_pull)
+    moved_back_of = np.zeros((TASKS, most), np.int16)
     for task in prange(TASKS):
         ranks, masks = ranks_of[task], masks_of[task]
         parents, moved = parents_of[task], moved_of[task]
+        children, moved_back = children_of[task], moved_back_of[task]
         for b in range(task, blocks, TASKS):
             for slot in range(b * BLOCK, min(slots, (b + 1) * BLOCK)):
                 code = np.int64(state[slot])
@@ -334,39 +354,19 @@ def back_up_level(lone, n, level, tables, unrank_tables, state):
                 q = (mover - 2) % n + 1  # who moved into this position
                 occ = _load(pl, n, tables, unrank_tables, ranks, masks)
                 own = masks[q]
-                # every parent's rank first, its byte asked for at once (they scatter over
-                # the table: the loads overlap instead of waiting on memory one by one) ...
-                found = 0
-                w = own
-                while w != 0:
-                    t = low_bit(w)
-                    w &= w - ONE
-                    bt = ONE << np.uint64(t)
-                    # moves are reversible: q's marble on t came from where it may go now
-                    src = reach(t, occ & ~bt, rest[q], step, hop_over, hop_land)
-                    while src != 0:
-                        s = low_bit(src)
-                        src &= src - ONE
-                        masks[q] = own & ~bt | (ONE << np.uint64(s))
-                        parent = rank_masks(masks, n, region_mask, region_size,
-                                            region_players, region_np, cell_j, comp_id,
-                                            offsets, binom) * n + q - 1
-                        prefetch(state, parent)
-                        parents[found] = parent
-                        moved[found] = t * 64 + s
-                        found += 1
-                masks[q] = own
-                # ... then each backed up
+                # every parent's slot first, then each backed up
+                found = moved_slots(masks, q, occ, n, q, tables, state, parents, moved)
                 for i in range(found):
-                    bt = ONE << np.uint64(moved[i] // 64)
-                    bs = ONE << np.uint64(moved[i] % 64)
+                    t, s = moved[i] // 64, moved[i] % 64  # q's marble came from s to t
+                    bt, bs = ONE << np.uint64(t), ONE << np.uint64(s)
                     masks[q] = own & ~bt | bs
                     made[task] += _back_up(parents[i], q, lone, won_by, level, masks,
-                                           occ & ~bt | bs, n, tables, state)
+                                           occ & ~bt | bs, n, tables, state, children,
+                                           moved_back)
                 masks[q] = own
                 if not can_move(masks, q, occ, rest, step, hop_over, hop_land):
                     made[task] += _back_up(pl * n + q - 1, q, lone, won_by, level, masks, occ,
-                                           n, tables, state)
+                                           n, tables, state, children, moved_back)
     return done.sum(), made.sum()
 
 
