@@ -35,8 +35,9 @@ from tbdb.solvers.prefetch import prefetch  # noqa: E402
 
 ONE = np.uint64(1)
 LINE = 7770  # C(37, 3): the placements of one player's three marbles, the others fixed
-STEPS = ("unrank", "+ sources", "+ parents' ranks", "+ parents' bytes (today)",
-         "+ parents' bytes in one 8 KB span")
+STEPS = ("unrank", "+ sources", "+ parents' slots (ranked, each byte prefetched)",
+         "+ parents' bytes swapped (today's layout)",
+         "the same, each slot's parents in one 8 KB span")
 
 
 @kernel

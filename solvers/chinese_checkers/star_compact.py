@@ -25,7 +25,7 @@ player L), which stays as the reference this solver is compared with.  What diff
     step uint64[cells]         the cells one step away  hop_over, hop_land int16[cells, 6]
     rest uint64[n + 1]         where p may rest         goal uint64[n + 1]: p's goal point
 
-and ``star_index``'s arrays for ``unrank_placement`` (``index_arrays``).
+and ``unrank_tables`` (``StarSpace.unrank_tables``, read by ``unrank_masks``).
 """
 import numpy as np
 
@@ -200,12 +200,6 @@ def unrank_masks(index, n, region_mask, offsets, unrank_tables, ranks, masks):
 
 
 @kernel
-def _load(pl, n, tables, unrank_tables, ranks, masks):
-    """``masks`` of placement ``pl``; returns the occupancy."""
-    return unrank_masks(pl, n, tables[0], tables[6], unrank_tables, ranks, masks)
-
-
-@kernel
 def _scratch(n, pairs):
     """Each task's unranking scratch and masks (made before the loop)."""
     return np.zeros((TASKS, pairs), np.int64), np.zeros((TASKS, n + 1), np.uint64)
@@ -225,7 +219,7 @@ def init_states(lone, n, placements, cap, tables, unrank_tables, state):
         ranks, masks = ranks_of[task], masks_of[task]
         for b in range(task, blocks, TASKS):
             for pl in range(b * BLOCK, min(placements, (b + 1) * BLOCK)):
-                occ = _load(pl, n, tables, unrank_tables, ranks, masks)
+                occ = unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
                 for mover in range(1, n + 1):
                     slot = pl * n + mover - 1
                     st = position_status(masks, n, mover, goal)
@@ -266,7 +260,7 @@ def moved_slots(masks, q, occ, n, mover, tables, state, slots_out, moved_out):
             masks[q] = own & ~bs | (ONE << np.uint64(t))
             slot = rank_masks(masks, n, region_mask, region_size, region_players, region_np,
                               cell_j, comp_id, offsets, binom) * n + mover - 1
-            if slot < state.shape[0]:  # (a caller may pass no table: nothing to ask for)
+            if slot < state.shape[0]:  # (an empty ``state``: the slots only, none asked for)
                 prefetch(state, slot)
             slots_out[found] = slot
             moved_out[found] = s * 64 + t
@@ -352,7 +346,7 @@ def back_up_level(lone, n, level, tables, unrank_tables, state):
                 pl = slot // n
                 mover = slot % n + 1
                 q = (mover - 2) % n + 1  # who moved into this position
-                occ = _load(pl, n, tables, unrank_tables, ranks, masks)
+                occ = unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
                 own = masks[q]
                 # every parent's slot first, then each backed up
                 found = moved_slots(masks, q, occ, n, q, tables, state, parents, moved)

@@ -1,7 +1,6 @@
 """The one-byte coalition solve of a small star (``solvers/chinese_checkers/star_compact.py``
-on every core), saved at level
-boundaries so that a build killed at any moment resumes from its last save (issue 63: the
-37-hole star with three players of three marbles takes hours).
+on every core), saved at level boundaries so that a build killed at any moment resumes from
+its last save (issue 63: the 37-hole star with three players of three marbles takes hours).
 
 A save is one file: a 128-byte header (``SAVE_MAGIC``, then int64 holes, players, marbles, lone
 player, cap, the next level to back up, the slots) and the state bytes.  It is written beside
@@ -28,14 +27,14 @@ HEADER = 128
 _FIELDS = ("holes", "players", "marbles", "lone", "cap", "level", "slots")
 
 
-def solve_compact(space: StarSpace, lone: int, save: str | None = None, save_every: float = 600,
-                cap: int = star_compact.COUNT_CAP,
-                log: Callable[[int, int, int], None] | None = None) -> np.ndarray:
+def solve_compact(space: StarSpace, lone: int, save: str | None = None,
+                  save_every: float = 600, cap: int = star_compact.COUNT_CAP,
+                  log: Callable[[int, int, int], None] | None = None) -> np.ndarray:
     """The state bytes (``star_compact``) of every slot for lone player ``lone``; ``cap``: the
     largest child count a byte holds (smaller in the tests, so that their positions take the
-    path of the rare big ones).  With ``save``, the state is
-    written there after the first pass and at the end of any level ``save_every`` seconds or
-    more after the last save (0: every level), and a save already there is resumed.
+    path of the rare big ones).  With ``save``, the state is written there after the first
+    pass and at the end of any level ``save_every`` seconds or more after the last save (0:
+    every level), and a save already there is resumed.
     ``log(level, decided at it, parents decided)`` after each level."""
     if not 1 <= lone <= space.players:
         raise InvalidOptionError(f"the lone player is one of 1..{space.players}, not "
