@@ -22,6 +22,7 @@ class Option:
     max: int | None = None
     choices: Sequence[str] | None = None
     metavar: str | None = None
+    names: Sequence[str] = ()  # an int option's text values too (--board 7 or --board star37)
 
     @property
     def flag(self) -> str:
@@ -31,6 +32,9 @@ class Option:
         """What values are allowed, for messages and ``tbdb games``."""
         if self.choices:
             return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.type is int and self.names:
+            return (Option(self.name, self.help, min=self.min, max=self.max).describe()
+                    + " or one of " + ", ".join(repr(c) for c in self.names))
         if self.type is int:
             if self.min is not None and self.max is not None:
                 return f"an integer from {self.min} to {self.max}"
@@ -44,6 +48,8 @@ class Option:
         message names the option as it was given: its flag on the command line, its keyword in
         Python, else ``label`` (a positional argument)."""
         name = label or (self.flag if text else self.name)
+        if isinstance(value, str) and value in self.names:
+            return value
         if self.type is int:
             if isinstance(value, str) and text:
                 text = value.strip()

@@ -171,3 +171,51 @@ FROM (
           WHERE game = 'chinese-checkers' AND table_name LIKE 'star-distance-%'
             AND mode <> 'building') AS t USING (table_id)
 );
+
+
+-- ------------------------------------------------------------------ the small stars
+-- Coalition tables of the 13- and 37-hole stars, 'starH-N-M-loneL' (params: holes, players,
+-- marbles, lone): slot idx = placement * players + (player to move - 1), the value of lone
+-- player L against the coalition of the others, from the side of the player to move (win: its
+-- side forces a win).  Other lone players' values are these on the turned board (tbdb lookup
+-- --lone).  The position's text: tb_position('chinese-checkers', table_name, idx) on tbdb's
+-- connections (tbdb sql, tb.sql).  Move codes: from * 64 + to, 4096 the pass.
+CREATE OR REPLACE VIEW cc_star_positions AS
+SELECT
+    CAST(t.params ->> 'holes' AS SMALLINT) AS holes,
+    CAST(t.params ->> 'players' AS SMALLINT) AS players,
+    CAST(t.params ->> 'marbles' AS SMALLINT) AS marbles,
+    CAST(t.params ->> 'lone' AS SMALLINT) AS lone,
+    CAST(v.idx % CAST(t.params ->> 'players' AS BIGINT) + 1 AS SMALLINT) AS player_to_move,
+    CASE v.result WHEN 1 THEN 'win' WHEN 0 THEN 'draw' WHEN -1 THEN 'loss'
+                  ELSE 'illegal' END AS result,
+    CASE WHEN v.result = 0 THEN 'neither'
+         WHEN v.result NOT IN (1, -1) THEN NULL
+         WHEN (v.idx % CAST(t.params ->> 'players' AS BIGINT) + 1
+               = CAST(t.params ->> 'lone' AS BIGINT)) = (v.result = 1) THEN 'lone'
+         ELSE 'coalition' END AS winner,
+    CASE WHEN v.result >= -1 THEN v.distance END AS distance,
+    CASE WHEN v.best_move = 4096 THEN 'pass'
+         WHEN v.best_move >= 0 THEN CAST(v.best_move // 64 AS VARCHAR) || '>'
+                                    || CAST(v.best_move % 64 AS VARCHAR) END AS best_move,
+    t.table_name,
+    v.idx
+FROM tb_index_values AS v
+JOIN tb_tables AS t USING (table_id)
+WHERE t.game = 'chinese-checkers' AND t.mode <> 'building' AND t.params ->> 'lone' IS NOT NULL;
+
+-- How often each side can force its win, per star, players, marbles and stored lone player:
+-- positions (legal ones, every player to move), the lone player's forced wins, the
+-- coalition's, the draws (neither side can force a win), and the longest forced win of each.
+CREATE OR REPLACE VIEW cc_star_coalitions AS
+SELECT
+    holes, players, marbles, lone,
+    count(*) FILTER (WHERE winner IS NOT NULL) AS positions,
+    count(*) FILTER (WHERE winner = 'lone') AS lone_wins,
+    count(*) FILTER (WHERE winner = 'coalition') AS coalition_wins,
+    count(*) FILTER (WHERE winner = 'neither') AS draws,
+    max(distance) FILTER (WHERE winner = 'lone') AS longest_lone_win,
+    max(distance) FILTER (WHERE winner = 'coalition') AS longest_coalition_win,
+    count(*) FILTER (WHERE winner IS NULL) AS illegal
+FROM cc_star_positions
+GROUP BY holes, players, marbles, lone;

@@ -56,24 +56,56 @@ def run(args) -> int:
         if args.position == "-":
             return _lookup_stream(tb, g, options)
         position = g.coerce(args.position)  # the game's lenient reading (e.g. 'startpos')
+        views = [] if options else g.perspectives(position)
+        if views:  # every perspective's value (a star's lone players), the first in full
+            return _print_views(tb, g, position, views, args)
         r = tb.lookup(position, game=g.name, **options)
         if args.json:
             print(json.dumps(r.to_dict(line=args.line)))
             return 0
         _print_lookup(g, r, position)
         if args.line:
-            print("line:")
-            for i, step in enumerate(r.line(), 1):
-                print(f"  {i:3}. {step.move:10} {step.position}   "
-                      f"{_value_text(step.outcome, step.distance, step.extras)}")
+            _print_line(r)
     return 0
 
 
-def _print_lookup(g, r, position) -> None:
+def _print_views(tb, g, position, perspectives: list[tuple[dict, str]], args) -> int:
+    """A position with a value per perspective (``Game.perspectives``): JSON, the first
+    perspective's answer with ``perspectives`` listing each one's value and best move; text,
+    the board and then each perspective's value and moves."""
+    views = [v for v, _ in perspectives]
+    results = [tb.lookup(position, game=g.name, **v) for v in views]
+    if args.json:
+        out = results[0].to_dict(line=args.line)
+        out["perspectives"] = [dict(v, outcome=r.outcome, distance=r.distance,
+                                    best_move=r.best_move) for v, r in zip(views, results)]
+        print(json.dumps(out))
+        return 0
     diagram = g.diagram(position)
     if diagram:
         print(diagram)
-    print(f"position:  {r.position}")
+    print(f"position:  {results[0].position}")
+    for (_, title), r in zip(perspectives, results):
+        print(f"\n{title}:")
+        _print_lookup(g, r, position, board=False)
+        if args.line:
+            _print_line(r)
+    return 0
+
+
+def _print_line(r) -> None:
+    print("line:")
+    for i, step in enumerate(r.line(), 1):
+        print(f"  {i:3}. {step.move:10} {step.position}   "
+              f"{_value_text(step.outcome, step.distance, step.extras)}")
+
+
+def _print_lookup(g, r, position, board: bool = True) -> None:
+    diagram = g.diagram(position) if board else None
+    if diagram:
+        print(diagram)
+    if board:
+        print(f"position:  {r.position}")
     rest = dict(r.extras)
     score = rest.pop("score", None)  # a net-score game's value, on a line of its own
     if score is not None:

@@ -7,6 +7,9 @@ in a query.
                                  readable views show); NULL if its table is not built
     tb_locate(game, position)    STRUCT(table_name, idx, key0, key1, key_constraint): where that
                                  row is, so a query can go straight to it (see ``tb_row``)
+    tb_position(game, table, idx) the text of the position stored in slot ``idx`` of an index
+                                 table (the readable form of ``tb_index_values``' rows); NULL
+                                 for a slot outside the table
     tb_row(game, position)       a table macro: the stored values row of the position (one
                                  branch per storage kind; score runs: the run with the most
                                  plies left, its ``score`` in the last column)
@@ -141,8 +144,20 @@ def _create(con, path: str) -> None:
         except MissingTableError:
             return None
 
+    def tb_position(game_name, table, idx):
+        if game_name is None or table is None or idx is None:
+            return None
+        g = games.get(game_name)
+        g.check_table(table)
+        try:
+            return g.slot_text(table, int(idx))
+        except (IndexError, ValueError):  # a slot outside the table
+            return None
+
     for name, fn, kind in (("tb_lookup", tb_lookup, LOOKUP_TYPE),
                            ("tb_canonical", tb_canonical, "VARCHAR"),
                            ("tb_locate", tb_locate, LOCATE_TYPE)):
         con.create_function(name, fn, ["VARCHAR", "VARCHAR"], kind, null_handling="special",
                             side_effects=False)
+    con.create_function("tb_position", tb_position, ["VARCHAR", "VARCHAR", "BIGINT"],
+                        "VARCHAR", null_handling="special", side_effects=False)

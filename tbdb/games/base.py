@@ -349,6 +349,13 @@ class Game:
         web API show them beside tbdb's own; chess: lichess's ``category``, ``dtm``, ...)."""
         return {}
 
+    def perspectives(self, position: Any) -> list[tuple[dict, str]]:
+        """(lookup options, title) of each value ``position`` has, when it has more than one
+        (a small star's: one per lone player, ``({"lone": 1}, "lone player 1 against ...")``);
+        a command-line lookup that gives none of these options shows them all.  Empty: one
+        value."""
+        return []
+
     def move_extras(self, position: Any, successor: Successor, move) -> dict:
         """Fields a game adds to one move of a lookup's ``moves`` (``MoveResult.extras``)."""
         return {}

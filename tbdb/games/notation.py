@@ -23,8 +23,10 @@ def chess(text: str) -> bool:
 
 
 def chinese_checkers(text: str) -> bool:
-    """The rhombus ("7x7-3 ...") or a star distance placement; the game then parses it."""
-    return text.startswith(STAR_DISTANCE) or (text[:1] in "3456789" and "x" in text[:3])
+    """The rhombus ("7x7-3 ..."), a small star ("star37-3 ...") or a star distance placement;
+    the game then parses it."""
+    return text.startswith(STAR_DISTANCE) or (text[:1] in "3456789" and "x" in text[:3]) or \
+        text[:7] in ("star13-", "star37-", "star73-")
 
 
 def oware(text: str) -> bool:

@@ -49,11 +49,12 @@ C_GAMES = frozenset({"cdc", "chess", "chinese-checkers", "oware", "shogi", "tict
 
 def serves(game) -> bool:
     """Whether single lookups of ``game`` go to libtbprobe: index tables (win/draw/loss, a
-    stored best move) and no lookup options; Oware's score runs and the key tables of UTTT and
-    tic-tac-toe stay with Python."""
+    stored best move) and no lookup option with a default (one changes every answer: Oware's
+    plies left; a lookup that gives an option is Python's anyway); Oware's score runs and the
+    key tables of UTTT and tic-tac-toe stay with Python."""
     from tbdb.storage import storage_of
     return game.name in C_GAMES and storage_of(game).probe_file.native and \
-        not game.lookup_options
+        all(o.default is None for o in game.lookup_options)
 
 
 _CURRENT: list = []  # whether the built module matches the checkout's sources (checked once)

@@ -30,6 +30,8 @@ from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, T
 from tbdb.games.base import BATCH_FORM, DISTANCE_TABLES, OWN_PERFT  # capabilities
 from tbdb.games.chinese_checkers.position import (Position, StarPosition, check_players,
                                                   perft_divide, rhombus_rules, tip_blocked)
+import tbdb.games.chinese_checkers.star_tables as star_tables
+from tbdb.games.chinese_checkers.small_star import SmallStarPosition
 from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
                                                   Placement, distance_table)
 from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, RhombusTable, check_board,
@@ -78,13 +80,19 @@ class ChineseCheckersGame(Game):
     example_build = {"board": 4, "pieces": 1}
     capabilities = frozenset({BATCH_FORM, DISTANCE_TABLES, OWN_PERFT})
     build_options = (
-        Option("board", "the rhombus is BOARD x BOARD cells (3 to 9)", min=3, max=9,
-               metavar="M"),
-        Option("pieces", f"pieces a side, one of {', '.join(map(str, PIECE_COUNTS))}", min=1,
-               max=6, metavar="P"),
+        Option("board", "the rhombus is BOARD x BOARD cells (3 to 9), or a small star of 13 or "
+               "37 holes for --players", min=3, max=9, metavar="M",
+               names=tuple(star_tables.BOARDS)),
+        Option("pieces", f"pieces a side, one of {', '.join(map(str, PIECE_COUNTS))} (the "
+               "rhombus), or marbles a player (a star)", min=1, max=15, metavar="P"),
+        Option("players", "players on a star board: 2, 3, 4 or 6", min=2, max=6),
         Option("distance", "the star's single-agent distance tables for 1 to K pieces "
                "(star-distance-1 .. star-distance-K)", min=1, max=DISTANCE_PIECES[-1],
                metavar="K"),
+    )
+    lookup_options = (
+        Option("lone", "star positions: the lone player, against the coalition of the others "
+               "(default 1)", min=1, max=6),
     )
     perft_options = (
         Option("board", "'star' (the 121-hole star) or the rhombus size 3..9 (for 'start')",
@@ -96,8 +104,19 @@ class ChineseCheckersGame(Game):
 
     # ------------------------------------------------------------------ tables
 
-    def plan(self, board: int | None = None, pieces: int | None = None,
-             distance: int | None = None) -> list[str]:
+    def plan(self, board: int | str | None = None, pieces: int | None = None,
+             distance: int | None = None, players: int | None = None) -> list[str]:
+        if isinstance(board, str):  # a small star
+            if pieces is None or players is None:
+                raise InvalidOptionError(f"a star build needs --players N and --pieces M "
+                                         f"(board={quote(board)}, players={players!r}, "
+                                         f"pieces={pieces!r})")
+            out = star_tables.plan(star_tables.BOARDS[board], players, pieces)
+            return out + (self.plan(distance=distance) if distance else [])
+        if players not in (None, 2):
+            raise InvalidOptionError(f"the rhombus is played by 2 players, not "
+                                     f"{quote(players)} (--players is for --board star13 or "
+                                     f"star37)")
         if (board is None) != (pieces is None) or (board is None and distance is None):
             raise InvalidOptionError(f"a Chinese Checkers build needs --board M and --pieces P "
                                      f"(the rhombus), --distance K (the star's distance tables) "
@@ -112,6 +131,8 @@ class ChineseCheckersGame(Game):
         return out
 
     def check_table(self, table: str) -> str:
+        if star_tables.is_star_table(table):
+            return star_tables.table_name(*star_tables.parse_table_name(table))
         if _is_distance(table):
             return distance_table_name(parse_distance_table_name(table))
         board, pieces = parse_table_name(table)
@@ -119,12 +140,16 @@ class ChineseCheckersGame(Game):
         return table_name(board, pieces)
 
     def build_command(self, table: str) -> str:
+        if star_tables.is_star_table(table):
+            return star_tables.build_command(table)
         if _is_distance(table):
             return f"tbdb build chinese-checkers --distance {parse_distance_table_name(table)}"
         board, pieces = parse_table_name(table)
         return f"tbdb build chinese-checkers --board {board} --pieces {pieces}"
 
     def weight(self, table: str) -> int:
+        if star_tables.is_star_table(table):
+            return star_tables.weight(table)
         if _is_distance(table):
             return distance_table(parse_distance_table_name(table)).size
         return slots(*parse_table_name(table))
@@ -133,6 +158,8 @@ class ChineseCheckersGame(Game):
         return _table(*parse_table_name(table))
 
     def solve(self, table: str, deps: dict, mode: str = "auto", progress=None) -> TableData:
+        if star_tables.is_star_table(table):
+            return star_tables.describe(table, star_tables.solve(table, progress))
         if not _is_distance(table):
             return super().solve(table, deps, mode, progress)
         dist = distance_table(parse_distance_table_name(table)).build(progress)
@@ -147,9 +174,12 @@ class ChineseCheckersGame(Game):
         return values
 
     def checks_itself(self, table: str) -> bool:
-        return _is_distance(table)  # the rhombus tables: the generic retrograde check
+        # the rhombus tables: the generic retrograde check
+        return _is_distance(table) or star_tables.is_star_table(table)
 
     def verify(self, table: str, values, deps: dict) -> tuple[list[str], int]:
+        if star_tables.is_star_table(table):
+            return star_tables.verify(table, values)
         if not _is_distance(table):
             return super().verify(table, values, deps)
         t = distance_table(parse_distance_table_name(table))
@@ -161,6 +191,8 @@ class ChineseCheckersGame(Game):
                  f"{what[int(bad[i])]})" for i in idx[:10]], len(idx))
 
     def describe(self, table: str, values) -> TableData:
+        if star_tables.is_star_table(table):
+            return star_tables.describe(table, values)
         if _is_distance(table):
             return _describe_distance(table, values)
         board, pieces = parse_table_name(table)
@@ -206,6 +238,8 @@ class ChineseCheckersGame(Game):
             layout=f"chinese-checkers:{table}", texts=texts)
 
     def slot_text(self, table: str, slot) -> str:
+        if star_tables.is_star_table(table):
+            return star_tables.slot_text(table, slot)
         if _is_distance(table):
             t = distance_table(parse_distance_table_name(table))
             return Placement.of_cells(t.cells(int(slot))).text
@@ -215,9 +249,11 @@ class ChineseCheckersGame(Game):
 
     # ------------------------------------------------------------------ positions
 
-    def parse(self, text: str) -> Position | Placement:
+    def parse(self, text: str) -> Position | Placement | SmallStarPosition:
         if isinstance(text, str) and text.startswith(PREFIX):
             return Placement.parse(text)
+        if isinstance(text, str) and text.startswith("star") and text[4:5].isdigit():
+            return SmallStarPosition.parse(text)
         return Position.parse(text)
 
     def recognises(self, text: str) -> bool:
@@ -230,7 +266,7 @@ class ChineseCheckersGame(Game):
         return True
 
     def accepts(self, obj) -> bool:
-        return isinstance(obj, (Position, Placement))
+        return isinstance(obj, (Position, Placement, SmallStarPosition))
 
     def parse_for_perft(self, text: str, **options):
         if isinstance(text, str) and text.startswith("star-"):
@@ -238,6 +274,8 @@ class ChineseCheckersGame(Game):
         return Position.parse(text)
 
     def diagram(self, position) -> str | None:
+        if isinstance(position, SmallStarPosition):
+            return star_tables.diagram(position)
         if not isinstance(position, Position):
             return None
         rows = rhombus(position.m).rows
@@ -250,7 +288,11 @@ class ChineseCheckersGame(Game):
             lines.append(cells + "   " + numbers)
         return "\n".join(lines)
 
-    def locate(self, position: Position | Placement) -> Location:
+    def locate(self, position: Position | Placement, lone: int | None = None) -> Location:
+        if isinstance(position, SmallStarPosition):
+            return star_tables.locate(position, lone)
+        if lone is not None:
+            raise InvalidOptionError(f"--lone is for star positions, not {position.text!r}")
         if isinstance(position, Placement):
             name, rank = position.table_key()
             return Location(name, rank, position.goal)
@@ -267,7 +309,14 @@ class ChineseCheckersGame(Game):
         name, slot, sym = position.table_key()
         return Location(name, slot, _sym_code(sym, m))
 
+    def perspectives(self, position) -> list[tuple[dict, str]]:
+        if isinstance(position, SmallStarPosition):
+            return star_tables.perspectives(position)
+        return []
+
     def move_text(self, position: Position | Placement, code: int, sym: int) -> str:
+        if isinstance(position, SmallStarPosition):
+            return star_tables.move_text(position, code, sym)
         if isinstance(position, Placement):  # codes from ``derive_best``, on the placement
             return str(position.move_of(int(code) // MOVE_RADIX, int(code) % MOVE_RADIX))
         table = _table(position.m, position.pieces)
@@ -276,7 +325,10 @@ class ChineseCheckersGame(Game):
         s, t = table.move_cells(int(code), int(sym) & 3)
         return str(position.move_of(s, t))
 
-    def successors(self, position: Position | Placement) -> list[Successor]:
+    def successors(self, position: Position | Placement, lone: int | None = None
+                   ) -> list[Successor]:
+        if isinstance(position, SmallStarPosition):
+            return star_tables.successors(position, lone)
         lone = isinstance(position, Placement)  # the lone player moves again
         return [Successor(str(position.move_of(s, t)), position._after(s, t), same_side=lone)
                 for s, t in position._move_pairs()]
@@ -294,8 +346,9 @@ class ChineseCheckersGame(Game):
     def images(self, position: Position | Placement) -> list:
         """The position, its player-swapped 180-degree rotation, and (when the mirror is a
         symmetry of the game: not with 2 pieces) the mirror images of both.  A placement: only
-        itself (its turned images head for other goals)."""
-        if isinstance(position, Placement):
+        itself (its turned images head for other goals).  A small star's position: itself (its
+        turned images answer other lone players)."""
+        if isinstance(position, (Placement, SmallStarPosition)):
             return [position]
         t = _table(position.m, position.pieces)
         n = t.cells

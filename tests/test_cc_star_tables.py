@@ -1,0 +1,191 @@
+"""The small stars' coalition tables through tbdb's own doors (issue 63): ``tbdb.build`` into a
+database and into probe files, then ``tb.lookup`` for every lone player, compared position by
+position with the slow reference ``naive_cc_star.py`` (values, distances, every move's value
+and the best move), and the command line's answers and refusals."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import tbdb
+from tbdb.errors import InvalidOptionError, InvalidPositionError, MissingTableError
+from tbdb.games.chinese_checkers.small_star import SmallStarPosition
+from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES
+from tests import naive_cc_star as naive
+
+GAME = "chinese-checkers"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Databases of the 13-hole star with 3, 4 and 6 players of one marble, and probe files of
+    the 3-player one."""
+    root = tmp_path_factory.mktemp("stars")
+    out = {}
+    for players in (3, 4, 6):
+        db = str(root / f"s{players}.duckdb")
+        tbdb.build(GAME, db=db, progress=False, board="star13", players=players, pieces=1)
+        out[players] = db
+    out["files"] = str(root / "files")
+    tbdb.build(GAME, probe_files=out["files"], progress=False, board="star13", players=3,
+               pieces=1)
+    return out
+
+
+def _text(holes: int, players: int, position) -> str:
+    cells, mover = position
+    return SmallStarPosition(holes, players, tuple(cells), mover).text
+
+
+def _mover_value(value: tuple, mover: int, lone: int) -> tuple[str, int]:
+    """The reference's value for the lone player as the mover's side's outcome."""
+    v, d = value
+    if v == 0:
+        return "draw", 0
+    ours = 1 if mover == lone else -1
+    return ("win" if v == ours else "loss"), d
+
+
+@pytest.mark.parametrize("players, lones, stride", [(3, (1, 2, 3), 1), (4, (1, 2, 3, 4), 1),
+                                                    (6, (2, 5), 29)])
+def test_every_lone_players_value_is_the_references_position_by_position(built, players,
+                                                                         lones, stride):
+    """(Six players: 253,914 reachable positions, the reference takes 14 s a lone player: two
+    of them, on every 29th position and on every position whose mover must pass.)"""
+    ref = naive.Star(STAR_SIZES[13], players)
+    positions = naive.reachable(ref, 1)
+    passes = [p for p in positions if naive.status(ref, *p) == "play" and
+              not naive.moves(ref, *p)]
+    assert bool(passes) == (players == 6)
+    with tbdb.open(built[players]) as tb:
+        for lone in lones:
+            want = naive.coalition_values(ref, positions, lone)
+            for position in positions[::stride] + passes:
+                got = tb.lookup(_text(13, players, position), game=GAME, lone=lone)
+                assert (got.outcome, got.distance) == _mover_value(want[position],
+                                                                  position[1], lone), \
+                    (got.position, lone)
+                if position in passes:
+                    assert [m.move for m in got.moves] == ["pass"]
+                    assert got.best_move == "pass"
+
+
+def test_every_move_and_the_best_move_say_what_they_lead_to(built):
+    """Each listed move's value is the reference's value of the position it leads to, seen
+    from the mover's side; the best move realises the position's own value."""
+    ref = naive.Star(STAR_SIZES[13], 3)
+    positions = naive.reachable(ref, 1)
+    with tbdb.open(built[3]) as tb:
+        for lone in (1, 2, 3):
+            want = naive.coalition_values(ref, positions, lone)
+            for position in positions[::7]:
+                got = tb.lookup(_text(13, 3, position), game=GAME, lone=lone)
+                if got.distance == 0 and got.outcome != "draw":
+                    assert got.best_move is None and not got.moves  # the game is over
+                    continue
+                for m in got.moves:
+                    after = SmallStarPosition.parse(m.position)
+                    child = (after.cells, after.mover)
+                    outcome, d = _mover_value(want[child], position[1], lone)
+                    assert (m.outcome, m.distance) == (outcome, d + (outcome != "draw")), \
+                        (got.position, m.move)
+                best = next(m for m in got.moves if m.move == got.best_move)
+                assert (best.outcome, best.distance) == (got.outcome, got.distance)
+
+
+def test_probe_files_answer_as_the_database_does(built):
+    ref = naive.Star(STAR_SIZES[13], 3)
+    with tbdb.open(built[3]) as db, tbdb.open(built["files"]) as files:
+        for position in naive.reachable(ref, 1)[::5]:
+            text = _text(13, 3, position)
+            for lone in (None, 1, 2, 3):
+                opts = {} if lone is None else {"lone": lone}
+                a, b = db.lookup(text, game=GAME, **opts), files.lookup(text, game=GAME, **opts)
+                assert (a.outcome, a.distance, a.best_move) == \
+                    (b.outcome, b.distance, b.best_move)
+
+
+def test_a_finished_game_is_won_by_the_winners_side_and_a_foreign_point_refused(built):
+    """Player 1 has just filled its goal (the bottom cell): lost for player 2 when either is
+    the lone player, won for 2 (game over) when 3 is."""
+    with pytest.raises(InvalidPositionError, match="cannot arise"):
+        SmallStarPosition.parse("star13-3 1/..../.../...2/3 1")  # 3 on 1's goal point
+    with tbdb.open(built[3]) as tb:
+        over = "star13-3 ./..../.../3..2/1 2"
+        for lone, outcome in ((1, "loss"), (2, "loss"), (3, "win")):
+            got = tb.lookup(over, game=GAME, lone=lone)
+            assert (got.outcome, got.distance, got.best_move) == (outcome, 0, None)
+        with pytest.raises(InvalidPositionError, match="cannot arise"):
+            tb.lookup("star13-3 ./..../.../3..2/1 3", game=GAME)  # 1 won before 2 moved
+
+
+def test_the_command_line_shows_every_lone_player_and_refuses_bad_input(built):
+    start = "star13-3 1/..../.../3..2/. 1"
+    run = [sys.executable, "-m", "tbdb.cli.run", "lookup", GAME]
+    out = subprocess.run(run + [start, "--db", built[3]], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    for lone in (1, 2, 3):
+        assert f"lone player {lone} against" in out.stdout
+    js = json.loads(subprocess.run(run + [start, "--db", built[3], "--json"],
+                                   capture_output=True, text=True).stdout)
+    assert [p["lone"] for p in js["perspectives"]] == [1, 2, 3]
+    assert js["outcome"] == js["perspectives"][0]["outcome"]
+    for bad, says in ((["--lone", "4"], "no lone player 4"),
+                      (["--lone", "x"], "--lone must be")):
+        got = subprocess.run(run + [start, "--db", built[3]] + bad, capture_output=True,
+                             text=True)
+        assert got.returncode == 2 and says in got.stderr and "Traceback" not in got.stderr
+    got = subprocess.run(run + ["star37-3 ./../......./....../...../....../......./../1 1",
+                                "--db", built[3]], capture_output=True, text=True)
+    assert got.returncode == 2 and "star37-3" in got.stderr
+
+
+def test_builds_and_tables_outside_the_stars_are_refused():
+    g = tbdb.games.get(GAME)
+    with pytest.raises(InvalidOptionError, match="--players"):
+        g.plan(board="star13", pieces=1)
+    with pytest.raises(InvalidOptionError, match="star73"):
+        g.plan(board="star73", players=3, pieces=1)
+    with pytest.raises(InvalidOptionError, match="2 players"):
+        g.plan(board=5, pieces=1, players=3)
+    with pytest.raises(InvalidOptionError, match="lone players"):
+        g.check_table("star13-3-1-lone2")
+    assert g.plan(board="star13", players=4, pieces=1) == ["star13-4-1-lone1",
+                                                           "star13-4-1-lone2"]
+
+
+def test_a_missing_star_table_names_its_build(tmp_path):
+    db = str(tmp_path / "empty.duckdb")
+    tbdb.build(GAME, db=db, progress=False, board=3, pieces=1)
+    with tbdb.open(db) as tb, pytest.raises(MissingTableError,
+                                            match="--board star13 --players 3 --pieces 1"):
+        tb.lookup("star13-3 1/..../.../3..2/. 1", game=GAME)
+
+
+def test_the_sql_views_say_who_wins_as_the_reference_does(built):
+    """``cc_star_positions`` rows (a sample) with their text from ``tb_position``: the winner
+    is the reference's for the table's lone player; ``cc_star_coalitions`` counts every
+    slot once."""
+    ref = naive.Star(STAR_SIZES[13], 3)
+    positions = naive.reachable(ref, 1)
+    want = naive.coalition_values(ref, positions, 1)
+    by_text = {_text(13, 3, p): want[p] for p in positions}
+    with tbdb.open(built[3]) as tb:
+        rows = tb.sql("SELECT tb_position('chinese-checkers', table_name, idx), winner, "
+                      "distance FROM cc_star_positions WHERE idx % 3 = 0").fetchall()
+        checked = 0
+        for text, winner, distance in rows:
+            if text in by_text:
+                v, d = by_text[text]
+                assert (winner, distance) == ({1: "lone", -1: "coalition", 0: "neither"}[v],
+                                              d), text
+                checked += 1
+        assert checked > 300
+        got = tb.sql("SELECT positions + illegal, lone_wins + coalition_wins + draws "
+                     "FROM cc_star_coalitions").fetchall()
+        assert got == [(1662, 1245)]
+        assert tb.sql("SELECT tb_position('chinese-checkers', 'star13-3-1-lone1', 1662)"
+                      ).fetchall() == [(None,)]
