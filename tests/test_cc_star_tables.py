@@ -29,9 +29,10 @@ def built(tmp_path_factory):
         db = str(root / f"s{players}.duckdb")
         tbdb.build(GAME, db=db, progress=False, board="star13", players=players, pieces=1)
         out[players] = db
-    out["files"] = str(root / "files")
-    tbdb.build(GAME, probe_files=out["files"], progress=False, board="star13", players=3,
-               pieces=1)
+    for players in (3, 4, 6):
+        out[f"files{players}"] = str(root / f"files{players}")
+        tbdb.build(GAME, probe_files=out[f"files{players}"], progress=False, board="star13",
+                   players=players, pieces=1)
     return out
 
 
@@ -98,7 +99,7 @@ def test_every_move_and_the_best_move_say_what_they_lead_to(built):
 
 def test_probe_files_answer_as_the_database_does(built):
     ref = naive.Star(STAR_SIZES[13], 3)
-    with tbdb.open(built[3]) as db, tbdb.open(built["files"]) as files:
+    with tbdb.open(built[3]) as db, tbdb.open(built["files3"]) as files:
         for position in naive.reachable(ref, 1)[::5]:
             text = _text(13, 3, position)
             for lone in (None, 1, 2, 3):
@@ -189,3 +190,69 @@ def test_the_sql_views_say_who_wins_as_the_reference_does(built):
         assert got == [(1662, 1245)]
         assert tb.sql("SELECT tb_position('chinese-checkers', 'star13-3-1-lone1', 1662)"
                       ).fetchall() == [(None,)]
+
+
+@pytest.mark.parametrize("players, stride", [(3, 1), (4, 3), (6, 97)])
+def test_the_c_prober_answers_every_lone_player_as_tbdb_does(built, players, stride):
+    """libtbprobe (native/src/cc_star.c) on the probe files: the text parsed, the lone player
+    set in ``constraint``, the value, distance and best move text equal ``tb.lookup``'s; a
+    finished game is TB_GAME_OVER with the winner's side's result."""
+    from tests.native_lib import STATUS, Lib, compiler
+    if compiler() is None:
+        pytest.skip("no C compiler")
+    import ctypes
+    from tests.native_lib import Value
+    lib = Lib()
+    base = lib.open(built[f"files{players}"])
+    ref = naive.Star(STAR_SIZES[13], players)
+    outcome = {1: "win", 0: "draw", -1: "loss"}
+    try:
+        with tbdb.open(built[players]) as tb:
+            for position in naive.reachable(ref, 1)[::stride]:
+                text = _text(13, players, position)
+                for lone in range(1, players + 1):
+                    pos = lib.parse(GAME, text)
+                    assert lib.position_text(pos) == text
+                    pos.constraint = lone
+                    v = Value()
+                    st = lib.lib.tb_probe_position(base.handle, ctypes.byref(pos), -1,
+                                                   ctypes.byref(v))
+                    want = tb.lookup(text, game=GAME, lone=lone)
+                    if STATUS[st] == "over":
+                        assert (outcome[v.result], 0, None) == \
+                            (want.outcome, want.distance, want.best_move), (text, lone)
+                        continue
+                    assert st == 0, (text, lone, STATUS[st])
+                    move = lib.move_text(pos, v.move) if v.move >= 0 else None
+                    assert (outcome[v.result], v.distance, move) == \
+                        (want.outcome, want.distance, want.best_move), (text, lone)
+    finally:
+        base.close()
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_lookup_arrays_is_lookup_row_by_row_for_every_lone_player(built, players):
+    """The batch form (boards of 13 holes, movers, ``lone=``) gives each row what
+    ``tb.lookup`` gives it: result, distance and the best move as a code on the row's own
+    board (finished games included)."""
+    g = tbdb.games.get(GAME)
+    ref = naive.Star(STAR_SIZES[13], players)
+    positions = [SmallStarPosition(13, players, tuple(c), m)
+                 for c, m in naive.reachable(ref, 1)[::2]]
+    boards, movers = g.encode_batch(positions)
+    with tbdb.open(built[players]) as tb:
+        for lone in range(1, players + 1):
+            result, distance, best = tb.lookup_arrays(GAME, boards, movers, lone=lone)
+            for i in range(0, len(positions), 5):
+                want = tb.lookup(positions[i], game=GAME, lone=lone)
+                assert {1: "win", 0: "draw", -1: "loss"}[int(result[i])] == want.outcome
+                assert int(distance[i]) == want.distance
+                code = int(best[i])
+                move = None if code < 0 else "pass" if code == 4096 else \
+                    str(positions[i].move_of(code // 64, code % 64))
+                assert move == want.best_move, (positions[i].text, lone)
+        from tbdb.errors import InvalidArrayError
+        bad = boards.copy()
+        bad[0, bad[0] == 1] = 0  # player 1 without marbles
+        with pytest.raises(InvalidArrayError, match="row 0"):
+            tb.lookup_arrays(GAME, bad, movers)

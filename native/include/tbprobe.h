@@ -188,6 +188,16 @@ int tb_probe_chinese_checkers(const tb_base *tb, int m, const int8_t *cells, int
  * A parsed placement has m = 0, pieces K and side = the goal. */
 int tb_probe_star_distance(const tb_base *tb, const int8_t cells[121], int goal, tb_value *v);
 
+/* Chinese Checkers on a small star of `holes` holes (13, 37, 73) for `players` (2, 3, 4, 6)
+ * with equal marbles: cells row by row from the top tip (0 empty, else the player 1..players),
+ * mover 1..players, and the lone player 1..players who plays against the coalition of the
+ * others -> the value for the mover's side (TB_WIN: its side forces a win), the distance in
+ * plies, the best move (from * 64 + to; 4096 the pass); TB_GAME_OVER when the last mover has
+ * won.  A parsed position has m = -holes, pieces = players, side = mover, constraint = the lone
+ * player (1: set it after tb_parse to ask for another). */
+int tb_probe_cc_star(const tb_base *tb, int holes, int players, const int8_t *cells, int mover,
+                     int lone, tb_value *v);
+
 /* Tic-tac-toe: cells[9] (a1.. row by row as tbdb's text: 0 empty, 1 X, 2 O); the side to move
  * follows from the counts.  Move codes: the cell 0..8. */
 int tb_probe_tictactoe(const tb_base *tb, const int8_t cells[9], tb_value *v);
@@ -227,9 +237,9 @@ int tb_probe_chess(const tb_base *tb, const int8_t board[64], int side, int ep, 
 typedef struct tb_position {
     tb_game game;
     int side;         /* CDC 0/1; Chinese Checkers mover 1/2; Shogi, UTTT 0/1 */
-    int m;            /* Chinese Checkers: board size (0: a star distance placement) */
+    int m;            /* Chinese Checkers: board size (0: a star distance placement; -holes: a small star) */
     int pieces;       /* Chinese Checkers: pieces a side */
-    int constraint;   /* UTTT: the board to play in (-1 any) */
+    int constraint;   /* UTTT: the board to play in (-1 any); a small star: the lone player */
     int scoring;      /* UTTT: 0 standard, 1 codingame (set it after tb_parse) */
     int8_t cells[128];
     int8_t hands[2][8];

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "internal.h"
 #include "gen_tables.h"
+#include "cc_star.h"
 
 #define MOVE_RADIX 128
 #define MAX_CLASS_ENTRIES (1 << 24)
@@ -82,6 +83,9 @@ static int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
     tb_cc_table *t = &f->g.cc;
     int m, p;
     if (strncmp(f->name, "star-", 5) == 0) return TB_OK;   /* star distance tables: not yet probed */
+    int holes, players, marbles;
+    if (tb_star_table_name(f->name, &holes, &players, &marbles))
+        return tb_star_prepare(f, holes, players, marbles, err, err_len);
     if (!parse_name(f->name, strlen(f->name), &m, &p) || !buildable(m, p)) {
         tb_seterr(err, err_len, "probe file of chinese-checkers table '%s': not a rhombus table", f->name);
         return TB_DAMAGED;
@@ -128,6 +132,8 @@ static int tb_cc_prepare(tb_file *f, char *err, size_t err_len)
 
 static void tb_cc_release(tb_file *f)
 {
+    int holes, players, marbles;
+    if (tb_star_table_name(f->name, &holes, &players, &marbles)) { tb_star_release(f); return; }
     free(f->g.cc.class_of);
     f->g.cc.class_of = NULL;
 }
@@ -200,6 +206,8 @@ static int tb_cc_parse(const char *t, size_t n, tb_position *pos, char *err, siz
 {
     char q[160];
     if (n >= 14 && memcmp(t, "star-distance-", 14) == 0) return star_parse(t, n, pos, err, err_len);
+    if (n >= 5 && memcmp(t, "star", 4) == 0 && t[4] >= '0' && t[4] <= '9')
+        return tb_star_parse(t, n, pos, err, err_len);
     tb_quote(q, sizeof q, t, n);
     const char *sp1 = memchr(t, ' ', n);
     const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(t + n - sp1 - 1)) : NULL;
@@ -283,8 +291,16 @@ static int hops(const int8_t *cells, const int8_t (*nbr)[6], int u, int *out)
 static int tb_cc_move_text(const tb_position *pos, int32_t move, char *buf, size_t len)
 {
     int m = pos->m, n = m ? m * m : 121, s = move / MOVE_RADIX, t = move % MOVE_RADIX;
-    const int8_t (*nbr)[6] = m ? CC_NBR[m] : STAR_NBR;
-    if ((m && (m < 3 || m > 9)) || s >= n || t >= n) return TB_INVALID;
+    const int8_t (*nbr)[6] = m > 0 ? CC_NBR[m] : STAR_NBR;
+    if (m < 0) {   /* a small star: from * 64 + to, 4096 the pass */
+        if (move == 4096) return snprintf(buf, len, "pass");
+        nbr = tb_star_nbr(pos);
+        n = tb_star_cells(pos);
+        s = move / 64;
+        t = move % 64;
+        if (!nbr || move < 0 || move >= 64 * 64) return TB_INVALID;
+    }
+    if ((m > 0 && (m < 3 || m > 9)) || s >= n || t >= n) return TB_INVALID;
     int8_t cells[121];
     memcpy(cells, pos->cells, (size_t)n);
     cells[s] = 0;
@@ -478,6 +494,7 @@ static int star_parse(const char *t, size_t n, tb_position *pos, char *err, size
 
 static int tb_cc_text(const tb_position *pos, tb_out *o)
 {
+    if (pos->m < 0) return tb_star_text(pos, o);
     int star = pos->m == 0, cells = 0, rows = star ? 17 : 2 * pos->m - 1, pieces = 0;
     if (star ? pos->side < 0 || pos->side > 5 : pos->m < 3 || pos->m > 9 || (pos->side != 1 && pos->side != 2))
         return TB_INVALID;
@@ -502,6 +519,8 @@ static int tb_cc_text(const tb_position *pos, tb_out *o)
 /* what prepare allocated (tb_memory) */
 static uint64_t heap_bytes(const tb_file *f)
 {
+    int holes, players, marbles;
+    if (tb_star_table_name(f->name, &holes, &players, &marbles)) return tb_star_heap_bytes(f);
     return f->g.cc.class_of ? 4 * (uint64_t)f->g.cc.subsets : 0;
 }
 
@@ -510,6 +529,7 @@ static uint64_t heap_bytes(const tb_file *f)
 static int probe_position(const tb_base *tb, const tb_position *pos, int plies_left, tb_value *v)
 {
     (void)plies_left;
+    if (pos->m < 0) return tb_star_probe_position(tb, pos, v);
     if (pos->m == 0) return tb_probe_star_distance(tb, pos->cells, pos->side, v);
     return tb_probe_chinese_checkers(tb, pos->m, pos->cells, pos->side, v);
 }

@@ -57,6 +57,12 @@ typedef struct tb_cc_table {
     int32_t *class_of;       /* C(N, P) entries: class of each A that is no larger than its mirror */
 } tb_cc_table;
 
+typedef struct tb_star_table {   /* a small star's coalition table (cc_star.c) */
+    int holes, k, players, marbles;
+    int64_t vectors;         /* compositions of every player's marbles over its regions */
+    int64_t *offsets;        /* vectors + 1: the placements before each vector (star_index) */
+} tb_star_table;
+
 typedef struct tb_shogi_table {
     int k, groups;
     int type[6];                              /* per piece, groups in name order */
@@ -99,7 +105,7 @@ typedef struct tb_file {
     /* layout 2 */
     const uint8_t *roff, *rsta, *rsco, *rmov;
     int horizon;
-    union { tb_cdc_table cdc; tb_cc_table cc; tb_shogi_table shogi; } g;
+    union { tb_cdc_table cdc; tb_cc_table cc; tb_star_table star; tb_shogi_table shogi; } g;
     /* watch.c: how a probe checks that the file did not change since it was opened */
     int watch;               /* TB_WATCH_NONE (a buffer), _FD (fstat of fd) or _PATH (stat) */
     int fd;                  /* TB_WATCH_FD: kept open, the mapped inode's */

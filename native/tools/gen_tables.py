@@ -59,11 +59,27 @@ def main() -> None:
         out.append(array("int8_t", "UTTT_" + name, getattr(uttt_levels, name)))
     out.append(f"#define UTTT_R {uttt_keys.R}")
     from tbdb.solvers.oware import index as oware_index
-    out.append(array("int64_t", "OWARE_F", oware_index._F))
+    out.append(array("int64_t", "OWARE_F", oware_index.AT_MOST))
     from tbdb.solvers.chinese_checkers.geometry import star
     out.append(array("int8_t", "STAR_ROTATE", star().rotate))
     out.append(array("int8_t", "STAR_NBR", star().nbr))
     out.append(array("int8_t", "STAR_ROW_LENGTHS", [len(r) for r in star().rows]))
+    # the small stars of size k = 1, 2, 3 (13, 37, 73 holes; index 0 unused), padded to 73
+    # cells and 13 rows: -1 past a board's end (a point: -1 the hexagon)
+    small = [star(k) for k in (1, 2, 3)]
+    pad = np.full((4, 73, 6), -1, np.int64)
+    rot = np.full((4, 73), -1, np.int64)
+    point = np.full((4, 73), -1, np.int64)
+    rows = np.zeros((4, 13), np.int64)
+    for k, geo in enumerate(small, 1):
+        pad[k, :geo.cells] = geo.nbr
+        rot[k, :geo.cells] = geo.rotate
+        point[k, :geo.cells] = geo.point
+        rows[k, :len(geo.rows)] = [len(r) for r in geo.rows]
+    out.append(array("int8_t", "SMALL_STAR_NBR", pad))
+    out.append(array("int8_t", "SMALL_STAR_ROTATE", rot))
+    out.append(array("int8_t", "SMALL_STAR_POINT", point))
+    out.append(array("int8_t", "SMALL_STAR_ROW_LENGTHS", rows))
     from tbdb.solvers.shogi import index as shogi
     out.append(array("int16_t", "SHOGI_STATE", shogi.STATE))
     out.append(array("int16_t", "SHOGI_N_STATES", shogi.N_STATES))

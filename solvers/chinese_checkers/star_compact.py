@@ -200,7 +200,7 @@ def unrank_masks(index, n, region_mask, offsets, unrank_tables, ranks, masks):
 
 
 @kernel
-def _scratch(n, pairs):
+def task_scratch(n, pairs):
     """Each task's unranking scratch and masks (made before the loop)."""
     return np.zeros((TASKS, pairs), np.int64), np.zeros((TASKS, n + 1), np.uint64)
 
@@ -214,7 +214,7 @@ def init_states(lone, n, placements, cap, tables, unrank_tables, state):
      step, hop_over, hop_land, rest, goal) = tables
     many = np.zeros(TASKS, np.int64)
     blocks = (placements + BLOCK - 1) // BLOCK
-    ranks_of, masks_of = _scratch(n, unrank_tables[1].shape[0])
+    ranks_of, masks_of = task_scratch(n, unrank_tables[1].shape[0])
     for task in prange(TASKS):
         ranks, masks = ranks_of[task], masks_of[task]
         for b in range(task, blocks, TASKS):
@@ -324,7 +324,7 @@ def back_up_level(lone, n, level, tables, unrank_tables, state):
     made = np.zeros(TASKS, np.int64)
     want = DECIDED + 2 * level
     backs = level < MAX_DISTANCE  # else only counted: the driver stops at a longer distance
-    ranks_of, masks_of = _scratch(n, unrank_tables[1].shape[0])
+    ranks_of, masks_of = task_scratch(n, unrank_tables[1].shape[0])
     most = (unrank_tables[0].shape[0] - 1) * step.shape[0]  # a marble's moves at most: cells
     parents_of = np.zeros((TASKS, most), np.int64)
     moved_of = np.zeros((TASKS, most), np.int16)

@@ -148,3 +148,13 @@ def unrank_placement(index, n, m, region_cells, region_size, region_players, reg
                     if fi == f:
                         out[cell] = p + 1
                         break
+
+
+@kernel
+def rank_rows(boards, rows, n, m, region_cells, region_size, region_np, player_slot,
+              player_regions, cell_region, comp_id, offsets, binom, work, out):
+    """``rank_placement`` of each board ``boards[rows[i]]`` into ``out[i]`` (the batch form)."""
+    for i in range(rows.shape[0]):
+        out[i] = rank_placement(boards[rows[i]], n, m, region_cells, region_size, region_np,
+                                player_slot, player_regions, cell_region, comp_id, offsets,
+                                binom, work)

@@ -16,8 +16,8 @@ over.
 import numpy as np
 
 from tbdb.solvers.chinese_checkers.star_compact import (BLOCK, DECIDED, ILLEGAL_CODE, MANY,
-                                                        TASKS, _scratch, can_move, moved_slots,
-                                                        unrank_masks)
+                                                        TASKS, can_move, moved_slots,
+                                                        task_scratch, unrank_masks)
 from tbdb.solvers.jit import parallel_kernel, prange
 from tbdb.solvers.retrograde.values import DRAW, ILLEGAL, LOSS, WIN
 
@@ -31,7 +31,7 @@ def mover_values(lone, n, tables, unrank_tables, state, result, distance, best):
      step, hop_over, hop_land, rest, goal) = tables
     placements = state.shape[0] // n
     blocks = (placements + BLOCK - 1) // BLOCK
-    ranks_of, masks_of = _scratch(n, unrank_tables[1].shape[0])
+    ranks_of, masks_of = task_scratch(n, unrank_tables[1].shape[0])
     most = (unrank_tables[0].shape[0] - 1) * step.shape[0]
     children_of = np.zeros((TASKS, most), np.int64)
     moved_of = np.zeros((TASKS, most), np.int16)

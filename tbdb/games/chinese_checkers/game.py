@@ -368,16 +368,28 @@ class ChineseCheckersGame(Game):
     # ------------------------------------------------------------------ batch
 
     def encode_batch(self, positions: list[Position]) -> tuple:
+        if positions and all(isinstance(p, SmallStarPosition) for p in positions):
+            if len({p.holes for p in positions}) > 1:
+                raise ValueError("a batch holds positions of one board")
+            return (np.array([p.cells for p in positions], np.int8),
+                    np.array([p.mover for p in positions], np.int8))
         cells = {len(p.cells) for p in positions}
         if len(cells) > 1:
             raise ValueError("a batch holds positions of one board size")
         return (np.array([p.cells for p in positions], np.int8).reshape(len(positions), -1),
                 np.array([p.mover for p in positions], np.int8))
 
-    def batch_locate(self, boards, movers) -> BatchLocation:
+    def batch_locate(self, boards, movers, lone: int | None = None) -> BatchLocation:
         """boards int[n, N] (N = M * M cells row by row from the top tip: 0 empty, 1 first
         player, 2 second player) and movers int[n] (1 or 2).  Rows may differ in pieces a side
-        (each row's table is the one of its piece count)."""
+        (each row's table is the one of its piece count).  A small star's rows: N = 13, 37 or
+        73 holes, cells 0 or the player 1..players, ``lone`` the lone player (default 1)
+        (``star_tables.batch_locate``)."""
+        star = star_tables.check_batch(boards, movers)
+        if star is not None:
+            return star_tables.batch_locate(*star, lone)
+        if lone is not None:
+            raise InvalidOptionError("lone is for star positions, not rhombus rows")
         boards, movers, m, pieces = _check_batch(boards, movers)
         n = len(boards)
         which = np.full(n, -1, np.int32)
@@ -406,8 +418,9 @@ class ChineseCheckersGame(Game):
         codes = np.asarray(codes, np.int64)
         sym = np.asarray(sym, np.int64)
         out = codes.copy()
+        star_tables.batch_moves(codes, sym, out)
         radix = space_kernels.MOVE_RADIX
-        sizes = sym >> 2
+        sizes = np.where(sym < star_tables.STAR_SYM, sym >> 2, -1)
         for m in np.flatnonzero(np.bincount(sizes[sizes >= 0])).tolist():
             if m not in BOARD_SIZES:
                 continue
@@ -521,8 +534,9 @@ def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
     movers = np.asarray(movers)
     if boards.ndim != 2 or boards.shape[1] not in BOARD_SQUARES or \
             movers.shape != (len(boards),):
-        raise InvalidArrayError(f"expected boards of shape (n, M*M) with M from 3 to 9 and movers "
-                                f"of shape (n,), got {boards.shape} and {movers.shape}")
+        raise InvalidArrayError(f"expected boards of shape (n, M*M) with M from 3 to 9 (or (n, "
+                                f"13), (n, 37): a star's holes) and movers of shape (n,), got "
+                                f"{boards.shape} and {movers.shape}")
     require_integers(boards=boards, movers=movers)
     m = BOARD_SQUARES[boards.shape[1]]
     bad = first_row_outside(boards, 0, 2)

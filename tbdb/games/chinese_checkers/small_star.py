@@ -30,7 +30,7 @@ _HEAD = re.compile(r"star(13|37|73)-([1-9])")
 
 
 @lru_cache(maxsize=None)
-def _rules(holes: int, players: int):
+def star_rules(holes: int, players: int):
     """(neighbour lists, can_rest int8[n + 1, cells], in_goal int8[n + 1, cells])."""
     geo = star(STAR_SIZES[holes])
     can_rest, in_goal = star_moves.rest_masks(players, geo.cells, geo.point,
@@ -86,7 +86,7 @@ class SmallStarPosition(Board):
             raise InvalidPositionError(
                 f"star position {quote(text)}: the players have {counts} marbles; each has "
                 f"the same number, 1 to {k * (k + 1) // 2}")
-        _, can_rest, _ = _rules(holes, players)
+        _, can_rest, _ = star_rules(holes, players)
         for c, p in enumerate(cells):
             if p and not can_rest[p, c]:
                 raise InvalidPositionError(
@@ -115,14 +115,14 @@ class SmallStarPosition(Board):
     def status(self) -> str:
         """'over' (the player who moved last has every marble on its goal: it has won),
         'illegal' (another player has: the game would have ended before) or 'playing'."""
-        _, _, in_goal = _rules(self.holes, self.players)
+        _, _, in_goal = star_rules(self.holes, self.players)
         board = np.array(self.cells, np.int8)
         got = star_moves.status(board, self.mover, self.players, in_goal)
         return {star_moves.PLAY: "playing", star_moves.FINISHED: "over",
                 star_moves.ILLEGAL: "illegal"}[int(got)]
 
     def _nbr_lists(self):
-        return _rules(self.holes, self.players)[0]
+        return star_rules(self.holes, self.players)[0]
 
     def _after(self, s: int, t: int) -> SmallStarPosition:
         cells = list(self.cells)
@@ -137,7 +137,7 @@ class SmallStarPosition(Board):
         (-1, -1); none when the game is over."""
         if self.status != "playing":
             return []
-        _, can_rest, _ = _rules(self.holes, self.players)
+        _, can_rest, _ = star_rules(self.holes, self.players)
         geo = star(STAR_SIZES[self.holes])
         n = geo.cells
         board = np.array(self.cells, np.int8)
@@ -149,6 +149,11 @@ class SmallStarPosition(Board):
         return pairs or [(-1, -1)]
 
     def _move_pairs(self) -> list[tuple[int, int]]:
+        return self._pairs
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """The mover's moves as (from, to); [(-1, -1)] the pass; [] when the game is over."""
         return self._pairs
 
     def move_of(self, s: int, t: int):

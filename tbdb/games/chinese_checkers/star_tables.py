@@ -14,13 +14,17 @@ import re
 
 import numpy as np
 
-from tbdb.errors import InvalidOptionError, InvalidPositionError, MissingTableError, quote
-from tbdb.games.base import GameOver, Location, StatRow, Successor, TableData
-from tbdb.games.chinese_checkers.small_star import PASS, SmallStarPosition
+from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, \
+    MissingTableError, quote
+from tbdb.games.base import BatchLocation, GameOver, Location, StatRow, Successor, TableData, \
+    first_row_outside, require_integers
+from tbdb.games.chinese_checkers.small_star import PASS, SmallStarPosition, star_rules, \
+    turn_cells
 from tbdb.games.chinese_checkers.star_build import solve_compact
 from tbdb.games.chinese_checkers.stars import SEATS, star_space
 from tbdb.retrograde.spaces import IndexValues
 from tbdb.solvers.chinese_checkers import star_values
+from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES, star
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, WIN
 
 #: the boards a table is built for (the one-byte solve's bitboards hold up to 64 cells)
@@ -172,17 +176,16 @@ def move_text(position: SmallStarPosition, code: int, sym: int) -> str:
     """A stored best move (on the board turned back by ``sym`` seats) as ``position``'s move."""
     code = int(code)
     if code == star_values.PASS_CODE:
-        if position._pairs != [(-1, -1)]:
+        if position.pairs != [(-1, -1)]:
             raise ValueError("a stored pass where the player has a move")
         return PASS
     s, t = divmod(code, 64)
     if not (0 <= code < 64 * 64 and s < len(position.cells) and t < len(position.cells)):
         raise ValueError(f"{code!r} is no move code of the {position.holes}-hole star")
     if sym:  # the stored cells are on the board turned back: turn them forward
-        from tbdb.games.chinese_checkers.small_star import turn_cells
         where = turn_cells(position.holes, position.players, sym % position.players)
         s, t = int(where[s]), int(where[t])
-    if (s, t) not in position._pairs:
+    if (s, t) not in position.pairs:
         raise ValueError(f"{s}-{t} is not a move of {position.text!r}")
     return str(position.move_of(s, t))
 
@@ -194,7 +197,7 @@ def successors(position: SmallStarPosition, lone: int | None) -> list[Successor]
     options = {"lone": lone}
     side = position.mover == lone
     out = []
-    for s, t in position._pairs:
+    for s, t in position.pairs:
         after = position.after_pair(s, t)
         out.append(Successor(str(position.move_of(s, t)), after, options=options,
                              same_side=(after.mover == lone) == side))
@@ -221,7 +224,6 @@ def verify(table: str, values) -> tuple[list[str], int]:
 
 def diagram(position: SmallStarPosition) -> str:
     """The star's rows centred, each cell's symbol, with the cell numbers beside."""
-    from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES, star
     geo = star(STAR_SIZES[position.holes])
     xs = [x for x, _, _ in geo.coords]
     lines = []
@@ -249,3 +251,127 @@ def perspectives(position: SmallStarPosition) -> list[tuple[dict, str]]:
         out.append(({"lone": lone}, f"lone player {lone} against {against} (player {mover} "
                                     f"to move, {role})"))
     return out
+
+
+# ------------------------------------------------------------------ the batch form
+
+#: ``BatchLocation.sym`` of a star row: STAR_SYM + ((k - 1) * 4 + the players' place in
+#: PLAYER_COUNTS) * 6 + the turn in seats (the rhombus rows' codes stay below 64)
+STAR_SYM = 64
+PLAYER_COUNTS = (2, 3, 4, 6)
+
+
+def check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray] | None:
+    """A small star's batch arrays as int8 (boards of 13, 37 or 73 holes), else None."""
+    boards = np.asarray(boards)
+    if boards.ndim != 2 or boards.shape[1] not in (13, 37, 73):
+        return None
+    movers = np.asarray(movers)
+    if movers.shape != (len(boards),):
+        raise InvalidArrayError(f"expected movers of shape ({len(boards)},), got "
+                                f"{movers.shape}")
+    require_integers(boards=boards, movers=movers)
+    bad = first_row_outside(boards, 0, 6)
+    if bad is not None:
+        raise InvalidArrayError(f"row {bad}: star cells are 0 (empty) or the player 1..6, got "
+                                f"{quote(boards[bad].tolist())}")
+    bad = first_row_outside(movers, 1, 6)
+    if bad is not None:
+        raise InvalidArrayError(f"row {bad}: the player to move is 1..6, got "
+                                f"{movers[bad].item()!r}")
+    return (np.ascontiguousarray(boards.astype(np.int8, copy=False)),
+            np.ascontiguousarray(movers.astype(np.int8, copy=False)))
+
+
+def batch_locate(boards: np.ndarray, movers: np.ndarray, lone: int | None) -> BatchLocation:
+    """boards int[n, H] (H = 13, 37 or 73 holes row by row from the top tip: 0 empty, else the
+    player 1..N; every row's players, N = its largest cell, have equal marbles) and movers
+    int[n]; ``lone``: the lone player of every row (default 1)."""
+    holes = boards.shape[1]
+    n_rows = len(boards)
+    lone = 1 if lone is None else int(lone)
+    players = boards.max(axis=1).astype(np.int64) if n_rows else np.zeros(0, np.int64)
+    which = np.full(n_rows, -1, np.int32)
+    keys = np.zeros(n_rows, np.int64)
+    sym = np.zeros(n_rows, np.int8)
+    over = np.zeros(n_rows, np.int8)
+    tables: list[str] = []
+    for n in np.unique(players).tolist():
+        rows = np.flatnonzero(players == n)
+        if n not in SEATS:
+            raise InvalidArrayError(f"row {int(rows[0])}: a star is played by {sorted(SEATS)} "
+                                    f"players, not {n} (the largest cell)")
+        if lone > n:
+            raise InvalidArrayError(f"row {int(rows[0])}: no lone player {lone} among {n}")
+        sub = boards[rows]
+        mv = movers[rows].astype(np.int64)
+        if ((mv < 1) | (mv > n)).any():
+            bad = int(rows[np.argmax((mv < 1) | (mv > n))])
+            raise InvalidArrayError(f"row {bad}: the player to move is 1..{n}, not "
+                                    f"{int(movers[bad])}")
+        counts = np.stack([(sub == p).sum(axis=1) for p in range(1, n + 1)], axis=1)
+        k = STAR_SIZES[holes]
+        uneven = (counts != counts[:, :1]).any(axis=1) | (counts[:, 0] > k * (k + 1) // 2)
+        _, can_rest, in_goal = star_rules(holes, n)
+        resting = can_rest[sub, np.arange(holes)].astype(bool) | (sub == 0)
+        bad = uneven | ~resting.all(axis=1)
+        if bad.any():
+            r = int(rows[np.argmax(bad)])
+            raise InvalidArrayError(f"row {r}: not a star position (equal marbles for each "
+                                    f"player, each where it may rest): "
+                                    f"{quote(boards[r].tolist())}")
+        won = np.stack([((sub == p) & (in_goal[p] == 0)).sum(axis=1) == 0
+                        for p in range(1, n + 1)], axis=1)
+        last = (mv - 2) % n + 1
+        won_last = won[np.arange(len(rows)), last - 1]
+        if (won.sum(axis=1) > won_last).any():
+            r = int(rows[np.argmax(won.sum(axis=1) > won_last)])
+            raise InvalidArrayError(f"row {r}: the position cannot arise (a player other than "
+                                    f"the last to move has every marble on its goal): "
+                                    f"{quote(boards[r].tolist())}")
+        finished = rows[won_last]
+        over[finished] = np.where((last[won_last] == lone) == (mv[won_last] == lone), WIN,
+                                  LOSS)
+        stored, shift = shift_of(n, lone)
+        play = ~won_last
+        for m in np.unique(counts[play, 0]).tolist():
+            sel = play & (counts[:, 0] == m)
+            group = rows[sel]
+            try:
+                check_build(holes, n, m)
+            except InvalidOptionError as err:
+                raise MissingTableError(f"row {int(group[0])}: no table holds it: {err}") \
+                    from None
+            board = boards[group].astype(np.int8)
+            turned_mover = (mv[sel] - 1 - shift) % n + 1
+            if shift:  # the board turned back by ``shift`` seats, players renamed p - shift
+                where = turn_cells(holes, n, (-shift) % n).astype(np.int64)
+                relabel = np.array([0] + [(p - 1 - shift) % n + 1 for p in range(1, n + 1)],
+                                   np.int8)
+                turned = np.zeros_like(board)
+                turned[:, where] = relabel[board]
+                board = turned
+            space = star_space(holes, n, m)
+            ranks = space.rank_rows(np.ascontiguousarray(board), np.arange(len(group)))
+            which[group] = len(tables)
+            tables.append(table_name(holes, n, m, stored))
+            keys[group] = ranks * n + turned_mover - 1
+            sym[group] = STAR_SYM + ((k - 1) * 4 + PLAYER_COUNTS.index(n)) * 6 + shift
+    return BatchLocation(tables, which, keys, sym, over)
+
+
+def batch_moves(codes: np.ndarray, sym: np.ndarray, out: np.ndarray) -> None:
+    """Star rows' stored move codes (``sym`` >= STAR_SYM) as codes on each row's own
+    position, in place in ``out``; the pass (PASS_CODE) and -1 stay."""
+    star = (sym >= STAR_SYM) & (codes >= 0) & (codes != star_values.PASS_CODE)
+    for code in np.unique(sym[star]).tolist():
+        rest = code - STAR_SYM
+        shift, group = rest % 6, rest // 6
+        k, n = group // 4 + 1, PLAYER_COUNTS[group % 4]
+        if not shift:
+            continue
+        rows = np.flatnonzero(star & (sym == code))
+        where = turn_cells({1: 13, 2: 37, 3: 73}[k], n, shift).astype(np.int64)
+        s, t = codes[rows] // 64, codes[rows] % 64
+        out[rows] = where[s] * 64 + where[t]
+

@@ -110,6 +110,12 @@ class StarSpace:
         resting rule or gives a player other than ``marbles`` marbles."""
         return int(star_index.rank_placement(np.asarray(cells, np.int8), *self._rank_args))
 
+    def rank_rows(self, boards: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """int64 ranks of ``boards[rows]`` (int8[n, cells]; -1 where ``rank`` says so)."""
+        out = np.empty(len(rows), np.int64)
+        star_index.rank_rows(boards, rows.astype(np.int64), *self._rank_args, out)
+        return out
+
     def unrank(self, index: int) -> list[int]:
         if not 0 <= index < self.placements:
             raise InvalidOptionError(f"placement {quote(index)} is outside 0..{self.placements - 1}")
