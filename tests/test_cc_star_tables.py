@@ -134,6 +134,9 @@ def test_the_command_line_shows_every_lone_player_and_refuses_bad_input(built):
                                    capture_output=True, text=True).stdout)
     assert [p["lone"] for p in js["perspectives"]] == [1, 2, 3]
     assert js["outcome"] == js["perspectives"][0]["outcome"]
+    # from the start no lone player forces its own win; the others force each one to lose
+    assert js["summary"] == {"own_win": [], "forced_loss": [1, 2, 3]}
+    assert "forced loss: 1, 2, 3" in out.stdout
     for bad, says in ((["--lone", "4"], "no lone player 4"),
                       (["--lone", "x"], "--lone must be")):
         got = subprocess.run(run + [start, "--db", built[3]] + bad, capture_output=True,
@@ -256,3 +259,53 @@ def test_lookup_arrays_is_lookup_row_by_row_for_every_lone_player(built, players
         bad[0, bad[0] == 1] = 0  # player 1 without marbles
         with pytest.raises(InvalidArrayError, match="row 0"):
             tb.lookup_arrays(GAME, bad, movers)
+
+
+def test_the_explorer_api_answers_each_lone_player_and_plays_on(built):
+    """``tbdb serve``'s API with ``lone=``: the lookup is ``tb.lookup``'s; a game played from
+    the start judges each move for that lone player; a bad lone player is a 400."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    from urllib.parse import quote as urlquote
+    from starlette.testclient import TestClient
+    from tbdb.web.app import create_app
+    start = "star13-3 1/..../.../3..2/. 1"
+    with TestClient(create_app(built[3])) as client, tbdb.open(built[3]) as tb:
+        for lone in (1, 2, 3):
+            got = client.get(f"/api/{GAME}?position={urlquote(start)}&lone={lone}").json()
+            want = tb.lookup(start, game=GAME, lone=lone).to_dict()
+            assert got == want
+        line = tb.lookup(start, game=GAME, lone=2).line()
+        moves = ",".join(step.move for step in line[:4])
+        game = client.get(f"/api/{GAME}/game?position={urlquote(start)}&moves={moves}"
+                          f"&lone=2").json()
+        assert game["current"]["position"] == line[3].position
+        assert [step["mistake"] for step in game["steps"]] == [None] * 4  # best moves all
+        bad = client.get(f"/api/{GAME}?position={urlquote(start)}&lone=5")
+        assert bad.status_code == 400 and "lone" in bad.json()["error"]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_kingmaker_counts_are_the_references(built, players):
+    """``cc_star_kingmakers``: per k, the positions where exactly k single players force their
+    own win, and where exactly k are forced to lose by the others, counted from the
+    reference's values of every lone player (every legal position of one marble each is
+    reachable from the start)."""
+    ref = naive.Star(STAR_SIZES[13], players)
+    positions = naive.reachable(ref, 1)
+    values = [naive.coalition_values(ref, positions, lone) for lone in range(1, players + 1)]
+    own = [0] * (players + 1)
+    lost = [0] * (players + 1)
+    for p in positions:
+        if naive.status(ref, *p) == "illegal":
+            continue
+        got = [v[p][0] for v in values]
+        own[got.count(1)] += 1
+        lost[got.count(-1)] += 1
+    with tbdb.open(built[players]) as tb:
+        rows = tb.sql("SELECT k, own_winners, forced_losers FROM cc_star_kingmakers "
+                      "ORDER BY k").fetchall()
+        (legal,), = tb.sql("SELECT sum(positions) / ? FROM cc_star_coalitions",
+                           [2 if players == 4 else 1]).fetchall()  # (two tables: 4)
+    assert [r[1] for r in rows] == own and [r[2] for r in rows] == lost
+    assert sum(own) == legal

@@ -15,10 +15,11 @@ over.
 """
 import numpy as np
 
-from tbdb.solvers.chinese_checkers.star_compact import (BLOCK, DECIDED, ILLEGAL_CODE, MANY,
+from tbdb.solvers.bits import low_bit
+from tbdb.solvers.chinese_checkers.star_compact import (BLOCK, DECIDED, ILLEGAL_CODE, MANY, ONE,
                                                         TASKS, can_move, moved_slots,
-                                                        task_scratch, unrank_masks)
-from tbdb.solvers.jit import parallel_kernel, prange
+                                                        rank_masks, task_scratch, unrank_masks)
+from tbdb.solvers.jit import kernel, parallel_kernel, prange
 from tbdb.solvers.retrograde.values import DRAW, ILLEGAL, LOSS, WIN
 
 PASS_CODE = 64 * 64
@@ -75,3 +76,67 @@ def mover_values(lone, n, tables, unrank_tables, state, result, distance, best):
                         if want_lo <= c <= want_hi:
                             best[slot] = moved[i]
                             break
+
+
+@kernel
+def _turned_slot(masks, turned, n, mover, shift, turn, tables):
+    """The slot of the position ``masks`` (``mover`` to move) on the board turned back by
+    ``shift`` seats (``turn[c]``: where cell c goes; each player p renamed p - shift)."""
+    (region_mask, region_size, region_players, region_np, cell_j, comp_id, offsets, binom,
+     step, hop_over, hop_land, rest, goal) = tables
+    for p in range(1, n + 1):
+        w = masks[p]
+        out = np.uint64(0)
+        while w != 0:
+            c = low_bit(w)
+            w &= w - ONE
+            out |= ONE << np.uint64(turn[c])
+        turned[(p - 1 - shift) % n + 1] = out
+    rank = rank_masks(turned, n, region_mask, region_size, region_players, region_np, cell_j,
+                      comp_id, offsets, binom)
+    return rank * n + (mover - 1 - shift) % n
+
+
+@parallel_kernel
+def kingmaker_counts(n, stored, turns, tables, unrank_tables, first, second, joint):
+    """Over every legal position, how many single players force their own win as the lone
+    player (own) and how many the others force to lose (lost): ``joint[own, lost]`` += 1.
+    ``stored[L - 1]``: the stored lone player answering lone L (1, or 2 with four players,
+    whose values are ``second``; lone 1's are ``first``, mover's side results); ``turns[s]``:
+    the cell map that turns the board back by s seats."""
+    (region_mask, region_size, region_players, region_np, cell_j, comp_id, offsets, binom,
+     step, hop_over, hop_land, rest, goal) = tables
+    placements = first.shape[0] // n
+    blocks = (placements + BLOCK - 1) // BLOCK
+    ranks_of, masks_of = task_scratch(n, unrank_tables[1].shape[0])
+    turned_of = np.zeros((TASKS, n + 1), np.uint64)
+    counts = np.zeros((TASKS, n + 1, n + 1), np.int64)
+    for task in prange(TASKS):
+        ranks, masks, turned = ranks_of[task], masks_of[task], turned_of[task]
+        for b in range(task, blocks, TASKS):
+            for pl in range(b * BLOCK, min(placements, (b + 1) * BLOCK)):
+                unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
+                for mover in range(1, n + 1):
+                    if first[pl * n + mover - 1] == ILLEGAL:
+                        continue
+                    own = 0
+                    lost = 0
+                    for lone in range(1, n + 1):
+                        s = stored[lone - 1]
+                        shift = lone - s
+                        slot = pl * n + mover - 1
+                        if shift != 0:
+                            slot = _turned_slot(masks, turned, n, mover, shift, turns[shift],
+                                                tables)
+                        r = first[slot] if s == 1 else second[slot]
+                        if r == DRAW:
+                            continue
+                        # the mover in the stored frame is on the lone side iff it is lone
+                        lone_moves = mover == lone
+                        if (r == WIN) == lone_moves:
+                            own += 1
+                        else:
+                            lost += 1
+                    counts[task, own, lost] += 1
+    for task in range(TASKS):
+        joint += counts[task]

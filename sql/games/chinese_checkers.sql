@@ -180,19 +180,31 @@ FROM (
 -- side forces a win).  Other lone players' values are these on the turned board (tbdb lookup
 -- --lone).  The position's text: tb_position('chinese-checkers', table_name, idx) on tbdb's
 -- connections (tbdb sql, tb.sql).  Move codes: from * 64 + to, 4096 the pass.
+CREATE OR REPLACE VIEW cc_star_tables AS
+SELECT
+    table_id,
+    table_name,
+    CAST(params ->> 'holes' AS SMALLINT) AS holes,
+    CAST(params ->> 'players' AS SMALLINT) AS players,
+    CAST(params ->> 'marbles' AS SMALLINT) AS marbles,
+    CAST(params ->> 'lone' AS SMALLINT) AS lone,
+    slots,
+    illegal
+FROM tb_tables
+WHERE game = 'chinese-checkers' AND mode <> 'building' AND params ->> 'lone' IS NOT NULL;
+
 CREATE OR REPLACE VIEW cc_star_positions AS
 SELECT
-    CAST(t.params ->> 'holes' AS SMALLINT) AS holes,
-    CAST(t.params ->> 'players' AS SMALLINT) AS players,
-    CAST(t.params ->> 'marbles' AS SMALLINT) AS marbles,
-    CAST(t.params ->> 'lone' AS SMALLINT) AS lone,
-    CAST(v.idx % CAST(t.params ->> 'players' AS BIGINT) + 1 AS SMALLINT) AS player_to_move,
+    t.holes,
+    t.players,
+    t.marbles,
+    t.lone,
+    CAST(v.idx % t.players + 1 AS SMALLINT) AS player_to_move,
     CASE v.result WHEN 1 THEN 'win' WHEN 0 THEN 'draw' WHEN -1 THEN 'loss'
                   ELSE 'illegal' END AS result,
     CASE WHEN v.result = 0 THEN 'neither'
          WHEN v.result NOT IN (1, -1) THEN NULL
-         WHEN (v.idx % CAST(t.params ->> 'players' AS BIGINT) + 1
-               = CAST(t.params ->> 'lone' AS BIGINT)) = (v.result = 1) THEN 'lone'
+         WHEN (v.idx % t.players + 1 = t.lone) = (v.result = 1) THEN 'lone'
          ELSE 'coalition' END AS winner,
     CASE WHEN v.result >= -1 THEN v.distance END AS distance,
     CASE WHEN v.best_move = 4096 THEN 'pass'
@@ -201,8 +213,7 @@ SELECT
     t.table_name,
     v.idx
 FROM tb_index_values AS v
-JOIN tb_tables AS t USING (table_id)
-WHERE t.game = 'chinese-checkers' AND t.mode <> 'building' AND t.params ->> 'lone' IS NOT NULL;
+JOIN cc_star_tables AS t USING (table_id);
 
 -- How often each side can force its win, per star, players, marbles and stored lone player:
 -- positions (legal ones, every player to move), the lone player's forced wins, the
@@ -219,3 +230,23 @@ SELECT
     count(*) FILTER (WHERE winner IS NULL) AS illegal
 FROM cc_star_positions
 GROUP BY holes, players, marbles, lone;
+
+-- The kingmaker report of each star, players and marbles (counted when its last lone player's
+-- table is built): per k = 0 .. players, the legal positions in which exactly k single players
+-- can force their own win as the lone player (own_winners) and those in which exactly k
+-- players can be forced to lose by all the others (forced_losers); all_draw: the positions in
+-- which no lone player can force anything, nor the coalition against any.
+CREATE OR REPLACE VIEW cc_star_kingmakers AS
+SELECT
+    CAST(t.params ->> 'holes' AS SMALLINT) AS holes,
+    CAST(t.params ->> 'players' AS SMALLINT) AS players,
+    CAST(t.params ->> 'marbles' AS SMALLINT) AS marbles,
+    CAST(r.k AS SMALLINT) AS k,
+    CAST(t.params ->> ('$.kingmaker.own_wins[' || r.k || ']') AS BIGINT) AS own_winners,
+    CAST(t.params ->> ('$.kingmaker.forced_losses[' || r.k || ']') AS BIGINT) AS forced_losers,
+    CAST(t.params ->> '$.kingmaker.all_draw' AS BIGINT) AS all_draw
+FROM tb_tables AS t
+CROSS JOIN range(7) AS r(k)
+WHERE t.game = 'chinese-checkers' AND t.mode <> 'building'
+  AND t.params ->> '$.kingmaker.all_draw' IS NOT NULL
+  AND r.k <= CAST(t.params ->> 'players' AS BIGINT);

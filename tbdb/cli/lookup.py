@@ -79,12 +79,15 @@ def _print_views(tb, g, position, perspectives: list[tuple[dict, str]], args) ->
         out = results[0].to_dict(line=args.line)
         out["perspectives"] = [dict(v, outcome=r.outcome, distance=r.distance,
                                     best_move=r.best_move) for v, r in zip(views, results)]
+        out["summary"] = g.perspective_summary(position, results)
         print(json.dumps(out))
         return 0
     diagram = g.diagram(position)
     if diagram:
         print(diagram)
     print(f"position:  {results[0].position}")
+    for name, players in g.perspective_summary(position, results).items():
+        print(f"{name.replace('_', ' ') + ':':12} {', '.join(map(str, players)) or 'none'}")
     for (_, title), r in zip(perspectives, results):
         print(f"\n{title}:")
         _print_lookup(g, r, position, board=False)

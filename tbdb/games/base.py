@@ -356,6 +356,12 @@ class Game:
         value."""
         return []
 
+    def perspective_summary(self, position: Any, results: list) -> dict[str, list]:
+        """What the lookups of every perspective (``results``, in the order of
+        ``perspectives``) say together, by name (a star's kingmaker report: the players who
+        force their own win, those forced to lose); the command line prints each."""
+        return {}
+
     def move_extras(self, position: Any, successor: Successor, move) -> dict:
         """Fields a game adds to one move of a lookup's ``moves`` (``MoveResult.extras``)."""
         return {}

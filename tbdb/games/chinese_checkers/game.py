@@ -130,6 +130,9 @@ class ChineseCheckersGame(Game):
             out += [distance_table_name(k) for k in range(1, distance + 1)]
         return out
 
+    def dependencies(self, table: str) -> list[str]:
+        return star_tables.dependencies(table) if star_tables.is_star_table(table) else []
+
     def check_table(self, table: str) -> str:
         if star_tables.is_star_table(table):
             return star_tables.table_name(*star_tables.parse_table_name(table))
@@ -159,7 +162,7 @@ class ChineseCheckersGame(Game):
 
     def solve(self, table: str, deps: dict, mode: str = "auto", progress=None) -> TableData:
         if star_tables.is_star_table(table):
-            return star_tables.describe(table, star_tables.solve(table, progress))
+            return star_tables.build(table, deps, progress)
         if not _is_distance(table):
             return super().solve(table, deps, mode, progress)
         dist = distance_table(parse_distance_table_name(table)).build(progress)
@@ -313,6 +316,10 @@ class ChineseCheckersGame(Game):
         if isinstance(position, SmallStarPosition):
             return star_tables.perspectives(position)
         return []
+
+    def perspective_summary(self, position, results: list) -> dict:
+        return star_tables.kingmaker_summary(position, results) \
+            if isinstance(position, SmallStarPosition) else {}
 
     def move_text(self, position: Position | Placement, code: int, sym: int) -> str:
         if isinstance(position, SmallStarPosition):

@@ -96,8 +96,16 @@ def weight(table: str) -> int:
     return star_space(holes, players, marbles).placements * players
 
 
-def solve(table: str, progress=None) -> IndexValues:
-    """The table's values by the one-byte coalition solve on every core."""
+def dependencies(table: str) -> list[str]:
+    """Four players: lone player 2's table reads lone player 1's (the kingmaker counts need
+    both)."""
+    holes, players, marbles, lone = parse_table_name(table)
+    return [table_name(holes, players, marbles, 1)] if lone == 2 else []
+
+
+def build(table: str, deps: dict, progress=None) -> TableData:
+    """The table solved by the one-byte coalition solve on every core, described; the last
+    stored lone player's table also counts the kingmakers (``kingmaker``)."""
     holes, players, marbles, lone = parse_table_name(table)
     space = star_space(holes, players, marbles)
     slots = space.placements * players
@@ -113,10 +121,32 @@ def solve(table: str, progress=None) -> IndexValues:
     star_values.mover_values(lone, players, space.compact_tables, space.unrank_tables, state,
                              result, distance, best)
     del state
-    return IndexValues(result, distance, best, np.ones(slots, np.int8), mode="star-compact")
+    values = IndexValues(result, distance, best, np.ones(slots, np.int8), mode="star-compact")
+    kings = None
+    if lone == stored_lone(players)[-1]:
+        first = result if lone == 1 else np.asarray(deps[table_name(holes, players, marbles,
+                                                                    1)].result)
+        kings = kingmaker(holes, players, marbles, first, result)
+    return describe(table, values, kings)
 
 
-def describe(table: str, values: IndexValues) -> TableData:
+def kingmaker(holes: int, players: int, marbles: int, first: np.ndarray,
+              second: np.ndarray) -> dict:
+    """How many positions have k single players who force their own win as the lone player,
+    and j players whom the others force to lose: ``joint[k][j]`` (lone player 1's mover-side
+    results ``first``, lone player 2's ``second`` with four players)."""
+    space = star_space(holes, players, marbles)
+    turns = np.stack([turn_cells(holes, players, (-s) % players) for s in range(players)])
+    stored = np.array([shift_of(players, p)[0] for p in range(1, players + 1)], np.int64)
+    joint = np.zeros((players + 1, players + 1), np.int64)
+    star_values.kingmaker_counts(players, stored, turns.astype(np.int16),
+                                 space.compact_tables, space.unrank_tables, first, second, joint)
+    return {"joint": joint.tolist(),
+            "own_wins": joint.sum(axis=1).tolist(), "forced_losses": joint.sum(axis=0).tolist(),
+            "all_draw": int(joint[0, 0])}
+
+
+def describe(table: str, values: IndexValues, kings: dict | None = None) -> TableData:
     holes, players, marbles, lone = parse_table_name(table)
     stats = []
     n = players
@@ -136,7 +166,8 @@ def describe(table: str, values: IndexValues) -> TableData:
     return TableData(
         storage="index", values=values,
         params={"holes": holes, "players": players, "marbles": marbles, "lone": lone,
-                "answers_lone": [p for p in range(1, n + 1) if shift_of(n, p)[0] == lone]},
+                "answers_lone": [p for p in range(1, n + 1) if shift_of(n, p)[0] == lone],
+                **({"kingmaker": kings} if kings else {})},
         stats=stats, slots=size, raw_positions=size, positions_answered=size * lones,
         illegal=illegal_total, mode=values.mode)
 
@@ -375,3 +406,14 @@ def batch_moves(codes: np.ndarray, sym: np.ndarray, out: np.ndarray) -> None:
         s, t = codes[rows] // 64, codes[rows] % 64
         out[rows] = where[s] * 64 + where[t]
 
+
+
+def kingmaker_summary(position: SmallStarPosition, results: list) -> dict:
+    """Which single players force their own win as the lone player (``own_win``), and which
+    the others force to lose (``forced_loss``); ``results``: the lookups for lone players
+    1..n."""
+    own, lost = [], []
+    for lone, r in enumerate(results, 1):
+        if r.outcome != "draw":
+            (own if (r.outcome == "win") == (position.mover == lone) else lost).append(lone)
+    return {"own_win": own, "forced_loss": lost}
