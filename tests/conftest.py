@@ -68,7 +68,8 @@ def every_game_db(tmp_path_factory):
     from tbdb import games
     def build(path):
         for g in games.all_games():
-            tbdb.build(g.name, db=path, progress=False, **g.example_build)
+            for options in (g.example_build,) + g.more_example_builds:
+                tbdb.build(g.name, db=path, progress=False, **options)
     return _built_once(tmp_path_factory, "every-game", build)
 
 

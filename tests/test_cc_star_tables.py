@@ -193,13 +193,26 @@ def test_the_sql_views_say_who_wins_as_the_reference_does(built):
         assert got == [(1662, 1245)]
         assert tb.sql("SELECT tb_position('chinese-checkers', 'star13-3-1-lone1', 1662)"
                       ).fetchall() == [(None,)]
+        # draw_analysis: per player to move, the mover's side's wins and losses and the
+        # longest of each, the reference's (every legal position is reachable here)
+        got = tb.sql("SELECT side_to_move, wins, draws, losses, longest_win, longest_loss "
+                     "FROM draw_analysis WHERE table_name = 'star13-3-1-lone1' "
+                     "ORDER BY side_to_move").fetchall()
+    rows = []
+    for mover in (1, 2, 3):
+        outs = [_mover_value(want[p], mover, 1) for p in positions if p[1] == mover]
+        wins = [d for o, d in outs if o == "win"]
+        losses = [d for o, d in outs if o == "loss"]
+        rows.append((str(mover), len(wins), len(outs) - len(wins) - len(losses), len(losses),
+                     max(wins), max(losses)))
+    assert got == rows
 
 
 @pytest.mark.parametrize("players, stride", [(3, 1), (4, 3), (6, 97)])
 def test_the_c_prober_answers_every_lone_player_as_tbdb_does(built, players, stride):
     """libtbprobe (native/src/cc_star.c) on the probe files: the text parsed, the lone player
-    set in ``constraint``, the value, distance and best move text equal ``tb.lookup``'s; a
-    finished game is TB_GAME_OVER with the winner's side's result."""
+    set in ``constraint``, the value, distance and best move text equal ``tb.lookup``'s (a
+    finished game's too: its winner's side's result at distance 0, from the table)."""
     from tests.native_lib import STATUS, Lib, compiler
     if compiler() is None:
         pytest.skip("no C compiler")
@@ -221,11 +234,7 @@ def test_the_c_prober_answers_every_lone_player_as_tbdb_does(built, players, str
                     st = lib.lib.tb_probe_position(base.handle, ctypes.byref(pos), -1,
                                                    ctypes.byref(v))
                     want = tb.lookup(text, game=GAME, lone=lone)
-                    if STATUS[st] == "over":
-                        assert (outcome[v.result], 0, None) == \
-                            (want.outcome, want.distance, want.best_move), (text, lone)
-                        continue
-                    assert st == 0, (text, lone, STATUS[st])
+                    assert st == 0, (text, lone, STATUS[st])  # a finished game: distance 0
                     move = lib.move_text(pos, v.move) if v.move >= 0 else None
                     assert (outcome[v.result], v.distance, move) == \
                         (want.outcome, want.distance, want.best_move), (text, lone)
@@ -309,3 +318,17 @@ def test_the_kingmaker_counts_are_the_references(built, players):
                            [2 if players == 4 else 1]).fetchall()  # (two tables: 4)
     assert [r[1] for r in rows] == own and [r[2] for r in rows] == lost
     assert sum(own) == legal
+
+
+@pytest.mark.parametrize("holes, players, stride", [(13, 6, 31), (37, 3, 7)])
+def test_a_positions_moves_are_the_references_children(holes, players, stride):
+    """``SmallStarPosition``'s moves (hop chains through any point, resting only on the centre
+    and the mover's own points, the pass, none once the game is over) lead to exactly the
+    reference's children, and each move's text plays back to its position."""
+    ref = naive.Star(STAR_SIZES[holes], players)
+    for cells, mover in naive.reachable(ref, 1)[::stride]:
+        pos = SmallStarPosition(holes, players, tuple(cells), mover)
+        got = sorted((p.cells, p.mover) for p in (pos.after_pair(s, t) for s, t in pos.pairs))
+        assert got == sorted(naive.children(ref, cells, mover)), pos.text
+        for move in pos.legal_moves()[:3]:
+            assert pos.push(str(move)) in [pos.after_pair(s, t) for s, t in pos.pairs]

@@ -189,3 +189,18 @@ def test_the_readme_python_example(here):
                        timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines()[0] == said, r.stdout
+
+
+def test_the_star_examples_build_and_look_up_what_they_say(tmp_path):
+    """docs/the-games.md's 13-hole star: the build makes the slots its comment counts, and the
+    lookup of the start says what the text beside it says (no player forces its own win, the
+    others force each to lose, lone player 1 in 9 plies)."""
+    args, said = example("tbdb build chinese-checkers --board star13 --players 3 --pieces 1")
+    out = run(args + ["--no-progress"], tmp_path)
+    slots = re.match(r"([\d,]+) slots", said).group(1)
+    assert f"({slots} rows)" in out, out
+    args, _ = example("tbdb lookup chinese-checkers 'star13-3 1/..../.../3..2/. 1'  ")
+    out = run(args, tmp_path)
+    assert re.search(r"^own win: +none$", out, re.M), out
+    assert re.search(r"^forced loss: 1, 2, 3$", out, re.M), out
+    assert "the lone player):\noutcome:   loss in 9 plies" in out, out

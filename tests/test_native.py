@@ -66,6 +66,8 @@ def _compare(base, tb, game_name: str, positions, m: int = 0):
     arrays = game.encode_batch(positions)
     sides = arrays[1] if len(arrays) > 1 else np.zeros(len(positions), np.int8)
     ep = arrays[2] if game_name == "chess" else None  # chess: boards, turns, ep squares
+    if m < 0:  # a small star (m = -holes): its players in the constraint column
+        ep = np.full(len(positions), positions[0].players, np.int32)
     got = base.probe_rows(game_name, arrays[0], sides, m, constraints=ep)
     bad = np.flatnonzero(got[0] != 0)
     assert not len(bad), (positions[bad[0]].text, STATUS[int(got[0, bad[0]])])
@@ -110,11 +112,18 @@ def test_cdc_every_slot_equals_python(lib, both, probe_dir):
         assert _compare_texts(lib, base, tb, "cdc", texts) == len(texts)
 
 
+def _cc_board(table: str) -> int:
+    """compare.c's M of a Chinese Checkers table: the rhombus size, or -holes of a star's."""
+    if table.startswith("star"):
+        return -int(table[4:].split("-")[0])
+    return int(table.split("x")[0])
+
+
 def test_chinese_checkers_every_slot_equals_python(lib, both, probe_dir):
     base, tb = both
     n = 0
     for table, texts in _slot_texts(probe_dir, "chinese-checkers"):
-        n += _compare_texts(lib, base, tb, "chinese-checkers", texts, m=int(table.split("x")[0]))
+        n += _compare_texts(lib, base, tb, "chinese-checkers", texts, m=_cc_board(table))
     assert n > 100
 
 
@@ -899,7 +908,7 @@ def test_direct_cells_answer_every_slot_as_the_streams_do(lib, both, direct_dir)
         for game in ("cdc", "chinese-checkers"):
             n = 0
             for table, texts in _slot_texts(direct_dir, game):
-                m = int(table.split("x")[0]) if game == "chinese-checkers" else 0
+                m = _cc_board(table) if game == "chinese-checkers" else 0
                 n += _compare_texts(lib, base, tb, game, texts, m)
             assert n > (1000 if game == "cdc" else 100)
         for (game, table), e in sorted(ProbeDir(direct_dir).entries.items()):

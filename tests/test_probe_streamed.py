@@ -185,7 +185,7 @@ def test_a_bad_chunk_setting_is_one_line(streamed_dirs, tmp_path, monkeypatch, c
 
 def test_the_c_prober_reads_a_streamed_export(streamed_dirs):
     from tests.native_lib import Lib
-    from tests.test_native import _compare_texts
+    from tests.test_native import _cc_board, _compare_texts
     _, out, entries = streamed_dirs
     lib = Lib()
     base = lib.open(out["three"], Lib.VERIFY)  # checksums checked by C as it opens
@@ -196,7 +196,7 @@ def test_the_c_prober_reads_a_streamed_export(streamed_dirs):
                 if name not in ("cdc", "chinese-checkers"):
                     continue
                 g = games.get(name)
-                m = int(table.split("x")[0]) if name == "chinese-checkers" else 0
+                m = _cc_board(table) if name == "chinese-checkers" else 0
                 # 1,500 random slots, about a hundred in each of KCvP's blocks (test_native
                 # compares every slot of the whole-stream files; a slot's text costs a ms)
                 slots = rnd.sample(range(e["slots"]), min(1500, e["slots"]))

@@ -192,9 +192,10 @@ int tb_probe_star_distance(const tb_base *tb, const int8_t cells[121], int goal,
  * with equal marbles: cells row by row from the top tip (0 empty, else the player 1..players),
  * mover 1..players, and the lone player 1..players who plays against the coalition of the
  * others -> the value for the mover's side (TB_WIN: its side forces a win), the distance in
- * plies, the best move (from * 64 + to; 4096 the pass); TB_GAME_OVER when the last mover has
- * won.  A parsed position has m = -holes, pieces = players, side = mover, constraint = the lone
- * player (1: set it after tb_parse to ask for another). */
+ * plies, the best move (from * 64 + to; 4096 the pass); a finished game (the last mover has
+ * won) its winner's side's result at distance 0, TB_ILLEGAL where another player has all its
+ * marbles home.  A parsed position has m = -holes, pieces = players, side = mover,
+ * constraint = the lone player (1: set it after tb_parse to ask for another). */
 int tb_probe_cc_star(const tb_base *tb, int holes, int players, const int8_t *cells, int mover,
                      int lone, tb_value *v);
 

@@ -247,13 +247,8 @@ int tb_probe_cc_star(const tb_base *tb, int holes, int players, const int8_t *ce
     for (int p = 2; p <= n; p++)
         if (count[p] != m) return tb_finish(v, TB_INVALID);
     if (m < 1 || m > k * (k + 1) / 2) return tb_finish(v, TB_INVALID);
-    int st = status_of(k, n, cells, mover);
-    if (st == ILLEGAL_POSITION) return tb_finish(v, TB_INVALID);
-    if (st == OVER) {
-        int last = (mover - 2 + n) % n + 1;
-        v->result = ((last == lone) == (mover == lone)) ? TB_WIN : TB_LOSS;
-        return tb_finish(v, TB_GAME_OVER);
-    }
+    /* a finished game is in the table too (its winner's side won, at distance 0) */
+    if (status_of(k, n, cells, mover) == ILLEGAL_POSITION) return tb_finish(v, TB_ILLEGAL);
     int stored = stored_lone(n, lone), shift = lone - stored;
     char name[TB_NAME_MAX];
     snprintf(name, sizeof name, "star%d-%d-%d-lone%d", holes, n, m, stored);

@@ -1,7 +1,7 @@
 /* Probe many array-form rows in one process, for the tests' comparisons with Python:
  *   compare DIR GAME WIDTH ROWS OUT [M]
  * ROWS: n records of WIDTH int8 cells (Shogi: 81 squares, then the hands' 2 x 8), then int32 side (Oware: plies left) and int32
- * constraint (UTTT); OUT: n records of int32 status, result (Oware: score), distance, move.
+ * constraint (UTTT; a small star's players); OUT: n records of int32 status, result (Oware: score), distance, move.
  * Every row is probed three times, on a base opened plainly, on one opened with TB_OPEN_INDEX and
  * TB_OPEN_VERIFY, and on a lazy one (TB_OPEN_LAZY | TB_OPEN_INDEX | TB_OPEN_VERIFY: each file
  * opened by the first row that needs it): a row they answer differently exits 3 naming it. */
@@ -36,7 +36,10 @@ int main(int argc, char **argv)
         tb_value v;
         switch (game) {
         case TB_CDC: tb_probe_cdc(tb, cells, extra[0], &v); break;
-        case TB_CHINESE_CHECKERS: tb_probe_chinese_checkers(tb, m, cells, extra[0], &v); break;
+        case TB_CHINESE_CHECKERS:   /* m < 0: a small star of -m holes, players in constraint */
+            if (m < 0) tb_probe_cc_star(tb, -m, extra[1], cells, extra[0], 1, &v);
+            else tb_probe_chinese_checkers(tb, m, cells, extra[0], &v);
+            break;
         case TB_TICTACTOE: tb_probe_tictactoe(tb, cells, &v); break;
         case TB_UTTT: tb_probe_uttt(tb, cells, extra[0], extra[1], 0, &v); break;
         case TB_OWARE: tb_probe_oware(tb, cells, extra[0], &v); v.result = v.score; break;

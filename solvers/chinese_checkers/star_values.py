@@ -26,12 +26,16 @@ PASS_CODE = 64 * 64
 
 
 @parallel_kernel
-def mover_values(lone, n, tables, unrank_tables, state, result, distance, best):
-    """``result`` int8, ``distance`` int16 and ``best`` int16 of every slot from ``state``."""
+def mover_values(lone, n, tables, unrank_tables, state, first, last, result, distance, best):
+    """``result`` int8, ``distance`` int16 and ``best`` int16 of the slots of placements
+    ``first`` .. ``last`` - 1 (the arrays' slot 0 is placement ``first``'s) from ``state``."""
     (region_mask, region_size, region_players, region_np, cell_j, comp_id, offsets, binom,
      step, hop_over, hop_land, rest, goal) = tables
-    placements = state.shape[0] // n
-    blocks = (placements + BLOCK - 1) // BLOCK
+    # blocks small enough that a chunk's give every task several, strided over the chunk:
+    # prange hands each thread a run of tasks, and a chunk of fewer blocks than tasks left the
+    # second thread idle
+    size = min(BLOCK, max(1, (last - first) // (4 * TASKS)))
+    blocks = (last - first + size - 1) // size
     ranks_of, masks_of = task_scratch(n, unrank_tables[1].shape[0])
     most = (unrank_tables[0].shape[0] - 1) * step.shape[0]
     children_of = np.zeros((TASKS, most), np.int64)
@@ -40,33 +44,34 @@ def mover_values(lone, n, tables, unrank_tables, state, result, distance, best):
         ranks, masks = ranks_of[task], masks_of[task]
         children, moved = children_of[task], moved_of[task]
         for b in range(task, blocks, TASKS):
-            for pl in range(b * BLOCK, min(placements, (b + 1) * BLOCK)):
+            for pl in range(first + b * size, min(last, first + (b + 1) * size)):
                 occ = unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
                 for mover in range(1, n + 1):
                     slot = pl * n + mover - 1
+                    out = slot - first * n
                     code = np.int64(state[slot])
-                    best[slot] = -1
+                    best[out] = -1
                     if code == ILLEGAL_CODE:
-                        result[slot] = ILLEGAL
-                        distance[slot] = 0
+                        result[out] = ILLEGAL
+                        distance[out] = 0
                         continue
                     side = 0 if mover == lone else 1
                     if code >= DECIDED:
                         d = (code - DECIDED) // 2
                         w = (code - DECIDED) % 2
-                        result[slot] = WIN if w == side else LOSS
-                        distance[slot] = d
+                        result[out] = WIN if w == side else LOSS
+                        distance[out] = d
                         if d == 0:
                             continue
                         want_lo = DECIDED + 2 * (d - 1) + w
                         want_hi = want_lo
                     else:
-                        result[slot] = DRAW
-                        distance[slot] = 0
+                        result[out] = DRAW
+                        distance[out] = 0
                         want_lo = 1
                         want_hi = MANY
                     if not can_move(masks, mover, occ, rest, step, hop_over, hop_land):
-                        best[slot] = PASS_CODE
+                        best[out] = PASS_CODE
                         continue
                     nxt = mover % n + 1
                     found = moved_slots(masks, mover, occ, n, nxt, tables, state, children,
@@ -74,7 +79,7 @@ def mover_values(lone, n, tables, unrank_tables, state, result, distance, best):
                     for i in range(found):
                         c = np.int64(state[children[i]])
                         if want_lo <= c <= want_hi:
-                            best[slot] = moved[i]
+                            best[out] = moved[i]
                             break
 
 
@@ -101,9 +106,9 @@ def _turned_slot(masks, turned, n, mover, shift, turn, tables):
 def kingmaker_counts(n, stored, turns, tables, unrank_tables, first, second, joint):
     """Over every legal position, how many single players force their own win as the lone
     player (own) and how many the others force to lose (lost): ``joint[own, lost]`` += 1.
-    ``stored[L - 1]``: the stored lone player answering lone L (1, or 2 with four players,
-    whose values are ``second``; lone 1's are ``first``, mover's side results); ``turns[s]``:
-    the cell map that turns the board back by s seats."""
+    ``stored[L - 1]``: the stored lone player answering lone L (1, or 2 with four players);
+    ``first`` and ``second``: lone player 1's and 2's state bytes (``star_compact``'s codes:
+    only who won is read); ``turns[s]``: the cell map that turns the board back by s seats."""
     (region_mask, region_size, region_players, region_np, cell_j, comp_id, offsets, binom,
      step, hop_over, hop_land, rest, goal) = tables
     placements = first.shape[0] // n
@@ -117,7 +122,7 @@ def kingmaker_counts(n, stored, turns, tables, unrank_tables, first, second, joi
             for pl in range(b * BLOCK, min(placements, (b + 1) * BLOCK)):
                 unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
                 for mover in range(1, n + 1):
-                    if first[pl * n + mover - 1] == ILLEGAL:
+                    if first[pl * n + mover - 1] == ILLEGAL_CODE:
                         continue
                     own = 0
                     lost = 0
@@ -128,12 +133,10 @@ def kingmaker_counts(n, stored, turns, tables, unrank_tables, first, second, joi
                         if shift != 0:
                             slot = _turned_slot(masks, turned, n, mover, shift, turns[shift],
                                                 tables)
-                        r = first[slot] if s == 1 else second[slot]
-                        if r == DRAW:
-                            continue
-                        # the mover in the stored frame is on the lone side iff it is lone
-                        lone_moves = mover == lone
-                        if (r == WIN) == lone_moves:
+                        code = np.int64(first[slot] if s == 1 else second[slot])
+                        if code < DECIDED or code == ILLEGAL_CODE:
+                            continue  # a draw
+                        if (code - DECIDED) % 2 == 0:
                             own += 1
                         else:
                             lost += 1

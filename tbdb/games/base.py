@@ -207,6 +207,9 @@ class Game:
     modes: tuple[str, ...] = ("edges", "edge-free", "compact")  # retrograde modes it supports
     position_type: type | None = None  # its position objects (tb.lookup accepts them)
     example_build: dict = {}  # options of a small build (conformance tests, docs)
+    # further small builds the conformance tests add to the example build's file, so that
+    # every kind of table a game has is checked (Chinese Checkers: a star's coalition table)
+    more_example_builds: tuple[dict, ...] = ()
     capabilities: frozenset[str] = frozenset()  # BATCH_FORM, OWN_PERFT, ... (module docstring)
 
     # ------------------------------------------------------------------ tables

@@ -9,6 +9,7 @@ coalition games; perft and distance tables on the 121-hole star.
     stars.py        ``StarSpace``: a small star's placements and their index
     star_build.py   the one-byte coalition solve, saved and resumed
     star_tables.py  the small stars' tables: names, build, lookups for every lone player
+    rhombus_batch.py  the rhombus's batch form checked
     game.py         ``ChineseCheckersGame``, the plug-in the registry names
 
 Kernels: ``tbdb.solvers.chinese_checkers``.  SQL views: ``cc_positions``, ``cc_distance``,

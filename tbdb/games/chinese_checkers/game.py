@@ -23,13 +23,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, \
-    MissingTableError, quote
-from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData, \
-    first_row_outside, require_integers
+from tbdb.errors import InvalidOptionError, InvalidPositionError, MissingTableError, quote
+from tbdb.games.base import BatchLocation, Game, Location, StatRow, Successor, TableData
 from tbdb.games.base import BATCH_FORM, DISTANCE_TABLES, OWN_PERFT  # capabilities
 from tbdb.games.chinese_checkers.position import (Position, StarPosition, check_players,
-                                                  perft_divide, rhombus_rules, tip_blocked)
+                                                  perft_divide, rhombus_rules)
+import tbdb.games.chinese_checkers.rhombus_batch as rhombus_batch
 import tbdb.games.chinese_checkers.star_tables as star_tables
 from tbdb.games.chinese_checkers.small_star import SmallStarPosition
 from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
@@ -38,7 +37,6 @@ from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, RhombusTable, c
                                                 distance_table_name, parse_distance_table_name,
                                                 parse_table_name, slots, table_name)
 from tbdb.options import Option
-from tbdb.solvers.chinese_checkers import index as kernels
 from tbdb.solvers.chinese_checkers import tables as space_kernels
 from tbdb.solvers.chinese_checkers.geometry import BOARD_SIZES, PIECE_COUNTS, rhombus
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, NONE, WIN
@@ -48,7 +46,6 @@ from tbdb.games import notation
 # beside its move code (``drop_repeated_parents``).  Whether a table fits in memory is the
 # build's --memory budget's call (5x5-6 has 2.4e9 slots: the compact mode on a big machine).
 MAX_SLOTS = (1 << 32) - 1
-BOARD_SQUARES = {m * m: m for m in BOARD_SIZES}
 
 
 @lru_cache(maxsize=8)
@@ -78,6 +75,7 @@ class ChineseCheckersGame(Game):
     views = "chinese_checkers.sql"
     position_type = Position
     example_build = {"board": 4, "pieces": 1}
+    more_example_builds = ({"board": "star13", "players": 3, "pieces": 1},)
     capabilities = frozenset({BATCH_FORM, DISTANCE_TABLES, OWN_PERFT})
     build_options = (
         Option("board", "the rhombus is BOARD x BOARD cells (3 to 9), or a small star of 13 or "
@@ -95,8 +93,9 @@ class ChineseCheckersGame(Game):
                "(default 1)", min=1, max=6),
     )
     perft_options = (
-        Option("board", "'star' (the 121-hole star) or the rhombus size 3..9 (for 'start')",
-               type=str, default="star", choices=("star",) + tuple(map(str, BOARD_SIZES))),
+        Option("board", "'star' (the 121-hole star), a small star (star13, star37, star73) or "
+               "the rhombus size 3..9 (for 'start')", type=str, default="star",
+               choices=("star",) + tuple(star_tables.BOARDS) + tuple(map(str, BOARD_SIZES))),
         Option("players", "players on the star: 2, 3, 4 or 6", default=2, min=2, max=6),
         Option("pieces", "pieces a side on the rhombus start position", default=1, min=1,
                max=6),
@@ -274,6 +273,8 @@ class ChineseCheckersGame(Game):
     def parse_for_perft(self, text: str, **options):
         if isinstance(text, str) and text.startswith("star-"):
             return StarPosition.parse(text)
+        if isinstance(text, str) and text.startswith("star") and text[4:5].isdigit():
+            return SmallStarPosition.parse(text)
         return Position.parse(text)
 
     def diagram(self, position) -> str | None:
@@ -397,7 +398,7 @@ class ChineseCheckersGame(Game):
             return star_tables.batch_locate(*star, lone)
         if lone is not None:
             raise InvalidOptionError("lone is for star positions, not rhombus rows")
-        boards, movers, m, pieces = _check_batch(boards, movers)
+        boards, movers, m, pieces = rhombus_batch.check_batch(boards, movers)
         n = len(boards)
         which = np.full(n, -1, np.int32)
         keys = np.zeros(n, np.int64)
@@ -411,7 +412,7 @@ class ChineseCheckersGame(Game):
             except InvalidOptionError as err:
                 raise MissingTableError(f"row {int(rows[0])}: no table holds it: {err}") \
                     from None
-            _check_legal(boards, movers, rows, m, p)
+            rhombus_batch.check_legal(boards, movers, rows, m, p)
             t = _table(m, p)
             which[rows] = len(tables)
             tables.append(t.name)
@@ -449,6 +450,9 @@ class ChineseCheckersGame(Game):
         if board == "star":
             check_players(players)
             return StarPosition.start(players)
+        if board in star_tables.BOARDS:
+            check_players(players)
+            return SmallStarPosition.start(star_tables.BOARDS[board], players)
         size = str(board)
         if not size.isdigit():  # ('7x7': int() said nothing of the board)
             raise InvalidOptionError(f"board {quote(board)} is 'star' or the rhombus size 3..9")
@@ -456,11 +460,16 @@ class ChineseCheckersGame(Game):
         return Position.start(int(size), pieces)
 
     def perft(self, position, depth: int, **options) -> int:
+        if isinstance(position, SmallStarPosition):
+            return star_tables.perft(position, depth)
         if isinstance(position, StarPosition):
             return perft_divide(position, depth)[0]
         return _rhombus_perft(position, depth)
 
     def divide(self, position, depth: int, **options) -> list[tuple[str, int]]:
+        if isinstance(position, SmallStarPosition):
+            return [(s.move, star_tables.perft(s.position, depth - 1))
+                    for s in star_tables.successors(position, None)] if depth else []
         if isinstance(position, StarPosition):
             if depth == 0:
                 return []
@@ -532,58 +541,3 @@ def _illegal_reason(position: Position) -> str:
                 f"(the game ended before its turn)")
     return ("with 6 pieces, the tip of a goal is empty and walled in by the other player "
             "(its two neighbours and the two cells beyond them along the edges)")
-
-
-def _check_batch(boards, movers) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """The batch arrays as int8, the board size and each row's pieces a side, or
-    ``ValueError`` naming the first bad row."""
-    boards = np.asarray(boards)
-    movers = np.asarray(movers)
-    if boards.ndim != 2 or boards.shape[1] not in BOARD_SQUARES or \
-            movers.shape != (len(boards),):
-        raise InvalidArrayError(f"expected boards of shape (n, M*M) with M from 3 to 9 (or (n, "
-                                f"13), (n, 37): a star's holes) and movers of shape (n,), got "
-                                f"{boards.shape} and {movers.shape}")
-    require_integers(boards=boards, movers=movers)
-    m = BOARD_SQUARES[boards.shape[1]]
-    bad = first_row_outside(boards, 0, 2)
-    if bad is not None:
-        raise InvalidArrayError(f"row {bad}: cells are 0 (empty), 1 or 2, got "
-                                f"{quote(boards[bad].tolist())}")
-    bad = first_row_outside(movers, 1, 2)
-    if bad is not None:
-        raise InvalidArrayError(f"row {bad}: the player to move is 1 or 2, got "
-                                f"{movers[bad].item()!r}")
-    boards = np.ascontiguousarray(boards.astype(np.int8, copy=False))  # codes 0..2 by now
-    ones, twos = np.empty(len(boards), np.int64), np.empty(len(boards), np.int64)
-    kernels.piece_counts(boards, ones, twos)
-    bad = np.flatnonzero((ones != twos) | ~np.isin(ones, PIECE_COUNTS) | (2 * ones > m * m))
-    if len(bad):
-        raise InvalidArrayError(f"row {int(bad[0])}: the players have {int(ones[bad[0]])} and "
-                                f"{int(twos[bad[0]])} pieces; each has one of {PIECE_COUNTS}")
-    return boards, np.ascontiguousarray(movers.astype(np.int8, copy=False)), m, ones
-
-
-def _check_legal(boards: np.ndarray, movers: np.ndarray, rows: np.ndarray, m: int,
-                 p: int) -> None:
-    """``ValueError`` for the first row (of ``rows``) whose mover has already won or, with 6
-    pieces, a goal whose empty tip the other player walls in."""
-    geo, nbr, goals = rhombus_rules(m, p)
-    whole = len(rows) == len(boards)  # (rows is then every row, in order: no copies)
-    sub = boards if whole else boards[rows]
-    mv = movers if whole else movers[rows]
-    illegal = np.zeros(len(rows), bool)
-    for player in (1, 2):
-        goal = np.array(goals[player])
-        at = sub[:, goal]
-        won = (at != 0).all(axis=1) & (at == player).any(axis=1)
-        illegal |= won & (mv == player)
-    if p == 6:
-        for i, row in enumerate(sub.tolist()):
-            if not illegal[i] and any(tip_blocked(row, nbr, q) for q in (1, 2)):
-                illegal[i] = True
-    if illegal.any():
-        r = int(rows[np.argmax(illegal)])
-        raise InvalidArrayError(f"row {r}: the position cannot arise (the player to move has "
-                                f"already won, or a goal's tip is walled in): "
-                                f"{quote(boards[r].tolist())}")

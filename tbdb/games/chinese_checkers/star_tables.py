@@ -20,9 +20,8 @@ from tbdb.games.base import BatchLocation, GameOver, Location, StatRow, Successo
     first_row_outside, require_integers
 from tbdb.games.chinese_checkers.small_star import PASS, SmallStarPosition, star_rules, \
     turn_cells
-from tbdb.games.chinese_checkers.star_build import solve_compact
+from tbdb.games.chinese_checkers.star_build import StarValues, solve_compact
 from tbdb.games.chinese_checkers.stars import SEATS, star_space
-from tbdb.retrograde.spaces import IndexValues
 from tbdb.solvers.chinese_checkers import star_values
 from tbdb.solvers.chinese_checkers.geometry import STAR_SIZES, star
 from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, WIN
@@ -108,33 +107,38 @@ def build(table: str, deps: dict, progress=None) -> TableData:
     stored lone player's table also counts the kingmakers (``kingmaker``)."""
     holes, players, marbles, lone = parse_table_name(table)
     space = star_space(holes, players, marbles)
-    slots = space.placements * players
     say = progress or (lambda *a: None)
 
     def log(level: int, done: int, made: int) -> None:
         say("levels", level + 1, level + 2 if done else level + 1)
 
     state = solve_compact(space, lone, log=log)
-    result = np.empty(slots, np.int8)
-    distance = np.empty(slots, np.int16)
-    best = np.empty(slots, np.int16)
-    star_values.mover_values(lone, players, space.compact_tables, space.unrank_tables, state,
-                             result, distance, best)
-    del state
-    values = IndexValues(result, distance, best, np.ones(slots, np.int8), mode="star-compact")
+    values = StarValues(space, lone, state)
     kings = None
     if lone == stored_lone(players)[-1]:
-        first = result if lone == 1 else np.asarray(deps[table_name(holes, players, marbles,
-                                                                    1)].result)
-        kings = kingmaker(holes, players, marbles, first, result)
+        first = state if lone == 1 else \
+            state_codes(deps[table_name(holes, players, marbles, 1)].result, players, 1)
+        kings = kingmaker(holes, players, marbles, first, state)
     return describe(table, values, kings)
+
+
+def state_codes(result: np.ndarray, players: int, lone: int) -> np.ndarray:
+    """A stored table's mover's side results as ``star_compact`` state codes of who won (what
+    ``kingmaker_counts`` reads of a table solved in an earlier build)."""
+    from tbdb.solvers.chinese_checkers import star_compact
+    mover = np.arange(len(result)) % players + 1
+    lone_wins = (result == WIN) == (mover == lone)
+    out = np.where(lone_wins, star_compact.DECIDED, star_compact.DECIDED + 1).astype(np.uint8)
+    out[result == DRAW] = 1
+    out[result == ILLEGAL] = star_compact.ILLEGAL_CODE
+    return out
 
 
 def kingmaker(holes: int, players: int, marbles: int, first: np.ndarray,
               second: np.ndarray) -> dict:
     """How many positions have k single players who force their own win as the lone player,
-    and j players whom the others force to lose: ``joint[k][j]`` (lone player 1's mover-side
-    results ``first``, lone player 2's ``second`` with four players)."""
+    and j players whom the others force to lose: ``joint[k][j]`` (lone player 1's state bytes
+    ``first``, lone player 2's ``second`` with four players)."""
     space = star_space(holes, players, marbles)
     turns = np.stack([turn_cells(holes, players, (-s) % players) for s in range(players)])
     stored = np.array([shift_of(players, p)[0] for p in range(1, players + 1)], np.int64)
@@ -146,22 +150,32 @@ def kingmaker(holes: int, players: int, marbles: int, first: np.ndarray,
             "all_draw": int(joint[0, 0])}
 
 
-def describe(table: str, values: IndexValues, kings: dict | None = None) -> TableData:
+def describe(table: str, values, kings: dict | None = None) -> TableData:
+    """What the store writes of a star table: per player to move, its positions by the
+    mover's side's result, counted a chunk at a time (``StarValues`` makes them then)."""
     holes, players, marbles, lone = parse_table_name(table)
-    stats = []
     n = players
-    illegal_total = 0
-    for mover in range(1, n + 1):
-        r = values.result[mover - 1::n]
-        d = values.distance[mover - 1::n]
-        counts = {k: int(np.count_nonzero(r == k)) for k in (WIN, DRAW, LOSS, ILLEGAL)}
-        illegal_total += counts[ILLEGAL]
-        side = "lone" if mover == lone else "coalition"
-        longest = {k: (int(d[r == k].max()) if counts[k] else None) for k in (WIN, LOSS)}
-        stats.append(StatRow(f"{table} player {mover} ({side})", n * marbles, str(mover),
-                             len(r), counts[WIN], counts[DRAW], counts[LOSS], counts[ILLEGAL],
-                             longest[WIN], longest[LOSS]))
-    size = len(values.result)
+    counts = np.zeros((n, 4), np.int64)  # per mover: WIN, DRAW, LOSS, ILLEGAL
+    longest = np.full((n, 2), -1, np.int64)  # per mover: the longest WIN, LOSS
+    for lo, result, distance in _results(values, lone, n):
+        movers = (lo + np.arange(len(result))) % n
+        for k, code in enumerate((WIN, DRAW, LOSS, ILLEGAL)):
+            at = result == code
+            counts[:, k] += np.bincount(movers[at], minlength=n)
+            if k in (0, 2) and at.any():
+                j = k // 2
+                top = np.full(n, -1, np.int64)
+                np.maximum.at(top, movers[at], distance[at].astype(np.int64))
+                longest[:, j] = np.maximum(longest[:, j], top)
+    stats = []
+    for m in range(n):
+        side = "lone" if m + 1 == lone else "coalition"
+        win, draw, loss, illegal = (int(x) for x in counts[m])
+        stats.append(StatRow(f"{table} player {m + 1} ({side})", n * marbles, str(m + 1),
+                             win + draw + loss + illegal, win, draw, loss, illegal,
+                             None if longest[m, 0] < 0 else int(longest[m, 0]),
+                             None if longest[m, 1] < 0 else int(longest[m, 1])))
+    size = values.size
     lones = n // len(stored_lone(n))  # the lone players each slot answers
     return TableData(
         storage="index", values=values,
@@ -169,7 +183,28 @@ def describe(table: str, values: IndexValues, kings: dict | None = None) -> Tabl
                 "answers_lone": [p for p in range(1, n + 1) if shift_of(n, p)[0] == lone],
                 **({"kingmaker": kings} if kings else {})},
         stats=stats, slots=size, raw_positions=size, positions_answered=size * lones,
-        illegal=illegal_total, mode=values.mode)
+        illegal=int(counts[:, 3].sum()), mode=values.mode)
+
+
+def _results(values, lone: int, n: int, step: int = 1 << 20):
+    """(lo, result, distance) of the mover's side, chunk by chunk: from a solve's state bytes
+    without the best moves' search (``StarValues``), else from the stored arrays."""
+    from tbdb.solvers.chinese_checkers import star_compact
+    # (a stored table read back packed has a ``state`` too: the store's codes, not these)
+    state = values.state if isinstance(values, StarValues) else None
+    for lo in range(0, values.size, step):
+        if state is None:
+            hi = min(values.size, lo + step)
+            yield lo, values.result[lo:hi], values.distance[lo:hi]
+            continue
+        code = state[lo:lo + step].astype(np.int16)
+        decided = (code >= star_compact.DECIDED) & (code != star_compact.ILLEGAL_CODE)
+        won_by = (code - star_compact.DECIDED) % 2  # 0 the lone player, 1 the coalition
+        mover_lone = (lo + np.arange(len(code))) % n + 1 == lone
+        result = np.where(decided, np.where((won_by == 0) == mover_lone, WIN, LOSS), DRAW)
+        result[code == star_compact.ILLEGAL_CODE] = ILLEGAL
+        distance = np.where(decided, (code - star_compact.DECIDED) // 2, 0)
+        yield lo, result.astype(np.int8), distance.astype(np.int16)
 
 
 def slot_text(table: str, slot: int) -> str:
@@ -417,3 +452,13 @@ def kingmaker_summary(position: SmallStarPosition, results: list) -> dict:
         if r.outcome != "draw":
             (own if (r.outcome == "win") == (position.mover == lone) else lost).append(lone)
     return {"own_win": own, "forced_loss": lost}
+
+
+def perft(position: SmallStarPosition, depth: int) -> int:
+    """Leaf positions ``depth`` plies below (a pass is a ply; a finished game has none)."""
+    if depth == 0:
+        return 1
+    if position.status != "playing":
+        return 0
+    space = star_space(position.holes, position.players, position.marbles)
+    return space.perft(position.cells, position.mover, depth)
