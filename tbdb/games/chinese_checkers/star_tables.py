@@ -16,7 +16,7 @@ import numpy as np
 
 from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionError, \
     MissingTableError, quote
-from tbdb.games.base import BatchLocation, GameOver, Location, StatRow, Successor, TableData, \
+from tbdb.games.base import BatchLocation, Location, StatRow, Successor, TableData, \
     first_row_outside, require_integers
 from tbdb.games.chinese_checkers.small_star import PASS, SmallStarPosition, star_rules, \
     turn_cells
@@ -212,10 +212,11 @@ def slot_text(table: str, slot: int) -> str:
     return SmallStarPosition.of_slot(holes, players, marbles, int(slot)).text
 
 
-def locate(position: SmallStarPosition, lone: int | None) -> Location | GameOver:
+def locate(position: SmallStarPosition, lone: int | None) -> Location:
     """Where lone player ``lone``'s value (1 when None) of ``position`` is stored: the slot of
     the board turned back onto a stored lone player; ``sym`` is the turn in seats.  A finished
-    game needs no table: WIN for the mover if the winner, who moved last, is on its side."""
+    game is stored too (as the rhombus's are, and as libtbprobe reads it): WIN at distance 0
+    for the mover if the winner, who moved last, is on its side."""
     n = position.players
     lone = 1 if lone is None else lone
     if not 1 <= lone <= n:
@@ -225,8 +226,6 @@ def locate(position: SmallStarPosition, lone: int | None) -> Location | GameOver
         raise InvalidPositionError(f"Chinese Checkers position {position.text!r} cannot arise: "
                                    f"a player other than the last to move has every marble on "
                                    f"its goal (the game would have ended before)")
-    if position.status == "over":
-        return GameOver(WIN if (position.last == lone) == (position.mover == lone) else LOSS)
     try:
         check_build(position.holes, n, position.marbles)
     except InvalidOptionError as err:
@@ -395,13 +394,9 @@ def batch_locate(boards: np.ndarray, movers: np.ndarray, lone: int | None) -> Ba
             raise InvalidArrayError(f"row {r}: the position cannot arise (a player other than "
                                     f"the last to move has every marble on its goal): "
                                     f"{quote(boards[r].tolist())}")
-        finished = rows[won_last]
-        over[finished] = np.where((last[won_last] == lone) == (mv[won_last] == lone), WIN,
-                                  LOSS)
-        stored, shift = shift_of(n, lone)
-        play = ~won_last
-        for m in np.unique(counts[play, 0]).tolist():
-            sel = play & (counts[:, 0] == m)
+        stored, shift = shift_of(n, lone)  # (a finished game's value is stored too)
+        for m in np.unique(counts[:, 0]).tolist():
+            sel = counts[:, 0] == m
             group = rows[sel]
             try:
                 check_build(holes, n, m)
