@@ -402,17 +402,39 @@ int tb_star_probe_position(const tb_base *tb, const tb_position *pos, tb_value *
                             pos->constraint ? pos->constraint : 1, v);
 }
 
-/* "star{H}-{N}-{M}-lone{L}" -> holes, players, marbles (0 if not such a name) */
+/* digits at *s (no sign, no leading zero, at most 4) into *out, *s moved past them; 0 if none */
+static int digits(const char **s, int *out)
+{
+    const char *p = *s;
+    int v = 0, n = 0;
+    if (*p == '0' && p[1] >= '0' && p[1] <= '9') return 0;
+    while (*p >= '0' && *p <= '9' && n < 4) { v = v * 10 + (*p++ - '0'); n++; }
+    if (!n || (*p >= '0' && *p <= '9')) return 0;
+    *s = p;
+    *out = v;
+    return 1;
+}
+
+static int literal(const char **s, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(*s, word, n) != 0) return 0;
+    *s += n;
+    return 1;
+}
+
+/* "star{H}-{N}-{M}-lone{L}" -> holes, players, marbles (0 if not such a name); parsed by hand,
+ * as the other games' names are (sscanf pulls 128-bit arithmetic into the WebAssembly build) */
 int tb_star_table_name(const char *s, int *holes, int *players, int *marbles)
 {
     int h, n, m, lone;
-    char tail;
-    if (sscanf(s, "star%d-%d-%d-lone%d%c", &h, &n, &m, &lone, &tail) != 4) return 0;
-    char again[TB_NAME_MAX];
-    snprintf(again, sizeof again, "star%d-%d-%d-lone%d", h, n, m, lone);
+    if (!literal(&s, "star") || !digits(&s, &h) || !literal(&s, "-") || !digits(&s, &n) ||
+        !literal(&s, "-") || !digits(&s, &m) || !literal(&s, "-lone") || !digits(&s, &lone) ||
+        *s)
+        return 0;
     int k = star_k(h);
-    if (strcmp(again, s) || !k || !valid_players(n) || m < 1 || m > k * (k + 1) / 2 ||
-        lone != stored_lone(n, lone) || (n != 4 && lone != 1) || lone > 2)
+    if (!k || !valid_players(n) || m < 1 || m > k * (k + 1) / 2 || lone < 1 ||
+        lone > (n == 4 ? 2 : 1))
         return 0;
     *holes = h; *players = n; *marbles = m;
     return 1;

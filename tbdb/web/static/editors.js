@@ -353,11 +353,24 @@ const uttt = {
 // ---------------------------------------------------------------- Chinese Checkers
 const STAR_ROWS = [1, 2, 3, 4, 13, 12, 11, 10, 9, 10, 11, 12, 13, 4, 3, 2, 1];
 function rhombusRows(m) { return [...Array(2 * m - 1).keys()].map(r => r < m ? r + 1 : 2 * m - 1 - r); }
+// a small star of size k (13, 37, 73 holes): its top point's rows, the hexagon's with the side
+// points, the bottom point's
+function smallStarRows(k) {
+  const top = [...Array(k).keys()].map(r => r + 1);
+  const middle = [...Array(2 * k + 1).keys()].map(r => 2 * k + 1 + Math.abs(k - r));
+  return [...top, ...middle, ...top.slice().reverse()];
+}
+const SMALL_STAR = /^star(13|37|73)-(\d)$/;  // kind "star37-3": the 37-hole star, 3 players
 function rowsOf(kind) {
+  const small = SMALL_STAR.exec(kind);
+  if (small) return smallStarRows({ 13: 1, 37: 2, 73: 3 }[small[1]]);
   return kind.startsWith("star") ? STAR_ROWS : rhombusRows(Number(kind.slice(8)));
 }
+const playersOf = kind => kind === "star-distance" ? 1 : SMALL_STAR.test(kind)
+  ? Number(SMALL_STAR.exec(kind)[2]) : kind.startsWith("star-") ? Number(kind.slice(5)) : 2;
 const chineseCheckers = {
-  // kind: "rhombus-M", "star-N" (N players) or "star-distance" (one player and its goal point)
+  // kind: "rhombus-M", "star-N" (N players), "starH-N" (a small star of H holes) or
+  // "star-distance" (one player and its goal point)
   parse(text) {
     const [head, rows, last] = text.trim().split(/\s+/);
     let kind, players;
@@ -365,6 +378,7 @@ const chineseCheckers = {
     if ((m = /^(\d+)x\d+-\d+$/.exec(head || ""))) { kind = `rhombus-${m[1]}`; players = 2; }
     else if (/^star-distance-\d+$/.test(head || "")) { kind = "star-distance"; players = 1; }
     else if ((m = /^star-(\d)$/.exec(head || ""))) { kind = `star-${m[1]}`; players = Number(m[1]); }
+    else if (SMALL_STAR.test(head || "")) { kind = head; players = playersOf(head); }
     else throw new Error("not a Chinese Checkers position");
     const cells = [...(rows || "").replaceAll("/", "")];
     if (cells.length !== rowsOf(kind).reduce((a, b) => a + b, 0)) throw new Error("wrong shape");
@@ -406,15 +420,18 @@ const chineseCheckers = {
   solo: s => s.kind === "star-distance",
   extras: s => [{ name: "kind", label: "board", value: s.kind, choices: [
     ...[3, 4, 5, 6, 7, 8, 9].map(m => [`rhombus-${m}`, `rhombus ${m}x${m}`]),
-    ...[2, 3, 4, 6].map(n => [`star-${n}`, `star, ${n} players`]), ["star-distance", "star, one player (distance)"]] }],
+    ...[2, 3, 4, 6].map(n => [`star-${n}`, `star, ${n} players`]),
+    ...[13, 37].flatMap(h => [2, 3, 4, 6].map(n => [`star${h}-${n}`, `${h}-hole star, ${n} players`])),
+    ["star-distance", "star, one player (distance)"]] }],
   setExtra(s, name, kind) {
-    const players = kind === "star-distance" ? 1 : kind.startsWith("star-") ? Number(kind.slice(5)) : 2;
+    const players = playersOf(kind);
     const size = rowsOf(kind).reduce((a, b) => a + b, 0);
     return { kind, players, cells: Array(size).fill("."), last: kind === "star-distance" ? "3" : "1" };
   },
   // the start of the board shown: the rhombus with as many pieces a side as player 1 has now
   startOptions: s => s.kind.startsWith("rhombus")
     ? { board: s.kind.slice(8), pieces: String(Math.min(6, Math.max(1, s.cells.filter(c => c === "1").length))) }
+    : SMALL_STAR.test(s.kind) ? { board: s.kind.split("-")[0], players: String(s.players) }
     : { board: "star", players: s.kind === "star-distance" ? "2" : s.kind.slice(5) },
 };
 
