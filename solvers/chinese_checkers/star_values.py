@@ -26,9 +26,12 @@ PASS_CODE = 64 * 64
 
 
 @parallel_kernel
-def mover_values(lone, n, tables, unrank_tables, state, first, last, result, distance, best):
+def mover_values(lone, n, tables, unrank_tables, state, first, last, with_best, result,
+                 distance, best):
     """``result`` int8, ``distance`` int16 and ``best`` int16 of the slots of placements
-    ``first`` .. ``last`` - 1 (the arrays' slot 0 is placement ``first``'s) from ``state``."""
+    ``first`` .. ``last`` - 1 (the arrays' slot 0 is placement ``first``'s) from ``state``;
+    without ``with_best`` the best moves are not searched for (left -1): a reader of results
+    and distances alone pays no move generation."""
     (region_mask, region_size, region_players, region_np, cell_j, comp_id, offsets, binom,
      step, hop_over, hop_land, rest, goal) = tables
     # blocks small enough that a chunk's give every task several, strided over the chunk:
@@ -45,7 +48,9 @@ def mover_values(lone, n, tables, unrank_tables, state, first, last, result, dis
         children, moved = children_of[task], moved_of[task]
         for b in range(task, blocks, TASKS):
             for pl in range(first + b * size, min(last, first + (b + 1) * size)):
-                occ = unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
+                occ = np.uint64(0)
+                if with_best:
+                    occ = unrank_masks(pl, n, region_mask, offsets, unrank_tables, ranks, masks)
                 for mover in range(1, n + 1):
                     slot = pl * n + mover - 1
                     out = slot - first * n
@@ -61,13 +66,15 @@ def mover_values(lone, n, tables, unrank_tables, state, first, last, result, dis
                         w = (code - DECIDED) % 2
                         result[out] = WIN if w == side else LOSS
                         distance[out] = d
-                        if d == 0:
+                        if d == 0 or not with_best:
                             continue
                         want_lo = DECIDED + 2 * (d - 1) + w
                         want_hi = want_lo
                     else:
                         result[out] = DRAW
                         distance[out] = 0
+                        if not with_best:
+                            continue
                         want_lo = 1
                         want_hi = MANY
                     if not can_move(masks, mover, occ, rest, step, hop_over, hop_land):

@@ -141,7 +141,8 @@ class StarValues:
 
     def chunks(self, step: int, best: bool = True):
         """(lo, result, distance, best or None, multiplicity) of slots lo .. lo + step (whole
-        placements: ``step`` is rounded up to a multiple of the players), in order."""
+        placements: ``step`` is rounded up to a multiple of the players), in order; without
+        ``best`` no best move is searched for."""
         from tbdb.solvers.chinese_checkers import star_values
         n = self.space.players
         per = max(1, -(-int(step) // n))
@@ -153,8 +154,8 @@ class StarValues:
             distance = np.empty(k, np.int16)
             moves = np.empty(k, np.int16)
             star_values.mover_values(self.lone, n, self.space.compact_tables,
-                                     self.space.unrank_tables, self.state, first, last, result,
-                                     distance, moves)
+                                     self.space.unrank_tables, self.state, first, last, best,
+                                     result, distance, moves)
             yield first * n, result, distance, moves if best else None, np.ones(k, np.int8)
 
     def _arrays(self) -> tuple:

@@ -18,8 +18,8 @@ from tbdb.errors import InvalidArrayError, InvalidOptionError, InvalidPositionEr
     MissingTableError, quote
 from tbdb.games.base import BatchLocation, Location, StatRow, Successor, TableData, \
     first_row_outside, require_integers
-from tbdb.games.chinese_checkers.small_star import PASS, SmallStarPosition, star_rules, \
-    turn_cells
+from tbdb.games.chinese_checkers.small_star import PASS, SMALL_HOLES, SmallStarPosition, \
+    star_rules, turn_cells
 from tbdb.games.chinese_checkers.star_build import StarValues, solve_compact
 from tbdb.games.chinese_checkers.stars import SEATS, star_space
 from tbdb.solvers.chinese_checkers import star_values
@@ -28,7 +28,7 @@ from tbdb.solvers.retrograde import DRAW, ILLEGAL, LOSS, WIN
 
 #: the boards a table is built for (the one-byte solve's bitboards hold up to 64 cells)
 BUILT_HOLES = (13, 37)
-BOARDS = {f"star{h}": h for h in (13, 37, 73)}
+BOARDS = {f"star{h}": h for h in SMALL_HOLES}
 _NAME = re.compile(r"star(13|37|73)-([2346])-([1-9][0-9]?)-lone([1-6])")
 
 
@@ -152,12 +152,13 @@ def kingmaker(holes: int, players: int, marbles: int, first: np.ndarray,
 
 def describe(table: str, values, kings: dict | None = None) -> TableData:
     """What the store writes of a star table: per player to move, its positions by the
-    mover's side's result, counted a chunk at a time (``StarValues`` makes them then)."""
+    mover's side's result, counted a chunk at a time (``StarValues`` makes them then, without
+    searching for best moves)."""
     holes, players, marbles, lone = parse_table_name(table)
     n = players
     counts = np.zeros((n, 4), np.int64)  # per mover: WIN, DRAW, LOSS, ILLEGAL
     longest = np.full((n, 2), -1, np.int64)  # per mover: the longest WIN, LOSS
-    for lo, result, distance in _results(values, lone, n):
+    for lo, result, distance, _, _ in values.chunks(1 << 20, best=False):
         movers = (lo + np.arange(len(result))) % n
         for k, code in enumerate((WIN, DRAW, LOSS, ILLEGAL)):
             at = result == code
@@ -184,27 +185,6 @@ def describe(table: str, values, kings: dict | None = None) -> TableData:
                 **({"kingmaker": kings} if kings else {})},
         stats=stats, slots=size, raw_positions=size, positions_answered=size * lones,
         illegal=int(counts[:, 3].sum()), mode=values.mode)
-
-
-def _results(values, lone: int, n: int, step: int = 1 << 20):
-    """(lo, result, distance) of the mover's side, chunk by chunk: from a solve's state bytes
-    without the best moves' search (``StarValues``), else from the stored arrays."""
-    from tbdb.solvers.chinese_checkers import star_compact
-    # (a stored table read back packed has a ``state`` too: the store's codes, not these)
-    state = values.state if isinstance(values, StarValues) else None
-    for lo in range(0, values.size, step):
-        if state is None:
-            hi = min(values.size, lo + step)
-            yield lo, values.result[lo:hi], values.distance[lo:hi]
-            continue
-        code = state[lo:lo + step].astype(np.int16)
-        decided = (code >= star_compact.DECIDED) & (code != star_compact.ILLEGAL_CODE)
-        won_by = (code - star_compact.DECIDED) % 2  # 0 the lone player, 1 the coalition
-        mover_lone = (lo + np.arange(len(code))) % n + 1 == lone
-        result = np.where(decided, np.where((won_by == 0) == mover_lone, WIN, LOSS), DRAW)
-        result[code == star_compact.ILLEGAL_CODE] = ILLEGAL
-        distance = np.where(decided, (code - star_compact.DECIDED) // 2, 0)
-        yield lo, result.astype(np.int8), distance.astype(np.int16)
 
 
 def slot_text(table: str, slot: int) -> str:
@@ -272,8 +252,8 @@ def successors(position: SmallStarPosition, lone: int | None) -> list[Successor]
 
 def verify(table: str, values) -> tuple[list[str], int]:
     """(examples, count) of slots whose value the rules and the children's stored values
-    contradict (``star_solve.check_coalition`` on the lone player's values) or whose best move
-    does not realise it."""
+    contradict (``star_solve.check_coalition`` on the lone player's values; the best moves are
+    not checked here)."""
     holes, players, marbles, lone = parse_table_name(table)
     space = star_space(holes, players, marbles)
     result = np.asarray(values.result)
@@ -290,16 +270,14 @@ def verify(table: str, values) -> tuple[list[str], int]:
 def diagram(position: SmallStarPosition) -> str:
     """The star's rows centred, each cell's symbol, with the cell numbers beside."""
     geo = star(STAR_SIZES[position.holes])
-    xs = [x for x, _, _ in geo.coords]
+    # a cell's column: 2x + y (x + y / 2 in half steps), so the rows interleave
+    column = [2 * x + y for x, y, _ in geo.coords]
+    lo, width = min(column), max(column) - min(column) + 1
     lines = []
     for row in geo.rows:
-        # a cell's column: 2x + y (x + y / 2 in half steps), so the rows interleave
-        cols = {2 * geo.coords[c][0] + geo.coords[c][1]: c for c in row}
-        lo = min(2 * x + geo.coords[i][1] for i, x in enumerate(xs))
-        width = max(2 * x + geo.coords[i][1] for i, x in enumerate(xs)) - lo + 1
         marks = [" "] * width
-        for col, c in cols.items():
-            marks[col - lo] = ".123456"[position.cells[c]]
+        for c in row:
+            marks[column[c] - lo] = ".123456"[position.cells[c]]
         lines.append("".join(marks) + "   " + " ".join(f"{c}" for c in row))
     return "\n".join(lines)
 
@@ -432,7 +410,7 @@ def batch_moves(codes: np.ndarray, sym: np.ndarray, out: np.ndarray) -> None:
         if not shift:
             continue
         rows = np.flatnonzero(star & (sym == code))
-        where = turn_cells({1: 13, 2: 37, 3: 73}[k], n, shift).astype(np.int64)
+        where = turn_cells(SMALL_HOLES[k - 1], n, shift).astype(np.int64)
         s, t = codes[rows] // 64, codes[rows] % 64
         out[rows] = where[s] * 64 + where[t]
 
