@@ -24,25 +24,31 @@ static int cells_of(int k) { return 6 * k * k + 6 * k + 1; }
 static int valid_players(int n) { return n == 2 || n == 3 || n == 4 || n == 6; }
 static int stored_lone(int n, int lone) { return n == 4 ? (lone - 1) % 2 + 1 : 1; }
 
-/* the region of each cell for n players (0 the hexagon, then one per point some player uses, by
- * point; -1 an unused point), and each player's three regions (hexagon, start, goal) */
-static int regions_of(int k, int n, int8_t *cell_region, int player_regions[][3], int *sizes)
+/* the regions of the star of size k for n players into t: each cell's (0 the hexagon, then one
+ * per point some player uses, by point; -1 an unused point), each player's three (hexagon,
+ * start, goal), a region's players in ascending order and its cells */
+static void layout_of(tb_star_table *t, int k, int n)
 {
     int used[6] = {0}, region_of_point[6], regions = 1;
     for (int p = 0; p < n; p++) used[SEATS[n][p]] = used[(SEATS[n][p] + 3) % 6] = 1;
     for (int q = 0; q < 6; q++) region_of_point[q] = used[q] ? regions++ : -1;
-    for (int r = 0; r < regions; r++) sizes[r] = 0;
+    t->regions = regions;
+    for (int r = 0; r < regions; r++) {
+        t->size[r] = t->nplayers[r] = 0;
+        for (int p = 0; p < MAX_PLAYERS; p++) t->slot_of[r][p] = -1;
+    }
     for (int c = 0; c < cells_of(k); c++) {
-        int q = SMALL_STAR_POINT[k][c];
-        cell_region[c] = (int8_t)(q < 0 ? 0 : region_of_point[q]);
-        if (cell_region[c] >= 0) sizes[cell_region[c]]++;
+        int q = SMALL_STAR_POINT[k][c], r = q < 0 ? 0 : region_of_point[q];
+        t->cell_region[c] = (int8_t)r;
+        if (r >= 0) t->cells[r][t->size[r]++] = (int8_t)c;
     }
     for (int p = 0; p < n; p++) {
-        player_regions[p][0] = 0;
-        player_regions[p][1] = region_of_point[SEATS[n][p]];
-        player_regions[p][2] = region_of_point[(SEATS[n][p] + 3) % 6];
+        int own[3] = {0, region_of_point[SEATS[n][p]], region_of_point[(SEATS[n][p] + 3) % 6]};
+        for (int j = 0; j < 3; j++) {
+            t->player_regions[p][j] = (int8_t)own[j];
+            if (t->slot_of[own[j]][p] < 0) t->slot_of[own[j]][p] = (int8_t)t->nplayers[own[j]]++;
+        }
     }
-    return regions;
 }
 
 static int64_t binom(int a, int b)
@@ -64,9 +70,8 @@ static int comp_id(int m, int a0, int a1)
 int tb_star_prepare(tb_file *f, int holes, int n, int m, char *err, size_t err_len)
 {
     tb_star_table *t = &f->g.star;
-    int k = star_k(holes), sizes[7], pr[MAX_PLAYERS][3];
-    int8_t cell_region[MAX_CELLS];
-    int regions = regions_of(k, n, cell_region, pr, sizes);
+    int k = star_k(holes);
+    layout_of(t, k, n);
     int ncomp = (m + 1) * (m + 2) / 2;
     int64_t vectors = 1;
     for (int p = 0; p < n; p++) vectors *= ncomp;
@@ -83,10 +88,13 @@ int tb_star_prepare(tb_file *f, int holes, int n, int m, char *err, size_t err_l
             int a0 = 0, c = comp[p];   /* comp_id's inverse */
             while (c >= m - a0 + 1) { c -= m - a0 + 1; a0++; }
             int a[3] = {a0, c, m - a0 - c};
-            for (int j = 0; j < 3; j++) parts[pr[p][j]][np[pr[p][j]]++] = a[j];
+            for (int j = 0; j < 3; j++) {
+                int r = t->player_regions[p][j];
+                parts[r][np[r]++] = a[j];
+            }
         }
-        for (int r = 0; r < regions && ways; r++) {
-            int free = sizes[r];
+        for (int r = 0; r < t->regions && ways; r++) {
+            int free = t->size[r];
             for (int j = 0; j < np[r]; j++) { ways *= binom(free, parts[r][j]); free -= parts[r][j]; }
             if (free < 0) ways = 0;
         }
@@ -119,23 +127,14 @@ uint64_t tb_star_heap_bytes(const tb_file *f)
  * other than m marbles */
 static int64_t rank_placement(const tb_star_table *t, const int8_t *cells)
 {
-    int k = t->k, n = t->players, m = t->marbles, sizes[7], pr[MAX_PLAYERS][3];
-    int8_t cell_region[MAX_CELLS];
-    int regions = regions_of(k, n, cell_region, pr, sizes);
-    int counts[MAX_PLAYERS][3] = {{0}}, slot_of[7][MAX_PLAYERS], np[7] = {0};
-    for (int r = 0; r < regions; r++)
-        for (int p = 0; p < n; p++) slot_of[r][p] = -1;
-    for (int p = 0; p < n; p++)   /* a region's players in ascending order */
-        for (int j = 0; j < 3; j++) {
-            int r = pr[p][j];
-            if (slot_of[r][p] < 0) slot_of[r][p] = np[r]++;
-        }
+    int k = t->k, n = t->players, m = t->marbles;
+    int counts[MAX_PLAYERS][3] = {{0}};
     for (int c = 0; c < cells_of(k); c++) {
         int p = cells[c];
         if (!p) continue;
-        int r = cell_region[c], j = 0;
+        int r = t->cell_region[c], j = 0;
         if (r < 0) return -1;
-        while (j < 3 && pr[p - 1][j] != r) j++;
+        while (j < 3 && t->player_regions[p - 1][j] != r) j++;
         if (j == 3) return -1;
         counts[p - 1][j]++;
     }
@@ -145,16 +144,15 @@ static int64_t rank_placement(const tb_star_table *t, const int8_t *cells)
         if (counts[p][0] + counts[p][1] + counts[p][2] != m) return -1;
         vid = vid * ncomp + comp_id(m, counts[p][0], counts[p][1]);
     }
-    for (int r = 0; r < regions; r++) {
-        int free = sizes[r];
-        for (int j = 0; j < np[r]; j++) {
+    for (int r = 0; r < t->regions; r++) {
+        int free = t->size[r];
+        for (int j = 0; j < t->nplayers[r]; j++) {
             int a = 0, fi = 0;
             int64_t rank = 0;
-            for (int c = 0; c < cells_of(k); c++) {
-                if (cell_region[c] != r) continue;
-                int q = cells[c];
-                if (q > 0 && slot_of[r][q - 1] >= 0 && slot_of[r][q - 1] < j) continue;
-                if (q > 0 && slot_of[r][q - 1] == j) rank += binom(fi, ++a);
+            for (int i = 0; i < t->size[r]; i++) {
+                int q = cells[t->cells[r][i]], at = q > 0 ? t->slot_of[r][q - 1] : -1;
+                if (q > 0 && at >= 0 && at < j) continue;   /* taken by a player before */
+                if (q > 0 && at == j) rank += binom(fi, ++a);
                 fi++;
             }
             within = within * binom(free, a) + rank;

@@ -61,6 +61,11 @@ typedef struct tb_star_table {   /* a small star's coalition table (cc_star.c) *
     int holes, k, players, marbles;
     int64_t vectors;         /* compositions of every player's marbles over its regions */
     int64_t *offsets;        /* vectors + 1: the placements before each vector (star_index) */
+    /* the regions (0 the hexagon, then the points someone uses), made once when opened */
+    int regions, size[7], nplayers[7];
+    int8_t cell_region[73];  /* -1: a point no one rests on */
+    int8_t player_regions[6][3], slot_of[7][6];   /* a player's place in a region, or -1 */
+    int8_t cells[7][37];     /* each region's cells, ascending */
 } tb_star_table;
 
 typedef struct tb_shogi_table {

@@ -30,7 +30,7 @@ from tbdb.games.chinese_checkers.position import (Position, StarPosition, check_
                                                   perft_divide, rhombus_rules)
 import tbdb.games.chinese_checkers.rhombus_batch as rhombus_batch
 import tbdb.games.chinese_checkers.star_tables as star_tables
-from tbdb.games.chinese_checkers.small_star import SmallStarPosition
+from tbdb.games.chinese_checkers.small_star import SmallStarPosition, names_a_small_star
 from tbdb.games.chinese_checkers.distance import (MOVE_RADIX, PREFIX, DistanceValues,
                                                   Placement, distance_table)
 from tbdb.games.chinese_checkers.tables import (DISTANCE_PIECES, RhombusTable, check_board,
@@ -254,7 +254,7 @@ class ChineseCheckersGame(Game):
     def parse(self, text: str) -> Position | Placement | SmallStarPosition:
         if isinstance(text, str) and text.startswith(PREFIX):
             return Placement.parse(text)
-        if isinstance(text, str) and text.startswith("star") and text[4:5].isdigit():
+        if names_a_small_star(text):
             return SmallStarPosition.parse(text)
         return Position.parse(text)
 
@@ -273,7 +273,7 @@ class ChineseCheckersGame(Game):
     def parse_for_perft(self, text: str, **options):
         if isinstance(text, str) and text.startswith("star-"):
             return StarPosition.parse(text)
-        if isinstance(text, str) and text.startswith("star") and text[4:5].isdigit():
+        if names_a_small_star(text):
             return SmallStarPosition.parse(text)
         return Position.parse(text)
 
@@ -337,8 +337,8 @@ class ChineseCheckersGame(Game):
                    ) -> list[Successor]:
         if isinstance(position, SmallStarPosition):
             return star_tables.successors(position, lone)
-        lone = isinstance(position, Placement)  # the lone player moves again
-        return [Successor(str(position.move_of(s, t)), position._after(s, t), same_side=lone)
+        solo = isinstance(position, Placement)  # the lone player moves again
+        return [Successor(str(position.move_of(s, t)), position._after(s, t), same_side=solo)
                 for s, t in position._move_pairs()]
 
     def derive_best(self, position, value: tuple, child_value) -> int:

@@ -29,6 +29,12 @@ PASS = "pass"
 _HEAD = re.compile(r"star(13|37|73)-([1-9])")
 
 
+def names_a_small_star(text) -> bool:
+    """Whether ``text`` is written as a small star's position ('star' and the holes' digits:
+    the parser then says what else is wrong with it)."""
+    return isinstance(text, str) and text.startswith("star") and text[4:5].isdigit()
+
+
 @lru_cache(maxsize=None)
 def star_rules(holes: int, players: int):
     """(neighbour lists, can_rest int8[n + 1, cells], in_goal int8[n + 1, cells])."""
