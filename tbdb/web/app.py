@@ -28,7 +28,7 @@ from tbdb.errors import (DamagedDatabaseError, DamagedTableError,
 from tbdb.options import resolve
 from tbdb.storage import storage_of
 from tbdb.db.connect import damaged, is_damage
-from tbdb.web import find, play
+from tbdb.web import find, lichess, play
 from tbdb.web.histogram import histogram
 
 STATIC = resources.files("tbdb.web") / "static"
@@ -143,6 +143,16 @@ class Explorer:
         except NotImplementedError as exc:
             raise _NoStart(str(exc)) from None
         return {"game": g.name, "position": g.text(position)}
+
+    def lichess(self, request: Request) -> dict:
+        """lila-tablebase's answer (``tbdb.web.lichess``): /standard, /standard/mainline."""
+        variant = request.url.path.strip("/").split("/")[0]
+        if variant != "standard":
+            raise lichess.not_served(variant)
+        answer = lichess.mainline if request.url.path.endswith("/mainline") else \
+            lichess.standard
+        with self.lock:
+            return answer(self.tb, request.query_params.get("fen"))
 
     def diagram(self, game_name: str, text: str | None) -> dict:
         g = games.get(game_name)
@@ -315,6 +325,9 @@ def create_app(db: str) -> Starlette:
         Route("/api/{game}/diagram", game_route(
             lambda request: explorer.diagram(request.path_params["game"],
                                              request.query_params.get("position")))),
+        # lila-tablebase's paths, for clients written for lichess's tablebase server
+        *[Route(f"/{variant}{tail}", _guarded(explorer.lichess, db))
+          for variant in ("standard",) + lichess.OTHER_VARIANTS for tail in ("", "/mainline")],
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
     @contextlib.asynccontextmanager

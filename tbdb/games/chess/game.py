@@ -444,11 +444,12 @@ class ChessGame(Game):
         return _lichess_fields(position, result.outcome, result.distance)
 
     def move_extras(self, position: Position, successor: Successor, move) -> dict:
-        """Per move, as lichess: ``uci``, ``san``, ``zeroing`` (a capture or pawn move) and the
-        value of the position after it for its side to move (``category``, ``dtm``, ...)."""
+        """Per move, as lichess: ``uci``, ``san``, ``zeroing`` (a capture or pawn move),
+        ``conversion`` (a capture or promotion: the move leaves the table) and the value of the
+        position after it for its side to move (``category``, ``dtm``, ...)."""
         m = Move.from_uci(successor.move)
         after = {"win": "loss", "loss": "win"}.get(move.outcome, move.outcome)
         distance = None if move.distance is None else max(0, move.distance - 1)
         return {"uci": successor.move, "san": san(position, m),
-                "zeroing": position.is_zeroing(m),
+                "zeroing": position.is_zeroing(m), "conversion": position.is_conversion(m),
                 **_lichess_fields(successor.position, after, distance)}

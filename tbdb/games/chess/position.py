@@ -269,6 +269,11 @@ class Position:
         """A capture or pawn move (what resets the 50-move counter)."""
         return self.board[move.from_sq] & 7 == PAWN or self.board[move.to_sq] != 0
 
+    def is_conversion(self, move: Move) -> bool:
+        """A capture (en passant too) or a promotion: what changes the material."""
+        return self.board[move.to_sq] != 0 or move.promotion != 0 or \
+            (move.to_sq == self.ep and self.board[move.from_sq] & 7 == PAWN)
+
     @classmethod
     def from_board(cls, board) -> Position:
         """From a ``chess.Board`` (python-chess): its pieces read from its bitboards (python-chess
