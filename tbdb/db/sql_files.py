@@ -42,6 +42,12 @@ def game_view_files() -> list:
     return sorted((sql_dir() / "games").glob("*.sql"))
 
 
+def function_view_files() -> list:
+    """The views over tbdb's SQL functions (``sql/functions/*.sql``), made TEMP on each of
+    tbdb's own connections where the functions are registered."""
+    return sorted((sql_dir() / "functions").glob("*.sql"))
+
+
 _PROBE = "__tbdb_probe"
 
 

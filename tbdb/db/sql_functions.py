@@ -10,11 +10,13 @@ in a query.
     tb_position(game, table, idx) the text of the position stored in slot ``idx`` of an index
                                  table (the readable form of ``tb_index_values``' rows); NULL
                                  for a slot outside the table
+    chess_san(fen, uci)          the SAN of a UCI move in a chess position
     tb_row(game, position)       a table macro: the stored values row of the position (one
                                  branch per storage kind; score runs: the run with the most
                                  plies left, its ``score`` in the last column)
 
-Malformed text is an error quoting it, as everywhere.  Other DuckDB clients do not have these
+The views over these functions (``sql/functions/``: ``chess_positions``) are made TEMP beside
+them.  Malformed text is an error quoting it, as everywhere.  Other DuckDB clients do not have these
 functions (they are registered by tbdb on its connections, not stored in the file).
 """
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import duckdb
 
 from tbdb import games
+from tbdb.db.sql_files import function_view_files, statements
 from tbdb.errors import MissingTableError
 from tbdb.games.base import GameOver
 
@@ -82,6 +85,9 @@ def register(store, prober_type) -> Registration:
         except duckdb.CatalogException:
             pass  # this database instance has them already
     store.con.execute(tb_row_sql())
+    for path in function_view_files():
+        for statement in statements(path):
+            store.con.execute(statement)
     return mine
 
 
@@ -154,6 +160,14 @@ def _create(con, path: str) -> None:
         except (IndexError, ValueError):  # a slot outside the table
             return None
 
+    def chess_san(fen, uci):
+        if fen is None or uci is None:
+            return None
+        from tbdb.games.chess.position import Move, Position, san
+        return san(Position.parse(fen), Move.from_uci(uci))
+
+    con.create_function("chess_san", chess_san, ["VARCHAR", "VARCHAR"], "VARCHAR",
+                        null_handling="special", side_effects=False)
     for name, fn, kind in (("tb_lookup", tb_lookup, LOOKUP_TYPE),
                            ("tb_canonical", tb_canonical, "VARCHAR"),
                            ("tb_locate", tb_locate, LOCATE_TYPE)):
