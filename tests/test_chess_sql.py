@@ -98,3 +98,31 @@ def test_tb_position_is_slot_text_for_every_index_game(tb):
         g.coerce(text)  # the text reads back as a position of its game
     (outside,), = tb.sql("SELECT tb_position('chess', 'KPvK', 10000000)").fetchall()
     assert outside is None
+
+
+def test_slot_texts_is_slot_text_slot_by_slot():
+    """The vector form tb_position uses: every slot of KPvK and KQvK (broken slots too, where
+    two pieces share a square) and slots past the end, one by one against ``slot_text``."""
+    import numpy as np
+    from tbdb import games
+    from tbdb.games.chess.material import Material
+    from tbdb.games.chess.tables import table_slots
+    g = games.get("chess")
+    for table in ("KPvK", "KQvK"):
+        size = table_slots(Material.parse(table))
+        slots = np.arange(size + 3)
+        one_by_one = [g.slot_text(table, int(s)) if s < size else None for s in slots]
+        assert g.slot_texts(table, slots) == one_by_one
+
+
+def test_sparse_placement_is_the_board_placement():
+    import random
+    from tbdb.games.chess.position import Position, sparse_placement
+    rng = random.Random(5)
+    for _ in range(3000):
+        squares = rng.sample(range(64), rng.randint(0, 7))
+        codes = [rng.choice([1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14]) for _ in squares]
+        board = [0] * 64
+        for sq, c in zip(squares, codes):
+            board[sq] = c
+        assert sparse_placement(zip(squares, codes)) == Position(tuple(board), 0, -1).placement

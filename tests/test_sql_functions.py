@@ -46,3 +46,27 @@ def test_the_functions_work_in_tbdb_sql_and_leave_the_file_alone(kcvp_db, capsys
                  ".best_move AS m, tb_locate('cdc', '8/8/8/Pkc5 b').table_name AS t"]) == 0
     assert capsys.readouterr().out.splitlines() == ["m,t", "c1xa1,KCvP"]
     assert open(kcvp_db, "rb").read() == before
+
+
+def test_the_functions_outlive_the_tablebase_that_registered_them(kcvp_db):
+    """Two tablebases on one file share DuckDB's instance and so its functions: closing the
+    first (whose registration made them) left the second calling freed memory, a segfault.
+    Run in a child process, so that a crash is a failure, not the end of the test run."""
+    import subprocess
+    import sys
+    script = (
+        "import gc, tbdb\n"
+        f"first = tbdb.open({kcvp_db!r})\n"
+        "first.sql('SELECT 1').fetchall()\n"
+        f"second = tbdb.open({kcvp_db!r})\n"
+        "first.close(); del first; gc.collect()\n"
+        "junk = [object() for _ in range(100000)]\n"
+        "print(second.sql(\"SELECT tb_lookup('cdc', '8/8/8/pKC5 r').outcome, "
+        "tb_canonical('cdc', '8/8/8/Pkc5 b')\").fetchall())\n"
+        "second.close()\n"
+        f"third = tbdb.open({kcvp_db!r})\n"  # the instance closed with the second: made anew
+        "print(third.sql(\"SELECT tb_lookup('cdc', '8/8/8/pKC5 r').outcome\").fetchall())\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.splitlines() == ["[('win', '8/8/8/pKC5 r')]", "[('win',)]"], out.stdout

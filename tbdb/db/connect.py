@@ -243,6 +243,13 @@ def connect(path: str, read_only: bool, values: bool = True) -> duckdb.DuckDBPyC
     return con
 
 
+def sibling(path: str) -> duckdb.DuckDBPyConnection:
+    """Another connection to the instance a read-only connection of this process holds on
+    ``path`` (the same configuration: DuckDB hands back that instance, sealed as it is), which
+    stays open when that one closes, as its cursors do not."""
+    return duckdb.connect(path, read_only=True, config=dict(_NO_EXTENSIONS))
+
+
 def values_files(con) -> list[str]:
     """The Parquet files (absolute paths) holding tables' values outside the database."""
     try:

@@ -10,7 +10,8 @@ in a query.
     tb_position(game, table, idx) the text of the position stored in slot ``idx`` of an index
                                  table (the readable form of ``tb_index_values``' rows); NULL
                                  for a slot outside the table
-    chess_san(fen, uci)          the SAN of a UCI move in a chess position
+    tb_move_name(game, position, move) a legal move as players write it in that position
+                                 (the game's ``move_name``: its players' notation, e.g. SAN)
     tb_row(game, position)       a table macro: the stored values row of the position (one
                                  branch per storage kind; score runs: the run with the most
                                  plies left, its ``score`` in the last column)
@@ -27,8 +28,9 @@ import os
 import duckdb
 
 from tbdb import games
+from tbdb.db.connect import sibling
 from tbdb.db.sql_files import function_view_files, statements
-from tbdb.errors import MissingTableError
+from tbdb.errors import DatabaseBusyError, MissingTableError
 from tbdb.games.base import GameOver
 
 LOOKUP_TYPE = "STRUCT(outcome VARCHAR, distance INTEGER, score INTEGER, best_move VARCHAR)"
@@ -48,8 +50,12 @@ def tb_row_sql() -> str:
 
 # DuckDB keeps functions per database instance, and a process opening one file twice shares
 # the instance: so the functions are registered once per file and answer through the most
-# recently opened of that file's live tablebases.
+# recently opened of that file's live tablebases.  They are registered on a connection of their
+# own, closed with the file's last tablebase: a function stays in the instance after the
+# connection that registered it has closed, but DuckDB frees what calls it then, and the next
+# call crashed the process (when a tablebase closed while another on the file stayed open).
 _LIVE: dict[str, list] = {}
+_HOLDERS: dict[str, duckdb.DuckDBPyConnection] = {}
 
 
 class Registration:
@@ -62,10 +68,14 @@ class Registration:
         live = _LIVE.get(self.path, [])
         if self in live:
             live.remove(self)
-        try:
-            self.inner.con.close()
-        except duckdb.Error:
-            pass
+        connections = [self.inner.con]
+        if not live and self.path in _HOLDERS:
+            connections.append(_HOLDERS.pop(self.path))
+        for con in connections:
+            try:
+                con.close()
+            except duckdb.Error:
+                pass
 
 
 def register(store, prober_type) -> Registration:
@@ -75,18 +85,22 @@ def register(store, prober_type) -> Registration:
     inner.con = store.con.cursor()
     path = os.path.realpath(store.path)  # DuckDB shares one instance per file
     mine = Registration(path, inner, prober_type(inner))
-    first = path not in _LIVE
-    _LIVE.setdefault(path, []).append(mine)
-    if first:
-        _create(store.con, path)
-    else:
+    if path not in _HOLDERS:
+        holder = sibling(store.path)  # (not a cursor: one closes with its connection)
         try:
-            _create(store.con, path)
+            _create(holder, path)
         except duckdb.CatalogException:
-            pass  # this database instance has them already
+            holder.close()
+            inner.con.close()
+            raise DatabaseBusyError(
+                f"{store.path!r} is open on another DuckDB connection of this process that "
+                f"outlived the tablebase which gave it tbdb's SQL functions; close it and "
+                f"open the tablebase again") from None
+        _HOLDERS[path] = holder
+    _LIVE.setdefault(path, []).append(mine)
     store.con.execute(tb_row_sql())
-    for path in function_view_files():
-        for statement in statements(path):
+    for file in function_view_files():
+        for statement in statements(file):
             store.con.execute(statement)
     return mine
 
@@ -99,6 +113,14 @@ def _current(path: str) -> Registration:
 
 
 def _create(con, path: str) -> None:
+    for name, fn, params, kind, vectors in _functions(path):
+        con.create_function(name, fn, params, kind, type="arrow" if vectors else "native",
+                            null_handling="special", side_effects=False)
+
+
+def _functions(path: str) -> list[tuple]:
+    """(name, function, parameter types, return type, whether it takes Arrow vectors) of each
+    function, answering through ``path``'s current registration."""
     def _game_position(game_name: str, text: str):
         g = games.get(game_name)
         return g, g.coerce(text)
@@ -150,28 +172,38 @@ def _create(con, path: str) -> None:
         except MissingTableError:
             return None
 
-    def tb_position(game_name, table, idx):
-        if game_name is None or table is None or idx is None:
-            return None
-        g = games.get(game_name)
-        g.check_table(table)
-        try:
-            return g.slot_text(table, int(idx))
-        except (IndexError, ValueError):  # a slot outside the table
-            return None
+    def tb_position(game_names, tables, idxs):
+        """A vector of rows at a time (an Arrow function): each (game, table)'s slots to
+        ``Game.slot_texts`` together, a slot outside its table NULL."""
+        import pyarrow as pa
+        game_names, tables, idxs = game_names.to_pylist(), tables.to_pylist(), idxs.to_pylist()
+        out = [None] * len(idxs)
+        groups: dict[tuple[str, str], list[int]] = {}
+        for row, key in enumerate(zip(game_names, tables)):
+            if key[0] is not None and key[1] is not None and idxs[row] is not None:
+                groups.setdefault(key, []).append(row)
+        for (game_name, table), rows in groups.items():
+            g = games.get(game_name)
+            g.check_table(table)
+            for row, text in zip(rows, g.slot_texts(table, [idxs[r] for r in rows])):
+                out[row] = text
+        return pa.array(out, pa.string())
 
-    def chess_san(fen, uci):
-        if fen is None or uci is None:
-            return None
-        from tbdb.games.chess.position import Move, Position, san
-        return san(Position.parse(fen), Move.from_uci(uci))
+    def tb_move_name(game_names, texts, moves):
+        import pyarrow as pa
+        out = []
+        for game_name, text, move in zip(game_names.to_pylist(), texts.to_pylist(),
+                                         moves.to_pylist()):
+            if game_name is None or text is None or move is None:
+                out.append(None)
+            else:
+                g, position = _game_position(game_name, text)
+                out.append(g.move_name(position, move))
+        return pa.array(out, pa.string())
 
-    con.create_function("chess_san", chess_san, ["VARCHAR", "VARCHAR"], "VARCHAR",
-                        null_handling="special", side_effects=False)
-    for name, fn, kind in (("tb_lookup", tb_lookup, LOOKUP_TYPE),
-                           ("tb_canonical", tb_canonical, "VARCHAR"),
-                           ("tb_locate", tb_locate, LOCATE_TYPE)):
-        con.create_function(name, fn, ["VARCHAR", "VARCHAR"], kind, null_handling="special",
-                            side_effects=False)
-    con.create_function("tb_position", tb_position, ["VARCHAR", "VARCHAR", "BIGINT"],
-                        "VARCHAR", null_handling="special", side_effects=False)
+    two = ["VARCHAR", "VARCHAR"]
+    return [("tb_lookup", tb_lookup, two, LOOKUP_TYPE, False),
+            ("tb_canonical", tb_canonical, two, "VARCHAR", False),
+            ("tb_locate", tb_locate, two, LOCATE_TYPE, False),
+            ("tb_position", tb_position, ["VARCHAR", "VARCHAR", "BIGINT"], "VARCHAR", True),
+            ("tb_move_name", tb_move_name, ["VARCHAR"] * 3, "VARCHAR", True)]

@@ -280,6 +280,17 @@ class Game:
         """The position text of a stored key (verify's examples)."""
         return f"key {key}"
 
+    def slot_texts(self, table: str, keys) -> list[str | None]:
+        """``slot_text`` of each key, None for one outside the table: SQL's ``tb_position``
+        asks a vector of rows at a time (a game may answer them together, faster)."""
+        out: list[str | None] = []
+        for key in keys:
+            try:
+                out.append(self.slot_text(table, key))
+            except (IndexError, ValueError):
+                out.append(None)
+        return out
+
     def slot_digits(self, table: str) -> tuple[int, ...] | None:
         """Index tables whose slot is a mixed-radix number: its digits' radices, most
         significant first (their product the table's slots).  A probe file may then hold the
@@ -368,6 +379,17 @@ class Game:
     def move_extras(self, position: Any, successor: Successor, move) -> dict:
         """Fields a game adds to one move of a lookup's ``moves`` (``MoveResult.extras``)."""
         return {}
+
+    def move_name(self, position: Any, move: str) -> str:
+        """A legal move as players write it in ``position`` (SQL's ``tb_move_name``): the
+        move's text, unless the game's players write moves otherwise (chess: SAN)."""
+        return move
+
+    def native_constraint(self, position: Any, options: dict) -> int | None:
+        """The constraint libtbprobe probes ``position`` with for a lookup given ``options``
+        (a small star's lone player), or None where C does not answer such a lookup (the
+        default: every lookup with options is the Python path's)."""
+        return None
 
     def by_children(self, position: Any) -> bool:
         """Whether ``position`` is one no table stores whose value the prober takes from its

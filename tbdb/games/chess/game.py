@@ -19,7 +19,8 @@ from tbdb.games.base import BatchLocation, Game, GameOver, Location, StatRow, Su
     TableData, first_row_outside, require_integers
 from tbdb.games.base import BATCH_FORM, OWN_PERFT  # capabilities
 from tbdb.games.chess.material import MAX_PIECES, MIN_PIECES, Material, all_materials, closure
-from tbdb.games.chess.position import LETTERS, Move, Position, looks_like_fen, san
+from tbdb.games.chess.position import LETTERS, Move, Position, looks_like_fen, san, \
+    sparse_placement
 from tbdb.games.chess.tables import ChessSpace, en_passant_keys
 from tbdb.options import Option
 from tbdb.solvers.chess import batch as batch_kernels
@@ -32,6 +33,11 @@ from tbdb.solvers.retrograde import DRAW, LOSS, tally
 DEFAULT_MAX_PIECES = 3
 _SYM = index_kernels.SYM.tolist()
 _INVERSE = index_kernels.INVERSE.tolist()
+
+
+@lru_cache(maxsize=512)
+def _material(name: str) -> Material:
+    return Material.parse(name)
 
 
 @dataclass(frozen=True)
@@ -240,7 +246,7 @@ class ChessGame(Game):
             fixed_positions=fixed, illegal=illegal, mode=values.mode)
 
     def slot_text(self, table: str, slot) -> str:
-        m = Material.parse(table)
+        m = _material(table)  # (SQL's tb_position asks once a row: parsing was most of it)
         slot, ep = int(slot), -1
         if slot >= 2 * m.half:  # an en passant slot
             slot, ep = (int(x) for x in ep_kernels.ep_square(
@@ -252,6 +258,27 @@ class ChessGame(Game):
         for c, s in zip(m.codes, sq.tolist()):
             board[s] = c
         return Position(tuple(board), side, ep).text
+
+    def slot_texts(self, table: str, keys) -> list[str | None]:
+        """The placements of a vector of slots unranked in one kernel call; the few en passant
+        slots and any outside the table one at a time."""
+        m = _material(table)
+        slots = np.asarray(keys, np.int64)
+        plain = np.flatnonzero((slots >= 0) & (slots < 2 * m.half))
+        squares = np.empty((len(plain), m.pieces), np.int64)
+        index_kernels.unrank_many(m.desc, slots[plain] % m.half, squares)
+        out: list[str | None] = [None] * len(slots)
+        if len(plain) < len(slots):  # en passant slots, or slots outside the table
+            rest = np.setdiff1d(np.arange(len(slots)), plain)
+            for row, text in zip(rest.tolist(), super().slot_texts(table, slots[rest].tolist())):
+                out[row] = text
+        codes = m.codes
+        for row, side, placed in zip(plain.tolist(), (slots[plain] // m.half).tolist(),
+                                     squares.tolist()):
+            # Position(...).text of the same board (a broken slot: the last piece on a square)
+            placement = sparse_placement(dict(zip(placed, codes)).items())
+            out[row] = f"{placement} {'wb'[side]} - - 0 1"
+        return out
 
     # ------------------------------------------------------------------ positions
 
@@ -430,6 +457,10 @@ class ChessGame(Game):
     def divide(self, position: Position, depth: int) -> list[tuple[str, int]]:
         return [(m.uci(), self.perft(position.push(m), depth - 1))
                 for m in position.legal_moves()]
+
+    def move_name(self, position: Position, move: str) -> str:
+        """SAN, as players write moves (the move given in UCI or SAN)."""
+        return san(position, position.move(move))
 
     def move_code(self, position: Position, move: str) -> int:
         return Move.from_uci(move).code

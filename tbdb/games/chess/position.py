@@ -32,6 +32,28 @@ del _char, _code
 _RUNS = [("1" * n, str(n)) for n in range(8, 1, -1)]
 
 
+def sparse_placement(pieces) -> str:
+    """The FEN placement of a board given as (square, piece code) pairs: for the few pieces of
+    an endgame, a walk over them, not over 64 squares (SQL's FEN column, a row at a time)."""
+    out: list[str] = []
+    rank, file = 7, 0
+    for sq, code in sorted(pieces, key=lambda p: (-(p[0] >> 3), p[0] & 7)):
+        r, f = sq >> 3, sq & 7
+        while rank > r:  # close this rank and any empty ones down to the piece's
+            out.append(f"{8 - file}/" if file < 8 else "/")
+            rank, file = rank - 1, 0
+        if f > file:
+            out.append(str(f - file))
+        out.append(_CHAR_OF[code])
+        file = f + 1
+    while rank >= 0:
+        out.append(str(8 - file) if file < 8 else "")
+        if rank:
+            out.append("/")
+        rank, file = rank - 1, 0
+    return "".join(out)
+
+
 def square_name(sq: Square) -> str:
     return "abcdefgh"[sq % 8] + str(sq // 8 + 1)
 
