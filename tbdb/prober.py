@@ -293,19 +293,34 @@ class Prober:
         Python route of the same steps was a large share of a warm lookup's time, more cold)."""
         if game.name in self._routes:
             return self._routes[game.name]
+        route = self._routes[game.name] = self._make_route(game, {}, -1)
+        return route
+
+    def option_route(self, game, position, options: dict):
+        """The route of a lookup with ``options`` that libtbprobe answers with a constraint in
+        place of the text's (``Game.native_constraint``: a star's lone player), made once per
+        constraint; None where C does not answer it."""
+        constraint = game.native_constraint(position, options)
+        if constraint is None:
+            return None
+        key = (game.name, constraint)
+        if key not in self._routes:
+            self._routes[key] = self._make_route(game, dict(options), constraint)
+        return self._routes[key]
+
+    def _make_route(self, game, options: dict, constraint: int):
         native = getattr(self.store, "native", None)
         if native is None or not native.serving(game):
-            self._routes[game.name] = None
             return None
         kind = type(game)
         extras = kind.lookup_extras is not Game.lookup_extras
         children = kind.by_children is not Game.by_children
-        # (``_source``'s options: one empty dict for every result, read only as ``**options``)
+        # (``_source``'s options: one dict for every result, read only as ``**options``)
         # a value without a stored best move: a DerivedBest (``lookup_python`` makes the same)
         derived = DerivedBest if storage_of(game).derives_best else None
         lookup = native.base.route(game.name, LookupResult,
-                                   (OUTCOMES[-1], OUTCOMES[0], OUTCOMES[1]), self, game, {},
-                                   self.store.native_open, derived)
+                                   (OUTCOMES[-1], OUTCOMES[0], OUTCOMES[1]), self, game,
+                                   options, self.store.native_open, derived, constraint)
         if extras or children:
             c_lookup = lookup
 
@@ -316,8 +331,7 @@ class Prober:
                 if r is not None and extras:
                     r.extras.update(game.lookup_extras(position, r))
                 return r
-        route = self._routes[game.name] = (game.position_type, lookup, game)
-        return route
+        return (game.position_type, lookup, game)
 
     def drop_routes(self) -> None:
         """Forget the routes (``Tablebase.close``): each holds libtbprobe's base, whose files
@@ -341,7 +355,7 @@ class Prober:
     def lookup_held(self, game, position, **options) -> LookupResult:
         """``lookup`` for a caller that holds the lock (``Tablebase.lookup``)."""
         position = game.coerce(position)
-        route = self.route(game) if not options else None  # C serves no lookup with options
+        route = self.route(game) if not options else self.option_route(game, position, options)
         if route is not None:  # C is asked here or not at all
             r = route[1](position)
             if r is not None:

@@ -116,16 +116,29 @@ def test_every_move_and_the_best_move_say_what_they_lead_to(built):
                 assert (best.outcome, best.distance) == (got.outcome, got.distance)
 
 
-def test_probe_files_answer_as_the_database_does(built):
-    ref = naive.Star(STAR_SIZES[13], 3)
-    with tbdb.open(built[3]) as db, tbdb.open(built["files3"]) as files:
-        for position in _reachable(ref)[::5]:
-            text = _text(13, 3, position)
-            for lone in (None, 1, 2, 3):
+@pytest.mark.parametrize("players", [3, 4])
+def test_probe_files_answer_as_the_database_does(built, players):
+    """Probe files against the database, every lone player; on the files a lookup with
+    ``lone=`` is answered in C (a route per lone player), its moves as the Python path's."""
+    from tbdb.probe_files import native
+    ref = naive.Star(STAR_SIZES[13], players)
+    with tbdb.open(built[players]) as db, tbdb.open(built[f"files{players}"]) as files:
+        base = files.prober.store.native.base if native.available() else None
+        for i, position in enumerate(_reachable(ref)[::7]):
+            text = _text(13, players, position)
+            for lone in (None,) + tuple(range(1, players + 1)):
                 opts = {} if lone is None else {"lone": lone}
+                before = base.answered if base else 0
                 a, b = db.lookup(text, game=GAME, **opts), files.lookup(text, game=GAME, **opts)
                 assert (a.outcome, a.distance, a.best_move) == \
-                    (b.outcome, b.distance, b.best_move)
+                    (b.outcome, b.distance, b.best_move), (text, lone)
+                if base and lone is not None:
+                    assert base.answered == before + 1, (text, lone)  # in C, not Python
+                if i % 10 == 0:
+                    assert [m.to_dict() for m in a.moves] == [m.to_dict() for m in b.moves]
+        # a lone player the star does not seat is Python's error, quoting it
+        with pytest.raises(ValueError, match=str(players + 1)):
+            files.lookup(_text(13, players, _reachable(ref)[0]), game=GAME, lone=players + 1)
 
 
 def test_a_finished_game_is_won_by_the_winners_side_and_a_foreign_point_refused(built):

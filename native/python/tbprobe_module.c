@@ -258,6 +258,8 @@ typedef struct {
     BaseObject *base;
     PyObject *game_name, *result_type, *outcomes[3], *prober, *game, *options, *on_missing,
              *derived_type;
+    int constraint;   /* the position's constraint for the probe (a star's lone player); -1:
+                       * the one its text gives */
 } RouteObject;
 
 static PyObject *s_text, *s__text, *s_game, *s_position, *s_outcome, *s_distance, *s_best_move,
@@ -319,6 +321,7 @@ static PyObject *Route_call(RouteObject *self, PyObject *const *args, size_t nar
     char err[256], move[64];
     int st = base->tb ? tb_parse(game, t, &pos, err, sizeof err) : TB_INVALID;
     if (st == TB_OK) {
+        if (self->constraint >= 0) pos.constraint = self->constraint;
         base->has_missing = 0;
         st = tb_probe_position(base->tb, &pos, -1, &v);
         if (base->nopened) flush_opened(base);
@@ -387,15 +390,20 @@ static PyTypeObject RouteType = {
 };
 
 /* route(game, result_type, outcomes, prober, game_object, options, on_missing
- * [, derived_type]) -> Route; outcomes: the texts of loss, draw and win */
+ * [, derived_type[, constraint]]) -> Route; outcomes: the texts of loss, draw and win;
+ * constraint >= 0: probe with it in place of the one the text gives (a star's lone player,
+ * from the lookup's options, which the caller has checked) */
 static PyObject *Base_route(BaseObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 7 || nargs > 8 || !PyUnicode_Check(args[0]) || !PyType_Check(args[1]) ||
+    long constraint = nargs == 9 ? PyLong_AsLong(args[8]) : -1;
+    if (constraint == -1 && PyErr_Occurred()) return NULL;
+    if (nargs < 7 || nargs > 9 || !PyUnicode_Check(args[0]) || !PyType_Check(args[1]) ||
             !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 3 ||
-            !PyCallable_Check(args[6]) || (nargs == 8 && args[7] != Py_None &&
-                                           !PyType_Check(args[7]))) {
+            !PyCallable_Check(args[6]) || (nargs >= 8 && args[7] != Py_None &&
+                                           !PyType_Check(args[7])) ||
+            constraint < -1 || constraint > 127) {
         PyErr_SetString(PyExc_TypeError, "route(game, result_type, (loss, draw, win), prober, "
-                        "game_object, options, on_missing[, derived_type])");
+                        "game_object, options, on_missing[, derived_type[, constraint]])");
         return NULL;
     }
     RouteObject *r = PyObject_GC_New(RouteObject, &RouteType);
@@ -409,7 +417,8 @@ static PyObject *Base_route(BaseObject *self, PyObject *const *args, Py_ssize_t 
     r->game = Py_NewRef(args[4]);
     r->options = Py_NewRef(args[5]);
     r->on_missing = Py_NewRef(args[6]);
-    r->derived_type = Py_NewRef(nargs == 8 ? args[7] : Py_None);
+    r->derived_type = Py_NewRef(nargs >= 8 ? args[7] : Py_None);
+    r->constraint = (int)constraint;
     PyObject_GC_Track(r);
     return (PyObject *)r;
 }
@@ -440,8 +449,8 @@ static PyMethodDef Base_methods[] = {
      "set_on_mapped(fn): fn(address, size) for each file the base opens itself."},
     {"route", (PyCFunction)(void (*)(void))Base_route, METH_FASTCALL,
      "route(game, result_type, (loss, draw, win), prober, game_object, options, on_missing"
-     "[, derived_type]) -> route(position): a LookupResult from one call, or None for the "
-     "Python path."},
+     "[, derived_type[, constraint]]) -> route(position): a LookupResult from one call, or "
+     "None for the Python path."},
     {NULL, NULL, 0, NULL}
 };
 

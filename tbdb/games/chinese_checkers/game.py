@@ -292,6 +292,13 @@ class ChineseCheckersGame(Game):
             lines.append(cells + "   " + numbers)
         return "\n".join(lines)
 
+    def native_constraint(self, position, options: dict) -> int | None:
+        """A small star's lone player: libtbprobe probes any (``tb_probe_cc_star``)."""
+        if isinstance(position, SmallStarPosition) and options.keys() == {"lone"} and \
+                1 <= options["lone"] <= position.players:
+            return options["lone"]
+        return None
+
     def locate(self, position: Position | Placement, lone: int | None = None) -> Location:
         if isinstance(position, SmallStarPosition):
             return star_tables.locate(position, lone)
