@@ -6,8 +6,10 @@
 -- swapped), the FEN, the side to move, its result, the distance to mate in plies (NULL for a
 -- draw) and the best move in UCI and SAN (a drawing move for a draw; NULL for a finished game
 -- or a --no-moves build); multiplicity: the positions of its material the row stands for (its
--- images under the board's symmetries).  Filter on material, result, distance or side_to_move first: the FEN and the SAN are
--- computed for the rows left (the FEN about 10 us a row, the SAN about 50 us).
+-- images under the board's symmetries).  Filter on material, result, distance or side_to_move
+-- first: the FEN and the SAN are computed for the rows left (the FEN about 10 us a row, the SAN
+-- about 50 us).  (side_to_move reads the slot, not the FEN, but for the rare en passant slots:
+-- read from the FEN, a filter on it would write every row's FEN first.)
 CREATE OR REPLACE TEMP VIEW chess_positions AS
 SELECT
     material,

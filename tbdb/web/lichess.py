@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tbdb import games
 from tbdb.errors import MissingTableError, TbdbError, quote
+from tbdb.games.chess.game import signed_dtm
 from tbdb.games.chess.position import Move, san
 
 #: lila-tablebase's other variants: their rules differ, so no chess table answers them
@@ -114,20 +115,17 @@ def mainline(tb, raw: str | None) -> dict:
     chess = games.get("chess")
     position = chess.coerce(read_fen(raw))
     r = tb.lookup(position, game="chess")
-    steps = []
-    if r.outcome != "draw":
-        board = position
-        for step in r.line():
-            dtm = 0 if step.distance is None else \
-                (step.distance if step.outcome == "win" else -step.distance)
-            steps.append({"uci": step.move, "san": san(board, Move.from_uci(step.move)),
-                          "dtz": None, "precise_dtz": None, "dtm": dtm})
-            board = board.push(step.move)
-    winner = None
+    steps, winner = [], None
     if r.outcome != "draw":
         winner = "wb"[position.turn if r.outcome == "win" else 1 - position.turn]
-    dtm = r.to_dict(moves=False).get("dtm")
-    return {"mainline": steps, "winner": winner, "dtz": None, "precise_dtz": None, "dtm": dtm}
+        board = position
+        for step in r.line():
+            steps.append({"uci": step.move, "san": san(board, Move.from_uci(step.move)),
+                          "dtz": None, "precise_dtz": None,
+                          "dtm": signed_dtm(step.outcome, step.distance)})
+            board = board.push(step.move)
+    return {"mainline": steps, "winner": winner, "dtz": None, "precise_dtz": None,
+            "dtm": r.extras["dtm"]}
 
 
 def not_served(variant: str) -> NotInTablesError:

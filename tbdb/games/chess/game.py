@@ -104,11 +104,15 @@ def insufficient_material(position: Position) -> bool:
     return all(t == 3 for t, _ in minors) and len({shade for _, shade in minors}) == 1
 
 
+def signed_dtm(outcome: str, distance) -> int:
+    """lichess's ``dtm``: plies to mate, negative when the side to move loses, 0 for a draw."""
+    return 0 if outcome == "draw" or distance is None else \
+        (distance if outcome == "win" else -distance)
+
+
 def _lichess_fields(position: Position, outcome: str, distance) -> dict:
     over = not position.codes()
-    dtm = 0 if outcome == "draw" or distance is None else \
-        (distance if outcome == "win" else -distance)
-    return {"category": outcome, "dtm": dtm,
+    return {"category": outcome, "dtm": signed_dtm(outcome, distance),
             "checkmate": over and position.is_check(),
             "stalemate": over and not position.is_check(),
             "insufficient_material": insufficient_material(position)}
